@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+const ZConfig = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Unset: embedded PGlite in DATA_DIR. Set: PostgreSQL (production). */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATA_DIR: z.string().min(1).default('.data/pglite'),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
+  /** Seed currencies, settings, menus, articles and logos on an empty database. */
+  SEED: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+});
+export type TConfig = z.infer<typeof ZConfig>;
+
+/** Validated once at boot; a bad variable stops the process with its name in the message. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): TConfig {
+  const result = ZConfig.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  throw new Error(`Invalid core configuration: ${problems.join('; ')}`);
+}

@@ -1,0 +1,80 @@
+import type { Pool, PoolClient } from 'pg';
+import type { TConfig } from '../config.ts';
+
+export type TRow = Record<string, unknown>;
+
+/** What both engines offer: the same SQL runs on PGlite and on PostgreSQL. */
+export interface Queryable {
+  query<T extends TRow = TRow>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Several statements, no parameters: migrations. */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly engine: 'pglite' | 'postgres';
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+type Logger = { error: (obj: object, msg: string) => void };
+
+export async function openDb(config: Pick<TConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_SIZE'>, log: Logger): Promise<Db> {
+  return config.DATABASE_URL
+    ? openPostgres(config.DATABASE_URL, config.DB_POOL_SIZE, log)
+    : openPglite(config.DATA_DIR);
+}
+
+async function openPostgres(url: string, max: number, log: Logger): Promise<Db> {
+  const { default: pg } = await import('pg');
+  // numeric and int8 stay strings: money never passes through a float.
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle client that loses its connection emits here; without a listener the process dies.
+  pool.on('error', (err) => log.error({ err }, 'postgres pool client error'));
+  const run = async <T extends TRow>(client: Pool | PoolClient, sql: string, params?: unknown[]) =>
+    (await client.query(sql, params as unknown[])).rows as T[];
+  return {
+    engine: 'postgres',
+    query: (sql, params) => run(pool, sql, params),
+    exec: async (sql) => void (await pool.query(sql)),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work({
+          query: (sql, params) => run(client, sql, params),
+          exec: async (sql) => void (await client.query(sql)),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Db> {
+  const { PGlite, types } = await import('@electric-sql/pglite');
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(dataDir, { recursive: true });
+  // Match node-postgres: int8 and numeric as strings, so both engines hand back the same values.
+  const parsers = { [types.INT8]: String, [types.NUMERIC]: String };
+  const db = await PGlite.create(dataDir, { parsers });
+  return {
+    engine: 'pglite',
+    query: async (sql, params) => (await db.query(sql, params)).rows as never,
+    exec: async (sql) => void (await db.exec(sql)),
+    transaction: (work) =>
+      db.transaction((tx) =>
+        work({
+          query: async (sql, params) => (await tx.query(sql, params)).rows as never,
+          exec: async (sql) => void (await tx.exec(sql)),
+        }),
+      ),
+    close: () => db.close(),
+  };
+}

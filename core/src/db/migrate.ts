@@ -1,0 +1,27 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Db } from './index.ts';
+
+const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url).pathname;
+/** Any constant: one migrator at a time across every core instance on one database. */
+const MIGRATION_LOCK = 727_001;
+
+/** Applies every versioned .sql file not yet applied, in name order, each in one transaction. */
+export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const files = (await readdir(dir)).filter((name) => name.endsWith('.sql')).sort();
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set((await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).map((row) => row.version));
+    const applied: string[] = [];
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const sql = await readFile(join(dir, file), 'utf8');
+      await tx.exec(sql);
+      await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [file]);
+      applied.push(file);
+    }
+    return applied;
+  });
+}

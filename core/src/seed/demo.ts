@@ -1,0 +1,80 @@
+import type { Db } from '../db/index.ts';
+import { SEED_ARTICLES } from './articles.ts';
+
+const CURRENCIES: Array<[code: string, kind: 'fiat' | 'crypto', precision: number, name: string]> = [
+  ['RUB', 'fiat', 2, 'Российский рубль'],
+  ['USD', 'fiat', 2, 'US Dollar'],
+  ['EUR', 'fiat', 2, 'Euro'],
+  ['KZT', 'fiat', 2, 'Қазақстан теңгесі'],
+  ['UAH', 'fiat', 2, 'Українська гривня'],
+  ['BTC', 'crypto', 8, 'Bitcoin'],
+  ['ETH', 'crypto', 18, 'Ethereum'],
+  ['USDT', 'crypto', 6, 'Tether'],
+  ['USDC', 'crypto', 6, 'USD Coin'],
+  ['TON', 'crypto', 9, 'Toncoin'],
+  ['LTC', 'crypto', 8, 'Litecoin'],
+  ['TRX', 'crypto', 6, 'TRON'],
+];
+
+type TSeedMenu = Record<'header_menu' | 'footer_menu' | 'main_menu', Array<[url: string, title: string]>>;
+const MENUS: Record<'ru' | 'en', TSeedMenu> = {
+  ru: {
+    header_menu: [['exchanges', 'Обмен'], ['article/fees', 'Комиссии'], ['article/faq', 'Вопросы'], ['article/contacts', 'Контакты']],
+    footer_menu: [['terms', 'Соглашение'], ['privacy', 'Конфиденциальность'], ['aml-kyc', 'AML/KYC'], ['fees', 'Комиссии'], ['faq', 'Вопросы'], ['contacts', 'Контакты']],
+    main_menu: [['exchanges', 'Обмен'], ['deposit', 'Пополнить'], ['withdraw', 'Вывести'], ['transfer', 'Перевести'], ['history', 'История'], ['cards', 'Карты'], ['referral', 'Рефералы'], ['settings', 'Настройки'], ['logout', 'Выйти']],
+  },
+  en: {
+    header_menu: [['exchanges', 'Exchange'], ['article/fees', 'Fees'], ['article/faq', 'FAQ'], ['article/contacts', 'Contacts']],
+    footer_menu: [['terms', 'Terms'], ['privacy', 'Privacy'], ['aml-kyc', 'AML/KYC'], ['fees', 'Fees'], ['faq', 'FAQ'], ['contacts', 'Contacts']],
+    main_menu: [['exchanges', 'Exchange'], ['deposit', 'Deposit'], ['withdraw', 'Withdraw'], ['transfer', 'Transfer'], ['history', 'History'], ['cards', 'Cards'], ['referral', 'Referral'], ['settings', 'Settings'], ['logout', 'Log out']],
+  },
+};
+
+/** Footer logos: partner exchanges, a rate-listing service and banks (files in site/public). */
+const FOOTER_IMAGES: Array<[name: string, ext: string, url: string | null]> = [
+  ['exchange-north', 'svg', null],
+  ['exchange-delta', 'svg', null],
+  ['rate-monitor', 'svg', null],
+  ['bank-teal', 'svg', null],
+  ['bank-aurora', 'svg', null],
+];
+
+/**
+ * Seeds a fresh database once: a database that already has currencies is left alone, so an
+ * operator's edits survive restarts. Returns whether anything was written.
+ */
+export async function seedDemoData(db: Db, _options: { demoAccount: boolean }): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [existing] = await tx.query('SELECT 1 FROM currencies LIMIT 1');
+    if (existing) return false;
+    for (const [index, [code, kind, precision, name]] of CURRENCIES.entries()) {
+      await tx.query(
+        'INSERT INTO currencies (code, kind, precision, name, logo, position) VALUES ($1, $2, $3, $4, $5, $6)',
+        [code, kind, precision, name, `/image/currencies/${code.toLowerCase()}.svg`, index],
+      );
+    }
+    await tx.query(
+      `INSERT INTO site_settings (key, value) VALUES
+        ('logo_url', '"/image/logo.svg"'), ('auth_type', '"password"'), ('site_blocked', 'false')
+       ON CONFLICT (key) DO NOTHING`,
+    );
+    for (const [locale, menus] of Object.entries(MENUS)) {
+      for (const [menu, items] of Object.entries(menus)) {
+        for (const [position, [url, title]] of items.entries()) {
+          await tx.query('INSERT INTO menu_items (locale, menu, url, title, position) VALUES ($1, $2, $3, $4, $5)', [
+            locale, menu, url, title, position,
+          ]);
+        }
+      }
+    }
+    for (const article of SEED_ARTICLES) {
+      await tx.query('INSERT INTO articles (name, locale, title, body_html) VALUES ($1, $2, $3, $4)', [
+        article.name, article.locale, article.title, article.body_html,
+      ]);
+    }
+    for (const [position, [name, ext, url]] of FOOTER_IMAGES.entries()) {
+      await tx.query('INSERT INTO footer_images (name, ext, url, position) VALUES ($1, $2, $3, $4)', [name, ext, url, position]);
+    }
+    return true;
+  });
+}

@@ -1,0 +1,35 @@
+import Fastify from 'fastify';
+import app from './app.ts';
+import { loadConfig } from './config.ts';
+
+const config = loadConfig();
+const server = Fastify({
+  logger: {
+    level: config.LOG_LEVEL,
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["x-obmen-session-token"]'],
+  },
+  // Bodies bigger than this are never legitimate for the JSON/form API; uploads get their own limit.
+  bodyLimit: 1024 * 1024,
+  // The BFF is the only expected caller: trust its X-Forwarded-For for the client address.
+  trustProxy: '127.0.0.1,::1',
+});
+
+await server.register(app, { config });
+
+let closing = false;
+async function shutdown(signal: string) {
+  if (closing) return;
+  closing = true;
+  server.log.info({ signal }, 'shutting down: finishing in-flight requests');
+  const force = setTimeout(() => {
+    server.log.error('graceful shutdown timed out');
+    process.exit(1);
+  }, config.SHUTDOWN_GRACE_MS);
+  force.unref();
+  await server.close();
+  process.exit(0);
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));
+
+await server.listen({ host: config.HOST, port: config.PORT });

@@ -1,0 +1,4 @@
+export * from './constants.ts';
+export * from './envelope.ts';
+export * from './routes.ts';
+export * from './i18n.ts';
