@@ -1,0 +1,24 @@
+import type { FastifyPluginAsync } from 'fastify';
+import cookie from '@fastify/cookie';
+import type { TConfig } from './config.ts';
+import { readFrontendVersion } from './frontend-version.ts';
+import securityHeaders from './plugins/security-headers.ts';
+import apiProxy from './plugins/api-proxy.ts';
+import health from './plugins/health.ts';
+import i18n from './plugins/i18n.ts';
+import site from './plugins/site.ts';
+
+export type TAppOptions = { config: TConfig; frontendVersion?: string };
+
+/** The BFF as a plugin: server.ts listens, tests inject. */
+const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendVersion }) => {
+  const fv = frontendVersion ?? readFrontendVersion(config.SITE_DIST);
+  await fastify.register(cookie);
+  await fastify.register(securityHeaders);
+  await fastify.register(health, { config });
+  await fastify.register(i18n);
+  await fastify.register(apiProxy, { config, frontendVersion: fv });
+  await fastify.register(site, { config, frontendVersion: fv });
+};
+
+export default app;

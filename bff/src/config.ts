@@ -1,0 +1,27 @@
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+const ZConfig = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Per-request access lines; off by default in production benchmarks, on for ops by choice. */
+  LOG_REQUESTS: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  UPSTREAM_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4000'),
+  /** No proxied request waits longer than this for the core's answer headers or body. */
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  UPSTREAM_CONNECTIONS: z.coerce.number().int().min(1).max(1024).default(64),
+  SITE_DIST: z.string().default(fileURLToPath(new URL('../../site/dist/', import.meta.url))),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Behind a load balancer: its address (Fastify trustProxy syntax). Alone: unset, the socket is the client. */
+  TRUST_PROXY: z.string().optional(),
+});
+export type TConfig = z.infer<typeof ZConfig>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): TConfig {
+  const result = ZConfig.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  throw new Error(`Invalid BFF configuration: ${problems.join('; ')}`);
+}

@@ -1,0 +1,95 @@
+import fp from 'fastify-plugin';
+import proxy from '@fastify/http-proxy';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { LOCALE_COOKIE, SESSION_TOKEN_HEADER } from '@obmen/shared';
+import type { TConfig } from '../config.ts';
+import { frontendVersionMember, injectFrontendVersion } from '../envelope.ts';
+import { sendError } from '../errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    upstreamJson: boolean;
+  }
+}
+
+/** Headers only the BFF may set towards the core: a browser sending them is ignored. */
+const INTERNAL_REQUEST_HEADERS = ['authorization', 'x-obmen-locale', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip', 'cookie'];
+
+const NETWORK_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+function classifyUpstreamError(error: { statusCode?: number; code?: string; cause?: { code?: string } }) {
+  const code = error.cause?.code ?? error.code ?? '';
+  if (error.statusCode === 504 || code.includes('TIMEOUT')) return { status: 504, code: 'upstream_timeout', key: 'error.upstream_timeout' };
+  if (error.statusCode === 503 || NETWORK_FAILURES.has(code)) return { status: 503, code: 'upstream_unavailable', key: 'error.upstream_unavailable' };
+  return { status: 502, code: 'bad_gateway', key: 'error.bad_gateway' };
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+export type TApiProxyOptions = { config: TConfig; frontendVersion: string };
+
+/** /api/* → the core, streamed; JSON answers get `fv`; failures become JSON 502/503/504. */
+export default fp<TApiProxyOptions>(
+  async (app, { config, frontendVersion }) => {
+    const fvMember = frontendVersionMember(frontendVersion);
+    app.decorateRequest('upstreamJson', false);
+
+    await app.register(proxy, {
+      upstream: config.UPSTREAM_URL,
+      prefix: '/api',
+      rewritePrefix: '/api',
+      // The core answers a GET with 503 on purpose (maintenance): retrying it 10 times helps nobody.
+      retryMethods: [],
+      disableRequestLogging: true,
+      undici: {
+        connections: config.UPSTREAM_CONNECTIONS,
+        pipelining: 1,
+        keepAliveTimeout: 60_000,
+        keepAliveMaxTimeout: 600_000,
+        headersTimeout: config.UPSTREAM_TIMEOUT_MS,
+        bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
+        connect: { timeout: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000) },
+      },
+      replyOptions: {
+        timeout: config.UPSTREAM_TIMEOUT_MS,
+        rewriteRequestHeaders: (request: FastifyRequest, headers: IncomingHttpHeaders) => {
+          for (const name of INTERNAL_REQUEST_HEADERS) delete headers[name];
+          headers['x-forwarded-for'] = request.ip;
+          const locale = request.cookies[LOCALE_COOKIE];
+          if (locale) headers['x-obmen-locale'] = locale;
+          return headers;
+        },
+        rewriteHeaders: (headers: IncomingHttpHeaders, request: FastifyRequest) => {
+          delete headers[SESSION_TOKEN_HEADER];
+          if (headers['content-type']?.startsWith('application/json')) {
+            request.upstreamJson = true;
+            delete headers['content-length'];
+          }
+          return headers;
+        },
+        onResponse: (request: FastifyRequest, reply: FastifyReply, res: { stream: Readable }) => {
+          if (!request.upstreamJson) return reply.send(res.stream);
+          readAll(res.stream).then(
+            (body) => reply.send(injectFrontendVersion(body, fvMember)),
+            (err: Error) => {
+              request.log.warn({ err }, 'upstream body failed');
+              reply.raw.destroy(err);
+            },
+          );
+        },
+        onError: (reply: FastifyReply, { error }: { error: Error & { statusCode?: number; code?: string; cause?: { code?: string } } }) => {
+          const failure = classifyUpstreamError(error);
+          reply.request.log.warn({ code: error.code, cause: error.cause?.code }, 'upstream failed');
+          return sendError(reply.request, reply, failure.status, failure.code, failure.key);
+        },
+      },
+    });
+  },
+  { name: 'api-proxy', dependencies: ['@fastify/cookie'] },
+);

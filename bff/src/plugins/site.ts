@@ -1,0 +1,50 @@
+import fp from 'fastify-plugin';
+import fastifyStatic from '@fastify/static';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TConfig } from '../config.ts';
+import { applySecurityHeaders } from './security-headers.ts';
+
+type TAstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: object) => Promise<void>;
+
+/** What every page render gets in Astro.locals. */
+export type TPageLocals = { fv: string; clientIp: string };
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const SHORT = 'public, max-age=3600';
+
+/** The Astro build: hashed assets with long caching, other public files briefly, pages by SSR. */
+export default fp<{ config: TConfig; frontendVersion: string }>(
+  async (app, { config, frontendVersion }) => {
+    const clientDir = join(config.SITE_DIST, 'client');
+    const entry = join(config.SITE_DIST, 'server', 'entry.mjs');
+    if (!existsSync(entry)) throw new Error(`No site build at ${config.SITE_DIST}: run "pnpm build" first`);
+    const { handler } = (await import(pathToFileURL(entry).href)) as { handler: TAstroHandler };
+
+    await app.register(fastifyStatic, {
+      root: clientDir,
+      // One route per built file, found at boot: no file-system lookups for page requests.
+      wildcard: false,
+      index: false,
+      setHeaders: (res, path) => res.setHeader('cache-control', path.includes('/_astro/') ? IMMUTABLE : SHORT),
+    });
+
+    app.route({
+      method: ['GET', 'HEAD'],
+      url: '/*',
+      handler: async (request, reply) => {
+        reply.hijack();
+        applySecurityHeaders(reply.raw, request.protocol === 'https');
+        const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip };
+        await handler(request.raw, reply.raw, (err) => {
+          request.log.error({ err }, 'page render failed');
+          if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+          reply.raw.end('Internal Server Error');
+        }, locals);
+      },
+    });
+  },
+  { name: 'site' },
+);

@@ -1,0 +1,30 @@
+import Fastify from 'fastify';
+import app from './app.ts';
+import { loadConfig } from './config.ts';
+
+const config = loadConfig();
+const server = Fastify({
+  logger: {
+    level: config.LOG_LEVEL,
+    redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
+  },
+  disableRequestLogging: !config.LOG_REQUESTS,
+  trustProxy: config.TRUST_PROXY ?? false,
+  bodyLimit: 1024 * 1024,
+});
+
+await server.register(app, { config });
+
+let closing = false;
+async function shutdown(signal: string) {
+  if (closing) return;
+  closing = true;
+  server.log.info({ signal }, 'shutting down: finishing in-flight requests');
+  setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS).unref();
+  await server.close();
+  process.exit(0);
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));
+
+await server.listen({ host: config.HOST, port: config.PORT });

@@ -1,0 +1,64 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import app from '../src/app.ts';
+import { loadConfig, type TConfig } from '../src/config.ts';
+import { openDb, type Db } from '../src/db/index.ts';
+
+export type TEngine = 'pglite' | 'postgres';
+
+/** PGlite always; PostgreSQL too when TEST_DATABASE_URL names one (the test command sets it). */
+export const ENGINES: TEngine[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+const silent = { error: () => {} };
+
+/**
+ * A fresh, empty database: PGlite in memory, or a new PostgreSQL database created beside
+ * TEST_DATABASE_URL and dropped by `drop()`. Nothing is shared between test files.
+ */
+export async function openTestDb(engine: TEngine, poolSize = 16): Promise<{ db: Db; url?: string; drop: () => Promise<void> }> {
+  if (engine === 'pglite') {
+    const db = await openDb({ DATA_DIR: 'memory://', DB_POOL_SIZE: 1 }, silent);
+    return { db, drop: () => db.close() };
+  }
+  const admin = new URL(process.env.TEST_DATABASE_URL!);
+  const name = `obmen_test_${randomBytes(6).toString('hex')}`;
+  const adminClient = new pg.Client({ connectionString: admin.href });
+  await adminClient.connect();
+  await adminClient.query(`CREATE DATABASE ${name}`);
+  await adminClient.end();
+  const url = new URL(admin.href);
+  url.pathname = `/${name}`;
+  const db = await openDb({ DATABASE_URL: url.href, DATA_DIR: '', DB_POOL_SIZE: poolSize }, silent);
+  return {
+    db,
+    url: url.href,
+    async drop() {
+      await db.close();
+      const client = new pg.Client({ connectionString: admin.href });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {}): TConfig {
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ...overrides });
+}
+
+/** The real core app on a fresh database, ready for `inject`. Close it with `close()`. */
+export async function build(engine: TEngine, overrides: Partial<Record<keyof TConfig, string>> = {}) {
+  const { db, drop } = await openTestDb(engine);
+  const fastify: FastifyInstance = Fastify({ logger: false });
+  await fastify.register(app, { config: testConfig(overrides), db });
+  await fastify.ready();
+  return {
+    app: fastify,
+    db,
+    async close() {
+      await fastify.close();
+      await drop();
+    },
+  };
+}
