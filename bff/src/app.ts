@@ -4,7 +4,9 @@ import type { TConfig } from './config.ts';
 import { readFrontendVersion } from './frontend-version.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import apiProxy from './plugins/api-proxy.ts';
+import upstream from './plugins/upstream.ts';
 import health from './plugins/health.ts';
+import language from './plugins/language.ts';
 import i18n from './plugins/i18n.ts';
 import site from './plugins/site.ts';
 
@@ -15,7 +17,9 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   const fv = frontendVersion ?? readFrontendVersion(config.SITE_DIST);
   await fastify.register(cookie);
   await fastify.register(securityHeaders);
-  await fastify.register(health, { config });
+  await fastify.register(upstream, { config });
+  await fastify.register(health);
+  await fastify.register(language);
   await fastify.register(i18n);
   await fastify.register(apiProxy, { config, frontendVersion: fv });
   await fastify.register(site, { config, frontendVersion: fv });

@@ -12,6 +12,16 @@ const ZConfig = z.object({
   /** Seed currencies, settings, menus, articles and logos on an empty database. */
   SEED: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Whose X-Forwarded-For to believe (Fastify trustProxy syntax): the BFF, which overwrites
+   * that header with its own peer. Default: loopback, the BFF on the same machine.
+   */
+  TRUST_PROXY: z.string().min(1).default('127.0.0.1,::1'),
+  /** The site's address, for links in mails. */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:3000').transform((value) => value.replace(/\/+$/, '')),
+  /** smtp(s)://user:pass@host:port: mails go out by SMTP. Unset: they stay in the outbox (dev mailbox). */
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).default('Obmen <no-reply@obmen.local>'),
 });
 export type TConfig = z.infer<typeof ZConfig>;
 

@@ -7,13 +7,16 @@ export class AppError extends Error {
   readonly statusCode: number;
   readonly messageKey: string;
   readonly vars: Record<string, string | number>;
+  /** Field name → i18n key (or an already readable message); localized by the error handler. */
   readonly fields: Record<string, string> | undefined;
+  /** Response headers that belong to the error, e.g. Retry-After. */
+  readonly headers: Record<string, string> | undefined;
 
   constructor(
     code: string,
     statusCode: number,
     messageKey: string,
-    options: { vars?: Record<string, string | number>; fields?: Record<string, string> } = {},
+    options: { vars?: Record<string, string | number>; fields?: Record<string, string>; headers?: Record<string, string> } = {},
   ) {
     super(code);
     this.code = code;
@@ -21,7 +24,11 @@ export class AppError extends Error {
     this.messageKey = messageKey;
     this.vars = options.vars ?? {};
     this.fields = options.fields;
+    this.headers = options.headers;
   }
 }
 
 export const notFound = () => new AppError('not_found', 404, 'error.not_found');
+
+/** No valid session: the answer also carries an anonymous `user` (spec §4: the client logs out). */
+export const unauthorized = () => new AppError('unauthorized', 401, 'error.unauthorized');

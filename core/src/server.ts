@@ -11,7 +11,7 @@ const server = Fastify({
   // Bodies bigger than this are never legitimate for the JSON/form API; uploads get their own limit.
   bodyLimit: 1024 * 1024,
   // The BFF is the only expected caller: trust its X-Forwarded-For for the client address.
-  trustProxy: '127.0.0.1,::1',
+  trustProxy: config.TRUST_PROXY,
 });
 
 await server.register(app, { config });

@@ -114,3 +114,6 @@ export const ZMenuResponse = z.object({
   footer_images: z.array(ZFooterImage),
 });
 export type TMenuResponse = z.infer<typeof ZMenuResponse>;
+
+export const ZLangBody = z.object({ lang: ZLocale });
+export type TLangBody = z.infer<typeof ZLangBody>;

@@ -1,18 +1,14 @@
 import fp from 'fastify-plugin';
-import { Pool } from 'undici';
-import type { TConfig } from '../config.ts';
+
+const HEALTH_TIMEOUT_MS = 3_000;
 
 /** GET /local/healthcheck: 200 when the core answers its own health check, 503 otherwise. */
-export default fp<{ config: TConfig }>(
-  async (app, { config }) => {
-    const core = new Pool(config.UPSTREAM_URL, { connections: 2 });
-    app.addHook('onClose', () => core.close());
-    const timeout = Math.min(config.UPSTREAM_TIMEOUT_MS, 3_000);
-
+export default fp(
+  async (app) => {
     app.get('/local/healthcheck', async (_request, reply) => {
       reply.header('cache-control', 'no-store');
       try {
-        const answer = await core.request({ path: '/api/health', method: 'GET', headersTimeout: timeout, bodyTimeout: timeout });
+        const answer = await app.core.request({ path: '/api/health', method: 'GET', headersTimeout: HEALTH_TIMEOUT_MS, bodyTimeout: HEALTH_TIMEOUT_MS });
         await answer.body.dump();
         if (answer.statusCode === 200) return { status: 'ok', core: 'ok' };
       } catch {
@@ -21,5 +17,5 @@ export default fp<{ config: TConfig }>(
       return reply.code(503).send({ status: 'error', core: 'unavailable' });
     });
   },
-  { name: 'health' },
+  { name: 'health', dependencies: ['upstream'] },
 );

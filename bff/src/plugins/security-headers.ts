@@ -1,23 +1,8 @@
 import fp from 'fastify-plugin';
+import { CSP_DIRECTIVES } from '@obmen/shared';
 
-/**
- * script-src and style-src come from the page itself: Astro puts a CSP <meta> with the hashes
- * of its hydration scripts into every page. Two policies both apply, so this header must not
- * name script-src (or default-src, which scripts fall back to); it covers what a <meta>
- * cannot (frame-ancestors) and everything else a page loads.
- */
-export const CONTENT_SECURITY_POLICY = [
-  "base-uri 'self'",
-  "object-src 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "media-src 'self'",
-  "worker-src 'self'",
-  "manifest-src 'self'",
-].join('; ');
+/** Pages get their policy (with script and style hashes) from Astro; everything else gets this. */
+export const CONTENT_SECURITY_POLICY = [...CSP_DIRECTIVES, "script-src 'self'", "style-src 'self'"].join('; ');
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
@@ -29,9 +14,11 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 const HSTS = 'max-age=31536000; includeSubDomains';
 
-/** For responses written outside Fastify's reply (the Astro handler writes to the raw response). */
+const PAGE_HEADERS = Object.entries(SECURITY_HEADERS).filter(([name]) => name !== 'content-security-policy');
+
+/** For pages, which Astro writes to the raw response with its own hashed CSP. */
 export function applySecurityHeaders(res: { setHeader(name: string, value: string): unknown }, https: boolean) {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+  for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
   if (https) res.setHeader('strict-transport-security', HSTS);
 }
 

@@ -12,6 +12,7 @@ type TAstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: un
 /** What every page render gets in Astro.locals. */
 export type TPageLocals = { fv: string; clientIp: string };
 
+const NOT_FOUND_PATH = '/404';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=3600';
 
@@ -28,7 +29,7 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
       // One route per built file, found at boot: no file-system lookups for page requests.
       wildcard: false,
       index: false,
-      setHeaders: (res, path) => res.setHeader('cache-control', path.includes('/_astro/') ? IMMUTABLE : SHORT),
+      setHeaders: (reply, path) => reply.header('cache-control', path.includes('/_astro/') ? IMMUTABLE : SHORT),
     });
 
     app.route({
@@ -38,10 +39,16 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
         reply.hijack();
         applySecurityHeaders(reply.raw, request.protocol === 'https');
         const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip };
-        await handler(request.raw, reply.raw, (err) => {
+        const fail = (err: unknown) => {
           request.log.error({ err }, 'page render failed');
           if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
           reply.raw.end('Internal Server Error');
+        };
+        // Astro calls next() without an error when no page matches: render the 404 page instead.
+        await handler(request.raw, reply.raw, (err) => {
+          if (err) return fail(err);
+          request.raw.url = NOT_FOUND_PATH;
+          handler(request.raw, reply.raw, fail, locals).catch(fail);
         }, locals);
       },
     });

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { translate, type TApiError } from '@obmen/shared';
+import { anonymousUser, translate, type TApiError, type TUser } from '@obmen/shared';
 import { AppError } from '../errors.ts';
 
 /** Every failure leaves as the shared error shape, localized; 5xx say nothing of internals. */
@@ -8,18 +8,27 @@ export default fp(
     app.setErrorHandler((err: unknown, request, reply) => {
       const known = toAppError(err);
       if (known.statusCode >= 500) request.log.error({ err }, 'request failed');
-      const body: TApiError = {
+      const body: TApiError & { user?: TUser } = {
         status: 'error',
         code: known.code,
         message: translate(request.locale, known.messageKey, known.vars),
-        ...(known.fields ? { fields: known.fields } : {}),
+        ...(known.fields ? { fields: localizeFields(request.locale, known.fields) } : {}),
       };
+      if (known.code === 'unauthorized') body.user = anonymousUser(request.locale);
+      if (known.headers) reply.headers(known.headers);
       return reply.code(known.statusCode).send(body);
     });
     app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(_request.locale, 'not_found', 'error.not_found')));
   },
   { name: 'errors', dependencies: ['locale'] },
 );
+
+/** Shared schemas carry i18n keys as messages; a message that is no key passes unchanged. */
+function localizeFields(locale: Parameters<typeof translate>[0], fields: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, message] of Object.entries(fields)) out[name] = translate(locale, message);
+  return out;
+}
 
 function errorBody(locale: Parameters<typeof translate>[0], code: string, key: string): TApiError {
   return { status: 'error', code, message: translate(locale, key) };

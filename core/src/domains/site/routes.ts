@@ -1,5 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { ZLangBody } from '@obmen/shared';
 import { getSiteSettings } from './service.ts';
+import { parseInput } from '../../validation.ts';
 
 const siteRoutes: FastifyPluginAsync = async (app) => {
   /** Liveness and database reachability, for the BFF's /local/healthcheck. */
@@ -9,6 +11,11 @@ const siteRoutes: FastifyPluginAsync = async (app) => {
   });
 
   app.get('/api/site', async () => ({ site_settings: await getSiteSettings(app.db) }));
+
+  app.post('/api/lang', async (request) => {
+    const { lang } = parseInput(ZLangBody, request.body);
+    return { status: 'ok', locale: lang };
+  });
 };
 
 export default siteRoutes;

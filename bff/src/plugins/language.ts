@@ -1,0 +1,32 @@
+import fp from 'fastify-plugin';
+import { LOCALE_COOKIE, LOCALE_COOKIE_MAX_AGE_S, SESSION_COOKIE, ZLangBody } from '@obmen/shared';
+import { sendError } from '../errors.ts';
+
+/**
+ * POST /api/lang {lang}: the core stores the choice on a signed-in user; the BFF records it
+ * in the i18n_redirected cookie for everyone (spec §4 and §9: 365 days).
+ */
+export default fp(
+  async (app) => {
+    app.post('/api/lang', async (request, reply) => {
+      const parsed = ZLangBody.safeParse(request.body);
+      if (!parsed.success) return sendError(request, reply, 400, 'validation', 'error.validation');
+      const { lang } = parsed.data;
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'x-obmen-locale': lang, 'x-forwarded-for': request.ip };
+      const token = request.cookies[SESSION_COOKIE];
+      if (token) headers.authorization = `Bearer ${token}`;
+      const answer = await app.core.request({ path: '/api/lang', method: 'POST', headers, body: JSON.stringify({ lang }) });
+      const body = await answer.body.text();
+      if (answer.statusCode < 400) {
+        reply.setCookie(LOCALE_COOKIE, lang, {
+          path: '/',
+          maxAge: LOCALE_COOKIE_MAX_AGE_S,
+          sameSite: 'lax',
+          secure: request.protocol === 'https',
+        });
+      }
+      return reply.code(answer.statusCode).type('application/json; charset=utf-8').send(body);
+    });
+  },
+  { name: 'language', dependencies: ['@fastify/cookie', 'upstream'] },
+);

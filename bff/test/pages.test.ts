@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFrontendVersion } from '../src/frontend-version.ts';
+import { build, requireRealSiteBuild } from './helpers.ts';
+
+describe('BFF pages (stand-in site build)', () => {
+  let ctx: Awaited<ReturnType<typeof build>>;
+  beforeAll(async () => {
+    ctx = await build();
+  });
+  afterAll(() => ctx.close());
+
+  it('renders pages with the BFF security headers and passes fv and the client address to the page', async () => {
+    const res = await ctx.app.inject({ url: '/', remoteAddress: '198.51.100.4' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+    expect(res.body).toContain(`data-fv="${readFrontendVersion(ctx.siteDist)}"`);
+    expect(res.body).toContain('data-ip="198.51.100.4"');
+  });
+
+  it('renders the 404 page, with status 404, when no page matches', async () => {
+    const res = await ctx.app.inject({ url: '/no-such-page' });
+    expect(res.statusCode).toBe(404);
+    expect(res.body).toContain('page /404');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('answers 500 without internals when the page render fails', async () => {
+    const res = await ctx.app.inject({ url: '/boom' });
+    expect(res.statusCode).toBe(500);
+    expect(res.body).not.toContain('render failed');
+    expect(res.body).not.toContain('at ');
+  });
+
+  it('serves hashed assets as immutable, with security headers', async () => {
+    const asset = await ctx.app.inject({ url: '/_astro/island.Ab12Cd.js' });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.body).toBe('export const island = 1;\n');
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers['x-content-type-options']).toBe('nosniff');
+    expect(asset.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  });
+
+  it('serves other public files with short caching', async () => {
+    const robots = await ctx.app.inject({ url: '/robots.txt' });
+    expect(robots.statusCode).toBe(200);
+    expect(robots.headers['cache-control']).toBe('public, max-age=3600');
+  });
+
+  it('derives fv from the hashed asset names of the build', () => {
+    const fv = readFrontendVersion(ctx.siteDist);
+    expect(fv).toMatch(/^[A-Za-z0-9_-]{12}$/);
+    expect(readFrontendVersion(ctx.siteDist)).toBe(fv);
+    expect(readFrontendVersion('/nonexistent-dir')).not.toBe(fv);
+  });
+});
+
+/** The real Astro build (scripts/test.sh runs `pnpm build` first). */
+describe('BFF pages (real site build)', () => {
+  let ctx: Awaited<ReturnType<typeof build>>;
+  beforeAll(async () => {
+    ctx = await build({ siteDist: requireRealSiteBuild() });
+  });
+  afterAll(() => ctx?.close());
+
+  function expectPageSecurityHeaders(headers: Record<string, unknown>) {
+    const csp = String(headers['content-security-policy'] ?? '');
+    expect(csp, 'content-security-policy header').toContain("frame-ancestors 'none'");
+    expect(csp).toMatch(/script-src [^;]*'sha(256|384|512)-/);
+    expect(csp).toContain("object-src 'none'");
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    expect(headers['x-frame-options']).toBe('DENY');
+  }
+
+  it('renders the home page in Russian by default, with the page CSP header', async () => {
+    const res = await ctx.app.inject({ url: '/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toMatch(/<html[^>]*\slang="ru"/);
+    expectPageSecurityHeaders(res.headers);
+  });
+
+  it('renders the home page in English for the i18n_redirected=en cookie', async () => {
+    const res = await ctx.app.inject({ url: '/', headers: { cookie: 'i18n_redirected=en' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toMatch(/<html[^>]*\slang="en"/);
+    expect(res.body).toContain('All rights reserved');
+  });
+
+  it('answers an unknown page with 404, the not-found text and the security headers', async () => {
+    const res = await ctx.app.inject({ url: '/no-such-page', headers: { cookie: 'i18n_redirected=en' } });
+    expect(res.statusCode).toBe(404);
+    expect(res.body).toContain('This page could not be found');
+    expectPageSecurityHeaders(res.headers);
+  });
+
+  it('serves the built client assets with long caching', async () => {
+    const home = await ctx.app.inject({ url: '/' });
+    const asset = /(?:src|href)="(\/_astro\/[^"]+)"/.exec(home.body)?.[1];
+    if (!asset) return; // a page without external assets (everything inlined) has nothing to fetch
+    const res = await ctx.app.inject({ url: asset });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+});

@@ -1,0 +1,79 @@
+import { isIPv6 } from 'node:net';
+import type { Queryable } from './db/index.ts';
+import { AppError } from './errors.ts';
+
+export type TRateRule = { max: number; windowS: number };
+
+/**
+ * The limits of the account endpoints. Per IP they are loose enough for a carrier NAT or an
+ * office behind one address; per account/email they are what one person needs, tops.
+ *
+ * - password sign-in: 10 per email per 15 min caps online guessing at ~1 000 a day per account
+ *   (and the scrypt cost an attacker can make us pay); 30 per IP per 15 min.
+ * - sign-up, passwordless link, reset: each mails someone, so per address 3 (5 for links)
+ *   per hour stops mail-bombing a victim and protects our sender reputation; per IP 10-20 per
+ *   hour / 15 min stops walking through address lists.
+ * - spending a mailed token: 30 per IP per 15 min (tokens are 256-bit: this only stops noise).
+ * - change password: 10 per account per 15 min (a stolen session guessing the current one).
+ * - confirmation mail: 3 per account per hour.
+ *
+ * A fixed window per key, in the database (every core instance shares it; nothing per user in
+ * process memory). A window lets a burst of up to 2×max across its edge: acceptable here.
+ */
+export const RATE_LIMITS = {
+  login_ip: { max: 30, windowS: 15 * 60 },
+  login_email: { max: 10, windowS: 15 * 60 },
+  signup_ip: { max: 10, windowS: 60 * 60 },
+  signup_email: { max: 3, windowS: 60 * 60 },
+  link_ip: { max: 20, windowS: 15 * 60 },
+  link_email: { max: 5, windowS: 60 * 60 },
+  reset_ip: { max: 10, windowS: 60 * 60 },
+  reset_email: { max: 3, windowS: 60 * 60 },
+  token_ip: { max: 30, windowS: 15 * 60 },
+  change_user: { max: 10, windowS: 15 * 60 },
+  confirm_user: { max: 3, windowS: 60 * 60 },
+} as const satisfies Record<string, TRateRule>;
+export type TRateName = keyof typeof RATE_LIMITS;
+
+/**
+ * The key for a client address. IPv6 users usually hold a whole /64, so the /64 is the client;
+ * IPv4-mapped IPv6 is the IPv4 address.
+ */
+export function clientKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(ip)) return ip;
+  const [head = '', tail = ''] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  return groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':') + '::/64';
+}
+
+/**
+ * Counts one hit on `key` and throws 429 (with Retry-After) when the window is full. One
+ * atomic upsert: concurrent requests on any instance can't both take the last slot.
+ */
+export async function consumeRateLimit(db: Queryable, name: TRateName, subject: string): Promise<void> {
+  const rule: TRateRule = RATE_LIMITS[name];
+  const [row] = await db.query<{ hits: number; retry_after: number }>(
+    `INSERT INTO rate_limits AS r (key, window_start, window_seconds, hits) VALUES ($1, now(), $2, 1)
+     ON CONFLICT (key) DO UPDATE SET
+       hits = CASE WHEN r.window_start + r.window_seconds * interval '1 second' <= now() THEN 1 ELSE r.hits + 1 END,
+       window_start = CASE WHEN r.window_start + r.window_seconds * interval '1 second' <= now() THEN now() ELSE r.window_start END,
+       window_seconds = $2
+     RETURNING hits, ceil(extract(epoch FROM (window_start + window_seconds * interval '1 second' - now())))::int AS retry_after`,
+    [`${name}:${subject}`, rule.windowS],
+  );
+  if (!row || row.hits <= rule.max) return;
+  const seconds = Math.max(1, row.retry_after);
+  throw new AppError('rate_limited', 429, 'error.rate_limited_retry', {
+    vars: { minutes: Math.ceil(seconds / 60) },
+    headers: { 'retry-after': String(seconds) },
+  });
+}
+
+/** Drops windows that ended: the table holds only live counters. */
+export async function purgeRateLimits(db: Queryable): Promise<void> {
+  await db.query(`DELETE FROM rate_limits WHERE window_start + window_seconds * interval '1 second' < now()`);
+}

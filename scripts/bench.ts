@@ -1,0 +1,458 @@
+/**
+ * `pnpm bench`: throughput and tail latency of the BFF against the core, measured side by side
+ * in one run, on loopback only.
+ *
+ * It starts its own servers as child processes (Node 24, this process's own binary): the core on
+ * PGlite in a throw-away data directory, the BFF in front of it, and for the proxy-only figures a
+ * stub upstream with a second BFF in front of it. The servers share CPU 0 and the load generator
+ * (scripts/bench-load.ts, autocannon) runs alone on CPU 1 (`taskset`, when there is one and the
+ * machine has two CPUs or more), so "through the BFF" pays for the BFF and the core on one CPU
+ * while "straight to the core" pays for the core alone: the ratio is the price of the BFF hop.
+ *
+ * Scenarios run in rounds (each scenario once per round, in order), so slow drift of the machine
+ * hits all of them alike; the table shows the median of the rounds. Besides requests/s and
+ * latency it reports the CPU time the server processes used per request (from /proc), which
+ * other load on the machine disturbs far less than requests/s.
+ *
+ * Output: a Markdown table on stdout, the figures as JSON in bench-results.json.
+ * Knobs (environment): BENCH_ROUNDS (3), BENCH_DURATION (8 s), BENCH_WARMUP (2 s),
+ * BENCH_CONNECTIONS (50), BENCH_ONLY (comma-separated scenario ids), BENCH_OUT (file),
+ * BENCH_DATABASE_URL (run the core on PostgreSQL instead of PGlite), SITE_DIST (site build).
+ * Exit status 1 when a scenario saw errors or non-2xx answers, or a server failed to start.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { TLoadOptions, TLoadResult } from './bench-load.ts';
+
+const root = join(import.meta.dirname, '..');
+
+// ---------------------------------------------------------------------------------------------
+// What is measured. Later issues add scenarios (article page against nginx, transfers/s, …):
+// a server here, a scenario and perhaps a comparison below.
+
+type TServerId = 'core' | 'bff' | 'stub' | 'bff-stub';
+
+type TServer = {
+  id: TServerId;
+  script: string;
+  port: number;
+  health: string;
+  /** Started first; their URL is available to env(). */
+  needs?: TServerId[];
+  env: (url: (id: TServerId) => string) => Record<string, string>;
+};
+
+type TScenario = {
+  id: string;
+  title: string;
+  server: TServerId;
+  path: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  /** Checked once before the load: a benchmark of error pages measures nothing. */
+  check: (response: { status: number; type: string; body: string }) => string | null;
+};
+
+type TComparison = {
+  id: string;
+  title: string;
+  /** The slower path, e.g. through the BFF. */
+  subject: string;
+  /** The path it is measured against, e.g. straight to the core. */
+  baseline: string;
+  /** subject req/s must reach at least this share of the baseline's. */
+  minRpsRatio: number;
+  /** subject p99 at most this multiple of the baseline's. */
+  maxP99Ratio: number;
+};
+
+const dataDir = mkdtempSync(join(tmpdir(), 'obmen-bench-'));
+const quiet = { LOG_LEVEL: 'warn', NODE_ENV: process.env.BENCH_NODE_ENV ?? 'production', HOST: '127.0.0.1' };
+const siteDist = process.env.SITE_DIST ? { SITE_DIST: process.env.SITE_DIST } : {};
+
+const SERVERS: TServer[] = [
+  {
+    id: 'core',
+    script: 'core/src/server.ts',
+    port: 4200,
+    health: '/api/health',
+    env: () => ({
+      ...quiet,
+      ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : { DATA_DIR: join(dataDir, 'pglite') }),
+    }),
+  },
+  {
+    id: 'bff',
+    script: 'bff/src/server.ts',
+    port: 3200,
+    health: '/local/healthcheck',
+    needs: ['core'],
+    env: (url) => ({ ...quiet, ...siteDist, UPSTREAM_URL: url('core'), LOG_REQUESTS: 'false' }),
+  },
+  { id: 'stub', script: 'scripts/bench-stub.ts', port: 4201, health: '/api/health', env: () => ({}) },
+  {
+    id: 'bff-stub',
+    script: 'bff/src/server.ts',
+    port: 3201,
+    health: '/local/healthcheck',
+    needs: ['stub'],
+    env: (url) => ({ ...quiet, ...siteDist, UPSTREAM_URL: url('stub'), LOG_REQUESTS: 'false' }),
+  },
+];
+
+const isJsonObject = (expectFv: boolean) => (r: { status: number; type: string; body: string }) => {
+  if (r.status !== 200) return `status ${r.status}`;
+  if (!r.type.startsWith('application/json')) return `content-type ${r.type}`;
+  const parsed = JSON.parse(r.body) as Record<string, unknown>;
+  if (expectFv && typeof parsed.fv !== 'string') return 'no fv in the proxied answer';
+  return null;
+};
+const isHtml = (r: { status: number; type: string; body: string }) =>
+  r.status !== 200 ? `status ${r.status}` : r.type.startsWith('text/html') ? null : `content-type ${r.type}`;
+
+/** GET /api/site: the smallest JSON answer of the core (site settings, about 100 bytes). */
+const API_PATH = '/api/site';
+
+const SCENARIOS: TScenario[] = [
+  { id: 'core-api', title: `GET ${API_PATH} straight to the core`, server: 'core', path: API_PATH, check: isJsonObject(false) },
+  { id: 'bff-api', title: `GET ${API_PATH} through the BFF`, server: 'bff', path: API_PATH, check: isJsonObject(true) },
+  { id: 'stub-api', title: `GET ${API_PATH} straight to a stub upstream (no database)`, server: 'stub', path: API_PATH, check: isJsonObject(false) },
+  { id: 'bff-stub-api', title: `GET ${API_PATH} through the BFF to the stub`, server: 'bff-stub', path: API_PATH, check: isJsonObject(true) },
+  { id: 'bff-ssr', title: 'GET / (SSR page) through the BFF', server: 'bff', path: '/', check: isHtml },
+];
+
+const COMPARISONS: TComparison[] = [
+  { id: 'api', title: '/api through the BFF vs straight to the core', subject: 'bff-api', baseline: 'core-api', minRpsRatio: 0.45, maxP99Ratio: 2 },
+  { id: 'proxy', title: '/api through the BFF vs straight to the stub (proxy cost alone)', subject: 'bff-stub-api', baseline: 'stub-api', minRpsRatio: 0.45, maxP99Ratio: 2 },
+];
+
+// ---------------------------------------------------------------------------------------------
+
+const settings = {
+  rounds: positiveInt('BENCH_ROUNDS', 3),
+  duration: positiveInt('BENCH_DURATION', 8),
+  warmup: positiveInt('BENCH_WARMUP', 2, true),
+  connections: positiveInt('BENCH_CONNECTIONS', 50),
+  out: process.env.BENCH_OUT ?? join(root, 'bench-results.json'),
+};
+
+function positiveInt(name: string, fallback: number, zeroOk = false): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < (zeroOk ? 0 : 1)) throw new Error(`${name} must be a whole number${zeroOk ? '' : ' above 0'}, got "${raw}"`);
+  return value;
+}
+
+const only = process.env.BENCH_ONLY?.split(',').map((id) => id.trim()).filter(Boolean);
+const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS;
+if (only) {
+  const unknown = only.filter((id) => !SCENARIOS.some((s) => s.id === id));
+  if (unknown.length) throw new Error(`BENCH_ONLY: no scenario ${unknown.join(', ')} (have: ${SCENARIOS.map((s) => s.id).join(', ')})`);
+}
+
+// Pinning: servers on CPU 0, the load generator on CPU 1.
+const canPin = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const SERVER_CPU = '0';
+const LOADGEN_CPU = '1';
+
+function pinned(cpu: string, args: string[]): [string, string[]] {
+  return canPin ? ['taskset', ['-c', cpu, process.execPath, ...args]] : [process.execPath, args];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+type TRunning = { server: TServer; child: ChildProcess; url: string; output: string[] };
+const running = new Map<TServerId, TRunning>();
+const serverById = (id: TServerId) => SERVERS.find((s) => s.id === id)!;
+const urlOf = (id: TServerId) => `http://127.0.0.1:${serverById(id).port}`;
+
+async function start(id: TServerId): Promise<void> {
+  if (running.has(id)) return;
+  const server = serverById(id);
+  for (const need of server.needs ?? []) await start(need);
+  const env: NodeJS.ProcessEnv = { ...process.env, ...server.env(urlOf), PORT: String(server.port) };
+  if (!('DATABASE_URL' in server.env(urlOf))) delete env.DATABASE_URL;
+  if (!('UPSTREAM_URL' in server.env(urlOf))) delete env.UPSTREAM_URL;
+  const [command, args] = pinned(SERVER_CPU, [server.script]);
+  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (output.length > 50) output.shift();
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const entry: TRunning = { server, child, url: urlOf(id), output };
+  running.set(id, entry);
+  child.once('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`[bench] ${id} exited early (${signal ?? code}):\n${output.join('')}`);
+      void shutdown(1);
+    }
+  });
+  await waitForHealth(entry, 90_000);
+  console.error(`[bench] ${id} up at ${entry.url} (pid ${child.pid})`);
+}
+
+async function waitForHealth({ server, url, output }: TRunning, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url + server.health);
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${server.id} not healthy at ${url}${server.health} within ${timeoutMs} ms:\n${output.join('')}`);
+}
+
+let stopping = false;
+async function stopAll(): Promise<void> {
+  stopping = true;
+  // The BFFs first, so that they don't log the core going away.
+  const order = [...running.values()].reverse();
+  await Promise.all(
+    order.map(
+      ({ child }) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  running.clear();
+}
+
+async function shutdown(code: number): Promise<never> {
+  await stopAll();
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(code);
+}
+process.once('SIGINT', () => void shutdown(130));
+process.once('SIGTERM', () => void shutdown(143));
+
+// ---------------------------------------------------------------------------------------------
+// CPU time of the server processes, from /proc (Linux); null elsewhere.
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
+
+function cpuSeconds(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+function cpuSnapshot(): Map<TServerId, number | null> {
+  return new Map([...running.entries()].map(([id, r]) => [id, cpuSeconds(r.child.pid)]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// One measured run: the load generator in its own pinned process.
+
+type TRun = TLoadResult & { cpuUsPerRequest: Partial<Record<TServerId, number>> };
+
+function runLoad(scenario: TScenario): Promise<TRun> {
+  const options: TLoadOptions = {
+    url: urlOf(scenario.server) + scenario.path,
+    method: scenario.method,
+    headers: scenario.headers,
+    body: scenario.body,
+    connections: scenario.connections ?? settings.connections,
+    duration: settings.duration,
+    warmup: settings.warmup,
+  };
+  const [command, args] = pinned(LOADGEN_CPU, ['scripts/bench-load.ts', JSON.stringify(options)]);
+  const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let before: Map<TServerId, number | null> | null = null;
+    let result: TLoadResult | null = null;
+    let after: Map<TServerId, number | null> | null = null;
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line === 'measuring') before = cpuSnapshot();
+      else if (line.startsWith('{')) {
+        after = cpuSnapshot();
+        result = JSON.parse(line) as TLoadResult;
+      }
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code !== 0 || !result || !before || !after) return reject(new Error(`load generator failed (exit ${code})`));
+      const cpuUsPerRequest: Partial<Record<TServerId, number>> = {};
+      for (const [id, end] of after as Map<TServerId, number | null>) {
+        const begin = (before as Map<TServerId, number | null>).get(id);
+        if (end === null || begin === null || begin === undefined || result.requests === 0) continue;
+        cpuUsPerRequest[id] = ((end - begin) * 1e6) / result.requests;
+      }
+      resolve({ ...(result as TLoadResult), cpuUsPerRequest });
+    });
+  });
+}
+
+async function checkOnce(scenario: TScenario): Promise<void> {
+  const res = await fetch(urlOf(scenario.server) + scenario.path, {
+    method: scenario.method ?? 'GET',
+    headers: scenario.headers,
+    body: scenario.body,
+  });
+  const problem = scenario.check({ status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() });
+  if (problem) throw new Error(`${scenario.id}: ${urlOf(scenario.server)}${scenario.path} answered wrongly before the load: ${problem}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summaries
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+type TSummary = {
+  id: string;
+  title: string;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuUsPerRequest: number | null;
+  cpuUsPerRequestByServer: Partial<Record<TServerId, number>>;
+  loadgenCpu: number;
+  errors: number;
+  non2xx: number;
+  runs: TRun[];
+};
+
+function summarize(scenario: TScenario, runs: TRun[]): TSummary {
+  const servers = [...new Set(runs.flatMap((run) => Object.keys(run.cpuUsPerRequest) as TServerId[]))];
+  const byServer: Partial<Record<TServerId, number>> = {};
+  for (const id of servers) {
+    const values = runs.map((run) => run.cpuUsPerRequest[id]).filter((v): v is number => v !== undefined);
+    if (values.length) byServer[id] = median(values);
+  }
+  // Only the processes this scenario goes through; the idle ones add noise, not cost.
+  const path = chain(scenario.server);
+  const totals = runs.map((run) => path.reduce((sum, id) => sum + (run.cpuUsPerRequest[id] ?? NaN), 0));
+  return {
+    id: scenario.id,
+    title: scenario.title,
+    rps: median(runs.map((r) => r.rps)),
+    p50Ms: median(runs.map((r) => r.latencyMs.p50)),
+    p99Ms: median(runs.map((r) => r.latencyMs.p99)),
+    cpuUsPerRequest: totals.every(Number.isFinite) ? median(totals) : null,
+    cpuUsPerRequestByServer: byServer,
+    loadgenCpu: median(runs.map((r) => r.loadgenCpu)),
+    errors: runs.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    runs,
+  };
+}
+
+function chain(id: TServerId): TServerId[] {
+  return [id, ...(serverById(id).needs ?? []).flatMap(chain)];
+}
+
+const fmt = (value: number | null, digits = 0) => (value === null || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits));
+
+function table(summaries: TSummary[], comparisons: { c: TComparison; rpsRatio: number; p99Ratio: number; ok: boolean }[]): string {
+  const lines = [
+    `| Scenario | req/s | p50 ms | p99 ms | server CPU µs/req | load gen CPU | errors |`,
+    `|---|---:|---:|---:|---:|---:|---:|`,
+    ...summaries.map((s) => {
+      const parts = chain(serverById(SCENARIOS.find((x) => x.id === s.id)!.server).id)
+        .map((id) => `${id} ${fmt(s.cpuUsPerRequestByServer[id] ?? null)}`)
+        .join(' + ');
+      return `| ${s.title} | ${fmt(s.rps)} | ${fmt(s.p50Ms)} | ${fmt(s.p99Ms)} | ${fmt(s.cpuUsPerRequest)} (${parts}) | ${fmt(s.loadgenCpu * 100)}% | ${s.errors + s.non2xx} |`;
+    }),
+  ];
+  if (comparisons.length) {
+    lines.push('', `| Comparison | req/s ratio | target | p99 ratio | target | verdict |`, `|---|---:|---:|---:|---:|---|`);
+    for (const { c, rpsRatio, p99Ratio, ok } of comparisons) {
+      lines.push(`| ${c.title} | ${fmt(rpsRatio, 2)}x | >= ${c.minRpsRatio}x | ${fmt(p99Ratio, 2)}x | <= ${c.maxP99Ratio}x | ${ok ? 'met' : 'MISSED'} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+try {
+  const started = Date.now();
+  if (!canPin) console.error('[bench] taskset or a second CPU is missing: servers and load generator share the CPUs (figures are rougher)');
+  for (const scenario of scenarios) await start(scenario.server);
+  for (const scenario of scenarios) await checkOnce(scenario);
+
+  const runs = new Map<string, TRun[]>(scenarios.map((s) => [s.id, []]));
+  for (let round = 1; round <= settings.rounds; round++) {
+    for (const scenario of scenarios) {
+      const run = await runLoad(scenario);
+      runs.get(scenario.id)!.push(run);
+      console.error(
+        `[bench] round ${round}/${settings.rounds} ${scenario.id}: ${fmt(run.rps)} req/s, p99 ${run.latencyMs.p99} ms` +
+          (run.errors + run.non2xx + run.timeouts ? `, ${run.errors} errors, ${run.timeouts} timeouts, ${run.non2xx} non-2xx` : ''),
+      );
+    }
+  }
+
+  const summaries = scenarios.map((s) => summarize(s, runs.get(s.id)!));
+  const find = (id: string) => summaries.find((s) => s.id === id);
+  const comparisons = COMPARISONS.flatMap((c) => {
+    const subject = find(c.subject);
+    const baseline = find(c.baseline);
+    if (!subject || !baseline) return [];
+    const rpsRatio = subject.rps / baseline.rps;
+    const p99Ratio = subject.p99Ms / baseline.p99Ms;
+    return [{ c, rpsRatio, p99Ratio, ok: rpsRatio >= c.minRpsRatio && p99Ratio <= c.maxP99Ratio }];
+  });
+
+  const node = process.version;
+  const header =
+    `Obmen bench: ${settings.rounds} rounds x (${settings.warmup} s warm-up + ${settings.duration} s), ` +
+    `${settings.connections} connections, Node ${node}, ` +
+    (canPin ? `servers on CPU ${SERVER_CPU}, load generator on CPU ${LOADGEN_CPU}` : 'unpinned') +
+    `, core on ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'PGlite'}; medians of the rounds.`;
+  console.log(`\n${header}\n\n${table(summaries, comparisons)}\n`);
+
+  writeFileSync(
+    settings.out,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        node,
+        pinned: canPin,
+        settings,
+        scenarios: summaries,
+        comparisons: comparisons.map(({ c, rpsRatio, p99Ratio, ok }) => ({ ...c, rpsRatio, p99Ratio, ok })),
+        seconds: Math.round((Date.now() - started) / 1000),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.error(`[bench] figures written to ${settings.out} (${Math.round((Date.now() - started) / 1000)} s)`);
+  const failed = summaries.filter((s) => s.errors + s.non2xx > 0);
+  if (failed.length) console.error(`[bench] errors or non-2xx answers in: ${failed.map((s) => s.id).join(', ')}`);
+  await shutdown(failed.length ? 1 : 0);
+} catch (err) {
+  console.error(`[bench] ${err instanceof Error ? err.message : String(err)}`);
+  await shutdown(1);
+}

@@ -1,0 +1,56 @@
+/**
+ * Starts the whole app: the core (unless UPSTREAM_URL names one elsewhere) and the BFF in
+ * front of it. Children get SIGTERM on our SIGTERM/SIGINT and finish their in-flight requests.
+ *   PORT (3000) the BFF; CORE_PORT (4000) the core; DATA_DIR (.data/pglite) PGlite's files;
+ *   DATABASE_URL to use PostgreSQL instead; UPSTREAM_URL to run the BFF alone.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const corePort = process.env.CORE_PORT ?? '4000';
+const upstream = process.env.UPSTREAM_URL ?? `http://127.0.0.1:${corePort}`;
+const children: ChildProcess[] = [];
+
+function run(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env }, stdio: 'inherit' });
+  child.on('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`[start] ${name} exited (${signal ?? code}); stopping the rest`);
+    void stop(code ?? 1);
+  });
+  children.push(child);
+  return child;
+}
+
+async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not become healthy within ${timeoutMs} ms`);
+}
+
+let stopping = false;
+async function stop(code: number) {
+  stopping = true;
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : null)));
+  process.exit(code);
+}
+process.once('SIGTERM', () => void stop(0));
+process.once('SIGINT', () => void stop(0));
+
+if (!process.env.UPSTREAM_URL) {
+  run('core', 'core/src/server.ts', { PORT: corePort, HOST: '127.0.0.1' });
+  await waitForHealth(`${upstream}/api/health`, 60_000);
+}
+run('bff', 'bff/src/server.ts', { UPSTREAM_URL: upstream, HOST: process.env.HOST ?? '0.0.0.0' });
+await waitForHealth(`http://127.0.0.1:${process.env.PORT ?? '3000'}/local/healthcheck`, 60_000);
+console.log(`[start] Obmen is up at http://localhost:${process.env.PORT ?? '3000'}`);

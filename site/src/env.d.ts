@@ -1,0 +1,26 @@
+/// <reference types="astro/client" />
+import type { TFooterImage, TLocale, TMenus, TSiteSettings, TUser, TBalance, TWallet, TUnreadMsgs, TNotification } from '@obmen/shared';
+import type { TFunction } from 'i18next';
+
+declare global {
+  namespace App {
+    interface Locals {
+      /** From the BFF: the front-end build version. */
+      fv: string;
+      clientIp: string;
+      locale: TLocale;
+      t: TFunction;
+      user: TUser;
+      siteSettings: TSiteSettings;
+      menus: TMenus;
+      footerImages: TFooterImage[];
+      totalBalance?: TBalance;
+      wallets?: TWallet[];
+      unreadMsgs?: TUnreadMsgs;
+      notifications?: TNotification[];
+      /** The Bearer token for server-side calls to the core on behalf of this visitor. */
+      sessionToken?: string;
+    }
+  }
+}
+export {};

@@ -1,0 +1,25 @@
+import { MISSING_KEY_MESSAGE, type TLocale } from '@obmen/shared';
+import { reportFrontError } from './logger.ts';
+
+/** The few strings browser code needs outside React islands; the layout embeds them. */
+let messages: Record<string, string> = {};
+let locale: TLocale = 'ru';
+
+export function setClientMessages(next: Record<string, string>, nextLocale: TLocale): void {
+  messages = next;
+  locale = nextLocale;
+}
+
+export function clientLocale(): TLocale {
+  return locale;
+}
+
+export function clientMessage(key: string): string {
+  const message = messages[key];
+  if (message !== undefined) return message;
+  reportFrontError({ type: 'i18n', message: MISSING_KEY_MESSAGE, stack: key });
+  return key;
+}
+
+/** Keys the layout always ships to the browser. */
+export const CLIENT_MESSAGE_KEYS = ['error.network', 'error.generic', 'copied-toast', 'toast.close'] as const;

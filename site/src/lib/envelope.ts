@@ -1,0 +1,77 @@
+import { ZEnvelope, resolveRedirect, RELOAD_GUARD_MS, type TEnvelope, type TWallet } from '@obmen/shared';
+import { $user } from '../stores/user.ts';
+import { $siteSettings } from '../stores/site.ts';
+import { $totalBalance, $wallets } from '../stores/wallets.ts';
+import { $unreadMsgs } from '../stores/messages.ts';
+import { $notifications } from '../stores/notifications.ts';
+import { $frontendVersion } from '../stores/version.ts';
+
+const SET_PASSWORD_PATH = '/settings/change-password';
+const SET_PASSWORD_FLAG = 'obmen.set_password_redirected';
+const RELOAD_FLAG = 'obmen.fv_reload_at';
+
+/** Small seams so tests can run this outside a browser. */
+export type TBrowser = {
+  navigate(url: string): void;
+  reload(): void;
+  pathname(): string;
+  storage: Pick<Storage, 'getItem' | 'setItem'>;
+  now(): number;
+};
+
+export const browser: TBrowser = {
+  navigate: (url) => window.location.assign(url),
+  reload: () => window.location.reload(),
+  pathname: () => window.location.pathname,
+  get storage() {
+    return window.sessionStorage;
+  },
+  now: () => Date.now(),
+};
+
+/** Applies every global key of an /api answer (spec §7) to the stores; returns whether it navigated away. */
+export function applyEnvelope(raw: unknown, env: TBrowser = browser): boolean {
+  const parsed = ZEnvelope.safeParse(raw);
+  if (!parsed.success) return false;
+  const body: TEnvelope = parsed.data;
+  if (body.site_settings) $siteSettings.set(body.site_settings);
+  if (body.user) $user.set(body.user);
+  if (body.wallets) $wallets.set(body.wallets.filter((wallet): wallet is TWallet => 'currency' in wallet));
+  if (body.total_balance) $totalBalance.set(body.total_balance);
+  if (body.unread_msgs) $unreadMsgs.set(body.unread_msgs);
+  if (body.notifications && body.notifications.length > 0) $notifications.set(body.notifications);
+
+  if (body.fv) {
+    const known = $frontendVersion.get();
+    if (!known) $frontendVersion.set(body.fv);
+    else if (known !== body.fv) {
+      const last = Number(env.storage.getItem(RELOAD_FLAG) ?? 0);
+      // A stale page reloads; the guard stops a loop when the server flips between builds.
+      if (env.now() - last > RELOAD_GUARD_MS) {
+        env.storage.setItem(RELOAD_FLAG, String(env.now()));
+        env.reload();
+        return true;
+      }
+    }
+  }
+
+  if (body.status === 'redirect' && body.redirect_url) {
+    const target = resolveRedirect(body.redirect_url);
+    if (target) {
+      env.navigate(target);
+      return true;
+    }
+  }
+
+  const user = $user.get();
+  const settings = $siteSettings.get();
+  if (user?.is_authenticated && user.need_set_password && settings?.auth_type === 'password') {
+    // Spec §4: sent there once, not on every answer.
+    if (!env.storage.getItem(SET_PASSWORD_FLAG) && env.pathname() !== SET_PASSWORD_PATH) {
+      env.storage.setItem(SET_PASSWORD_FLAG, '1');
+      env.navigate(SET_PASSWORD_PATH);
+      return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,34 @@
+import { defineMiddleware } from 'astro:middleware';
+import { LOCALE_COOKIE, SESSION_COOKIE, pickLocale, type TMenuResponse, type TEnvelope, type TSiteSettings, type TUser } from '@obmen/shared';
+import { coreGet } from './lib/core.ts';
+import { getT } from './lib/i18n.ts';
+
+type TCheck = TEnvelope & { user: TUser; site_settings: TSiteSettings };
+
+/** Everything the root layout needs, fetched once per page from the core, in parallel. */
+export const onRequest = defineMiddleware(async (context, next) => {
+  const locals = context.locals;
+  locals.fv ??= 'dev';
+  const cookieLocale = context.cookies.get(LOCALE_COOKIE)?.value;
+  const token = context.cookies.get(SESSION_COOKIE)?.value;
+  let locale = pickLocale(cookieLocale);
+  const call = { locale, token, clientIp: locals.clientIp };
+  const [check, menu] = await Promise.all([
+    coreGet<TCheck>('/api/auth/check', call),
+    coreGet<TMenuResponse>('/api/content/menu', call),
+  ]);
+  // A signed-in user's stored language wins over a missing cookie, never over an explicit choice.
+  if (!cookieLocale && check.user.is_authenticated) locale = check.user.locale;
+  locals.locale = locale;
+  locals.t = getT(locale);
+  locals.user = check.user;
+  locals.sessionToken = check.user.is_authenticated ? token : undefined;
+  locals.siteSettings = check.site_settings;
+  locals.menus = menu.menus;
+  locals.footerImages = menu.footer_images;
+  if (check.total_balance) locals.totalBalance = check.total_balance;
+  if (check.unread_msgs) locals.unreadMsgs = check.unread_msgs;
+  if (check.notifications) locals.notifications = check.notifications;
+  if (Array.isArray(check.wallets)) locals.wallets = check.wallets.filter((wallet) => 'currency' in wallet);
+  return next();
+});

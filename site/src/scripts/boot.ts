@@ -1,0 +1,131 @@
+/**
+ * The one script every page loads: no framework, a few KB. It seeds the stores from the
+ * server's state, wires the header (burger, language, account id) and reports errors.
+ */
+import { TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared';
+import { applyEnvelope } from '../lib/envelope.ts';
+import { api } from '../lib/api.ts';
+import { clientMessage, setClientMessages } from '../lib/client-i18n.ts';
+import { reportFrontError } from '../lib/logger.ts';
+import { $frontendVersion } from '../stores/version.ts';
+import { $totalBalance } from '../stores/wallets.ts';
+import { $unreadMsgs } from '../stores/messages.ts';
+import { $toasts, showToast } from '../stores/toasts.ts';
+
+type TPageState = { locale: string; fv: string; messages: Record<string, string> } & Record<string, unknown>;
+
+function readState(): TPageState | null {
+  const element = document.getElementById('obmen-state');
+  if (!element?.textContent) return null;
+  return JSON.parse(element.textContent) as TPageState;
+}
+
+function initStores(state: TPageState) {
+  const locale: TLocale = isLocale(state.locale) ? state.locale : 'ru';
+  setClientMessages(state.messages, locale);
+  $frontendVersion.set(state.fv);
+  const { total_balance, unread_msgs, ...rest } = state;
+  applyEnvelope({ ...rest, ...(total_balance ? { total_balance } : {}), ...(unread_msgs ? { unread_msgs } : {}) });
+}
+
+function initErrorReporting() {
+  window.addEventListener('error', (event) => {
+    reportFrontError({ type: 'window', message: event.message, stack: (event.error as Error | undefined)?.stack ?? '' });
+  });
+  window.addEventListener('unhandledrejection', (event) => {
+    const reason = event.reason as Error | undefined;
+    reportFrontError({ type: 'unhandledrejection', message: reason?.message ?? String(event.reason), stack: reason?.stack ?? '' });
+  });
+}
+
+function initBurger() {
+  const menu = document.getElementById('mobile-menu');
+  const open = document.querySelector<HTMLButtonElement>('[data-testid="burger-open"]');
+  if (!menu || !open) return;
+  const setOpen = (isOpen: boolean) => {
+    menu.hidden = !isOpen;
+    open.setAttribute('aria-expanded', String(isOpen));
+    document.body.style.overflow = isOpen ? 'hidden' : '';
+  };
+  open.addEventListener('click', () => setOpen(true));
+  menu.querySelector('[data-testid="burger-close"]')?.addEventListener('click', () => setOpen(false));
+  // It closes on route change: any link followed from inside it, back/forward cache restores too.
+  menu.addEventListener('click', (event) => {
+    if ((event.target as Element).closest('a[href]')) setOpen(false);
+  });
+  window.addEventListener('pageshow', () => setOpen(false));
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && !menu.hidden) setOpen(false);
+  });
+}
+
+function initLanguageSwitch(current: string) {
+  for (const button of document.querySelectorAll<HTMLButtonElement>('[data-lang]')) {
+    button.addEventListener('click', async () => {
+      const lang = button.dataset.lang;
+      // Spec §4: choosing the active locale only refreshes.
+      if (lang === current) return window.location.reload();
+      button.disabled = true;
+      try {
+        await api('/lang', { json: { lang } });
+        window.location.reload();
+      } catch (err) {
+        button.disabled = false;
+        showToast((err as Error).message, 'danger');
+      }
+    });
+  }
+}
+
+function initAccountId() {
+  for (const button of document.querySelectorAll<HTMLButtonElement>('[data-account-id]')) {
+    button.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(button.dataset.accountId ?? '');
+        showToast(clientMessage('copied-toast'), 'success', TOAST_DELAY_MS);
+      } catch (err) {
+        reportFrontError({ type: 'window', message: `clipboard: ${(err as Error).message}` });
+      }
+    });
+  }
+}
+
+function initLiveHeader() {
+  $totalBalance.subscribe((balance) => {
+    if (!balance) return;
+    for (const element of document.querySelectorAll('[data-balance-amount]')) element.textContent = `${balance.amount} ${balance.currency}`;
+  });
+  $unreadMsgs.subscribe((unread) => {
+    const total = unread.private + unread.support;
+    for (const element of document.querySelectorAll<HTMLElement>('[data-unread-count]')) {
+      element.textContent = String(total);
+      element.hidden = total === 0;
+    }
+  });
+}
+
+function initToasts() {
+  const host = document.getElementById('toasts');
+  if (!host) return;
+  $toasts.subscribe((toasts) => {
+    host.replaceChildren(
+      ...toasts.map((toast) => {
+        const element = document.createElement('div');
+        element.className = `toast toast-${toast.variant}`;
+        element.setAttribute('role', 'status');
+        element.dataset.testid = 'toast';
+        element.textContent = toast.message;
+        return element;
+      }),
+    );
+  });
+}
+
+const state = readState();
+initErrorReporting();
+if (state) initStores(state);
+initBurger();
+initLanguageSwitch(state?.locale ?? 'ru');
+initAccountId();
+initLiveHeader();
+initToasts();
