@@ -58,11 +58,27 @@ export function json(res: ServerResponse, status: number, body: string | object,
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
+/** What the root layout of the real site asks the core for on every page (an anonymous visitor). */
+export const ANONYMOUS_CHECK = {
+  user: { is_authenticated: false, account_id: null, need_set_password: false, locale: 'ru' },
+  site_settings: { logo_url: '/image/logo.svg', auth_type: 'password', site_blocked: false },
+};
+export const EMPTY_MENU = { menus: { header_menu: [], footer_menu: [], main_menu: [] }, footer_images: [] };
+
+/** The default fake core: health, and the two calls every page render makes. */
+export const defaultUpstreamHandler: TUpstreamHandler = (req, res) => {
+  const path = (req.url ?? '').split('?')[0];
+  if (path === '/api/health') return json(res, 200, { status: 'ok' });
+  if (path === '/api/auth/check') return json(res, 200, ANONYMOUS_CHECK);
+  if (path === '/api/content/menu') return json(res, 200, EMPTY_MENU);
+  return json(res, 200, { ok: true });
+};
+
 export async function startFakeUpstream(): Promise<TFakeUpstream> {
   const fake: TFakeUpstream = {
     url: '',
     hits: [],
-    handle: (req, res) => (req.url === '/api/health' ? json(res, 200, { status: 'ok' }) : json(res, 200, { ok: true })),
+    handle: defaultUpstreamHandler,
     close: async () => {},
   };
   const server: Server = createServer((req, res) => {
@@ -114,6 +130,10 @@ export async function build(options: TBuildOptions = {}) {
     SITE_DIST: siteDist,
     ...options.env,
   });
+  // The site's server code calls the core itself and reads where from the environment
+  // (at its first import, i.e. the first build() of a test file that uses the real site).
+  process.env.UPSTREAM_URL = config.UPSTREAM_URL;
+  process.env.UPSTREAM_TIMEOUT_MS = String(config.UPSTREAM_TIMEOUT_MS);
   const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true });
   await fastify.register(app, options.frontendVersion === undefined ? { config } : { config, frontendVersion: options.frontendVersion });
   await fastify.ready();

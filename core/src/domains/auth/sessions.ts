@@ -1,0 +1,73 @@
+import { SESSION_TTL_S, type TLocale, type TUser } from '@obmen/shared';
+import type { Queryable } from '../../db/index.ts';
+import { hashToken, isTokenShaped, newToken } from './tokens.ts';
+
+/** The signed-in user as core code sees it. */
+export type TAuthUser = {
+  id: string;
+  account_id: number;
+  email: string;
+  locale: TLocale;
+  need_set_password: boolean;
+  email_confirmed: boolean;
+  has_password: boolean;
+};
+
+export type TSession = { id: string; user: TAuthUser; renewed: boolean };
+
+/**
+ * Sliding expiry: a session used again is extended to SESSION_TTL_S from now, at most once a
+ * day (no write per request). When extended, core sends the token again so the BFF refreshes
+ * the cookie's Max-Age too.
+ */
+const RENEW_AFTER_S = 24 * 60 * 60;
+
+export const USER_COLUMNS = `u.id::text AS id, u.account_id, u.email, u.locale, u.need_set_password,
+  (u.email_confirmed_at IS NOT NULL) AS email_confirmed, (u.password_hash IS NOT NULL) AS has_password`;
+
+export function toPublicUser(user: TAuthUser): TUser {
+  return { is_authenticated: true, account_id: user.account_id, need_set_password: user.need_set_password, locale: user.locale, email: user.email };
+}
+
+export async function createSession(db: Queryable, userId: string, meta: { ip?: string; userAgent?: string } = {}): Promise<string> {
+  const token = newToken();
+  await db.query(
+    `INSERT INTO sessions (token_hash, user_id, expires_at, ip, user_agent)
+     VALUES ($1, $2, now() + $3::int * interval '1 second', $4, $5)`,
+    [hashToken(token), userId, SESSION_TTL_S, meta.ip ?? null, meta.userAgent?.slice(0, 512) ?? null],
+  );
+  return token;
+}
+
+/** The live session of a token, or null (unknown, expired, revoked, malformed). */
+export async function findSession(db: Queryable, token: string): Promise<TSession | null> {
+  if (!isTokenShaped(token)) return null;
+  const [row] = await db.query<TAuthUser & { session_id: string; renew: boolean }>(
+    `SELECT s.id::text AS session_id, (s.last_seen_at < now() - $2::int * interval '1 second') AS renew, ${USER_COLUMNS}
+     FROM sessions s JOIN users u ON u.id = s.user_id
+     WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
+    [hashToken(token), RENEW_AFTER_S],
+  );
+  if (!row) return null;
+  const { session_id, renew, ...user } = row;
+  if (renew) {
+    await db.query(
+      `UPDATE sessions SET last_seen_at = now(), expires_at = now() + $2::int * interval '1 second' WHERE id = $1 AND revoked_at IS NULL`,
+      [session_id, SESSION_TTL_S],
+    );
+  }
+  return { id: session_id, user, renewed: renew };
+}
+
+export async function revokeSession(db: Queryable, sessionId: string): Promise<void> {
+  await db.query('UPDATE sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [sessionId]);
+}
+
+/** Password change and reset: every device of the user is signed out. */
+export async function revokeAllSessions(db: Queryable, userId: string): Promise<void> {
+  await db.query('UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
+}
+
+export async function purgeSessions(db: Queryable): Promise<void> {
+  await db.query(`DELETE FROM sessions WHERE expires_at < now() - interval '30 days' OR revoked_at < now() - interval '30 days'`);
+}

@@ -1,0 +1,57 @@
+import { Component, useMemo, type ErrorInfo, type ReactNode } from 'react';
+import i18next, { type i18n } from 'i18next';
+import { I18nextProvider, initReactI18next } from 'react-i18next';
+import { MISSING_KEY_MESSAGE, type TLocale } from '@obmen/shared';
+import { reportFrontError } from '../lib/logger.ts';
+
+export type TIslandProps = { locale: TLocale; messages: Record<string, string> };
+
+const instances = new Map<TLocale, i18n>();
+
+/** One i18next instance per locale for all islands of a page; each island adds its strings. */
+function getI18n(locale: TLocale, messages: Record<string, string>): i18n {
+  let instance = instances.get(locale);
+  if (!instance) {
+    instance = i18next.createInstance();
+    void instance.use(initReactI18next).init({
+      lng: locale,
+      resources: { [locale]: { translation: {} } },
+      keySeparator: false,
+      nsSeparator: false,
+      interpolation: { escapeValue: false },
+      initAsync: false,
+      saveMissing: true,
+      missingKeyHandler: (_lngs, _ns, key) => {
+        if (typeof window !== 'undefined') reportFrontError({ type: 'i18n', message: MISSING_KEY_MESSAGE, stack: key });
+      },
+    });
+    instances.set(locale, instance);
+  }
+  instance.addResources(locale, 'translation', messages);
+  return instance;
+}
+
+type TBoundaryState = { failed: boolean };
+
+/** An island that throws shows a short apology instead of taking the page down, and is reported. */
+class IslandBoundary extends Component<{ children: ReactNode; fallback: string }, TBoundaryState> {
+  override state: TBoundaryState = { failed: false };
+  static getDerivedStateFromError(): TBoundaryState {
+    return { failed: true };
+  }
+  override componentDidCatch(error: Error, info: ErrorInfo) {
+    reportFrontError({ type: 'react', message: error.message, stack: `${error.stack ?? ''}\n${info.componentStack ?? ''}` });
+  }
+  override render() {
+    return this.state.failed ? <p role="alert" className="island-error">{this.props.fallback}</p> : this.props.children;
+  }
+}
+
+export function IslandRoot({ locale, messages, children }: TIslandProps & { children: ReactNode }) {
+  const instance = useMemo(() => getI18n(locale, messages), [locale, messages]);
+  return (
+    <I18nextProvider i18n={instance}>
+      <IslandBoundary fallback={messages['error.generic'] ?? 'Error'}>{children}</IslandBoundary>
+    </I18nextProvider>
+  );
+}

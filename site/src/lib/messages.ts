@@ -1,0 +1,10 @@
+import { DICTIONARIES, type TLocale } from '@obmen/shared';
+
+/**
+ * The slice of a dictionary an island needs, by key prefix: islands get their strings as
+ * props instead of downloading whole dictionaries.
+ */
+export function pickMessages(locale: TLocale, prefixes: readonly string[]): Record<string, string> {
+  const dictionary = DICTIONARIES[locale];
+  return Object.fromEntries(Object.entries(dictionary).filter(([key]) => prefixes.some((prefix) => key === prefix || key.startsWith(`${prefix}.`))));
+}
