@@ -8,7 +8,13 @@ import errorsPlugin from './plugins/errors.ts';
 import siteRoutes from './domains/site/routes.ts';
 import contentRoutes from './domains/content/routes.ts';
 import authRoutes from './domains/auth/routes.ts';
-import { seedDemoData } from './seed/demo.ts';
+import userRoutes from './domains/user/routes.ts';
+import devRoutes from './domains/dev/routes.ts';
+import sessionPlugin from './plugins/session.ts';
+import mailPlugin from './plugins/mail.ts';
+import housekeepingPlugin from './plugins/housekeeping.ts';
+import { prepareDummyHash } from './domains/auth/passwords.ts';
+import { DEMO_ACCOUNT, findDemoAccountId, seedDemoData } from './seed/demo.ts';
 
 export type TAppOptions = { config: TConfig; db?: Db };
 
@@ -22,9 +28,25 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db }) => 
     const seeded = await seedDemoData(fastify.db, { demoAccount: config.NODE_ENV !== 'production' });
     if (seeded) fastify.log.info('demo data seeded');
   }
+  if (config.NODE_ENV === 'development') {
+    const accountId = await findDemoAccountId(fastify.db);
+    if (accountId) {
+      fastify.log.info(
+        { email: DEMO_ACCOUNT.email, password: DEMO_ACCOUNT.password, account_id: accountId },
+        `demo account (development only): ${DEMO_ACCOUNT.email} / ${DEMO_ACCOUNT.password}`,
+      );
+    }
+  }
+  await fastify.register(sessionPlugin);
+  await fastify.register(mailPlugin, { config });
+  await fastify.register(housekeepingPlugin);
+  void prepareDummyHash();
   await fastify.register(siteRoutes);
   await fastify.register(contentRoutes);
-  await fastify.register(authRoutes);
+  await fastify.register(authRoutes, { config });
+  await fastify.register(userRoutes);
+  // The outbox viewer and the auth-type switch exist outside production only.
+  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes);
 };
 
 export default app;

@@ -50,8 +50,10 @@ export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {
 /** The real core app on a fresh database, ready for `inject`. Close it with `close()`. */
 export async function build(engine: TEngine, overrides: Partial<Record<keyof TConfig, string>> = {}) {
   const { db, drop } = await openTestDb(engine);
-  const fastify: FastifyInstance = Fastify({ logger: false });
-  await fastify.register(app, { config: testConfig(overrides), db });
+  const config = testConfig(overrides);
+  // As server.ts: X-Forwarded-For counts only from TRUST_PROXY (inject comes from 127.0.0.1).
+  const fastify: FastifyInstance = Fastify({ logger: false, trustProxy: config.TRUST_PROXY });
+  await fastify.register(app, { config, db });
   await fastify.ready();
   return {
     app: fastify,

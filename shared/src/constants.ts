@@ -18,6 +18,9 @@ export const SESSION_COOKIE = 'remember_token';
 /** core → BFF only; the BFF strips it before the browser sees the response. */
 export const SESSION_TOKEN_HEADER = 'x-obmen-session-token';
 
+/** What a missing translation is reported as (spec §8). */
+export const MISSING_KEY_MESSAGE = 'Missing i18n key';
+
 export const AVATAR_MIN = 1;
 export const AVATAR_MAX = 15;
 export const TUTORIAL_STEPS = 14;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import ru from '../i18n/ru.json' with { type: 'json' };
 import en from '../i18n/en.json' with { type: 'json' };
 import { DEFAULT_LOCALE, isLocale, type TLocale } from './constants.ts';
+export { MISSING_KEY_MESSAGE } from './constants.ts';
 
 const KEY = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
 
@@ -9,7 +10,6 @@ const KEY = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
 export const ZDictionary = z.record(z.string().regex(KEY, 'i18n keys are flat and dotted'), z.string().min(1));
 export type TDictionary = z.infer<typeof ZDictionary>;
 
-export const MISSING_KEY_MESSAGE = 'Missing i18n key';
 
 function validateDictionaries(raw: Record<TLocale, unknown>): Record<TLocale, TDictionary> {
   const parsed = {

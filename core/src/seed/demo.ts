@@ -1,5 +1,17 @@
-import type { Db } from '../db/index.ts';
+import type { Db, Queryable } from '../db/index.ts';
+import { createDemoUser } from '../domains/auth/service.ts';
 import { SEED_ARTICLES } from './articles.ts';
+
+/**
+ * The confirmed demo account of development and test databases (never production: app.ts
+ * passes demoAccount false there). Printed in the start-up log in development.
+ */
+export const DEMO_ACCOUNT = { email: 'demo@obmen.local', password: 'obmen-demo-2026', locale: 'ru' } as const;
+
+export async function findDemoAccountId(db: Queryable): Promise<number | null> {
+  const [row] = await db.query<{ account_id: number }>('SELECT account_id FROM users WHERE lower(email) = lower($1)', [DEMO_ACCOUNT.email]);
+  return row?.account_id ?? null;
+}
 
 const CURRENCIES: Array<[code: string, kind: 'fiat' | 'crypto', precision: number, name: string]> = [
   ['RUB', 'fiat', 2, 'Российский рубль'],
@@ -43,7 +55,15 @@ const FOOTER_IMAGES: Array<[name: string, ext: string, url: string | null]> = [
  * Seeds a fresh database once: a database that already has currencies is left alone, so an
  * operator's edits survive restarts. Returns whether anything was written.
  */
-export async function seedDemoData(db: Db, _options: { demoAccount: boolean }): Promise<boolean> {
+export async function seedDemoData(db: Db, options: { demoAccount: boolean }): Promise<boolean> {
+  const seeded = await seedPlatform(db);
+  // Also on a database seeded before accounts existed; dev and test only.
+  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded;
+  await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
+  return true;
+}
+
+function seedPlatform(db: Db): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [existing] = await tx.query('SELECT 1 FROM currencies LIMIT 1');
     if (existing) return false;

@@ -1,7 +1,7 @@
 import { Component, useMemo, type ErrorInfo, type ReactNode } from 'react';
 import i18next, { type i18n } from 'i18next';
 import { I18nextProvider, initReactI18next } from 'react-i18next';
-import { MISSING_KEY_MESSAGE, type TLocale } from '@obmen/shared';
+import { MISSING_KEY_MESSAGE, type TLocale } from '@obmen/shared/constants';
 import { reportFrontError } from '../lib/logger.ts';
 
 export type TIslandProps = { locale: TLocale; messages: Record<string, string> };

@@ -1,4 +1,4 @@
-import { ZApiError } from '@obmen/shared';
+import { ZApiError } from '@obmen/shared/envelope';
 import { applyEnvelope } from './envelope.ts';
 import { clientMessage } from './client-i18n.ts';
 

@@ -1,4 +1,4 @@
-import { MISSING_KEY_MESSAGE, type TLocale } from '@obmen/shared';
+import { MISSING_KEY_MESSAGE, type TLocale } from '@obmen/shared/constants';
 import { reportFrontError } from './logger.ts';
 
 /** The few strings browser code needs outside React islands; the layout embeds them. */

@@ -1,4 +1,6 @@
-import { ZEnvelope, resolveRedirect, RELOAD_GUARD_MS, type TEnvelope, type TWallet } from '@obmen/shared';
+import { ZEnvelope, type TEnvelope, type TWallet } from '@obmen/shared/envelope';
+import { resolveRedirect } from '@obmen/shared/routes';
+import { RELOAD_GUARD_MS } from '@obmen/shared/constants';
 import { $user } from '../stores/user.ts';
 import { $siteSettings } from '../stores/site.ts';
 import { $totalBalance, $wallets } from '../stores/wallets.ts';

@@ -8,3 +8,6 @@ export function pickMessages(locale: TLocale, prefixes: readonly string[]): Reco
   const dictionary = DICTIONARIES[locale];
   return Object.fromEntries(Object.entries(dictionary).filter(([key]) => prefixes.some((prefix) => key === prefix || key.startsWith(`${prefix}.`))));
 }
+
+/** What the account forms show: their own texts, validation and server messages. */
+export const AUTH_MESSAGE_PREFIXES = ['authpage', 'validation', 'auth', 'user', 'error'] as const;

@@ -2,17 +2,33 @@
  * The one script every page loads: no framework, a few KB. It seeds the stores from the
  * server's state, wires the header (burger, language, account id) and reports errors.
  */
-import { TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared';
-import { applyEnvelope } from '../lib/envelope.ts';
-import { api } from '../lib/api.ts';
+import { TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared/constants';
+import type { TBalance, TNotification, TSiteSettings, TUnreadMsgs, TUser, TWallet } from '@obmen/shared';
 import { clientMessage, setClientMessages } from '../lib/client-i18n.ts';
 import { reportFrontError } from '../lib/logger.ts';
 import { $frontendVersion } from '../stores/version.ts';
-import { $totalBalance } from '../stores/wallets.ts';
+import { $totalBalance, $wallets } from '../stores/wallets.ts';
 import { $unreadMsgs } from '../stores/messages.ts';
+import { $user } from '../stores/user.ts';
+import { $siteSettings } from '../stores/site.ts';
+import { $notifications } from '../stores/notifications.ts';
 import { $toasts, showToast } from '../stores/toasts.ts';
 
-type TPageState = { locale: string; fv: string; messages: Record<string, string> } & Record<string, unknown>;
+/** Written by the root layout from the core's own answers. */
+type TPageState = {
+  locale: string;
+  fv: string;
+  messages: Record<string, string>;
+  user: TUser;
+  site_settings: TSiteSettings;
+  total_balance: TBalance | null;
+  wallets: TWallet[];
+  unread_msgs: TUnreadMsgs | null;
+  notifications: TNotification[];
+};
+
+/** The /api client (and zod with it) loads only when a page first calls the server. */
+const loadApi = () => import('../lib/api.ts');
 
 function readState(): TPageState | null {
   const element = document.getElementById('obmen-state');
@@ -23,9 +39,14 @@ function readState(): TPageState | null {
 function initStores(state: TPageState) {
   const locale: TLocale = isLocale(state.locale) ? state.locale : 'ru';
   setClientMessages(state.messages, locale);
+  // Server-rendered state is the core's own answer: trusted as is, unlike later /api answers.
   $frontendVersion.set(state.fv);
-  const { total_balance, unread_msgs, ...rest } = state;
-  applyEnvelope({ ...rest, ...(total_balance ? { total_balance } : {}), ...(unread_msgs ? { unread_msgs } : {}) });
+  $user.set(state.user);
+  $siteSettings.set(state.site_settings);
+  $wallets.set(state.wallets);
+  $totalBalance.set(state.total_balance);
+  if (state.unread_msgs) $unreadMsgs.set(state.unread_msgs);
+  $notifications.set(state.notifications);
 }
 
 function initErrorReporting() {
@@ -67,6 +88,7 @@ function initLanguageSwitch(current: string) {
       if (lang === current) return window.location.reload();
       button.disabled = true;
       try {
+        const { api } = await loadApi();
         await api('/lang', { json: { lang } });
         window.location.reload();
       } catch (err) {
@@ -88,6 +110,25 @@ function initAccountId() {
       }
     });
   }
+}
+
+function initLogout() {
+  const dialog = document.getElementById('logout-dialog') as HTMLDialogElement | null;
+  if (!dialog) return;
+  for (const trigger of document.querySelectorAll('[data-logout]')) trigger.addEventListener('click', () => dialog.showModal());
+  dialog.querySelector('[data-logout-cancel]')?.addEventListener('click', () => dialog.close());
+  const confirm = dialog.querySelector<HTMLButtonElement>('[data-logout-confirm]');
+  confirm?.addEventListener('click', async () => {
+    confirm.disabled = true;
+    try {
+      const { api } = await loadApi();
+      await api('/auth/logout', { json: {} });
+      window.location.assign('/');
+    } catch (err) {
+      confirm.disabled = false;
+      showToast((err as Error).message, 'danger');
+    }
+  });
 }
 
 function initLiveHeader() {
@@ -127,5 +168,6 @@ if (state) initStores(state);
 initBurger();
 initLanguageSwitch(state?.locale ?? 'ru');
 initAccountId();
+initLogout();
 initLiveHeader();
 initToasts();

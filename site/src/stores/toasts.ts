@@ -1,5 +1,5 @@
 import { atom } from 'nanostores';
-import { TOAST_DELAY_MS } from '@obmen/shared';
+import { TOAST_DELAY_MS } from '@obmen/shared/constants';
 
 export type TToast = { id: number; message: string; delay: number; variant: 'success' | 'danger' | 'secondary'; active: boolean };
 

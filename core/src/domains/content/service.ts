@@ -41,3 +41,12 @@ export async function getArticle(db: Queryable, name: string, locale: TLocale): 
   if (!article) throw notFound();
   return article;
 }
+
+/** Articles are stored as HTML; the caller is an operator, and rendering sanitises anyway. */
+export async function saveArticle(db: Queryable, article: Omit<TArticle, 'updated_at'>): Promise<void> {
+  await db.query(
+    `INSERT INTO articles (name, locale, title, body_html) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (name, locale) DO UPDATE SET title = EXCLUDED.title, body_html = EXCLUDED.body_html, updated_at = now()`,
+    [article.name, article.locale, article.title, article.body_html],
+  );
+}

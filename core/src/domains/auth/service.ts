@@ -1,0 +1,416 @@
+import { randomInt } from 'node:crypto';
+import {
+  AUTH_LINK_PATHS,
+  CONFIRM_LINK_TTL_S,
+  RESET_LINK_TTL_S,
+  SIGN_IN_LINK_TTL_S,
+  anonymousUser,
+  makeAccountId,
+  translate,
+  type TAuthMessage,
+  type TAuthState,
+  type TChangePasswordBody,
+  type TEmailBody,
+  type TLocale,
+  type TLoginByPasswordBody,
+  type TRegisterBody,
+  type TResetPasswordBody,
+} from '@obmen/shared';
+import type { TConfig } from '../../config.ts';
+import type { Db, Queryable } from '../../db/index.ts';
+import { AppError } from '../../errors.ts';
+import { queueMail } from '../../mail/outbox.ts';
+import { clientKey, consumeRateLimit } from '../../rate-limit.ts';
+import { getSiteSettings } from '../site/service.ts';
+import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
+import { USER_COLUMNS, createSession, revokeAllSessions, revokeSession, toPublicUser, type TAuthUser } from './sessions.ts';
+import { hashToken, isTokenShaped, newToken } from './tokens.ts';
+
+/** What every account call needs from the app. */
+export type TAuthDeps = { db: Db; config: Pick<TConfig, 'PUBLIC_URL'>; mailer: { kick: () => void } };
+
+/** Who is asking: the real client address (see server.ts trustProxy), language, session. */
+export type TClient = { ip: string; userAgent?: string; locale: TLocale; user: TAuthUser | null; sessionId: string | null };
+
+/** A sign-in: the route hands `token` to the BFF in SESSION_TOKEN_HEADER, never in the body. */
+export type TSignedIn = { token: string; state: TAuthState };
+
+const authTypeDisabled = () => new AppError('auth_type_disabled', 403, 'auth.auth_type_disabled');
+const invalidCredentials = () => new AppError('invalid_credentials', 401, 'auth.invalid_credentials');
+const invalidToken = () => new AppError('invalid_token', 400, 'auth.invalid_token');
+
+type TTokenKind = 'sign_in' | 'reset' | 'confirm_email';
+type TTokenRow = { id: string; user_id: string | null; email: string | null; locale: TLocale; password_hash: string | null };
+
+async function requireAuthType(db: Queryable, wanted: 'password' | 'email'): Promise<void> {
+  const { auth_type } = await getSiteSettings(db);
+  if (auth_type !== wanted) throw authTypeDisabled();
+}
+
+function emailKey(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+function link(deps: TAuthDeps, path: string, token = ''): string {
+  return `${deps.config.PUBLIC_URL}${path}${token}`;
+}
+
+function message(locale: TLocale, key: string, vars: Record<string, string | number> = {}): TAuthMessage {
+  return { status: 'ok', message: translate(locale, key, vars) };
+}
+
+async function findUserByEmail(db: Queryable, email: string): Promise<(TAuthUser & { password_hash: string | null }) | null> {
+  const [row] = await db.query<TAuthUser & { password_hash: string | null }>(
+    `SELECT ${USER_COLUMNS}, u.password_hash FROM users u WHERE lower(u.email) = lower($1)`,
+    [email],
+  );
+  return row ?? null;
+}
+
+async function loadUser(db: Queryable, id: string): Promise<TAuthUser> {
+  const [row] = await db.query<TAuthUser>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`, [id]);
+  if (!row) throw new AppError('internal', 500, 'error.internal');
+  return row;
+}
+
+/**
+ * A new user with a fresh random account id (7 random digits + Luhn digit). Two first sign-ins
+ * of one email racing each other end in one user: the loser finds the winner's row.
+ */
+async function createUser(
+  db: Queryable,
+  input: { email: string; locale: TLocale; passwordHash: string | null },
+): Promise<string> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const accountId = makeAccountId(randomInt(1_000_000, 10_000_000));
+    const [row] = await db.query<{ id: string }>(
+      `INSERT INTO users (account_id, email, password_hash, locale, need_set_password, email_confirmed_at)
+       VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT DO NOTHING RETURNING id::text AS id`,
+      [accountId, input.email, input.passwordHash, input.locale, input.passwordHash === null],
+    );
+    if (row) return row.id;
+    const existing = await findUserByEmail(db, input.email);
+    if (existing) return existing.id;
+  }
+  throw new Error('could not allocate an account id');
+}
+
+async function issueToken(
+  db: Queryable,
+  kind: TTokenKind,
+  ttlS: number,
+  target: { userId?: string; email?: string; locale: TLocale; passwordHash?: string },
+): Promise<string> {
+  const token = newToken();
+  await db.query(
+    `INSERT INTO auth_tokens (kind, token_hash, user_id, email, locale, password_hash, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, now() + $7::int * interval '1 second')`,
+    [kind, hashToken(token), target.userId ?? null, target.email ?? null, target.locale, target.passwordHash ?? null, ttlS],
+  );
+  return token;
+}
+
+/** Spends a token: one atomic UPDATE, so two clicks racing each other get one success. */
+async function consumeToken(db: Queryable, kind: TTokenKind, token: string): Promise<TTokenRow> {
+  if (!isTokenShaped(token)) throw invalidToken();
+  const [row] = await db.query<TTokenRow>(
+    `UPDATE auth_tokens SET used_at = now()
+     WHERE token_hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > now()
+     RETURNING id::text, user_id::text, email, locale, password_hash`,
+    [hashToken(token), kind],
+  );
+  if (!row) throw invalidToken();
+  return row;
+}
+
+/** After a password is set, no older reset or sign-in link of the user works any more. */
+async function spendOpenTokens(db: Queryable, userId: string): Promise<void> {
+  await db.query(`UPDATE auth_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL AND kind IN ('reset', 'sign_in')`, [userId]);
+}
+
+async function describeState(db: Queryable, user: TAuthUser | null, locale: TLocale): Promise<TAuthState> {
+  const site_settings = await getSiteSettings(db);
+  return { user: user ? toPublicUser(user) : anonymousUser(locale), locale: user?.locale ?? locale, site_settings };
+}
+
+/** The signed-in end of every sign-in path: the old session of this browser is dropped (fixation). */
+async function startSession(db: Queryable, client: TClient, userId: string): Promise<TSignedIn> {
+  if (client.sessionId) await revokeSession(db, client.sessionId);
+  const token = await createSession(db, userId, { ip: client.ip, ...(client.userAgent ? { userAgent: client.userAgent } : {}) });
+  const user = await loadUser(db, userId);
+  return { token, state: { status: 'ok', ...(await describeState(db, user, client.locale)), locale: user.locale } };
+}
+
+// ---- calls ---------------------------------------------------------------------------------
+
+/** GET /api/auth/check */
+export function checkAuth(deps: TAuthDeps, client: TClient): Promise<TAuthState> {
+  return describeState(deps.db, client.user, client.locale);
+}
+
+/**
+ * POST /api/auth/register. Answers the same whether the email is new or taken (no user
+ * enumeration): a new address gets a link that creates the account when followed; the owner
+ * of a taken address gets a "you already have an account" mail. Nobody is signed in here.
+ * The password is hashed in both cases, so the answer time tells nothing either.
+ */
+export async function registerAccount(deps: TAuthDeps, client: TClient, body: TRegisterBody): Promise<TAuthMessage> {
+  await requireAuthType(deps.db, 'password');
+  await consumeRateLimit(deps.db, 'signup_ip', clientKey(client.ip));
+  await consumeRateLimit(deps.db, 'signup_email', emailKey(body.email));
+  const passwordHash = await hashPassword(body.password);
+  await deps.db.transaction(async (tx) => {
+    const existing = await findUserByEmail(tx, body.email);
+    if (existing) {
+      await queueMail(tx, {
+        kind: 'signup_existing',
+        to: existing.email,
+        locale: existing.locale,
+        vars: { account_id: existing.account_id, login_link: link(deps, '/login'), reset_link: link(deps, '/forgot-password') },
+      });
+      return;
+    }
+    const token = await issueToken(tx, 'confirm_email', CONFIRM_LINK_TTL_S, { email: body.email, locale: client.locale, passwordHash });
+    await queueMail(tx, {
+      kind: 'signup_confirm',
+      to: body.email,
+      locale: client.locale,
+      vars: { link: link(deps, AUTH_LINK_PATHS.confirm, token), hours: CONFIRM_LINK_TTL_S / 3600 },
+    });
+  });
+  deps.mailer.kick();
+  return message(client.locale, 'auth.register_sent');
+}
+
+/** POST /api/auth/login_by_password */
+export async function signInByPassword(deps: TAuthDeps, client: TClient, body: TLoginByPasswordBody): Promise<TSignedIn> {
+  await requireAuthType(deps.db, 'password');
+  await consumeRateLimit(deps.db, 'login_ip', clientKey(client.ip));
+  await consumeRateLimit(deps.db, 'login_email', emailKey(body.email));
+  const user = await findUserByEmail(deps.db, body.email);
+  // Unknown email or no password yet: a dummy hash is verified, same time, same answer.
+  const ok = await verifyPassword(body.password, user?.password_hash ?? null);
+  if (!user || !ok) throw invalidCredentials();
+  const rehash = user.password_hash && needsRehash(user.password_hash) ? await hashPassword(body.password) : null;
+  return deps.db.transaction(async (tx) => {
+    if (rehash) await tx.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [user.id, rehash]);
+    return startSession(tx, client, user.id);
+  });
+}
+
+/**
+ * POST /api/auth/login {email}: mails a one-time sign-in link (15 minutes). A new address
+ * gets a link too and becomes an account when the link is followed; same answer either way.
+ */
+export async function requestSignInLink(deps: TAuthDeps, client: TClient, body: TEmailBody): Promise<TAuthMessage> {
+  await consumeRateLimit(deps.db, 'link_ip', clientKey(client.ip));
+  await consumeRateLimit(deps.db, 'link_email', emailKey(body.email));
+  await deps.db.transaction(async (tx) => {
+    const user = await findUserByEmail(tx, body.email);
+    const locale = user?.locale ?? client.locale;
+    const token = await issueToken(tx, 'sign_in', SIGN_IN_LINK_TTL_S, user ? { userId: user.id, locale } : { email: body.email, locale });
+    await queueMail(tx, {
+      kind: 'sign_in',
+      to: user?.email ?? body.email,
+      locale,
+      vars: { link: link(deps, AUTH_LINK_PATHS.sign_in, token), minutes: SIGN_IN_LINK_TTL_S / 60 },
+    });
+  });
+  deps.mailer.kick();
+  return message(client.locale, 'auth.login_link_sent', { minutes: SIGN_IN_LINK_TTL_S / 60 });
+}
+
+/** POST /api/auth/login/{token}: follows a sign-in link; a new address becomes an account here. */
+export async function signInByLink(deps: TAuthDeps, client: TClient, token: string): Promise<TSignedIn> {
+  await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
+  return deps.db.transaction(async (tx) => {
+    const row = await consumeToken(tx, 'sign_in', token);
+    const userId = row.user_id ?? (await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: null }));
+    // Following a mailed link proves the mailbox.
+    await tx.query('UPDATE users SET email_confirmed_at = coalesce(email_confirmed_at, now()) WHERE id = $1', [userId]);
+    return startSession(tx, client, userId);
+  });
+}
+
+/**
+ * POST /api/auth/confirm/{token}: a sign-up link creates the account with the password chosen
+ * at sign-up; a confirmation link of an existing account confirms its email. Both sign in.
+ */
+export async function confirmEmail(deps: TAuthDeps, client: TClient, token: string): Promise<TSignedIn> {
+  await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
+  return deps.db.transaction(async (tx) => {
+    const row = await consumeToken(tx, 'confirm_email', token);
+    let userId = row.user_id;
+    if (userId) {
+      // Only the address the link was sent to: an email changed since stays unconfirmed.
+      const [same] = await tx.query(
+        `UPDATE users SET email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now()
+         WHERE id = $1 AND lower(email) = lower($2) RETURNING id`,
+        [userId, row.email],
+      );
+      if (!same) throw invalidToken();
+    } else {
+      const existing = await findUserByEmail(tx, row.email!);
+      if (existing) {
+        userId = existing.id;
+        await tx.query(
+          `UPDATE users SET email_confirmed_at = coalesce(email_confirmed_at, now()),
+             password_hash = coalesce(password_hash, $2), need_set_password = (coalesce(password_hash, $2) IS NULL), updated_at = now()
+           WHERE id = $1`,
+          [userId, row.password_hash],
+        );
+      } else {
+        userId = await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: row.password_hash });
+      }
+    }
+    return startSession(tx, client, userId);
+  });
+}
+
+/**
+ * POST /api/auth/reset {email}: a known address gets a reset link (1 hour, single use), an
+ * unknown one a "there is no account with this address" mail; the answer is the same.
+ */
+export async function requestPasswordReset(deps: TAuthDeps, client: TClient, body: TEmailBody): Promise<TAuthMessage> {
+  await requireAuthType(deps.db, 'password');
+  await consumeRateLimit(deps.db, 'reset_ip', clientKey(client.ip));
+  await consumeRateLimit(deps.db, 'reset_email', emailKey(body.email));
+  await deps.db.transaction(async (tx) => {
+    const user = await findUserByEmail(tx, body.email);
+    if (!user) {
+      await queueMail(tx, { kind: 'reset_unknown', to: body.email, locale: client.locale, vars: { signup_link: link(deps, '/signup') } });
+      return;
+    }
+    const token = await issueToken(tx, 'reset', RESET_LINK_TTL_S, { userId: user.id, locale: user.locale });
+    await queueMail(tx, {
+      kind: 'reset',
+      to: user.email,
+      locale: user.locale,
+      vars: { link: link(deps, AUTH_LINK_PATHS.reset, token), minutes: RESET_LINK_TTL_S / 60 },
+    });
+  });
+  deps.mailer.kick();
+  return message(client.locale, 'auth.reset_sent');
+}
+
+/** GET /api/auth/reset/{token}: is the link still good? Spends nothing. */
+export async function checkResetToken(deps: TAuthDeps, client: TClient, token: string): Promise<{ status: 'ok' }> {
+  await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
+  if (!isTokenShaped(token)) throw invalidToken();
+  const [row] = await deps.db.query(
+    `SELECT 1 FROM auth_tokens WHERE token_hash = $1 AND kind = 'reset' AND used_at IS NULL AND expires_at > now()`,
+    [hashToken(token)],
+  );
+  if (!row) throw invalidToken();
+  return { status: 'ok' };
+}
+
+/**
+ * POST /api/auth/reset/{token} {password}: sets the password, signs every device out, spends
+ * the user's other open links, and signs this browser in with a new session.
+ */
+export async function resetPassword(deps: TAuthDeps, client: TClient, token: string, body: TResetPasswordBody): Promise<TSignedIn> {
+  await requireAuthType(deps.db, 'password');
+  await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
+  if (!isTokenShaped(token)) throw invalidToken();
+  const passwordHash = await hashPassword(body.password);
+  const signedIn = await deps.db.transaction(async (tx) => {
+    const row = await consumeToken(tx, 'reset', token);
+    const userId = row.user_id!;
+    await tx.query(
+      `UPDATE users SET password_hash = $2, need_set_password = false, email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now()
+       WHERE id = $1`,
+      [userId, passwordHash],
+    );
+    await revokeAllSessions(tx, userId);
+    await spendOpenTokens(tx, userId);
+    const result = await startSession(tx, { ...client, sessionId: null }, userId);
+    await queuePasswordChanged(deps, tx, userId);
+    return result;
+  });
+  deps.mailer.kick();
+  return { ...signedIn, state: { ...signedIn.state, message: translate(signedIn.state.locale, 'auth.password_changed') } };
+}
+
+async function queuePasswordChanged(deps: TAuthDeps, db: Queryable, userId: string): Promise<void> {
+  const user = await loadUser(db, userId);
+  await queueMail(db, {
+    kind: 'password_changed',
+    to: user.email,
+    locale: user.locale,
+    vars: { account_id: user.account_id, reset_link: link(deps, '/forgot-password') },
+  });
+}
+
+/**
+ * POST /api/auth/change {current_password?, password}: the current password is required once
+ * one exists. Every session of the user ends; this browser gets a new one.
+ */
+export async function changePassword(deps: TAuthDeps, client: TClient, body: TChangePasswordBody): Promise<TSignedIn> {
+  const user = client.user;
+  if (!user) throw new AppError('unauthorized', 401, 'error.unauthorized');
+  await requireAuthType(deps.db, 'password');
+  await consumeRateLimit(deps.db, 'change_user', user.id);
+  const [stored] = await deps.db.query<{ password_hash: string | null }>('SELECT password_hash FROM users WHERE id = $1', [user.id]);
+  const hadPassword = Boolean(stored?.password_hash);
+  if (hadPassword) {
+    if (!body.current_password) {
+      throw new AppError('validation', 400, 'error.validation', { fields: { current_password: 'validation.required' } });
+    }
+    if (!(await verifyPassword(body.current_password, stored!.password_hash))) {
+      throw new AppError('invalid_password', 400, 'auth.invalid_current_password', {
+        fields: { current_password: 'auth.invalid_current_password' },
+      });
+    }
+  }
+  const passwordHash = await hashPassword(body.password);
+  const signedIn = await deps.db.transaction(async (tx) => {
+    await tx.query('UPDATE users SET password_hash = $2, need_set_password = false, updated_at = now() WHERE id = $1', [user.id, passwordHash]);
+    await revokeAllSessions(tx, user.id);
+    await spendOpenTokens(tx, user.id);
+    const result = await startSession(tx, { ...client, sessionId: null }, user.id);
+    if (hadPassword) await queuePasswordChanged(deps, tx, user.id);
+    return result;
+  });
+  deps.mailer.kick();
+  return { ...signedIn, state: { ...signedIn.state, message: translate(signedIn.state.locale, hadPassword ? 'auth.password_changed' : 'auth.password_set') } };
+}
+
+/** POST /api/auth/logout: ends this session (if any) and answers as anonymous. */
+export async function logOut(deps: TAuthDeps, client: TClient): Promise<TAuthState> {
+  if (client.sessionId) await revokeSession(deps.db, client.sessionId);
+  const state = await describeState(deps.db, null, client.locale);
+  return { status: 'ok', ...state };
+}
+
+/** GET /api/auth/send_confirmation_instructions: mails a confirmation link (24 hours). */
+export async function sendConfirmationInstructions(deps: TAuthDeps, client: TClient): Promise<TAuthMessage & { email_confirmed: boolean }> {
+  const user = client.user;
+  if (!user) throw new AppError('unauthorized', 401, 'error.unauthorized');
+  if (user.email_confirmed) return { ...message(client.locale, 'auth.email_already_confirmed'), email_confirmed: true };
+  await consumeRateLimit(deps.db, 'confirm_user', user.id);
+  await deps.db.transaction(async (tx) => {
+    const token = await issueToken(tx, 'confirm_email', CONFIRM_LINK_TTL_S, { userId: user.id, email: user.email, locale: user.locale });
+    await queueMail(tx, {
+      kind: 'confirm_email',
+      to: user.email,
+      locale: user.locale,
+      vars: { account_id: user.account_id, link: link(deps, AUTH_LINK_PATHS.confirm, token), hours: CONFIRM_LINK_TTL_S / 3600 },
+    });
+  });
+  deps.mailer.kick();
+  return { ...message(client.locale, 'auth.confirmation_sent', { email: user.email }), email_confirmed: false };
+}
+
+/** Drops spent and expired links a week after their end. */
+export async function purgeTokens(db: Queryable): Promise<void> {
+  await db.query(`DELETE FROM auth_tokens WHERE expires_at < now() - interval '7 days'`);
+}
+
+/** The demo account of development: created confirmed, with a password, on a fresh database. */
+export async function createDemoUser(db: Queryable, input: { email: string; password: string; locale: TLocale }): Promise<number> {
+  const passwordHash = await hashPassword(input.password);
+  const id = await createUser(db, { email: input.email, locale: input.locale, passwordHash });
+  const user = await loadUser(db, id);
+  return user.account_id;
+}

@@ -1,0 +1,75 @@
+import { defineConfig, devices } from '@playwright/test';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Playwright against the real stack (scripts/start.ts: core on PGlite + BFF) in Debian's
+ * Chromium (/usr/bin/chromium; scripts/test.sh installs it). The site must be built first
+ * (`pnpm build`; scripts/test.sh does it): start.ts does not build.
+ */
+const root = fileURLToPath(new URL('..', import.meta.url));
+const node = join(root, 'node_modules', '.bin', 'node');
+const PORT = 3100;
+const CORE_PORT = 4100;
+const baseURL = `http://127.0.0.1:${PORT}`;
+const CI = !!process.env.CI;
+
+// A fresh PGlite directory per run, removed when the run ends. Worker processes load this file
+// too and compute their own (unused, never created) names; only the runner's reaches the server.
+const ownDataDir = !process.env.E2E_DATA_DIR;
+const dataDir = process.env.E2E_DATA_DIR ?? join(tmpdir(), `obmen-e2e-${process.pid}-${randomBytes(4).toString('hex')}`);
+if (ownDataDir) process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+
+export const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export default defineConfig({
+  testDir: '.',
+  testMatch: '*.spec.ts',
+  outputDir: join(tmpdir(), 'obmen-e2e-results'),
+  fullyParallel: false,
+  forbidOnly: CI,
+  retries: CI ? 1 : 0,
+  workers: 2,
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  globalTimeout: 10 * 60_000,
+  reporter: 'list',
+  use: {
+    baseURL,
+    headless: true,
+    locale: 'ru-RU',
+    trace: 'off',
+    screenshot: 'off',
+    video: 'off',
+  },
+  projects: [
+    {
+      name: 'chromium',
+      use: {
+        ...devices['Desktop Chrome'],
+        viewport: { width: 1280, height: 800 },
+        launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS },
+      },
+    },
+  ],
+  webServer: {
+    command: `"${node}" ../scripts/start.ts`,
+    cwd: fileURLToPath(new URL('.', import.meta.url)),
+    url: `${baseURL}/local/healthcheck`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+    env: {
+      PORT: String(PORT),
+      CORE_PORT: String(CORE_PORT),
+      DATA_DIR: dataDir,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+    },
+  },
+});

@@ -1,0 +1,105 @@
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { z } from 'zod';
+import { ZChangePasswordBody, ZEmailBody, ZLoginByPasswordBody, ZRegisterBody, ZResetPasswordBody } from '@obmen/shared/auth';
+import { resolveRedirect } from '@obmen/shared/routes';
+import { api, ApiError } from '../lib/api.ts';
+import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+
+type TField = 'email' | 'password' | 'current_password';
+
+/** One island for every account form: what differs is the fields, the schema, the call and the ending. */
+const FORMS = {
+  login_password: { fields: ['email', 'password'], schema: ZLoginByPasswordBody, path: '/auth/login_by_password', submit: 'authpage.submit_login', signsIn: true },
+  login_email: { fields: ['email'], schema: ZEmailBody, path: '/auth/login', submit: 'authpage.submit_link', signsIn: false },
+  signup: { fields: ['email', 'password'], schema: ZRegisterBody, path: '/auth/register', submit: 'authpage.submit_signup', signsIn: false },
+  forgot: { fields: ['email'], schema: ZEmailBody, path: '/auth/reset', submit: 'authpage.submit_forgot', signsIn: false },
+  reset: { fields: ['password'], schema: ZResetPasswordBody, path: '/auth/reset/', submit: 'authpage.submit_save', signsIn: true },
+  change: { fields: ['current_password', 'password'], schema: ZChangePasswordBody, path: '/auth/change', submit: 'authpage.submit_save', signsIn: true },
+  set_password: { fields: ['password'], schema: ZChangePasswordBody, path: '/auth/change', submit: 'authpage.submit_save', signsIn: true },
+} satisfies Record<string, { fields: TField[]; schema: z.ZodType; path: string; submit: string; signsIn: boolean }>;
+
+export type TAuthFormKind = keyof typeof FORMS;
+
+type TProps = TIslandProps & { kind: TAuthFormKind; token?: string; next?: string };
+
+const LABELS: Record<TField, string> = { email: 'authpage.email', password: 'authpage.password', current_password: 'authpage.current_password' };
+const AUTOCOMPLETE: Record<TField, string> = { email: 'email', password: 'new-password', current_password: 'current-password' };
+
+function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>) {
+  const { t } = useTranslation();
+  const form = FORMS[kind];
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState('');
+  const [done, setDone] = useState('');
+  const [sending, setSending] = useState(false);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setFormError('');
+    const parsed = form.schema.safeParse(values);
+    if (!parsed.success) {
+      const next: Record<string, string> = {};
+      for (const issue of parsed.error.issues) next[String(issue.path[0] ?? '_')] ??= t(issue.message);
+      setErrors(next);
+      return;
+    }
+    setErrors({});
+    setSending(true);
+    try {
+      const answer = await api<{ message?: string }>(form.path + (kind === 'reset' ? token : ''), { json: values });
+      if (form.signsIn) {
+        window.location.assign((next && resolveRedirect(next)) || '/');
+        return;
+      }
+      setDone(answer.message ?? '');
+    } catch (err) {
+      if (err instanceof ApiError) {
+        setErrors(err.fields);
+        if (!Object.keys(err.fields).length || err.fields._) setFormError(err.message);
+      } else setFormError(t('error.generic'));
+    } finally {
+      setSending(false);
+    }
+  }
+
+  if (done) return <p className="form-success" role="status" data-testid="form-success">{done}</p>;
+
+  return (
+    <form className="auth-form" noValidate onSubmit={onSubmit} data-testid={`form-${kind}`}>
+      {formError && <p className="form-error" role="alert" data-testid="form-error">{formError}</p>}
+      {form.fields.map((field) => {
+        const label = kind === 'change' && field === 'password' ? 'authpage.new_password' : LABELS[field];
+        const error = errors[field];
+        return (
+          <label key={field} className="field">
+            <span className="field-label">{t(label)}</span>
+            <input
+              name={field}
+              type={field === 'email' ? 'email' : 'password'}
+              autoComplete={kind === 'login_password' && field === 'password' ? 'current-password' : AUTOCOMPLETE[field]}
+              value={values[field] ?? ''}
+              onChange={(event) => setValues({ ...values, [field]: event.target.value })}
+              aria-invalid={error ? 'true' : undefined}
+              required
+            />
+            {field === 'password' && kind !== 'login_password' && !error && <span className="field-hint">{t('authpage.password_hint')}</span>}
+            {error && <span className="field-error" data-testid={`error-${field}`}>{error}</span>}
+          </label>
+        );
+      })}
+      <button className="btn btn-primary submit" type="submit" disabled={sending}>
+        {sending ? t('authpage.sending') : t(form.submit)}
+      </button>
+    </form>
+  );
+}
+
+export default function AuthForm({ locale, messages, ...rest }: TProps) {
+  return (
+    <IslandRoot locale={locale} messages={messages}>
+      <AuthFormBody {...rest} />
+    </IslandRoot>
+  );
+}

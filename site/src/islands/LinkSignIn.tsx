@@ -1,0 +1,36 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, ApiError } from '../lib/api.ts';
+import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+
+type TProps = TIslandProps & { path: string };
+
+/**
+ * Spends a mailed token by POST once the page runs: a GET never signs anyone in, so mail
+ * scanners that open links burn nothing.
+ */
+function LinkSignInBody({ path }: { path: string }) {
+  const { t } = useTranslation();
+  const [error, setError] = useState('');
+  useEffect(() => {
+    api(path, { method: 'POST', json: {} }).then(
+      () => window.location.assign('/'),
+      (err: unknown) => setError(err instanceof ApiError ? err.message : t('authpage.link_failed')),
+    );
+  }, [path, t]);
+  if (!error) return <p role="status" data-testid="link-signing-in">{t('authpage.signing_in')}</p>;
+  return (
+    <div>
+      <p className="form-error" role="alert" data-testid="form-error">{error}</p>
+      <a className="btn btn-outline" href="/login">{t('authpage.request_new_link')}</a>
+    </div>
+  );
+}
+
+export default function LinkSignIn({ locale, messages, path }: TProps) {
+  return (
+    <IslandRoot locale={locale} messages={messages}>
+      <LinkSignInBody path={path} />
+    </IslandRoot>
+  );
+}
