@@ -68,7 +68,7 @@ pg_throwaway_start() {
 
   local port
   port=$(_pg_free_port)
-  echo "pg-throwaway: PostgreSQL $("$PG_THROWAWAY_BIN/postgres" --version | awk '{print $NF}') in $PG_THROWAWAY_DIR on 127.0.0.1:$port"
+  echo "pg-throwaway: PostgreSQL $("$PG_THROWAWAY_BIN/postgres" --version | awk '{print $3}') in $PG_THROWAWAY_DIR on 127.0.0.1:$port"
 
   if ! _pg_as_owner "$PG_THROWAWAY_BIN/initdb" -D "$PG_THROWAWAY_DIR/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$PG_THROWAWAY_DIR/initdb.log" 2>&1; then
     echo "pg-throwaway: initdb failed:" >&2

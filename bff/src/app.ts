@@ -3,6 +3,7 @@ import cookie from '@fastify/cookie';
 import type { TConfig } from './config.ts';
 import { readFrontendVersion } from './frontend-version.ts';
 import securityHeaders from './plugins/security-headers.ts';
+import csrf from './plugins/csrf.ts';
 import apiProxy from './plugins/api-proxy.ts';
 import upstream from './plugins/upstream.ts';
 import health from './plugins/health.ts';
@@ -17,6 +18,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   const fv = frontendVersion ?? readFrontendVersion(config.SITE_DIST);
   await fastify.register(cookie);
   await fastify.register(securityHeaders);
+  // Before every route: a cross-site state-changing request is refused before anything runs.
+  await fastify.register(csrf, { allowedOrigins: config.PUBLIC_URL ? [config.PUBLIC_URL] : [] });
   await fastify.register(upstream, { config });
   await fastify.register(health);
   await fastify.register(language);

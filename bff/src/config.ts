@@ -16,6 +16,8 @@ const ZConfig = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** Behind a load balancer: its address (Fastify trustProxy syntax). Alone: unset, the socket is the client. */
   TRUST_PROXY: z.string().optional(),
+  /** The public address when a proxy in front rewrites Host: its origin passes the CSRF check too. */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 export type TConfig = z.infer<typeof ZConfig>;
 

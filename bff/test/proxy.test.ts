@@ -109,7 +109,7 @@ describe('BFF /api proxy', () => {
         'x-forwarded-for': '10.9.8.7',
         'x-forwarded-host': 'evil.test',
         'x-real-ip': '10.9.8.7',
-        cookie: 'remember_token=abc; other=1',
+        cookie: 'other=1',
       },
     });
     const seen = ctx.upstream.hits[0]!.headers;
@@ -119,6 +119,25 @@ describe('BFF /api proxy', () => {
     expect(seen['x-real-ip']).toBeUndefined();
     expect(seen.cookie).toBeUndefined();
     expect(seen['x-forwarded-for']).toBe('203.0.113.7');
+  });
+
+  it('sends the remember_token cookie as the Bearer token, over a forged Authorization, and no cookies', async () => {
+    ctx.upstream.handle = (_req, res) => json(res, 200, {});
+    const token = 'A'.repeat(43);
+    await ctx.app.inject({ url: '/api/auth/check', headers: { authorization: 'Bearer forged', cookie: `remember_token=${token}; other=1` } });
+    const seen = ctx.upstream.hits[0]!.headers;
+    expect(seen.authorization).toBe(`Bearer ${token}`);
+    expect(seen.cookie).toBeUndefined();
+  });
+
+  it('turns the session token of the core into an HttpOnly cookie, never a header', async () => {
+    const token = 'b'.repeat(43);
+    ctx.upstream.handle = (_req, res) => json(res, 200, { user: { is_authenticated: true } }, { [SESSION_TOKEN_HEADER]: token });
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/auth/login_by_password', payload: {} });
+    expect(res.headers[SESSION_TOKEN_HEADER]).toBeUndefined();
+    expect(res.body).not.toContain(token);
+    const cookie = res.cookies.find((c) => c.name === 'remember_token');
+    expect(cookie).toMatchObject({ value: token, httpOnly: true, sameSite: 'Lax', path: '/' });
   });
 
   it('turns the i18n_redirected=en cookie into x-obmen-locale: en upstream, over a forged header', async () => {

@@ -3,6 +3,8 @@ import { LOCALE_COOKIE, SESSION_COOKIE, pickLocale, type TMenuResponse, type TEn
 import { coreGet } from './lib/core.ts';
 import { getT } from './lib/i18n.ts';
 
+const MAINTENANCE_PATH = '/maintenance';
+
 type TCheck = TEnvelope & { user: TUser; site_settings: TSiteSettings };
 
 /** Everything the root layout needs, fetched once per page from the core, in parallel. */
@@ -30,5 +32,6 @@ export const onRequest = defineMiddleware(async (context, next) => {
   if (check.unread_msgs) locals.unreadMsgs = check.unread_msgs;
   if (check.notifications) locals.notifications = check.notifications;
   if (Array.isArray(check.wallets)) locals.wallets = check.wallets.filter((wallet) => 'currency' in wallet);
+  if (check.site_settings.site_blocked && context.url.pathname !== MAINTENANCE_PATH) return context.rewrite(MAINTENANCE_PATH);
   return next();
 });

@@ -3,10 +3,11 @@ import proxy from '@fastify/http-proxy';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { LOCALE_COOKIE, SESSION_TOKEN_HEADER } from '@obmen/shared';
+import { LOCALE_COOKIE } from '@obmen/shared';
 import type { TConfig } from '../config.ts';
 import { frontendVersionMember, injectFrontendVersion } from '../envelope.ts';
 import { sendError } from '../errors.ts';
+import { applySessionHeaders, forwardSession } from '../session.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -61,12 +62,13 @@ export default fp<TApiProxyOptions>(
         rewriteRequestHeaders: (request: FastifyRequest, headers: IncomingHttpHeaders) => {
           for (const name of INTERNAL_REQUEST_HEADERS) delete headers[name];
           headers['x-forwarded-for'] = request.ip;
+          forwardSession(request, headers);
           const locale = request.cookies[LOCALE_COOKIE];
           if (locale) headers['x-obmen-locale'] = locale;
           return headers;
         },
         rewriteHeaders: (headers: IncomingHttpHeaders, request: FastifyRequest) => {
-          delete headers[SESSION_TOKEN_HEADER];
+          applySessionHeaders(headers, request);
           if (headers['content-type']?.startsWith('application/json')) {
             request.upstreamJson = true;
             delete headers['content-length'];

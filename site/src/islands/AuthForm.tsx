@@ -1,12 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { z } from 'zod';
 import { ZChangePasswordBody, ZEmailBody, ZLoginByPasswordBody, ZRegisterBody, ZResetPasswordBody } from '@obmen/shared/auth';
 import { resolveRedirect } from '@obmen/shared/routes';
 import { api, ApiError } from '../lib/api.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TField = 'email' | 'password' | 'current_password';
+type TSchema = { safeParse(input: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } };
 
 /** One island for every account form: what differs is the fields, the schema, the call and the ending. */
 const FORMS = {
@@ -17,7 +17,7 @@ const FORMS = {
   reset: { fields: ['password'], schema: ZResetPasswordBody, path: '/auth/reset/', submit: 'authpage.submit_save', signsIn: true },
   change: { fields: ['current_password', 'password'], schema: ZChangePasswordBody, path: '/auth/change', submit: 'authpage.submit_save', signsIn: true },
   set_password: { fields: ['password'], schema: ZChangePasswordBody, path: '/auth/change', submit: 'authpage.submit_save', signsIn: true },
-} satisfies Record<string, { fields: TField[]; schema: z.ZodType; path: string; submit: string; signsIn: boolean }>;
+} satisfies Record<string, { fields: TField[]; schema: TSchema; path: string; submit: string; signsIn: boolean }>;
 
 export type TAuthFormKind = keyof typeof FORMS;
 
@@ -38,8 +38,8 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     setFormError('');
-    const parsed = form.schema.safeParse(values);
-    if (!parsed.success) {
+    const parsed = (form.schema as TSchema).safeParse(values);
+    if (!parsed.success && parsed.error) {
       const next: Record<string, string> = {};
       for (const issue of parsed.error.issues) next[String(issue.path[0] ?? '_')] ??= t(issue.message);
       setErrors(next);

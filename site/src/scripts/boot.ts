@@ -13,6 +13,10 @@ import { $user } from '../stores/user.ts';
 import { $siteSettings } from '../stores/site.ts';
 import { $notifications } from '../stores/notifications.ts';
 import { $toasts, showToast } from '../stores/toasts.ts';
+import { initProgressBar } from './progress.ts';
+import { initPrefetch } from './prefetch.ts';
+import { initChunkReload } from './reload-guard.ts';
+import { initNotifications } from './notifications.ts';
 
 /** Written by the root layout from the core's own answers. */
 type TPageState = {
@@ -164,6 +168,7 @@ function initToasts() {
 
 const state = readState();
 initErrorReporting();
+initChunkReload();
 if (state) initStores(state);
 initBurger();
 initLanguageSwitch(state?.locale ?? 'ru');
@@ -171,3 +176,6 @@ initAccountId();
 initLogout();
 initLiveHeader();
 initToasts();
+initNotifications();
+initProgressBar();
+initPrefetch();

@@ -329,7 +329,7 @@ export async function resetPassword(deps: TAuthDeps, client: TClient, token: str
     return result;
   });
   deps.mailer.kick();
-  return { ...signedIn, state: { ...signedIn.state, message: translate(signedIn.state.locale, 'auth.password_changed') } };
+  return { ...signedIn, state: { ...signedIn.state, message: translate(client.locale, 'auth.password_changed') } };
 }
 
 async function queuePasswordChanged(deps: TAuthDeps, db: Queryable, userId: string): Promise<void> {
@@ -373,7 +373,7 @@ export async function changePassword(deps: TAuthDeps, client: TClient, body: TCh
     return result;
   });
   deps.mailer.kick();
-  return { ...signedIn, state: { ...signedIn.state, message: translate(signedIn.state.locale, hadPassword ? 'auth.password_changed' : 'auth.password_set') } };
+  return { ...signedIn, state: { ...signedIn.state, message: translate(client.locale, hadPassword ? 'auth.password_changed' : 'auth.password_set') } };
 }
 
 /** POST /api/auth/logout: ends this session (if any) and answers as anonymous. */

@@ -1,0 +1,46 @@
+import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  SESSION_CLEARED,
+  SESSION_COOKIE,
+  SESSION_STATE_HEADER,
+  SESSION_TOKEN_HEADER,
+  TOKEN_PATTERN,
+  clearedSessionCookie,
+  sessionCookie,
+} from '@obmen/shared';
+
+/**
+ * The BFF owns the session cookie; browser JavaScript never sees a token.
+ *   browser → core: the remember_token cookie becomes `Authorization: Bearer <token>`.
+ *   core → browser: `x-obmen-session-token` becomes the cookie (and is stripped);
+ *                   `x-obmen-session: cleared` (dead token, logout) clears it.
+ * Both are a few header reads per request: no body is parsed.
+ */
+
+/** A cookie that cannot be a token still goes as a Bearer core refuses, so core says "cleared". */
+const NOT_A_TOKEN = 'Bearer invalid';
+
+/** For rewriteRequestHeaders, after the client's own Authorization/Cookie were removed. */
+export function forwardSession(request: FastifyRequest, headers: IncomingHttpHeaders): void {
+  const token = request.cookies[SESSION_COOKIE];
+  if (token === undefined) return;
+  headers.authorization = TOKEN_PATTERN.test(token) ? `Bearer ${token}` : NOT_A_TOKEN;
+}
+
+function appendSetCookie(headers: IncomingHttpHeaders, cookie: string): void {
+  const existing = headers['set-cookie'];
+  headers['set-cookie'] = existing === undefined ? [cookie] : [...existing, cookie];
+}
+
+/** For rewriteHeaders: turns core's session headers into Set-Cookie and strips them. */
+export function applySessionHeaders(headers: IncomingHttpHeaders, request: FastifyRequest): void {
+  const token = headers[SESSION_TOKEN_HEADER];
+  const state = headers[SESSION_STATE_HEADER];
+  if (token === undefined && state === undefined) return;
+  delete headers[SESSION_TOKEN_HEADER];
+  delete headers[SESSION_STATE_HEADER];
+  const secure = request.protocol === 'https';
+  if (typeof token === 'string' && TOKEN_PATTERN.test(token)) appendSetCookie(headers, sessionCookie(token, secure));
+  else if (state === SESSION_CLEARED && request.cookies[SESSION_COOKIE] !== undefined) appendSetCookie(headers, clearedSessionCookie(secure));
+}
