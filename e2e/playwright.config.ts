@@ -29,7 +29,7 @@ export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.ts',
   outputDir: join(tmpdir(), 'obmen-e2e-results'),
-  fullyParallel: false,
+  fullyParallel: true,
   forbidOnly: CI,
   retries: CI ? 1 : 0,
   workers: 2,

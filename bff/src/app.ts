@@ -10,6 +10,8 @@ import health from './plugins/health.ts';
 import language from './plugins/language.ts';
 import i18n from './plugins/i18n.ts';
 import site from './plugins/site.ts';
+import frontLogger from './plugins/logger.ts';
+import pageCache from './plugins/page-cache.ts';
 
 export type TAppOptions = { config: TConfig; frontendVersion?: string };
 
@@ -24,7 +26,13 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   await fastify.register(health);
   await fastify.register(language);
   await fastify.register(i18n);
+  // BFF-owned, never proxied: POST /api/logger/front (a specific route wins over the /api/* proxy).
+  await fastify.register(frontLogger, { perMinute: config.FRONT_LOG_PER_MINUTE });
   await fastify.register(apiProxy, { config, frontendVersion: fv });
+  // Signed-out article pages from memory, before the Astro handler (an onRequest hook).
+  if (config.PAGE_CACHE_TTL_MS > 0) {
+    await fastify.register(pageCache, { ttlMs: config.PAGE_CACHE_TTL_MS, pollMs: config.PAGE_CACHE_POLL_MS, maxBytes: config.PAGE_CACHE_MAX_BYTES });
+  }
   await fastify.register(site, { config, frontendVersion: fv });
 };
 

@@ -18,6 +18,13 @@ const ZConfig = z.object({
   TRUST_PROXY: z.string().optional(),
   /** The public address when a proxy in front rewrites Host: its origin passes the CSRF check too. */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Signed-out article pages are served from memory this long (0: no page cache). */
+  PAGE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  /** How often the page cache asks the core for its content version (one call per BFF instance). */
+  PAGE_CACHE_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
+  PAGE_CACHE_MAX_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
+  /** Front-end logger: reports per client address per minute (429 beyond). */
+  FRONT_LOG_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
 });
 export type TConfig = z.infer<typeof ZConfig>;
 

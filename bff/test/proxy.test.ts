@@ -169,7 +169,8 @@ describe('BFF /api proxy', () => {
     expect(res.statusCode).toBe(504);
     expect(res.json()).toEqual({ status: 'error', code: 'upstream_timeout', message: DICTIONARIES.en['error.upstream_timeout'] });
     expect(elapsed).toBeGreaterThanOrEqual(450);
-    expect(elapsed).toBeLessThan(1_500);
+    // Far below the 3 s the core would take: the BFF gave up at its own timeout (slack for a busy CI machine).
+    expect(elapsed).toBeLessThan(2_500);
     expect(ctx.upstream.hits).toHaveLength(1);
   });
 

@@ -7,14 +7,19 @@ import localePlugin from './plugins/locale.ts';
 import errorsPlugin from './plugins/errors.ts';
 import siteRoutes from './domains/site/routes.ts';
 import contentRoutes from './domains/content/routes.ts';
+import notificationRoutes from './domains/notifications/routes.ts';
 import authRoutes from './domains/auth/routes.ts';
 import userRoutes from './domains/user/routes.ts';
+import moneyPlugin from './domains/rates/plugin.ts';
+import walletRoutes from './domains/wallets/routes.ts';
+import exchangeRoutes from './domains/exchange/routes.ts';
+import transferRoutes from './domains/transfer/routes.ts';
 import devRoutes from './domains/dev/routes.ts';
 import sessionPlugin from './plugins/session.ts';
 import mailPlugin from './plugins/mail.ts';
 import housekeepingPlugin from './plugins/housekeeping.ts';
 import { prepareDummyHash } from './domains/auth/passwords.ts';
-import { DEMO_ACCOUNT, findDemoAccountId, seedDemoData } from './seed/demo.ts';
+import { DEMO_ACCOUNT, findDemoAccountId, seedDemoBalances, seedDemoData } from './seed/demo.ts';
 
 export type TAppOptions = { config: TConfig; db?: Db };
 
@@ -29,6 +34,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db }) => 
     if (seeded) fastify.log.info('demo data seeded');
   }
   if (config.NODE_ENV === 'development') {
+    if (config.SEED && (await seedDemoBalances(fastify.db))) fastify.log.info('demo balances credited (development only)');
     const accountId = await findDemoAccountId(fastify.db);
     if (accountId) {
       fastify.log.info(
@@ -43,8 +49,13 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db }) => 
   void prepareDummyHash();
   await fastify.register(siteRoutes);
   await fastify.register(contentRoutes);
+  await fastify.register(notificationRoutes);
   await fastify.register(authRoutes, { config });
   await fastify.register(userRoutes);
+  await fastify.register(moneyPlugin, { config });
+  await fastify.register(walletRoutes);
+  await fastify.register(exchangeRoutes);
+  await fastify.register(transferRoutes);
   // The outbox viewer and the auth-type switch exist outside production only.
   if (config.NODE_ENV !== 'production') await fastify.register(devRoutes);
 };

@@ -22,6 +22,11 @@ const ZConfig = z.object({
   /** smtp(s)://user:pass@host:port: mails go out by SMTP. Unset: they stay in the outbox (dev mailbox). */
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).default('Obmen <no-reply@obmen.local>'),
+  /**
+   * Unset: exchange rates come from the `rates` table (set by an operator, `rates:set`). Set: mid
+   * rates from this CoinGecko-compatible price feed (…/simple/price); spread, fee, limits stay the table's.
+   */
+  RATES_FEED_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 export type TConfig = z.infer<typeof ZConfig>;
 

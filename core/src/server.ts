@@ -10,6 +10,8 @@ const server = Fastify({
   },
   // Bodies bigger than this are never legitimate for the JSON/form API; uploads get their own limit.
   bodyLimit: 1024 * 1024,
+  // A fresh PGlite directory on a busy machine can take longer than Fastify's default 10 s to open.
+  pluginTimeout: 60_000,
   // The BFF is the only expected caller: trust its X-Forwarded-For for the client address.
   trustProxy: config.TRUST_PROXY,
 });

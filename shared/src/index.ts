@@ -4,3 +4,6 @@ export * from './routes.ts';
 export * from './i18n.ts';
 export * from './csp.ts';
 export * from './auth.ts';
+export * from './notifications.ts';
+export * from './logger.ts';
+export * from './money.ts';

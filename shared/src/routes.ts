@@ -71,9 +71,19 @@ export function matchRoute(pathname: string): TRoute | undefined {
   return COMPILED.find(({ pattern }) => pattern.test(pathname))?.route;
 }
 
-/** Same-site relative paths only: the defence against open redirects. */
+/**
+ * Same-site relative paths only: the defence against open redirects. Browsers drop tabs and
+ * newlines inside URLs and treat a backslash like "/", so "/\t/evil.com" would leave the site: any
+ * control character or backslash is refused, then the resolved origin must stay ours.
+ */
 export function isSafeRedirect(url: string): boolean {
-  return url.startsWith('/') && !url.startsWith('//') && !url.startsWith('/\\') && !/[\r\n]/.test(url);
+  if (!url.startsWith('/') || /[\u0000-\u001f\u007f\\]/.test(url)) return false;
+  const base = 'https://obmen.invalid';
+  try {
+    return new URL(url, base).origin === base;
+  } catch {
+    return false;
+  }
 }
 
 /** Spec §4: a redirect to "/" goes to /exchanges. */

@@ -3,7 +3,7 @@ import proxy from '@fastify/http-proxy';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { LOCALE_COOKIE } from '@obmen/shared';
+import { LOCALE_COOKIE, isLocale } from '@obmen/shared';
 import type { TConfig } from '../config.ts';
 import { frontendVersionMember, injectFrontendVersion } from '../envelope.ts';
 import { sendError } from '../errors.ts';
@@ -59,15 +59,20 @@ export default fp<TApiProxyOptions>(
       },
       replyOptions: {
         timeout: config.UPSTREAM_TIMEOUT_MS,
-        rewriteRequestHeaders: (request: FastifyRequest, headers: IncomingHttpHeaders) => {
+        // The proxy's types allow an HTTP/2 server; this one is HTTP/1, hence the narrowing casts.
+        rewriteRequestHeaders: (raw, rawHeaders) => {
+          const request = raw as FastifyRequest;
+          const headers = rawHeaders as IncomingHttpHeaders;
           for (const name of INTERNAL_REQUEST_HEADERS) delete headers[name];
           headers['x-forwarded-for'] = request.ip;
           forwardSession(request, headers);
           const locale = request.cookies[LOCALE_COOKIE];
-          if (locale) headers['x-obmen-locale'] = locale;
+          if (isLocale(locale)) headers['x-obmen-locale'] = locale;
           return headers;
         },
-        rewriteHeaders: (headers: IncomingHttpHeaders, request: FastifyRequest) => {
+        rewriteHeaders: (rawHeaders, raw) => {
+          const request = raw as FastifyRequest;
+          const headers = rawHeaders as IncomingHttpHeaders;
           applySessionHeaders(headers, request);
           if (headers['content-type']?.startsWith('application/json')) {
             request.upstreamJson = true;
@@ -75,8 +80,11 @@ export default fp<TApiProxyOptions>(
           }
           return headers;
         },
-        onResponse: (request: FastifyRequest, reply: FastifyReply, res: { stream: Readable }) => {
-          if (!request.upstreamJson) return reply.send(res.stream);
+        onResponse: (raw, rawReply, rawRes) => {
+          const request = raw as FastifyRequest;
+          const reply = rawReply as FastifyReply;
+          const res = rawRes as unknown as { stream: Readable };
+          if (!request.upstreamJson) return void reply.send(res.stream);
           readAll(res.stream).then(
             (body) => reply.send(injectFrontendVersion(body, fvMember)),
             (err: Error) => {
@@ -85,10 +93,12 @@ export default fp<TApiProxyOptions>(
             },
           );
         },
-        onError: (reply: FastifyReply, { error }: { error: Error & { statusCode?: number; code?: string; cause?: { code?: string } } }) => {
+        onError: (rawReply, { error: rawError }) => {
+          const reply = rawReply as FastifyReply;
+          const error = rawError as Error & { statusCode?: number; code?: string; cause?: { code?: string } };
           const failure = classifyUpstreamError(error);
           reply.request.log.warn({ code: error.code, cause: error.cause?.code }, 'upstream failed');
-          return sendError(reply.request, reply, failure.status, failure.code, failure.key);
+          void sendError(reply.request, reply, failure.status, failure.code, failure.key);
         },
       },
     });

@@ -15,8 +15,18 @@ export default fp(
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-obmen-locale': lang, 'x-forwarded-for': request.ip };
       const token = request.cookies[SESSION_COOKIE];
       if (token) headers.authorization = `Bearer ${token}`;
-      const answer = await app.core.request({ path: '/api/lang', method: 'POST', headers, body: JSON.stringify({ lang }) });
-      const body = await answer.body.text();
+      let answer;
+      let body: string;
+      try {
+        answer = await app.core.request({ path: '/api/lang', method: 'POST', headers, body: JSON.stringify({ lang }) });
+        body = await answer.body.text();
+      } catch (err) {
+        const timedOut = String((err as { code?: string }).code).includes('TIMEOUT');
+        request.log.warn({ code: (err as { code?: string }).code }, 'core unreachable for /api/lang');
+        return timedOut
+          ? sendError(request, reply, 504, 'upstream_timeout', 'error.upstream_timeout')
+          : sendError(request, reply, 503, 'upstream_unavailable', 'error.upstream_unavailable');
+      }
       if (answer.statusCode < 400) {
         reply.setCookie(LOCALE_COOKIE, lang, {
           path: '/',

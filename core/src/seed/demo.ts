@@ -1,6 +1,8 @@
+import { parseAmount } from '@obmen/shared';
 import type { Db, Queryable } from '../db/index.ts';
 import { createDemoUser } from '../domains/auth/service.ts';
 import { SEED_ARTICLES } from './articles.ts';
+import { seedRates } from '../domains/rates/service.ts';
 
 /**
  * The confirmed demo account of development and test databases (never production: app.ts
@@ -57,8 +59,10 @@ const FOOTER_IMAGES: Array<[name: string, ext: string, url: string | null]> = [
  */
 export async function seedDemoData(db: Db, options: { demoAccount: boolean }): Promise<boolean> {
   const seeded = await seedPlatform(db);
+  // Realistic rates for every pair and transfer limits, on an empty rates table only.
+  const ratesSeeded = await seedRates(db);
   // Also on a database seeded before accounts existed; dev and test only.
-  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded;
+  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded;
   await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
   return true;
 }
@@ -94,6 +98,42 @@ function seedPlatform(db: Db): Promise<boolean> {
     }
     for (const [position, [name, ext, url]] of FOOTER_IMAGES.entries()) {
       await tx.query('INSERT INTO footer_images (name, ext, url, position) VALUES ($1, $2, $3, $4)', [name, ext, url, position]);
+    }
+    return true;
+  });
+}
+
+/** What the demo account starts with in development: enough to try every money flow. */
+export const DEMO_BALANCES: Record<string, string> = { USDT: '1000', BTC: '0.05', ETH: '1.5', RUB: '50000', USD: '500' };
+const DEMO_BALANCES_LOCK = 727_005;
+
+/**
+ * Development only (app.ts): credits the demo account through the ledger, once per database
+ * (against the house's adjustment account, actor 'seed'), so exchange, transfer and history
+ * can be tried before deposits exist.
+ */
+export async function seedDemoBalances(db: Db): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [DEMO_BALANCES_LOCK]);
+    const [user] = await tx.query<{ id: string }>('SELECT id::text AS id FROM users WHERE lower(email) = lower($1)', [DEMO_ACCOUNT.email]);
+    if (!user) return false;
+    const [done] = await tx.query(
+      `SELECT 1 FROM ledger_transactions t JOIN postings p ON p.transaction_id = t.id JOIN ledger_accounts a ON a.id = p.account_id
+       WHERE t.actor = 'seed' AND a.user_id = $1 LIMIT 1`,
+      [user.id],
+    );
+    if (done) return false;
+    const precisions = new Map(
+      (await tx.query<{ code: string; precision: number }>('SELECT code, precision FROM currencies')).map((row) => [row.code, Number(row.precision)]),
+    );
+    for (const [currency, amount] of Object.entries(DEMO_BALANCES)) {
+      const precision = precisions.get(currency);
+      if (precision === undefined) continue;
+      await tx.query(
+        `SELECT ledger_post('adjustment', ARRAY[ledger_user_account($1, $2), ledger_system_account('adjustment', $2)],
+           ARRAY[$3::numeric, -$3::numeric], 'demo balances (development only)', 'seed')`,
+        [user.id, currency, parseAmount(amount, precision).toString()],
+      );
     }
     return true;
   });

@@ -9,6 +9,7 @@ import {
   translate,
   type TAuthMessage,
   type TAuthState,
+  type TNotification,
   type TChangePasswordBody,
   type TEmailBody,
   type TLocale,
@@ -22,6 +23,7 @@ import { AppError } from '../../errors.ts';
 import { queueMail } from '../../mail/outbox.ts';
 import { clientKey, consumeRateLimit } from '../../rate-limit.ts';
 import { getSiteSettings } from '../site/service.ts';
+import { listOpenNotifications } from '../notifications/service.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { USER_COLUMNS, createSession, revokeAllSessions, revokeSession, toPublicUser, type TAuthUser } from './sessions.ts';
 import { hashToken, isTokenShaped, newToken } from './tokens.ts';
@@ -143,9 +145,16 @@ async function startSession(db: Queryable, client: TClient, userId: string): Pro
 
 // ---- calls ---------------------------------------------------------------------------------
 
-/** GET /api/auth/check */
-export function checkAuth(deps: TAuthDeps, client: TClient): Promise<TAuthState> {
-  return describeState(deps.db, client.user, client.locale);
+/**
+ * GET /api/auth/check; also carries the viewer's open notifications in the `notifications`
+ * envelope key, only when there are any (spec §7: the client applies it only if not empty).
+ */
+export async function checkAuth(deps: TAuthDeps, client: TClient): Promise<TAuthState & { notifications?: TNotification[] }> {
+  const [state, notifications] = await Promise.all([
+    describeState(deps.db, client.user, client.locale),
+    listOpenNotifications(deps.db, client.user?.id ?? null, client.locale),
+  ]);
+  return notifications.length ? { ...state, notifications } : state;
 }
 
 /**

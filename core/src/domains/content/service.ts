@@ -1,9 +1,69 @@
-import type { TFooterImage, TLocale, TMenuItem, TMenuResponse, TMenus } from '@obmen/shared';
+import { z } from 'zod';
+import { LOCALES, type TFooterImage, type TLocale, type TMenuItem, type TMenuResponse, type TMenus } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 import { notFound } from '../../errors.ts';
+import { sanitizeForServing, sanitizeHtmlContent } from '../../lib/sanitize.ts';
 
 export const MENU_NAMES = ['header_menu', 'footer_menu', 'main_menu'] as const;
 export type TMenuName = (typeof MENU_NAMES)[number];
+
+export const ARTICLE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const FOOTER_IMAGE_EXTS = ['svg', 'png', 'webp', 'jpg'] as const;
+
+/** https://… only, nothing else absolute. */
+function isHttpsUrl(value: string): boolean {
+  if (!/^https:\/\//i.test(value) || /[\s\\]/.test(value)) return false;
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** A path of this site: "/image/x.svg"; never "//host" or "/\host". */
+function isSitePath(value: string): boolean {
+  return /^\/(?![/\\])[^\s\\]*$/.test(value);
+}
+
+/**
+ * Menu item urls are site paths without the leading slash, as the spec's header links go to
+ * /{url} ("exchanges", "article/fees", "logout"); footer menu urls are article names. An
+ * https address is allowed for links out. No scheme, no "//", no whitespace.
+ */
+const ZMenuUrl = z
+  .string()
+  .max(200)
+  .refine((url) => /^[A-Za-z0-9][A-Za-z0-9/_.~%?=&-]*$/.test(url) || isHttpsUrl(url), 'a path like "article/fees" or an https:// address');
+
+const ZSiteOrHttpsUrl = z.string().max(2048).refine((url) => isSitePath(url) || isHttpsUrl(url), 'a path like "/image/x.svg" or an https:// address');
+
+export const ZMenuItemInput = z.object({
+  locale: z.enum(LOCALES),
+  menu: z.enum(MENU_NAMES),
+  url: ZMenuUrl,
+  title: z.string().trim().min(1).max(100),
+  order: z.number().int().min(-1_000_000).max(1_000_000).default(0),
+  icon_url: ZSiteOrHttpsUrl.nullish(),
+});
+export type TMenuItemInput = z.input<typeof ZMenuItemInput>;
+
+export const ZFooterImageInput = z.object({
+  name: z.string().regex(/^[a-z0-9_-]{1,64}$/),
+  ext: z.enum(FOOTER_IMAGE_EXTS),
+  url: ZSiteOrHttpsUrl.nullish(),
+  order: z.number().int().min(-1_000_000).max(1_000_000).default(0),
+});
+export type TFooterImageInput = z.input<typeof ZFooterImageInput>;
+
+export const ZArticleInput = z.object({
+  name: z.string().regex(ARTICLE_NAME),
+  locale: z.enum(LOCALES),
+  title: z.string().trim().min(1).max(200),
+  body_html: z.string().max(500_000),
+});
+export type TArticleInput = z.input<typeof ZArticleInput>;
+
+// ---- menus and footer images --------------------------------------------------------------
 
 export async function getMenus(db: Queryable, locale: TLocale, only: readonly TMenuName[] = MENU_NAMES): Promise<TMenuResponse> {
   const [items, images] = await Promise.all([
@@ -23,6 +83,23 @@ export async function getMenus(db: Queryable, locale: TLocale, only: readonly TM
   return { menus, footer_images: images };
 }
 
+/** Adds a menu item or updates the one with the same locale, menu and url. */
+export async function setMenuItem(db: Queryable, input: TMenuItemInput): Promise<TMenuItem> {
+  const item = ZMenuItemInput.parse(input);
+  await db.query(
+    `INSERT INTO menu_items (locale, menu, url, title, position, icon_url) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (locale, menu, url) DO UPDATE SET title = EXCLUDED.title, position = EXCLUDED.position, icon_url = EXCLUDED.icon_url`,
+    [item.locale, item.menu, item.url, item.title, item.order, item.icon_url ?? null],
+  );
+  return { url: item.url, title: item.title, order: item.order, ...(item.icon_url ? { icon_url: item.icon_url } : {}) };
+}
+
+/** Whether there was such an item. */
+export async function removeMenuItem(db: Queryable, locale: TLocale, menu: TMenuName, url: string): Promise<boolean> {
+  const rows = await db.query('DELETE FROM menu_items WHERE locale = $1 AND menu = $2 AND url = $3 RETURNING id', [locale, menu, url]);
+  return rows.length > 0;
+}
+
 export async function listFooterImages(db: Queryable): Promise<TFooterImage[]> {
   const rows = await db.query<{ name: string; ext: string; url: string | null }>(
     'SELECT name, ext, url FROM footer_images ORDER BY position, name',
@@ -30,23 +107,76 @@ export async function listFooterImages(db: Queryable): Promise<TFooterImage[]> {
   return rows.map((row) => (row.url ? { name: row.name, ext: row.ext, url: row.url } : { name: row.name, ext: row.ext }));
 }
 
-export type TArticle = { name: string; locale: TLocale; title: string; body_html: string; updated_at: string };
-
-export async function getArticle(db: Queryable, name: string, locale: TLocale): Promise<TArticle> {
-  const [article] = await db.query<TArticle>(
-    `SELECT name, locale, title, body_html, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS updated_at
-     FROM articles WHERE name = $1 AND locale = $2`,
-    [name, locale],
+/** The file itself is /image/footer_logos/{name}.{ext} of the site (site/public). */
+export async function setFooterImage(db: Queryable, input: TFooterImageInput): Promise<TFooterImage> {
+  const image = ZFooterImageInput.parse(input);
+  await db.query(
+    `INSERT INTO footer_images (name, ext, url, position) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (name) DO UPDATE SET ext = EXCLUDED.ext, url = EXCLUDED.url, position = EXCLUDED.position`,
+    [image.name, image.ext, image.url ?? null, image.order],
   );
-  if (!article) throw notFound();
-  return article;
+  return image.url ? { name: image.name, ext: image.ext, url: image.url } : { name: image.name, ext: image.ext };
 }
 
-/** Articles are stored as HTML; the caller is an operator, and rendering sanitises anyway. */
-export async function saveArticle(db: Queryable, article: Omit<TArticle, 'updated_at'>): Promise<void> {
-  await db.query(
-    `INSERT INTO articles (name, locale, title, body_html) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (name, locale) DO UPDATE SET title = EXCLUDED.title, body_html = EXCLUDED.body_html, updated_at = now()`,
-    [article.name, article.locale, article.title, article.body_html],
+export async function removeFooterImage(db: Queryable, name: string): Promise<boolean> {
+  return (await db.query('DELETE FROM footer_images WHERE name = $1 RETURNING name', [name])).length > 0;
+}
+
+// ---- articles -------------------------------------------------------------------------------
+
+export type TArticle = { name: string; locale: TLocale; title: string; body_html: string; updated_at: string };
+
+const ARTICLE_COLUMNS = `name, locale, title, body_html, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS updated_at`;
+
+/** Sanitised on the way out as well: a row written around saveArticle is made safe too. */
+export async function getArticle(db: Queryable, name: string, locale: TLocale): Promise<TArticle> {
+  const [article] = await db.query<TArticle>(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE name = $1 AND locale = $2`, [name, locale]);
+  if (!article) throw notFound();
+  return { ...article, body_html: sanitizeForServing(article.body_html) };
+}
+
+export async function listArticles(db: Queryable): Promise<Array<Omit<TArticle, 'body_html'> & { bytes: number }>> {
+  return db.query(
+    `SELECT name, locale, title, octet_length(body_html) AS bytes,
+       to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS updated_at
+     FROM articles ORDER BY name, locale`,
   );
+}
+
+/** Articles are stored sanitised (the allowlist of lib/sanitize.ts); returns what was stored. */
+export async function saveArticle(db: Queryable, input: Omit<TArticle, 'updated_at'> | TArticleInput): Promise<TArticle> {
+  const article = ZArticleInput.parse(input);
+  const body = sanitizeHtmlContent(article.body_html);
+  const [saved] = await db.query<TArticle>(
+    `INSERT INTO articles (name, locale, title, body_html) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (name, locale) DO UPDATE SET title = EXCLUDED.title, body_html = EXCLUDED.body_html, updated_at = now()
+     RETURNING ${ARTICLE_COLUMNS}`,
+    [article.name, article.locale, article.title, body],
+  );
+  return saved!;
+}
+
+/** One locale, or every locale when none is given; the number of rows removed. */
+export async function removeArticle(db: Queryable, name: string, locale?: TLocale): Promise<number> {
+  const rows = locale
+    ? await db.query('DELETE FROM articles WHERE name = $1 AND locale = $2 RETURNING name', [name, locale])
+    : await db.query('DELETE FROM articles WHERE name = $1 RETURNING name', [name]);
+  return rows.length;
+}
+
+// ---- content version ------------------------------------------------------------------------
+
+/**
+ * Changes whenever anything a signed-out page shows changes: the counter that triggers bump in
+ * the writing transaction (migration 004), plus the last passed expiry of a notification for
+ * everyone (an expiry changes the page without any write). Opaque to callers: compare, don't parse.
+ */
+export async function getContentVersion(db: Queryable): Promise<string> {
+  const [row] = await db.query<{ version: string; expired: string | null }>(
+    `SELECT v.version::text AS version,
+       (SELECT (extract(epoch FROM max(n.expires_at)) * 1000)::bigint::text FROM notifications n
+        WHERE n.user_id IS NULL AND n.expires_at IS NOT NULL AND n.expires_at <= now()) AS expired
+     FROM content_version v WHERE v.id`,
+  );
+  return `${row?.version ?? '0'}.${row?.expired ?? '0'}`;
 }

@@ -1,4 +1,4 @@
-import { ZSiteSettings, type TSiteSettings } from '@obmen/shared';
+import { ZSiteSettings, type TLocale, type TSiteSettings } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 
 export const DEFAULT_SITE_SETTINGS: TSiteSettings = {
@@ -20,4 +20,9 @@ export async function setSiteSetting<K extends keyof TSiteSettings>(db: Queryabl
      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
     [key, JSON.stringify(value)],
   );
+}
+
+/** A signed-in user's language (POST /api/lang). */
+export async function setUserLocale(db: Queryable, userId: string, locale: TLocale): Promise<void> {
+  await db.query('UPDATE users SET locale = $2, updated_at = now() WHERE id = $1 AND locale IS DISTINCT FROM $2', [userId, locale]);
 }

@@ -1,0 +1,337 @@
+import fp from 'fastify-plugin';
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { LOCALE_COOKIE, SESSION_COOKIE, pickLocale } from '@obmen/shared';
+
+/*
+ * The BFF's cache of signed-out article pages (issue 4 point 2).
+ *
+ * What:   GET/HEAD /article/{name} (a valid article name, no query string) from a visitor with
+ *         no remember_token cookie, keyed by (path, i18n_redirected locale). Only complete 200
+ *         text/html answers without Set-Cookie are stored, with every header Astro wrote (the
+ *         page's CSP carries hashes of this very HTML) and the BFF's security headers.
+ * How:    an onRequest hook. A hit is written straight to the socket (no handler, no Astro, no
+ *         core call). A miss goes on to the Astro handler (plugins/site.ts) and this hook tees
+ *         what Astro writes; when the answer ends it is stored with gzip and brotli variants
+ *         compressed once (off the event loop), a strong ETag per variant, Vary:
+ *         Accept-Encoding, and 304 for a matching If-None-Match.
+ * Never:  a signed-in visitor (any remember_token cookie) is neither served from nor fills the
+ *         cache; the request passes untouched.
+ * Fresh:  entries live PAGE_CACHE_TTL_MS (30 s). While pages are being cached, the BFF asks the
+ *         core for GET /api/content/version every PAGE_CACHE_POLL_MS (1 s), one call per BFF
+ *         instance whatever the traffic, and drops the whole cache when it changes (an
+ *         article, a menu, a footer image, a site setting such as site_blocked, a notification
+ *         for everyone). A page is stored only if the version it was rendered under is still
+ *         the current one when it is stored, so a change during a render is never cached.
+ *         Without traffic for a minute the polling stops; the next visitor starts it again
+ *         (that first page is rendered but not stored until a version is known).
+ */
+
+export type TPageCacheOptions = {
+  ttlMs: number;
+  pollMs: number;
+  maxBytes: number;
+  /** The polling stops after this long without a cacheable request. */
+  idleMs?: number;
+  /** Which paths are cacheable; default: /article/{valid article name}. */
+  cacheable?: RegExp;
+};
+
+type TEncoding = 'br' | 'gzip' | 'identity';
+
+type TVariant = { body: Buffer; etag: string; headers: OutgoingHttpHeaders; httpsHeaders: OutgoingHttpHeaders | null };
+
+type TEntry = {
+  expiresAt: number;
+  bytes: number;
+  variants: Record<TEncoding, TVariant | undefined>;
+  etags: Set<string>;
+};
+
+export type TPageCacheStats = { hits: number; misses: number; stored: number; bypassed: number; invalidations: number; entries: number; bytes: number; version: string | undefined };
+
+export type TPageCacheHandle = {
+  stats: () => TPageCacheStats;
+  clear: () => void;
+  pollNow: () => Promise<void>;
+  /** Resolves when the pages being stored (compressed) are in. */
+  settled: () => Promise<void>;
+};
+
+/** Per server (the app runs as an encapsulated plugin): for tests and diagnostics. */
+const handles = new WeakMap<object, TPageCacheHandle>();
+export function pageCacheOf(server: object): TPageCacheHandle | undefined {
+  return handles.get(server);
+}
+
+export const ARTICLE_PAGE = /^\/article\/[a-z0-9][a-z0-9_-]{0,63}$/;
+const VERSION_PATH = '/api/content/version';
+const MIN_COMPRESS_BYTES = 1024;
+/** Not part of a stored answer: per connection or per response. */
+const DROPPED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'strict-transport-security', 'x-page-cache']);
+const HSTS = 'max-age=31536000; includeSubDomains';
+
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+/** Which of our encodings the client takes (Accept-Encoding; q=0 refuses, * takes both). */
+export function acceptedEncodings(header: string | undefined): { br: boolean; gzip: boolean } {
+  const accepted = { br: false, gzip: false };
+  if (!header) return accepted;
+  for (const part of header.split(',')) {
+    const [rawName = '', ...params] = part.split(';');
+    const name = rawName.trim().toLowerCase();
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (q !== undefined && !(Number(q.slice(2)) > 0)) continue;
+    if (name === 'br') accepted.br = true;
+    else if (name === 'gzip' || name === 'x-gzip') accepted.gzip = true;
+    else if (name === '*') accepted.br = accepted.gzip = true;
+  }
+  return accepted;
+}
+
+function matchesEtag(ifNoneMatch: string, etags: Set<string>): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  for (const tag of ifNoneMatch.split(',')) {
+    const value = tag.trim().replace(/^W\//, '');
+    if (etags.has(value)) return true;
+  }
+  return false;
+}
+
+function headerName(name: string): string {
+  return name.toLowerCase();
+}
+
+export default fp<TPageCacheOptions>(
+  async (app, options) => {
+    const { ttlMs, pollMs, maxBytes } = options;
+    const idleMs = options.idleMs ?? 60_000;
+    const cacheable = options.cacheable ?? ARTICLE_PAGE;
+    const cache = new Map<string, TEntry>();
+    let totalBytes = 0;
+    let version: string | undefined;
+    /** Bumped at every invalidation: a render that started in another generation is not stored. */
+    let generation = 0;
+    let lastWanted = 0;
+    let poller: NodeJS.Timeout | null = null;
+    let polling: Promise<void> | null = null;
+    const stats = { hits: 0, misses: 0, stored: 0, bypassed: 0, invalidations: 0 };
+    const pending = new Set<Promise<unknown>>();
+
+    function clear(): void {
+      cache.clear();
+      totalBytes = 0;
+      generation++;
+    }
+
+    async function pollOnce(): Promise<void> {
+      try {
+        const answer = await app.core.request({ path: VERSION_PATH, method: 'GET', headersTimeout: 2_000, bodyTimeout: 2_000 });
+        const body = (await answer.body.json()) as { version?: unknown };
+        if (answer.statusCode !== 200 || typeof body.version !== 'string') return;
+        if (version !== undefined && body.version !== version) {
+          stats.invalidations++;
+          clear();
+        }
+        version = body.version;
+      } catch (err) {
+        // The core is away: keep what we have (entries still expire by TTL).
+        app.log.debug({ err }, 'content version poll failed');
+      }
+    }
+
+    function poll(): Promise<void> {
+      polling ??= pollOnce().finally(() => {
+        polling = null;
+      });
+      return polling;
+    }
+
+    function tick(): void {
+      if (Date.now() - lastWanted > idleMs && cache.size === 0) {
+        // Idle: stop asking; the next visitor starts again from an unknown version.
+        if (poller) clearInterval(poller);
+        poller = null;
+        version = undefined;
+        generation++;
+        return;
+      }
+      void poll();
+    }
+
+    function wanted(): void {
+      lastWanted = Date.now();
+      if (poller) return;
+      poller = setInterval(tick, pollMs);
+      poller.unref();
+      void poll();
+    }
+
+    app.addHook('onClose', async () => {
+      if (poller) clearInterval(poller);
+      poller = null;
+      await polling;
+    });
+
+    function evictFor(bytes: number): void {
+      for (const [key, entry] of cache) {
+        if (totalBytes + bytes <= maxBytes) break;
+        cache.delete(key);
+        totalBytes -= entry.bytes;
+      }
+    }
+
+    async function store(key: string, startedIn: number, status: number, headers: OutgoingHttpHeaders, chunks: Buffer[]): Promise<void> {
+      if (status !== 200) return;
+      const type = String(headers['content-type'] ?? '');
+      if (!type.startsWith('text/html') || headers['set-cookie'] !== undefined || headers['content-encoding'] !== undefined) return;
+      const body = Buffer.concat(chunks);
+      const base: OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(headers)) {
+        if (value !== undefined && !DROPPED_HEADERS.has(name)) base[name] = value;
+      }
+      const vary = base.vary ? `${String(base.vary)}, Accept-Encoding` : 'Accept-Encoding';
+      const hash = createHash('sha1').update(body).digest('base64url').slice(0, 22);
+      const [gz, br] =
+        body.length >= MIN_COMPRESS_BYTES
+          ? await Promise.all([
+              gzipAsync(body, { level: 9 }),
+              brotliAsync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+            ])
+          : [undefined, undefined];
+      if (startedIn !== generation) return; // content changed while rendering or compressing
+      const variant = (encoded: Buffer, etag: string, encoding?: string): TVariant => {
+        const variantHeaders: OutgoingHttpHeaders = { ...base, vary, etag, 'content-length': encoded.length, 'x-page-cache': 'hit' };
+        if (encoding) variantHeaders['content-encoding'] = encoding;
+        return { body: encoded, etag, headers: variantHeaders, httpsHeaders: null };
+      };
+      const entry: TEntry = {
+        expiresAt: Date.now() + ttlMs,
+        bytes: 0,
+        variants: {
+          identity: variant(body, `"${hash}"`),
+          gzip: gz && gz.length < body.length ? variant(gz, `"${hash}-gz"`, 'gzip') : undefined,
+          br: br && br.length < body.length ? variant(br, `"${hash}-br"`, 'br') : undefined,
+        },
+        etags: new Set(),
+      };
+      for (const v of Object.values(entry.variants)) {
+        if (!v) continue;
+        entry.bytes += v.body.length;
+        entry.etags.add(v.etag);
+      }
+      if (entry.bytes > maxBytes) return;
+      const previous = cache.get(key);
+      if (previous) {
+        cache.delete(key);
+        totalBytes -= previous.bytes;
+      }
+      evictFor(entry.bytes);
+      cache.set(key, entry);
+      totalBytes += entry.bytes;
+      stats.stored++;
+    }
+
+    /** Tees what the Astro handler writes to the socket; stores it once the answer has ended. */
+    function capture(res: ServerResponse, key: string): void {
+      const startedIn = generation;
+      const chunks: Buffer[] = [];
+      let status = 0;
+      let written: OutgoingHttpHeaders = {};
+      const toBuffer = (chunk: unknown, encoding?: unknown) =>
+        Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, (typeof encoding === 'string' ? encoding : 'utf8') as BufferEncoding) : Buffer.from(chunk as Uint8Array);
+      const writeHead = res.writeHead;
+      const write = res.write;
+      const end = res.end;
+      res.writeHead = function (this: ServerResponse, code: number, ...rest: unknown[]) {
+        status = code;
+        const headers = rest.find((arg) => typeof arg === 'object' && arg !== null);
+        if (headers && !Array.isArray(headers)) {
+          written = {};
+          for (const [name, value] of Object.entries(headers as OutgoingHttpHeaders)) written[headerName(name)] = value;
+        }
+        return (writeHead as (...args: unknown[]) => ServerResponse).call(this, code, ...rest);
+      } as ServerResponse['writeHead'];
+      let ending = false;
+      res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+        // Some response implementations (light-my-request) end() through write(): count once.
+        if (!ending && chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(toBuffer(chunk, rest[0]));
+        return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+      } as ServerResponse['write'];
+      res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+        if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(toBuffer(chunk, rest[0]));
+        ending = true;
+        const result = (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+        const headers: OutgoingHttpHeaders = { ...res.getHeaders(), ...written };
+        const storing = store(key, startedIn, status || res.statusCode, headers, chunks)
+          .catch((err) => app.log.warn({ err }, 'page cache store failed'))
+          .finally(() => pending.delete(storing));
+        pending.add(storing);
+        return result;
+      } as ServerResponse['end'];
+    }
+
+    function serve(request: FastifyRequest, reply: FastifyReply, entry: TEntry): void {
+      const accepted = acceptedEncodings(request.headers['accept-encoding']);
+      const { variants } = entry;
+      const chosen = (accepted.br && variants.br) || (accepted.gzip && variants.gzip) || variants.identity!;
+      let headers = chosen.headers;
+      if (request.protocol === 'https') headers = chosen.httpsHeaders ??= { ...chosen.headers, 'strict-transport-security': HSTS };
+      reply.hijack();
+      const res = reply.raw;
+      const ifNoneMatch = request.headers['if-none-match'];
+      if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, entry.etags)) {
+        const notModified: OutgoingHttpHeaders = { ...headers };
+        delete notModified['content-length'];
+        delete notModified['content-encoding'];
+        delete notModified['content-type'];
+        res.writeHead(304, notModified);
+        res.end();
+        return;
+      }
+      res.writeHead(200, headers);
+      if (request.method === 'HEAD') res.end();
+      else res.end(chosen.body);
+    }
+
+    app.addHook('onRequest', (request, reply, done) => {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || !cacheable.test(request.url)) return done();
+      const cookies = request.cookies;
+      if (cookies[SESSION_COOKIE] !== undefined) {
+        stats.bypassed++;
+        return done();
+      }
+      wanted();
+      const key = `${pickLocale(cookies[LOCALE_COOKIE])} ${request.url}`;
+      const entry = cache.get(key);
+      if (entry) {
+        if (entry.expiresAt > Date.now()) {
+          stats.hits++;
+          serve(request, reply, entry);
+          return;
+        }
+        cache.delete(key);
+        totalBytes -= entry.bytes;
+      }
+      stats.misses++;
+      // The page renders as usual (site.ts); it is stored only under a known content version.
+      reply.raw.setHeader('x-page-cache', 'miss');
+      if (request.method === 'GET' && version !== undefined) capture(reply.raw, key);
+      done();
+    });
+
+    handles.set(app.server, {
+      stats: () => ({ ...stats, entries: cache.size, bytes: totalBytes, version }),
+      clear,
+      pollNow: poll,
+      settled: async () => {
+        while (pending.size) await Promise.all(pending);
+      },
+    });
+  },
+  { name: 'page-cache', dependencies: ['@fastify/cookie', 'upstream'] },
+);

@@ -1,0 +1,55 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import app from '../src/app.ts';
+import { loadConfig, type TConfig } from '../src/config.ts';
+import { makeFakeSiteDist } from './helpers.ts';
+import { build as buildCore } from '../../core/test/helpers.ts';
+
+/** The BFF in front of `upstreamUrl`, with Fastify options as server.ts would pass them. */
+export async function buildBff(upstreamUrl: string, env: Partial<Record<keyof TConfig, string>> = {}, options: FastifyServerOptions = {}) {
+  const site = makeFakeSiteDist();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    UPSTREAM_URL: upstreamUrl,
+    // A password sign-in spends one scrypt (~0.5 s) in core.
+    UPSTREAM_TIMEOUT_MS: '20000',
+    SITE_DIST: site.dir,
+    ...env,
+  });
+  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, ...options });
+  await fastify.register(app, { config, frontendVersion: 'fv-session-test' });
+  await fastify.ready();
+  return {
+    app: fastify,
+    async close() {
+      await fastify.close();
+      site.remove();
+    },
+  };
+}
+
+/** The real core on a fresh in-memory PGlite, listening on 127.0.0.1:<random>. */
+export async function startRealCore() {
+  const core = await buildCore('pglite');
+  await core.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = core.app.server.address() as AddressInfo;
+  return { ...core, url: `http://127.0.0.1:${port}` };
+}
+
+export type TCookie = { name: string; value: string; attributes: Record<string, string | true> };
+
+export function parseSetCookies(header: string | string[] | undefined): TCookie[] {
+  const list = header === undefined ? [] : Array.isArray(header) ? header : [header];
+  return list.map((line) => {
+    const [pair = '', ...rest] = line.split(/;\s*/);
+    const eq = pair.indexOf('=');
+    const attributes: Record<string, string | true> = {};
+    for (const part of rest) {
+      const at = part.indexOf('=');
+      if (at === -1) attributes[part.toLowerCase()] = true;
+      else attributes[part.slice(0, at).toLowerCase()] = part.slice(at + 1);
+    }
+    return { name: pair.slice(0, eq), value: pair.slice(eq + 1), attributes };
+  });
+}

@@ -1,0 +1,92 @@
+import type { Queryable } from '../../db/index.ts';
+
+export type TViolation = { rule: string; detail: string };
+export type TLedgerReport = {
+  ok: boolean;
+  violations: TViolation[];
+  /** Per currency: sum of all balances (double entry: always 0) and of all postings. */
+  sums: Record<string, { balances: string; postings: string }>;
+  counts: { accounts: number; transactions: number; postings: number };
+};
+
+const LIMIT = 20;
+
+/**
+ * The ledger's rules, checked from the stored data alone (tests, the bench, `ledger:check`):
+ *  1. per currency, all balances sum to zero, and all postings too (double entry);
+ *  2. no user balance is negative;
+ *  3. every ledger transaction has two or more postings summing to zero per currency;
+ *  4. every stored balance equals the sum of its account's postings;
+ *  5. no idempotency key was applied twice (transfers, single exchanges and exchange-all batches
+ *     per user and key, within the keys' retention of 48 hours).
+ */
+export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
+  const violations: TViolation[] = [];
+  const add = (rule: string, rows: Record<string, unknown>[]) => {
+    for (const row of rows.slice(0, LIMIT)) violations.push({ rule, detail: JSON.stringify(row) });
+  };
+
+  const balances = await db.query<{ currency: string; total: string }>(
+    'SELECT currency, sum(balance)::text AS total FROM ledger_accounts GROUP BY currency ORDER BY currency',
+  );
+  const postings = await db.query<{ currency: string; total: string }>(
+    'SELECT currency, sum(amount)::text AS total FROM postings GROUP BY currency ORDER BY currency',
+  );
+  const sums: TLedgerReport['sums'] = {};
+  for (const row of balances) sums[row.currency] = { balances: row.total, postings: '0' };
+  for (const row of postings) sums[row.currency] = { balances: sums[row.currency]?.balances ?? '0', postings: row.total };
+  add('currency balances sum to zero', balances.filter((row) => BigInt(row.total) !== 0n));
+  add('currency postings sum to zero', postings.filter((row) => BigInt(row.total) !== 0n));
+
+  add(
+    'no negative user balance',
+    await db.query(`SELECT id, user_id, currency, balance::text FROM ledger_accounts WHERE kind = 'user' AND balance < 0 LIMIT ${LIMIT}`),
+  );
+  add(
+    'no user account whose postings sum below zero',
+    await db.query(
+      `SELECT a.id, a.currency, sum(p.amount)::text AS postings FROM ledger_accounts a JOIN postings p ON p.account_id = a.id
+       WHERE a.kind = 'user' GROUP BY a.id, a.currency HAVING sum(p.amount) < 0 LIMIT ${LIMIT}`,
+    ),
+  );
+  add(
+    'transactions sum to zero per currency',
+    await db.query(
+      `SELECT transaction_id, currency, sum(amount)::text AS total FROM postings GROUP BY transaction_id, currency
+       HAVING sum(amount) <> 0 LIMIT ${LIMIT}`,
+    ),
+  );
+  add(
+    'transactions have two or more postings',
+    await db.query(
+      `SELECT t.id, count(p.id)::int AS postings FROM ledger_transactions t LEFT JOIN postings p ON p.transaction_id = t.id
+       GROUP BY t.id HAVING count(p.id) < 2 LIMIT ${LIMIT}`,
+    ),
+  );
+  add(
+    'stored balance equals the sum of postings',
+    await db.query(
+      `SELECT a.id, a.currency, a.balance::text AS balance, coalesce(p.total, 0)::text AS postings
+       FROM ledger_accounts a LEFT JOIN (SELECT account_id, sum(amount) AS total FROM postings GROUP BY account_id) p ON p.account_id = a.id
+       WHERE a.balance <> coalesce(p.total, 0) LIMIT ${LIMIT}`,
+    ),
+  );
+  add(
+    'each idempotency key applied once',
+    await db.query(
+      `SELECT user_id, idempotency_key, count(*)::int AS applied FROM (
+         SELECT sender_id AS user_id, idempotency_key FROM transfers WHERE idempotency_key IS NOT NULL AND created_at > now() - interval '48 hours'
+         UNION ALL
+         SELECT user_id, idempotency_key FROM exchanges WHERE idempotency_key IS NOT NULL AND batch_id IS NULL AND created_at > now() - interval '48 hours'
+         UNION ALL
+         SELECT user_id, idempotency_key FROM exchange_batches WHERE idempotency_key IS NOT NULL AND created_at > now() - interval '48 hours'
+       ) applied GROUP BY user_id, idempotency_key HAVING count(*) > 1 LIMIT ${LIMIT}`,
+    ),
+  );
+
+  const [counts] = await db.query<{ accounts: number; transactions: number; postings: number }>(
+    `SELECT (SELECT count(*) FROM ledger_accounts)::int AS accounts, (SELECT count(*) FROM ledger_transactions)::int AS transactions,
+            (SELECT count(*) FROM postings)::int AS postings`,
+  );
+  return { ok: violations.length === 0, violations, sums, counts: counts! };
+}

@@ -1,0 +1,108 @@
+import { MoneyFormatError, formatAmount, parseAmount } from '@obmen/shared';
+import type { Db, Queryable } from '../../db/index.ts';
+import { AppError } from '../../errors.ts';
+import { currencies, enabledCurrency, precisionLookup, type TCurrency } from './currencies.ts';
+import { fromDbError, moneyError, withRetry } from './errors.ts';
+
+/**
+ * An amount typed by a person, in the currency's precision, strictly above zero. A malformed
+ * one is a 400 naming the field; too many decimals says how many are allowed.
+ */
+export function parseUserAmount(text: string, currency: TCurrency, field = 'amount'): bigint {
+  let value: bigint;
+  try {
+    value = parseAmount(text, currency.precision);
+  } catch (err) {
+    if (!(err instanceof MoneyFormatError)) throw err;
+    if (err.key === 'money.amount_too_precise') {
+      throw new AppError('amount_too_precise', 400, 'money.amount_too_precise_n', {
+        vars: { precision: currency.precision, currency: currency.code },
+        fields: { [field]: 'money.amount_too_precise' },
+      });
+    }
+    throw new AppError('validation', 400, 'error.validation', { fields: { [field]: err.key } });
+  }
+  if (value <= 0n) throw moneyError('amount_not_positive', { currency: currency.code }, field);
+  return value;
+}
+
+/** Runs SQL that may raise ledger refusals, turning them into AppErrors with formatted amounts. */
+export async function ledgerCall<T>(db: Queryable, work: () => Promise<T>, field?: string): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw fromDbError(err, precisionLookup(await currencies(db)), field);
+  }
+}
+
+export type TAdjustment = {
+  /** users.account_id: the 8-digit number people see. */
+  accountId: number;
+  currency: string;
+  /** Major units as text, e.g. "100.50". */
+  amount: string;
+  direction: 'credit' | 'debit';
+  reason: string;
+  actor?: string;
+};
+
+/**
+ * An operator credits or debits a user through the ledger, against the house's adjustment
+ * account, with a reason kept as the transaction memo. A debit never takes a balance below 0.
+ */
+export async function adjustBalance(db: Db, input: TAdjustment): Promise<{ transaction_id: string; currency: string; balance: string }> {
+  const reason = input.reason.trim();
+  if (!reason) throw new AppError('validation', 400, 'error.validation', { fields: { reason: 'validation.required' } });
+  const currency = await enabledCurrency(db, input.currency.toUpperCase());
+  const amount = parseUserAmount(input.amount, currency);
+  const signed = input.direction === 'credit' ? amount : -amount;
+  return withRetry(() =>
+    ledgerCall(db, () =>
+      db.transaction(async (tx) => {
+        const [user] = await tx.query<{ id: string }>('SELECT id::text AS id FROM users WHERE account_id = $1', [input.accountId]);
+        if (!user) throw moneyError('recipient_not_found', { account_id: input.accountId });
+        const [row] = await tx.query<{ tx: string }>(
+          `SELECT ledger_post('adjustment', ARRAY[ledger_user_account($1, $2), ledger_system_account('adjustment', $2)],
+             ARRAY[$3::numeric, -$3::numeric], $4, $5)::text AS tx`,
+          [user.id, currency.code, signed.toString(), reason, input.actor ?? 'operator'],
+        );
+        const [balance] = await tx.query<{ balance: string }>(
+          'SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = $2',
+          [user.id, currency.code],
+        );
+        return { transaction_id: row!.tx, currency: currency.code, balance: formatAmount(balance!.balance, currency.precision) };
+      }),
+    ),
+  );
+}
+
+/** A correction: posts the opposite of a ledger transaction (once), with a reason. */
+export async function reverseTransaction(db: Db, transactionId: string, reason: string, actor = 'operator'): Promise<{ transaction_id: string; reverses: string }> {
+  if (!reason.trim()) throw new AppError('validation', 400, 'error.validation', { fields: { reason: 'validation.required' } });
+  if (!/^\d{1,18}$/.test(transactionId)) throw new AppError('validation', 400, 'error.validation', { fields: { transaction: 'validation.invalid' } });
+  return withRetry(() =>
+    ledgerCall(db, () =>
+      db.transaction(async (tx) => {
+        const [row] = await tx.query<{ tx: string }>('SELECT ledger_reverse($1, $2, $3)::text AS tx', [transactionId, reason.trim(), actor]);
+        return { transaction_id: row!.tx, reverses: transactionId };
+      }),
+    ),
+  );
+}
+
+/** A user's balances in minor units by currency (accounts that exist). */
+export async function userBalances(db: Queryable, userId: string): Promise<Map<string, bigint>> {
+  const rows = await db.query<{ currency: string; balance: string }>(
+    'SELECT currency, balance::text AS balance FROM ledger_accounts WHERE user_id = $1',
+    [userId],
+  );
+  return new Map(rows.map((row) => [row.currency, BigInt(row.balance)]));
+}
+
+export async function userBalance(db: Queryable, userId: string, currency: string): Promise<bigint> {
+  const [row] = await db.query<{ balance: string }>(
+    'SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = $2',
+    [userId, currency],
+  );
+  return row ? BigInt(row.balance) : 0n;
+}

@@ -1,0 +1,51 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { ZHistoryQuery, ZTransferBody, translate } from '@obmen/shared';
+import { parseInput } from '../../validation.ts';
+import { currentUser, requireUser } from '../../plugins/session.ts';
+import { idempotencyKeyOf } from '../idempotency/service.ts';
+import { getWalletEnvelope } from '../wallets/service.ts';
+import { TRANSFER_CSV_COLUMNS, toCsv, transferHistory } from '../history/service.ts';
+import { checkTransfer, makeTransfer, transferInfo } from './service.ts';
+
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/** Transfers between users (spec §7 Transfer). Every route needs a signed-in user. */
+const transferRoutes: FastifyPluginAsync = async (app) => {
+  app.get('/api/transfer', { preHandler: requireUser }, async (request) => {
+    const user = currentUser(request);
+    return { status: 'ok', ...(await transferInfo(app.db, user.id)), ...(await getWalletEnvelope(app.db, user.id)) };
+  });
+
+  app.post('/api/transfer/check', { preHandler: requireUser }, async (request) =>
+    checkTransfer(app.db, currentUser(request).id, parseInput(ZTransferBody, request.body ?? {})),
+  );
+
+  app.post('/api/transfer', { preHandler: requireUser }, async (request, reply) => {
+    const user = currentUser(request);
+    const key = idempotencyKeyOf(request);
+    const result = await makeTransfer(app.db, user.id, key, parseInput(ZTransferBody, request.body ?? {}));
+    if (result.replayed) reply.header(REPLAYED_HEADER, 'true');
+    const { transfer } = result;
+    return {
+      status: 'ok',
+      message: translate(request.locale, 'transfer.done', { amount: transfer.amount, currency: transfer.currency, name: transfer.name }),
+      transfer,
+      wallets: result.wallets,
+      total_balance: result.total_balance,
+    };
+  });
+
+  app.get('/api/transfer/history', { preHandler: requireUser }, async (request, reply) => {
+    const query = parseInput(ZHistoryQuery, request.query ?? {});
+    const page = await transferHistory(app.db, currentUser(request).id, query);
+    if (query.format === 'csv') {
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="transfer-history.csv"')
+        .send(toCsv(TRANSFER_CSV_COLUMNS, page.items));
+    }
+    return { status: 'ok', ...page };
+  });
+};
+
+export default transferRoutes;

@@ -1,0 +1,144 @@
+import { formatAmount, parseAmount, type TTransferBody, type TTransferCheck, type TTransferCurrency, type TTransferRecord } from '@obmen/shared';
+import type { Db, Queryable } from '../../db/index.ts';
+import { currencies, enabledCurrency } from '../ledger/currencies.ts';
+import { moneyError, withRetry } from '../ledger/errors.ts';
+import { ledgerCall, parseUserAmount } from '../ledger/service.ts';
+import { requestHash } from '../idempotency/service.ts';
+import { formatWalletState, type TWalletEnvelope, type TWalletState } from '../wallets/service.ts';
+
+export const TRANSFER_SCOPE = 'POST /api/transfer';
+
+/** A transfer as stored by money_transfer(): amounts in minor units. */
+type TRawTransfer = Omit<TTransferRecord, 'amount' | 'fee'> & { amount: string; fee: string };
+
+async function formatTransfer(db: Queryable, raw: TRawTransfer): Promise<TTransferRecord> {
+  const precision = (await currencies(db)).get(raw.currency)?.precision ?? 0;
+  return { ...raw, amount: formatAmount(raw.amount, precision), fee: formatAmount(raw.fee, precision) };
+}
+
+/** GET /api/transfer: what can be sent, the limits and fees, and the user's balances. */
+export async function transferInfo(db: Queryable, userId: string): Promise<{ currencies: TTransferCurrency[] }> {
+  const rows = await db.query<{
+    code: string; logo: string; precision: number; min: string; max: string | null; fee_percent: string; fee_fixed: string; balance: string;
+  }>(
+    `SELECT c.code, c.logo, c.precision, coalesce(t.min_amount, 1)::text AS min, t.max_amount::text AS max,
+            coalesce(t.fee_percent, 0)::text AS fee_percent, coalesce(t.fee_fixed, 0)::text AS fee_fixed, coalesce(a.balance, 0)::text AS balance
+     FROM currencies c
+     LEFT JOIN transfer_settings t ON t.currency = c.code
+     LEFT JOIN ledger_accounts a ON a.user_id = $1 AND a.currency = c.code
+     WHERE c.enabled AND coalesce(t.enabled, true)
+     ORDER BY c.position, c.code`,
+    [userId],
+  );
+  return {
+    currencies: rows.map((row) => ({
+      code: row.code,
+      logo: row.logo,
+      precision: Number(row.precision),
+      min: formatAmount(row.min, Number(row.precision)),
+      max: row.max === null ? null : formatAmount(row.max, Number(row.precision)),
+      fee_percent: row.fee_percent,
+      fee_fixed: formatAmount(row.fee_fixed, Number(row.precision)),
+      balance: formatAmount(row.balance, Number(row.precision)),
+    })),
+  };
+}
+
+/**
+ * POST /api/transfer/check: the recipient's masked name, the fee and the total, or why not
+ * (unknown account, yourself, limits, not enough money) as a 4xx naming the field.
+ */
+export async function checkTransfer(db: Queryable, userId: string, body: TTransferBody): Promise<TTransferCheck> {
+  const currency = await enabledCurrency(db, body.currency);
+  const amount = parseUserAmount(body.amount, currency);
+  const [row] = await ledgerCall(db, () =>
+    db.query<{ recipient_name: string; fee: string; balance: string }>(
+      'SELECT recipient_name, fee::text AS fee, balance::text AS balance FROM transfer_prepare($1, $2, $3, $4)',
+      [userId, body.account_id, currency.code, amount.toString()],
+    ),
+  );
+  const fee = BigInt(row!.fee);
+  const balance = BigInt(row!.balance);
+  const format = (value: bigint) => formatAmount(value, currency.precision);
+  if (balance < amount + fee) {
+    throw moneyError('insufficient_funds', { currency: currency.code, balance: format(balance), needed: format(amount + fee) }, 'amount');
+  }
+  return {
+    status: 'ok',
+    recipient: { account_id: body.account_id, name: row!.recipient_name },
+    currency: currency.code,
+    amount: format(amount),
+    fee: format(fee),
+    total: format(amount + fee),
+    balance: format(balance),
+  };
+}
+
+export type TTransferResult = { transfer: TTransferRecord; replayed: boolean } & TWalletEnvelope;
+
+/**
+ * POST /api/transfer: moves the money in ONE round trip (the SQL function money_transfer():
+ * idempotency key, checks, locks in id order, ledger, record, the sender's wallets).
+ * Deadlocks are retried; the same key replays the first answer.
+ */
+export async function makeTransfer(db: Db, userId: string, key: string, body: TTransferBody): Promise<TTransferResult> {
+  const currency = await enabledCurrency(db, body.currency);
+  const amount = parseUserAmount(body.amount, currency);
+  const comment = body.comment ?? null;
+  const hash = requestHash(TRANSFER_SCOPE, { account_id: body.account_id, currency: currency.code, amount, comment });
+  const [row] = await withRetry(() =>
+    ledgerCall(db, () =>
+      db.query<{ r: { replayed: boolean; result: { transfer: TRawTransfer }; wallet: TWalletState } }>(
+        'SELECT money_transfer($1, $2, $3, $4, $5, $6, $7) AS r',
+        [userId, key, hash, body.account_id, currency.code, amount.toString(), comment],
+      ),
+    ),
+  );
+  const { replayed, result, wallet } = row!.r;
+  return { transfer: await formatTransfer(db, result.transfer), replayed, ...formatWalletState(wallet) };
+}
+
+/** Operator (transfer:set): limits and fee of transfers in one currency; amounts in major units. */
+export async function setTransferSettings(
+  db: Queryable,
+  code: string,
+  input: { min?: string; max?: string; fee_percent?: string; fee_fixed?: string; enabled?: string },
+): Promise<Record<string, unknown>> {
+  const currency = (await currencies(db)).get(code.toUpperCase());
+  if (!currency) throw new Error(`unknown currency: ${code}`);
+  const amount = (name: string, text: string) => {
+    try {
+      return parseAmount(text, currency.precision).toString();
+    } catch {
+      throw new Error(`${name}: not an amount of ${currency.code} (${currency.precision} decimals): ${text}`);
+    }
+  };
+  const values: Record<string, string | boolean | null> = {};
+  if (input.min !== undefined) values.min_amount = amount('min', input.min);
+  if (input.max !== undefined) values.max_amount = input.max === 'none' ? null : amount('max', input.max);
+  if (input.fee_fixed !== undefined) values.fee_fixed = amount('fee_fixed', input.fee_fixed);
+  if (input.fee_percent !== undefined) {
+    if (!/^(0(\.\d+)?|\.\d+)$/.test(input.fee_percent.trim())) throw new Error('fee_percent: a fraction from 0 to below 1, e.g. 0.005');
+    values.fee_percent = input.fee_percent.trim();
+  }
+  if (input.enabled !== undefined) values.enabled = input.enabled === 'true';
+  const columns = Object.keys(values);
+  await db.query(
+    `INSERT INTO transfer_settings (currency${columns.map((c) => `, ${c}`).join('')}) VALUES ($1${columns.map((_, i) => `, $${i + 2}`).join('')})
+     ON CONFLICT (currency) DO ${columns.length ? `UPDATE SET ${columns.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}` : 'NOTHING'}`,
+    [currency.code, ...Object.values(values)],
+  );
+  const [row] = await db.query<{ min: string; max: string | null; fee_percent: string; fee_fixed: string; enabled: boolean }>(
+    `SELECT min_amount::text AS min, max_amount::text AS max, fee_percent::text AS fee_percent, fee_fixed::text AS fee_fixed, enabled
+     FROM transfer_settings WHERE currency = $1`,
+    [currency.code],
+  );
+  return {
+    currency: currency.code,
+    min: formatAmount(row!.min, currency.precision),
+    max: row!.max === null ? null : formatAmount(row!.max, currency.precision),
+    fee_percent: row!.fee_percent,
+    fee_fixed: formatAmount(row!.fee_fixed, currency.precision),
+    enabled: row!.enabled,
+  };
+}
