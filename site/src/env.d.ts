@@ -20,6 +20,8 @@ declare global {
       notifications?: TNotification[];
       /** The Bearer token for server-side calls to the core on behalf of this visitor. */
       sessionToken?: string;
+      /** The core did not answer: pages show the maintenance page with a 503. */
+      unavailable?: boolean;
     }
   }
 }

@@ -15,10 +15,20 @@ export const onRequest = defineMiddleware(async (context, next) => {
   const token = context.cookies.get(SESSION_COOKIE)?.value;
   let locale = pickLocale(cookieLocale);
   const call = { locale, token, clientIp: locals.clientIp };
-  const [check, menu] = await Promise.all([
-    coreGet<TCheck>('/api/auth/check', call),
-    coreGet<TMenuResponse>('/api/content/menu', call),
-  ]);
+  let check: TCheck;
+  let menu: TMenuResponse;
+  try {
+    [check, menu] = await Promise.all([coreGet<TCheck>('/api/auth/check', call), coreGet<TMenuResponse>('/api/content/menu', call)]);
+  } catch (err) {
+    // The core is down or too slow: one honest, localized page (503), not a stack trace.
+    console.error(JSON.stringify({ msg: 'core unavailable for page', path: context.url.pathname, err: String(err) }));
+    locals.locale = locale;
+    locals.t = getT(locale);
+    locals.unavailable = true;
+    return context.url.pathname === MAINTENANCE_PATH ? next() : context.rewrite(MAINTENANCE_PATH);
+  }
+  // Spec §4: an unauthenticated answer clears the remember_token cookie.
+  if (token && !check.user.is_authenticated) context.cookies.delete(SESSION_COOKIE, { path: '/' });
   // A signed-in user's stored language wins over a missing cookie, never over an explicit choice.
   if (!cookieLocale && check.user.is_authenticated) locale = check.user.locale;
   locals.locale = locale;
