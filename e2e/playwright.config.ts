@@ -23,7 +23,23 @@ const ownDataDir = !process.env.E2E_DATA_DIR;
 const dataDir = process.env.E2E_DATA_DIR ?? join(tmpdir(), `obmen-e2e-${process.pid}-${randomBytes(4).toString('hex')}`);
 if (ownDataDir) process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
 
+/**
+ * The passwordless specs switch the site-wide auth_type (POST /api/dev/auth_type), which every
+ * other spec depends on: they live in their own project, run one at a time, only after every
+ * other project has finished (`teardown` runs even when earlier tests failed, unlike
+ * `dependencies`, which would skip them).
+ */
+const GLOBAL_SETTINGS_SPECS = /accounts-email\.spec\.ts$/;
+
 export const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+const chromium = {
+  ...devices['Desktop Chrome'],
+  viewport: { width: 1280, height: 800 },
+  launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS },
+  // The account id click copies it (issue 3): the clipboard needs these in headless Chromium.
+  permissions: ['clipboard-read', 'clipboard-write'],
+};
 
 export default defineConfig({
   testDir: '.',
@@ -48,11 +64,15 @@ export default defineConfig({
   projects: [
     {
       name: 'chromium',
-      use: {
-        ...devices['Desktop Chrome'],
-        viewport: { width: 1280, height: 800 },
-        launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS },
-      },
+      testIgnore: GLOBAL_SETTINGS_SPECS,
+      teardown: 'chromium-auth-type',
+      use: chromium,
+    },
+    {
+      name: 'chromium-auth-type',
+      testMatch: GLOBAL_SETTINGS_SPECS,
+      fullyParallel: false,
+      use: chromium,
     },
   ],
   webServer: {
@@ -70,6 +90,8 @@ export default defineConfig({
       DATA_DIR: dataDir,
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
+      // Mailed links (core PUBLIC_URL) point at this test server; the BFF accepts it as an origin.
+      PUBLIC_URL: baseURL,
     },
   },
 });

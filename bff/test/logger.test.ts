@@ -52,7 +52,7 @@ describe('BFF POST /api/logger/front (the whole app)', () => {
     upstream = await startFakeUpstream();
     site = makeFakeSiteDist();
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', UPSTREAM_URL: upstream.url, SITE_DIST: site.dir, LOG_REQUESTS: 'false' });
-    fastify = Fastify({ loggerInstance: log.logger });
+    fastify = Fastify({ loggerInstance: log.logger }) as unknown as FastifyInstance;
     await fastify.register(app, { config, frontendVersion: 'fv-test' });
     await fastify.ready();
   });

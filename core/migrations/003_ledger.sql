@@ -71,39 +71,40 @@ CREATE TRIGGER ledger_transactions_append_only BEFORE UPDATE OR DELETE ON ledger
 CREATE TRIGGER ledger_transactions_no_truncate BEFORE TRUNCATE ON ledger_transactions
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only();
 
--- At commit: every ledger transaction has two or more postings that sum to zero per currency
--- (ledger_post checks this before writing; these deferred triggers hold for any other writer).
-CREATE FUNCTION ledger_assert_balanced(p_tx bigint) RETURNS void LANGUAGE plpgsql AS $$
+-- Every ledger transaction has two or more postings that sum to zero per currency. ledger_post
+-- checks this before writing; these triggers hold it for any other writer too:
+--   - after each INSERT into postings (one check per statement, not per row): every ledger
+--     transaction touched sums to zero per currency, so a transaction's postings are inserted
+--     together, in one statement;
+--   - at commit (deferred): every new ledger transaction has two or more postings.
+CREATE FUNCTION postings_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  v_count integer;
   v_bad record;
 BEGIN
-  SELECT count(*) INTO v_count FROM postings WHERE transaction_id = p_tx;
-  IF v_count < 2 THEN
-    RAISE EXCEPTION 'ledger transaction % has % posting(s), needs two or more', p_tx, v_count USING ERRCODE = 'OB901';
-  END IF;
-  SELECT currency, sum(amount) AS total INTO v_bad FROM postings WHERE transaction_id = p_tx
-    GROUP BY currency HAVING sum(amount) <> 0 LIMIT 1;
+  SELECT p.transaction_id, p.currency, sum(p.amount) AS total INTO v_bad
+    FROM postings p WHERE p.transaction_id IN (SELECT DISTINCT n.transaction_id FROM new_postings n)
+    GROUP BY p.transaction_id, p.currency HAVING sum(p.amount) <> 0 LIMIT 1;
   IF FOUND THEN
-    RAISE EXCEPTION 'ledger transaction % does not sum to zero in %: %', p_tx, v_bad.currency, v_bad.total USING ERRCODE = 'OB901';
+    RAISE EXCEPTION 'ledger transaction % does not sum to zero in %: %', v_bad.transaction_id, v_bad.currency, v_bad.total
+      USING ERRCODE = 'OB901';
   END IF;
-END $$;
-
-CREATE FUNCTION ledger_transactions_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM ledger_assert_balanced(NEW.id);
   RETURN NULL;
 END $$;
-CREATE CONSTRAINT TRIGGER ledger_transactions_balanced AFTER INSERT ON ledger_transactions
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_transactions_balanced();
+CREATE TRIGGER postings_balanced AFTER INSERT ON postings
+  REFERENCING NEW TABLE AS new_postings FOR EACH STATEMENT EXECUTE FUNCTION postings_balanced();
 
-CREATE FUNCTION postings_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION ledger_transactions_posted() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  v_count integer;
 BEGIN
-  PERFORM ledger_assert_balanced(NEW.transaction_id);
+  SELECT count(*) INTO v_count FROM postings WHERE transaction_id = NEW.id;
+  IF v_count < 2 THEN
+    RAISE EXCEPTION 'ledger transaction % has % posting(s), needs two or more', NEW.id, v_count USING ERRCODE = 'OB901';
+  END IF;
   RETURN NULL;
 END $$;
-CREATE CONSTRAINT TRIGGER postings_balanced AFTER INSERT ON postings
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION postings_balanced();
+CREATE CONSTRAINT TRIGGER ledger_transactions_posted AFTER INSERT ON ledger_transactions
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_transactions_posted();
 
 -- The account of a user in a currency, created on first use.
 CREATE FUNCTION ledger_user_account(p_user bigint, p_currency text) RETURNS bigint LANGUAGE plpgsql AS $$
@@ -137,6 +138,13 @@ BEGIN
   RETURN v_id;
 END $$;
 
+-- The house account of a kind for one user's movement: liquidity and fee accounts are split
+-- into 8 shards by user, so concurrent exchanges of different users do not queue on one row
+-- (a house account may go negative, so any shard will do). Their sum is the house's position.
+CREATE FUNCTION ledger_house_account(p_kind text, p_currency text, p_user bigint) RETURNS bigint LANGUAGE sql AS $$
+  SELECT ledger_system_account(p_kind, p_currency, 'shard-' || (p_user % 8))
+$$;
+
 -- Row locks in one fixed order (ascending id): two writers can wait on each other, never in a
 -- cycle. A writer that touches accounts in several steps locks all of them here first.
 CREATE FUNCTION ledger_lock(p_accounts bigint[]) RETURNS void LANGUAGE plpgsql AS $$
@@ -145,55 +153,77 @@ BEGIN
 END $$;
 
 -- The one way money moves: postings (account, amount) that sum to zero per currency.
--- Zero amounts are dropped. Returns the ledger transaction id.
+-- Zero amounts are dropped. Returns the ledger transaction id. Four statements, whatever the
+-- number of postings: lock and read, insert the transaction, its postings, the balances.
 CREATE FUNCTION ledger_post(
   p_kind text, p_accounts bigint[], p_amounts numeric[],
   p_memo text DEFAULT NULL, p_actor text DEFAULT NULL, p_reverses bigint DEFAULT NULL
 ) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
+  n integer := coalesce(array_length(p_accounts, 1), 0);
+  v_ids bigint[];
+  v_kinds text[];
+  v_currencies text[];
+  v_balances numeric[];
+  v_deltas numeric[];
+  v_post_accounts bigint[] := '{}';
+  v_post_currencies text[] := '{}';
+  v_post_amounts numeric[] := '{}';
+  v_sum_currencies text[] := '{}';
+  v_sums numeric[] := '{}';
+  i integer;
+  j integer;
+  k integer;
   v_tx bigint;
-  v_bad record;
-  v_given integer;
-  v_found integer;
 BEGIN
-  IF coalesce(array_length(p_accounts, 1), 0) <> coalesce(array_length(p_amounts, 1), 0) THEN
-    RAISE EXCEPTION 'ledger_post: % accounts, % amounts', array_length(p_accounts, 1), array_length(p_amounts, 1) USING ERRCODE = 'OB902';
+  IF n <> coalesce(array_length(p_amounts, 1), 0) THEN
+    RAISE EXCEPTION 'ledger_post: % accounts, % amounts', n, coalesce(array_length(p_amounts, 1), 0) USING ERRCODE = 'OB902';
   END IF;
-  PERFORM ledger_lock(p_accounts);
+  -- Row locks in ascending id order (the fixed order of every writer), reading what we need.
+  SELECT array_agg(id ORDER BY id), array_agg(kind ORDER BY id), array_agg(currency ORDER BY id), array_agg(balance ORDER BY id)
+    INTO v_ids, v_kinds, v_currencies, v_balances
+    FROM (SELECT id, kind, currency, balance FROM ledger_accounts WHERE id = ANY (p_accounts) ORDER BY id FOR UPDATE) AS locked;
+  v_deltas := array_fill(0::numeric, ARRAY[coalesce(array_length(v_ids, 1), 0)]);
 
-  SELECT count(*) INTO v_given FROM unnest(p_accounts, p_amounts) AS t(account_id, amount) WHERE t.amount <> 0;
-  SELECT count(*) INTO v_found FROM unnest(p_accounts, p_amounts) AS t(account_id, amount)
-    JOIN ledger_accounts a ON a.id = t.account_id WHERE t.amount <> 0;
-  IF v_given < 2 OR v_found <> v_given THEN
-    RAISE EXCEPTION 'ledger_post: % postings given, % on known accounts, need two or more', v_given, v_found USING ERRCODE = 'OB902';
+  FOR i IN 1 .. n LOOP
+    CONTINUE WHEN p_amounts[i] = 0;
+    j := array_position(v_ids, p_accounts[i]);
+    IF j IS NULL THEN
+      RAISE EXCEPTION 'ledger_post: no account %', p_accounts[i] USING ERRCODE = 'OB902';
+    END IF;
+    v_deltas[j] := v_deltas[j] + p_amounts[i];
+    v_post_accounts := v_post_accounts || p_accounts[i];
+    v_post_currencies := v_post_currencies || v_currencies[j];
+    v_post_amounts := v_post_amounts || p_amounts[i];
+    k := array_position(v_sum_currencies, v_currencies[j]);
+    IF k IS NULL THEN
+      v_sum_currencies := v_sum_currencies || v_currencies[j];
+      v_sums := v_sums || p_amounts[i];
+    ELSE
+      v_sums[k] := v_sums[k] + p_amounts[i];
+    END IF;
+  END LOOP;
+  IF coalesce(array_length(v_post_accounts, 1), 0) < 2 THEN
+    RAISE EXCEPTION 'ledger_post: % non-zero postings, need two or more', coalesce(array_length(v_post_accounts, 1), 0) USING ERRCODE = 'OB902';
   END IF;
-
-  SELECT a.currency, sum(t.amount) AS total INTO v_bad
-    FROM unnest(p_accounts, p_amounts) AS t(account_id, amount) JOIN ledger_accounts a ON a.id = t.account_id
-    GROUP BY a.currency HAVING sum(t.amount) <> 0 LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'ledger_post: postings do not sum to zero in %: %', v_bad.currency, v_bad.total USING ERRCODE = 'OB901';
-  END IF;
-
+  FOR k IN 1 .. array_length(v_sum_currencies, 1) LOOP
+    IF v_sums[k] <> 0 THEN
+      RAISE EXCEPTION 'ledger_post: postings do not sum to zero in %: %', v_sum_currencies[k], v_sums[k] USING ERRCODE = 'OB901';
+    END IF;
+  END LOOP;
   -- No user balance goes below zero: checked here, under the lock, with a clear error.
-  SELECT a.id, a.currency, a.balance, d.delta INTO v_bad
-    FROM (SELECT t.account_id, sum(t.amount) AS delta FROM unnest(p_accounts, p_amounts) AS t(account_id, amount) GROUP BY t.account_id) d
-    JOIN ledger_accounts a ON a.id = d.account_id
-    WHERE a.kind = 'user' AND a.balance + d.delta < 0
-    ORDER BY a.id LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'insufficient_funds' USING ERRCODE = 'OB000',
-      DETAIL = json_build_object('currency', v_bad.currency, 'balance', v_bad.balance::text, 'needed', (-v_bad.delta)::text)::text;
-  END IF;
+  FOR j IN 1 .. array_length(v_ids, 1) LOOP
+    IF v_kinds[j] = 'user' AND v_balances[j] + v_deltas[j] < 0 THEN
+      RAISE EXCEPTION 'insufficient_funds' USING ERRCODE = 'OB000',
+        DETAIL = json_build_object('currency', v_currencies[j], 'balance', v_balances[j]::text, 'needed', (-v_deltas[j])::text)::text;
+    END IF;
+  END LOOP;
 
   INSERT INTO ledger_transactions (kind, memo, actor, reverses) VALUES (p_kind, p_memo, p_actor, p_reverses) RETURNING id INTO v_tx;
   INSERT INTO postings (transaction_id, account_id, currency, amount)
-    SELECT v_tx, t.account_id, a.currency, t.amount
-    FROM unnest(p_accounts, p_amounts) WITH ORDINALITY AS t(account_id, amount, n) JOIN ledger_accounts a ON a.id = t.account_id
-    WHERE t.amount <> 0 ORDER BY t.n;
+    SELECT v_tx, t.account_id, t.currency, t.amount FROM unnest(v_post_accounts, v_post_currencies, v_post_amounts) AS t(account_id, currency, amount);
   UPDATE ledger_accounts a SET balance = a.balance + d.delta
-    FROM (SELECT t.account_id, sum(t.amount) AS delta FROM unnest(p_accounts, p_amounts) AS t(account_id, amount) GROUP BY t.account_id) d
-    WHERE a.id = d.account_id AND d.delta <> 0;
+    FROM unnest(v_ids, v_deltas) AS d(id, delta) WHERE a.id = d.id AND d.delta <> 0;
   RETURN v_tx;
 END $$;
 
@@ -220,7 +250,7 @@ CREATE TABLE wallet_settings (
   user_id bigint PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
   display_currency text NOT NULL DEFAULT 'USD' REFERENCES currencies (code),
   -- the wallet highlighted in the sidebar: the destination of the last exchange
-  last_exchange_currency text REFERENCES currencies (code)
+  last_exchange_currency text
 );
 
 -- ---- rates ----------------------------------------------------------------------------------
@@ -258,9 +288,10 @@ CREATE TABLE transfer_settings (
 
 -- The wallets of a user with balances in minor units, valued in the display currency at mid
 -- rates (rounded down), as JSON: what getWalletEnvelope formats. Enabled currencies, plus any
--- disabled one that still holds money.
-CREATE FUNCTION wallet_state(p_user bigint) RETURNS jsonb LANGUAGE sql STABLE AS $$
-  WITH u AS (
+-- disabled one that still holds money. plpgsql rather than sql: its plan is cached per session.
+CREATE FUNCTION wallet_state(p_user bigint) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (WITH u AS (
     SELECT u.account_id, coalesce(ws.display_currency, 'USD') AS display, ws.last_exchange_currency AS last
     FROM users u LEFT JOIN wallet_settings ws ON ws.user_id = u.id WHERE u.id = p_user
   ),
@@ -288,16 +319,18 @@ CREATE FUNCTION wallet_state(p_user bigint) RETURNS jsonb LANGUAGE sql STABLE AS
     'total', (SELECT coalesce(sum(v.value), 0)::text FROM v),
     'wallets', (SELECT coalesce(jsonb_agg(jsonb_build_array(w.code, w.precision, w.logo, w.balance::text) ORDER BY w.position, w.code), '[]'::jsonb) FROM w)
   )
-  FROM u CROSS JOIN d
-$$;
+  FROM u CROSS JOIN d);
+END $$;
 
 -- ---- idempotency ----------------------------------------------------------------------------
 
 -- One row per (user, key), inserted first in the money-moving transaction: a concurrent
 -- duplicate waits on the row, then replays `response`. A failed attempt rolls back and
 -- leaves no row, so the same key may be tried again.
+-- No foreign key to users on purpose: an FK check share-locks the parent row, and concurrent
+-- requests of one user would contend on it before any money moves. Old keys are purged.
 CREATE TABLE idempotency_keys (
-  user_id bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  user_id bigint NOT NULL,
   key text NOT NULL,
   request_hash text NOT NULL,
   response jsonb,
@@ -312,7 +345,9 @@ CREATE TABLE transfers (
   id bigserial PRIMARY KEY,
   sender_id bigint NOT NULL REFERENCES users (id),
   recipient_id bigint NOT NULL REFERENCES users (id),
-  currency text NOT NULL REFERENCES currencies (code),
+  -- No foreign key to currencies: every concurrent transfer would share-lock the one hot
+  -- currency row. The ledger accounts' own foreign keys vouch for the currency.
+  currency text NOT NULL,
   amount numeric(38, 0) NOT NULL CHECK (amount > 0),
   fee numeric(38, 0) NOT NULL DEFAULT 0 CHECK (fee >= 0),
   comment text,
@@ -372,7 +407,7 @@ BEGIN
   SELECT coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.user_id = p_user AND a.currency = p_currency), 0) INTO balance;
 END $$;
 
-CREATE FUNCTION iso_time(p_at timestamptz) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+CREATE FUNCTION iso_time(p_at timestamptz) RETURNS text LANGUAGE sql STABLE AS $$
   SELECT to_char(p_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
 $$;
 
@@ -409,7 +444,7 @@ BEGIN
   END IF;
   v_to := ledger_user_account(p.recipient_id, p_currency);
   IF p.fee > 0 THEN
-    v_tx := ledger_post('transfer', ARRAY[v_from, v_to, ledger_system_account('fees', p_currency)],
+    v_tx := ledger_post('transfer', ARRAY[v_from, v_to, ledger_house_account('fees', p_currency, p_user)],
       ARRAY[-(p_amount + p.fee), p_amount, p.fee], NULL, 'user:' || p_user);
   ELSE
     v_tx := ledger_post('transfer', ARRAY[v_from, v_to], ARRAY[-p_amount, p_amount], NULL, 'user:' || p_user);
@@ -432,8 +467,9 @@ CREATE TABLE exchange_quotes (
   id bigserial PRIMARY KEY,
   token_hash bytea NOT NULL UNIQUE,
   user_id bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-  src text NOT NULL REFERENCES currencies (code),
-  dst text NOT NULL REFERENCES currencies (code),
+  -- (no foreign keys to currencies here and in exchanges: see transfers.currency)
+  src text NOT NULL,
+  dst text NOT NULL,
   pay numeric(38, 0) NOT NULL,
   fee numeric(38, 0) NOT NULL,
   spent numeric(38, 0) NOT NULL,
@@ -469,8 +505,8 @@ CREATE TABLE exchanges (
   id bigserial PRIMARY KEY,
   user_id bigint NOT NULL REFERENCES users (id),
   batch_id bigint REFERENCES exchange_batches (id),
-  src text NOT NULL REFERENCES currencies (code),
-  dst text NOT NULL REFERENCES currencies (code),
+  src text NOT NULL,
+  dst text NOT NULL,
   pay numeric(38, 0) NOT NULL,
   fee numeric(38, 0) NOT NULL,
   receive numeric(38, 0) NOT NULL,
@@ -490,7 +526,7 @@ CREATE INDEX exchanges_batch ON exchanges (batch_id) WHERE batch_id IS NOT NULL;
 -- Posts one exchange with amounts computed by core (rates/quote.ts):
 --   src leg: user −pay; liquidity +spent; fees +(fee + remainder)
 --   dst leg: liquidity −receive; user +receive
--- All five accounts are locked first, in id order.
+-- All five accounts are locked first, in id order (house accounts: the user's shard).
 CREATE FUNCTION money_exchange(
   p_user bigint, p_src text, p_dst text, p_pay numeric, p_fee numeric, p_spent numeric, p_remainder numeric,
   p_receive numeric, p_rate text, p_batch bigint, p_quote bigint, p_key text
@@ -505,6 +541,7 @@ DECLARE
   v_dst_tx bigint;
   v_id bigint;
   v_at timestamptz;
+  v_result jsonb;
 BEGIN
   IF p_pay <> p_fee + p_spent + p_remainder OR p_receive <= 0 OR p_spent <= 0 OR p_fee < 0 OR p_remainder < 0 OR p_src = p_dst THEN
     RAISE EXCEPTION 'money_exchange: inconsistent amounts' USING ERRCODE = 'OB902';
@@ -515,9 +552,9 @@ BEGIN
       DETAIL = json_build_object('currency', p_src, 'balance', '0', 'needed', p_pay::text)::text;
   END IF;
   v_user_dst := ledger_user_account(p_user, p_dst);
-  v_liq_src := ledger_system_account('liquidity', p_src);
-  v_liq_dst := ledger_system_account('liquidity', p_dst);
-  v_fees := ledger_system_account('fees', p_src);
+  v_liq_src := ledger_house_account('liquidity', p_src, p_user);
+  v_liq_dst := ledger_house_account('liquidity', p_dst, p_user);
+  v_fees := ledger_house_account('fees', p_src, p_user);
   PERFORM ledger_lock(ARRAY[v_user_src, v_user_dst, v_liq_src, v_liq_dst, v_fees]);
   v_src_tx := ledger_post('exchange', ARRAY[v_user_src, v_liq_src, v_fees], ARRAY[-p_pay, p_spent, p_fee + p_remainder],
     p_src || '→' || p_dst, 'user:' || p_user);
@@ -528,7 +565,12 @@ BEGIN
     RETURNING id, created_at INTO v_id, v_at;
   INSERT INTO wallet_settings (user_id, last_exchange_currency) VALUES (p_user, p_dst)
     ON CONFLICT (user_id) DO UPDATE SET last_exchange_currency = EXCLUDED.last_exchange_currency;
-  RETURN jsonb_build_object('id', v_id::text, 'batch_id', p_batch::text, 'src', p_src, 'dst', p_dst, 'amount', p_pay::text,
+  v_result := jsonb_build_object('id', v_id::text, 'batch_id', p_batch::text, 'src', p_src, 'dst', p_dst, 'amount', p_pay::text,
     'amount_receive', p_receive::text, 'fee', (p_fee + p_remainder)::text, 'rate', p_rate, 'status', 'completed',
     'error_code', NULL, 'created_at', iso_time(v_at));
+  -- A single exchange under an idempotency key stores its answer here, not one round trip later.
+  IF p_key IS NOT NULL AND p_batch IS NULL THEN
+    UPDATE idempotency_keys SET response = jsonb_build_object('exchange', v_result) WHERE user_id = p_user AND key = p_key;
+  END IF;
+  RETURN v_result;
 END $$;

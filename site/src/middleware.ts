@@ -1,11 +1,26 @@
 import { defineMiddleware } from 'astro:middleware';
-import { LOCALE_COOKIE, SESSION_COOKIE, pickLocale, type TMenuResponse, type TEnvelope, type TSiteSettings, type TUser } from '@obmen/shared';
-import { coreGet } from './lib/core.ts';
+import type { APIContext } from 'astro';
+import { LOCALE_COOKIE, SESSION_COOKIE, SESSION_TOKEN_HEADER, SESSION_STATE_HEADER, SESSION_CLEARED, SESSION_TTL_S, pickLocale, type TMenuResponse, type TEnvelope, type TSiteSettings, type TUser } from '@obmen/shared';
+import { coreGet, coreGetWithHeaders } from './lib/core.ts';
 import { getT } from './lib/i18n.ts';
 
 const MAINTENANCE_PATH = '/maintenance';
 
 type TCheck = TEnvelope & { user: TUser; site_settings: TSiteSettings };
+
+/**
+ * Pages talk to the core directly, so they do what the BFF's proxy does for /api: a renewed
+ * session token becomes the cookie again (a page is often the first request of the day).
+ */
+function applySessionHeaders(context: APIContext, headers: Record<string, string | string[] | undefined>) {
+  const renewed = headers[SESSION_TOKEN_HEADER];
+  const https = context.url.protocol === 'https:';
+  if (typeof renewed === 'string') {
+    context.cookies.set(SESSION_COOKIE, renewed, { path: '/', httpOnly: true, sameSite: 'lax', secure: https, maxAge: SESSION_TTL_S });
+  } else if (headers[SESSION_STATE_HEADER] === SESSION_CLEARED) {
+    context.cookies.delete(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: https });
+  }
+}
 
 /** Everything the root layout needs, fetched once per page from the core, in parallel. */
 export const onRequest = defineMiddleware(async (context, next) => {
@@ -18,7 +33,12 @@ export const onRequest = defineMiddleware(async (context, next) => {
   let check: TCheck;
   let menu: TMenuResponse;
   try {
-    [check, menu] = await Promise.all([coreGet<TCheck>('/api/auth/check', call), coreGet<TMenuResponse>('/api/content/menu', call)]);
+    let checkHeaders;
+    [{ body: check, headers: checkHeaders }, menu] = await Promise.all([
+      coreGetWithHeaders<TCheck>('/api/auth/check', call),
+      coreGet<TMenuResponse>('/api/content/menu', call),
+    ]);
+    applySessionHeaders(context, checkHeaders);
   } catch (err) {
     // The core is down or too slow: one honest, localized page (503), not a stack trace.
     console.error(JSON.stringify({ msg: 'core unavailable for page', path: context.url.pathname, err: String(err) }));
@@ -28,7 +48,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
     return context.url.pathname === MAINTENANCE_PATH ? next() : context.rewrite(MAINTENANCE_PATH);
   }
   // Spec §4: an unauthenticated answer clears the remember_token cookie.
-  if (token && !check.user.is_authenticated) context.cookies.delete(SESSION_COOKIE, { path: '/' });
+  if (token && !check.user.is_authenticated) context.cookies.delete(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax' });
   // A signed-in user's stored language wins over a missing cookie, never over an explicit choice.
   if (!cookieLocale && check.user.is_authenticated) locale = check.user.locale;
   locals.locale = locale;

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
-import { LOCALE_COOKIE, LOCALE_COOKIE_MAX_AGE_S, SESSION_COOKIE, ZLangBody } from '@obmen/shared';
+import { LOCALE_COOKIE, LOCALE_COOKIE_MAX_AGE_S, ZLangBody } from '@obmen/shared';
 import { sendError } from '../errors.ts';
+import { applySessionHeaders, forwardSession } from '../session.ts';
 
 /**
  * POST /api/lang {lang}: the core stores the choice on a signed-in user; the BFF records it
@@ -13,8 +14,7 @@ export default fp(
       if (!parsed.success) return sendError(request, reply, 400, 'validation', 'error.validation');
       const { lang } = parsed.data;
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-obmen-locale': lang, 'x-forwarded-for': request.ip };
-      const token = request.cookies[SESSION_COOKIE];
-      if (token) headers.authorization = `Bearer ${token}`;
+      forwardSession(request, headers);
       let answer;
       let body: string;
       try {
@@ -27,6 +27,10 @@ export default fp(
           ? sendError(request, reply, 504, 'upstream_timeout', 'error.upstream_timeout')
           : sendError(request, reply, 503, 'upstream_unavailable', 'error.upstream_unavailable');
       }
+      const answerHeaders = { ...answer.headers };
+      applySessionHeaders(answerHeaders, request);
+      const setCookie = answerHeaders['set-cookie'];
+      if (setCookie) reply.header('set-cookie', setCookie);
       if (answer.statusCode < 400) {
         reply.setCookie(LOCALE_COOKIE, lang, {
           path: '/',

@@ -21,12 +21,17 @@ export class CoreError extends Error {
 
 export type TCoreCall = { locale: TLocale; token?: string | undefined; clientIp?: string };
 
-export async function coreGet<T>(path: string, call: TCoreCall): Promise<T> {
+/** A GET with the answer's headers too (the session headers live there). */
+export async function coreGetWithHeaders<T>(path: string, call: TCoreCall): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
   const headers: Record<string, string> = { accept: 'application/json', 'x-obmen-locale': call.locale };
   if (call.token) headers.authorization = `Bearer ${call.token}`;
   if (call.clientIp) headers['x-forwarded-for'] = call.clientIp;
   const res = await pool.request({ path, method: 'GET', headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const body = (await res.body.json()) as T;
   if (res.statusCode >= 400) throw new CoreError(res.statusCode, body);
-  return body;
+  return { body, headers: res.headers };
+}
+
+export async function coreGet<T>(path: string, call: TCoreCall): Promise<T> {
+  return (await coreGetWithHeaders<T>(path, call)).body;
 }

@@ -14,6 +14,7 @@ import type { TConfig } from '../../config.ts';
 import { parseInput } from '../../validation.ts';
 import { AppError } from '../../errors.ts';
 import { requireUser } from '../../plugins/session.ts';
+import { getWalletEnvelope } from '../wallets/service.ts';
 import {
   changePassword,
   checkAuth,
@@ -59,7 +60,11 @@ function tokenOf(request: FastifyRequest): string {
 const authRoutes: FastifyPluginAsync<{ config: TConfig }> = async (app, { config }) => {
   const deps = { db: app.db, config, mailer: app.mailer };
 
-  app.get('/api/auth/check', (request) => checkAuth(deps, clientOf(request)));
+  // Signed in: the wallets and total balance travel with the state (envelope keys, spec §3).
+  app.get('/api/auth/check', async (request) => {
+    const state = await checkAuth(deps, clientOf(request));
+    return request.user ? { ...state, ...(await getWalletEnvelope(app.db, request.user.id)) } : state;
+  });
 
   app.post('/api/auth/register', (request) => registerAccount(deps, clientOf(request), parseInput(ZRegisterBody, request.body)));
 

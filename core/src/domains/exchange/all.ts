@@ -140,8 +140,8 @@ export async function exchangeAll(
     await tx.query(
       `SELECT ledger_lock(ARRAY(
          SELECT ledger_user_account($1, c) FROM unnest($2::text[]) AS c
-         UNION ALL SELECT ledger_system_account('liquidity', c) FROM unnest($2::text[]) AS c
-         UNION ALL SELECT ledger_system_account('fees', c) FROM unnest($3::text[]) AS c))`,
+         UNION ALL SELECT ledger_house_account('liquidity', c, $1) FROM unnest($2::text[]) AS c
+         UNION ALL SELECT ledger_house_account('fees', c, $1) FROM unnest($3::text[]) AS c))`,
       [userId, [...srcCodes, target.code], srcCodes],
     );
     const [batchRow] = await tx.query<{ id: string; created_at: string }>(

@@ -48,9 +48,15 @@ export type TIdempotent = { userId: string; key: string; scope: string; payload:
 /**
  * Runs `work` once per (user, key) inside one database transaction that starts by claiming
  * the key; returns its result, or the stored result of the first run (`replayed: true`).
- * `work` must return plain JSON (it is stored as jsonb). Deadlocks are retried.
+ * `work` must return plain JSON (it is stored as jsonb), or store it itself (`storedByWork`: the
+ * SQL function money_exchange does). Deadlocks are retried.
  */
-export async function runIdempotent<T>(db: Db, request: TIdempotent, work: (tx: Queryable) => Promise<T>): Promise<{ result: T; replayed: boolean }> {
+export async function runIdempotent<T>(
+  db: Db,
+  request: TIdempotent,
+  work: (tx: Queryable) => Promise<T>,
+  options: { storedByWork?: boolean } = {},
+): Promise<{ result: T; replayed: boolean }> {
   const hash = requestHash(request.scope, request.payload);
   return withRetry(() =>
     db.transaction(async (tx) => {
@@ -67,6 +73,8 @@ export async function runIdempotent<T>(db: Db, request: TIdempotent, work: (tx: 
         return { result: row.response, replayed: true };
       }
       const result = await work(tx);
+      // Work that stores its own answer (in the same SQL call that moves the money) saves a round trip under the row locks.
+      if (options.storedByWork) return { result, replayed: false };
       await tx.query('UPDATE idempotency_keys SET response = $3::jsonb WHERE user_id = $1 AND key = $2', [
         request.userId,
         request.key,

@@ -1,0 +1,165 @@
+import { expect, type APIRequestContext, type APIResponse, type Page } from '@playwright/test';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Shared helpers of the e2e specs. Everything goes through the BFF on the test server (the
+ * baseURL), never straight to the core, so cookies, CSRF and the envelope are the real ones.
+ *
+ * Rate limits (core/src/rate-limit.ts) key on the client address, and every test comes from
+ * 127.0.0.1: a run may sign up at most 10 accounts (signup_ip), send 10 resets (reset_ip), 20
+ * sign-in links (link_ip) and spend 30 mailed tokens (token_ip). Each run starts on a fresh
+ * database, so the counters start at zero; keep new tests within those budgets.
+ */
+
+export const BASE_URL = 'http://127.0.0.1:3100';
+
+/** The seeded demo account (core/src/seed/demo.ts, development only): confirmed, with balances. */
+export const DEMO = { email: 'demo@obmen.local', password: 'obmen-demo-2026' } as const;
+
+/** A password the shared schema accepts (8+ characters, not the email). */
+export const PASSWORD = 'Correct-Horse-42';
+
+export type TMail = { id: number; kind: string; to: string; subject: string; text: string; locale: string; created_at: string; links: string[] };
+
+export type TAuthState = {
+  status?: string;
+  user: { is_authenticated: boolean; account_id?: number; need_set_password?: boolean; locale?: string; email?: string };
+  locale: string;
+  site_settings: { auth_type: 'password' | 'email'; [key: string]: unknown };
+};
+
+/** A unique address per call: tests run in parallel and the database lives for the whole run. */
+export function uniqueEmail(prefix = 'e2e'): string {
+  return `${prefix}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}@e2e.example.com`;
+}
+
+async function json<T>(response: APIResponse, what: string): Promise<T> {
+  expect(response.ok(), `${what}: HTTP ${response.status()} ${await response.text()}`).toBe(true);
+  return (await response.json()) as T;
+}
+
+/** GET /api/dev/mailbox?to= (dev only): the mails to this address, newest first. */
+export async function readMailbox(request: APIRequestContext, to: string): Promise<TMail[]> {
+  const response = await request.get(`/api/dev/mailbox?to=${encodeURIComponent(to)}`);
+  return (await json<{ mails: TMail[] }>(response, 'GET /api/dev/mailbox')).mails;
+}
+
+/**
+ * Waits for a mail of `kind` to `to` (mails are queued in the same transaction as the answer,
+ * but polling keeps this honest if delivery ever becomes asynchronous) and returns it. `after`
+ * skips mails that were already there (their ids).
+ */
+export async function waitForMail(request: APIRequestContext, to: string, kind: string, after: number[] = []): Promise<TMail> {
+  let found: TMail | undefined;
+  await expect
+    .poll(
+      async () => {
+        found = (await readMailbox(request, to)).find((mail) => mail.kind === kind && !after.includes(mail.id));
+        return found !== undefined;
+      },
+      { message: `a "${kind}" mail to ${to} in the dev mailbox`, timeout: 10_000 },
+    )
+    .toBe(true);
+  return found!;
+}
+
+/** The one link of a mail whose path is `path` (e.g. /login or /reset-password). */
+export function linkTo(mail: TMail, path: string): URL {
+  const link = mail.links.map((href) => new URL(href)).find((url) => url.pathname === path && url.search.length > 1);
+  expect(link, `a ${path}?… link in the "${mail.kind}" mail: ${mail.links.join(', ')}`).toBeDefined();
+  return link!;
+}
+
+/** Path + query of a mailed link: the test server may differ from the mails' PUBLIC_URL. */
+export function localPath(url: URL): string {
+  return `${url.pathname}${url.search}`;
+}
+
+/** POST /api/dev/auth_type (dev only): the site-wide login mode. Global: see playwright.config.ts. */
+export async function setAuthType(request: APIRequestContext, authType: 'password' | 'email'): Promise<void> {
+  const response = await request.post('/api/dev/auth_type', { data: { auth_type: authType } });
+  await json(response, `POST /api/dev/auth_type ${authType}`);
+}
+
+/** GET /api/auth/check with the given context's cookies. */
+export async function authCheck(request: APIRequestContext, headers: Record<string, string> = {}): Promise<TAuthState> {
+  return json<TAuthState>(await request.get('/api/auth/check', { headers }), 'GET /api/auth/check');
+}
+
+export type TAccount = { email: string; password: string; accountId: number };
+
+/**
+ * A fresh confirmed account, signed in in `page`'s browser context: register, take the
+ * confirmation link from the dev mailbox and spend it (what /login?confirm= does in the
+ * browser). Through page.request, so the BFF's remember_token cookie lands in the context.
+ * Counts against signup_ip (10 per run, see above).
+ */
+export async function signUp(page: Page, options: { prefix?: string; password?: string } = {}): Promise<TAccount> {
+  const email = uniqueEmail(options.prefix);
+  const password = options.password ?? PASSWORD;
+  await json(await page.request.post('/api/auth/register', { data: { email, password } }), 'POST /api/auth/register');
+  const mail = await waitForMail(page.request, email, 'signup_confirm');
+  const token = linkTo(mail, '/login').searchParams.get('confirm');
+  expect(token, 'confirm token in the sign-up link').toBeTruthy();
+  const state = await json<TAuthState>(await page.request.post(`/api/auth/confirm/${token}`, { data: {} }), 'POST /api/auth/confirm');
+  expect(state.user.is_authenticated).toBe(true);
+  return { email, password, accountId: state.user.account_id! };
+}
+
+/** Signs `page`'s context in by password through the API (no UI). */
+export async function logIn(page: Page, email: string, password: string): Promise<TAuthState> {
+  const response = await page.request.post('/api/auth/login_by_password', { data: { email, password } });
+  const state = await json<TAuthState>(response, 'POST /api/auth/login_by_password');
+  expect(state.user.is_authenticated).toBe(true);
+  return state;
+}
+
+/** The session cookie of a context, or undefined. */
+export async function sessionCookie(page: Page): Promise<string | undefined> {
+  const cookies = await page.context().cookies(BASE_URL);
+  return cookies.find((cookie) => cookie.name === 'remember_token' || cookie.name === '__Host-remember_token')?.value;
+}
+
+/** The element the visitor can see (several copies exist: header and burger menu). */
+export function visible(page: Page, testId: string) {
+  return page.getByTestId(testId).filter({ visible: true });
+}
+
+/**
+ * NOT YET IN THE APP — asked of the lead: a dev-only endpoint to create a notification while the
+ * e2e server runs (the e2e core holds its PGlite directory, one process at a time, so the
+ * operator CLI `node core/src/cli.ts notify:send` cannot open it). Wanted in
+ * core/src/domains/dev/routes.ts, beside /api/dev/auth_type, never registered in production:
+ *
+ *   POST /api/dev/notify
+ *     { account_id?: number (8 digits) | all?: true, display: 'inner'|'modal',
+ *       type: 'danger'|'success'|'secondary', title: string, text?: string (HTML),
+ *       buttons?: [{url, title}], closable?: boolean (default true), locale?: 'ru'|'en' }
+ *   → { status: 'ok', id: <notification_id> }
+ *
+ * i.e. the options of `notify:send`, calling sendNotification() of domains/notifications/service.ts.
+ */
+export async function sendNotification(
+  request: APIRequestContext,
+  body: {
+    account_id?: number;
+    all?: true;
+    display: 'inner' | 'modal';
+    type: 'danger' | 'success' | 'secondary';
+    title: string;
+    text?: string;
+    buttons?: Array<{ url: string; title: string }>;
+    closable?: boolean;
+    locale?: 'ru' | 'en';
+  },
+): Promise<number> {
+  const response = await request.post('/api/dev/notify', { data: body });
+  expect(
+    response.status(),
+    `POST /api/dev/notify (the dev-only endpoint the notification specs need; missing in core/src/domains/dev/routes.ts): ${await response.text()}`,
+  ).toBe(200);
+  const answer = (await response.json()) as { id?: number; notification_id?: number; sent?: number };
+  const id = answer.id ?? answer.notification_id ?? answer.sent;
+  expect(typeof id, `notification id in ${JSON.stringify(answer)}`).toBe('number');
+  return id!;
+}
