@@ -2,6 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DICTIONARIES, LOCALE_COOKIE, LOCALE_COOKIE_MAX_AGE_S } from '@obmen/shared';
 import { build, deadUpstreamUrl, json } from './helpers.ts';
 
+/** 256 bits as base64url: the shape of a real session token. */
+const TOKEN = 'A'.repeat(43);
+
 describe('BFF POST /api/lang', () => {
   let ctx: Awaited<ReturnType<typeof build>>;
   beforeAll(async () => {
@@ -27,8 +30,8 @@ describe('BFF POST /api/lang', () => {
   });
 
   it('forwards the session cookie as a Bearer token, never as a cookie', async () => {
-    await ctx.app.inject({ method: 'POST', url: '/api/lang', payload: { lang: 'ru' }, headers: { cookie: 'remember_token=tok123; i18n_redirected=en' } });
-    expect(ctx.upstream.hits[0]!.headers.authorization).toBe('Bearer tok123');
+    await ctx.app.inject({ method: 'POST', url: '/api/lang', payload: { lang: 'ru' }, headers: { cookie: `remember_token=${TOKEN}; i18n_redirected=en` } });
+    expect(ctx.upstream.hits[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(ctx.upstream.hits[0]!.headers.cookie).toBeUndefined();
   });
 
