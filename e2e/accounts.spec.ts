@@ -270,6 +270,10 @@ test('after logout the old cookie no longer works', async ({ page, request }) =>
   expect(token).toBeTruthy();
   const cookie = `remember_token=${token}`;
   expect((await authCheck(request, { cookie })).user).toMatchObject({ is_authenticated: true, account_id: account.accountId });
+  // Server-rendered signed in: the header has the account id and no sign-in link (no flash of the signed-out header).
+  const signedInHtml = await (await request.get('/', { headers: { cookie } })).text();
+  expect(signedInHtml).toContain(`data-account-id="${account.accountId}"`);
+  expect(signedInHtml).not.toContain('data-testid="login-link"');
 
   // Log out in the browser, through the dialog.
   await page.goto('/settings/change-password');

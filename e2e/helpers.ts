@@ -126,18 +126,8 @@ export function visible(page: Page, testId: string) {
 }
 
 /**
- * NOT YET IN THE APP — asked of the lead: a dev-only endpoint to create a notification while the
- * e2e server runs (the e2e core holds its PGlite directory, one process at a time, so the
- * operator CLI `node core/src/cli.ts notify:send` cannot open it). Wanted in
- * core/src/domains/dev/routes.ts, beside /api/dev/auth_type, never registered in production:
- *
- *   POST /api/dev/notify
- *     { account_id?: number (8 digits) | all?: true, display: 'inner'|'modal',
- *       type: 'danger'|'success'|'secondary', title: string, text?: string (HTML),
- *       buttons?: [{url, title}], closable?: boolean (default true), locale?: 'ru'|'en' }
- *   → { status: 'ok', id: <notification_id> }
- *
- * i.e. the options of `notify:send`, calling sendNotification() of domains/notifications/service.ts.
+ * Creates a notification through the dev-only POST /api/dev/notify (the e2e core holds its
+ * PGlite directory, one process at a time, so the operator CLI `notify:send` cannot open it).
  */
 export async function sendNotification(
   request: APIRequestContext,
@@ -156,7 +146,7 @@ export async function sendNotification(
   const response = await request.post('/api/dev/notify', { data: body });
   expect(
     response.status(),
-    `POST /api/dev/notify (the dev-only endpoint the notification specs need; missing in core/src/domains/dev/routes.ts): ${await response.text()}`,
+    `POST /api/dev/notify: ${await response.text()}`,
   ).toBe(200);
   const answer = (await response.json()) as { id?: number; notification_id?: number; sent?: number };
   const id = answer.id ?? answer.notification_id ?? answer.sent;

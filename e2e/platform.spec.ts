@@ -110,7 +110,8 @@ test('an inner and a modal notification: the modal opens by itself, closing one 
   expect((await closedInner).status()).toBe(200);
   await expect(inner).toHaveCount(0);
   await page.reload();
-  await expect(page.locator('[data-testid^="notification-"][data-notification-id]')).toHaveCount(0);
+  await expect(inner).toHaveCount(0);
+  await expect(page.locator(`[data-notification-id="${modalId}"]`)).toHaveCount(0);
   const open = (await (await page.request.get('/api/notify')).json()) as { notifications: Array<{ notification_id: number }> };
   expect(open.notifications.map((n) => n.notification_id)).not.toContain(innerId);
   expect(open.notifications.map((n) => n.notification_id)).not.toContain(modalId);

@@ -47,10 +47,19 @@ async function stop(code: number) {
 process.once('SIGTERM', () => void stop(0));
 process.once('SIGINT', () => void stop(0));
 
-if (!process.env.UPSTREAM_URL) {
-  run('core', 'core/src/server.ts', { PORT: corePort, HOST: '127.0.0.1' });
-  await waitForHealth(`${upstream}/api/health`, 60_000);
+/** A first start migrates and seeds; on a loaded 2-core machine that can take a while. */
+const HEALTH_WAIT_MS = 180_000;
+
+try {
+  if (!process.env.UPSTREAM_URL) {
+    run('core', 'core/src/server.ts', { PORT: corePort, HOST: '127.0.0.1' });
+    await waitForHealth(`${upstream}/api/health`, HEALTH_WAIT_MS);
+  }
+  run('bff', 'bff/src/server.ts', { UPSTREAM_URL: upstream, HOST: process.env.HOST ?? '0.0.0.0' });
+  await waitForHealth(`http://127.0.0.1:${process.env.PORT ?? '3000'}/local/healthcheck`, HEALTH_WAIT_MS);
+  console.log(`[start] Obmen is up at http://localhost:${process.env.PORT ?? '3000'}`);
+} catch (err) {
+  // Never leave a half-started stack behind.
+  console.error(`[start] ${(err as Error).message}`);
+  await stop(1);
 }
-run('bff', 'bff/src/server.ts', { UPSTREAM_URL: upstream, HOST: process.env.HOST ?? '0.0.0.0' });
-await waitForHealth(`http://127.0.0.1:${process.env.PORT ?? '3000'}/local/healthcheck`, 60_000);
-console.log(`[start] Obmen is up at http://localhost:${process.env.PORT ?? '3000'}`);

@@ -31,7 +31,12 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   await fastify.register(apiProxy, { config, frontendVersion: fv });
   // Signed-out article pages from memory, before the Astro handler (an onRequest hook).
   if (config.PAGE_CACHE_TTL_MS > 0) {
-    await fastify.register(pageCache, { ttlMs: config.PAGE_CACHE_TTL_MS, pollMs: config.PAGE_CACHE_POLL_MS, maxBytes: config.PAGE_CACHE_MAX_BYTES });
+    await fastify.register(pageCache, {
+      ttlMs: config.PAGE_CACHE_TTL_MS,
+      pollMs: config.PAGE_CACHE_POLL_MS,
+      maxBytes: config.PAGE_CACHE_MAX_BYTES,
+      logRequests: config.LOG_REQUESTS,
+    });
   }
   await fastify.register(site, { config, frontendVersion: fv });
 };

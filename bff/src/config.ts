@@ -24,7 +24,7 @@ const ZConfig = z.object({
   PAGE_CACHE_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
   PAGE_CACHE_MAX_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   /** Front-end logger: reports per client address per minute (429 beyond). */
-  FRONT_LOG_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  FRONT_LOG_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(30),
 });
 export type TConfig = z.infer<typeof ZConfig>;
 

@@ -298,19 +298,20 @@ BEGIN
   d AS (SELECT c.code, c.precision, c.logo FROM currencies c JOIN u ON c.code = u.display),
   w AS (
     SELECT c.code, c.precision, c.logo, c.position, coalesce(a.balance, 0) AS balance
-    FROM currencies c LEFT JOIN ledger_accounts a ON a.user_id = p_user AND a.currency = c.code
+    FROM currencies c LEFT JOIN (SELECT currency, balance FROM ledger_accounts WHERE user_id = p_user) a ON a.currency = c.code
     WHERE c.enabled OR coalesce(a.balance, 0) <> 0
   ),
+  -- Rates are looked up only for wallets holding money: directly, else through USD.
   v AS (
     SELECT CASE
       WHEN w.code = d.code THEN w.balance
       WHEN w.balance = 0 THEN 0
-      ELSE floor(w.balance * coalesce(r.rate, via.rate * usd.rate) * power(10::numeric, d.precision - w.precision))
+      ELSE floor(w.balance * coalesce(
+        (SELECT r.rate FROM rates r WHERE r.src = w.code AND r.dst = d.code),
+        (SELECT r.rate FROM rates r WHERE r.src = w.code AND r.dst = 'USD') * (SELECT r.rate FROM rates r WHERE r.src = 'USD' AND r.dst = d.code)
+      ) * power(10::numeric, d.precision - w.precision))
     END AS value
     FROM w CROSS JOIN d
-    LEFT JOIN rates r ON r.src = w.code AND r.dst = d.code
-    LEFT JOIN rates via ON via.src = w.code AND via.dst = 'USD'
-    LEFT JOIN rates usd ON usd.src = 'USD' AND usd.dst = d.code
   )
   SELECT jsonb_build_object(
     'account_id', u.account_id,

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAmount } from '@obmen/shared';
 import { ENGINES, openTestDb, type TEngine } from './helpers.ts';
@@ -108,7 +109,7 @@ describe.each(ENGINES)('ledger invariants under concurrency on %s', (engine) => 
       if (!result.replayed) {
         if (seen) seen.count++;
         else applied.set(key, { count: 1, body: result.body });
-      } else if (seen && JSON.stringify(seen.body) !== JSON.stringify(result.body)) {
+      } else if (seen && !isDeepStrictEqual(seen.body, result.body)) {
         replayMismatch.push(key);
       }
     };

@@ -2,8 +2,7 @@ import fp from 'fastify-plugin';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import { LOCALE_COOKIE, SESSION_COOKIE, pickLocale } from '@obmen/shared';
 
 /*
@@ -38,6 +37,10 @@ export type TPageCacheOptions = {
   idleMs?: number;
   /** Which paths are cacheable; default: /article/{valid article name}. */
   cacheable?: RegExp;
+  /** Answer hits from the http server's request event, before Fastify (default true). */
+  fastPath?: boolean;
+  /** Write an access line for fast-path hits too (LOG_REQUESTS). */
+  logRequests?: boolean;
 };
 
 type TEncoding = 'br' | 'gzip' | 'identity';
@@ -51,7 +54,7 @@ type TEntry = {
   etags: Set<string>;
 };
 
-export type TPageCacheStats = { hits: number; misses: number; stored: number; bypassed: number; invalidations: number; entries: number; bytes: number; version: string | undefined };
+export type TPageCacheStats = { hits: number; fastHits: number; misses: number; stored: number; bypassed: number; invalidations: number; entries: number; bytes: number; version: string | undefined };
 
 export type TPageCacheHandle = {
   stats: () => TPageCacheStats;
@@ -68,6 +71,8 @@ export function pageCacheOf(server: object): TPageCacheHandle | undefined {
 }
 
 export const ARTICLE_PAGE = /^\/article\/[a-z0-9][a-z0-9_-]{0,63}$/;
+const SESSION_IN_COOKIE = new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}=`);
+const LOCALE_IN_COOKIE = new RegExp(`(?:^|;)\\s*${LOCALE_COOKIE}=([^;\\s]*)`);
 const VERSION_PATH = '/api/content/version';
 const MIN_COMPRESS_BYTES = 1024;
 /** Not part of a stored answer: per connection or per response. */
@@ -119,7 +124,7 @@ export default fp<TPageCacheOptions>(
     let lastWanted = 0;
     let poller: NodeJS.Timeout | null = null;
     let polling: Promise<void> | null = null;
-    const stats = { hits: 0, misses: 0, stored: 0, bypassed: 0, invalidations: 0 };
+    const stats = { hits: 0, fastHits: 0, misses: 0, stored: 0, bypassed: 0, invalidations: 0 };
     const pending = new Set<Promise<unknown>>();
 
     function clear(): void {
@@ -275,17 +280,15 @@ export default fp<TPageCacheOptions>(
       } as ServerResponse['end'];
     }
 
-    function serve(request: FastifyRequest, reply: FastifyReply, entry: TEntry): void {
-      const accepted = acceptedEncodings(request.headers['accept-encoding']);
+    /** Writes a stored page (or 304) straight to the response. */
+    function respond(method: string, headers: IncomingHttpHeaders, https: boolean, res: ServerResponse, entry: TEntry): void {
+      const accepted = acceptedEncodings(headers['accept-encoding']);
       const { variants } = entry;
       const chosen = (accepted.br && variants.br) || (accepted.gzip && variants.gzip) || variants.identity!;
-      let headers = chosen.headers;
-      if (request.protocol === 'https') headers = chosen.httpsHeaders ??= { ...chosen.headers, 'strict-transport-security': HSTS };
-      reply.hijack();
-      const res = reply.raw;
-      const ifNoneMatch = request.headers['if-none-match'];
+      const out = https ? (chosen.httpsHeaders ??= { ...chosen.headers, 'strict-transport-security': HSTS }) : chosen.headers;
+      const ifNoneMatch = headers['if-none-match'];
       if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, entry.etags)) {
-        const notModified: OutgoingHttpHeaders = { ...headers };
+        const notModified: OutgoingHttpHeaders = { ...out };
         delete notModified['content-length'];
         delete notModified['content-encoding'];
         delete notModified['content-type'];
@@ -293,11 +296,24 @@ export default fp<TPageCacheOptions>(
         res.end();
         return;
       }
-      res.writeHead(200, headers);
-      if (request.method === 'HEAD') res.end();
+      res.writeHead(200, out);
+      if (method === 'HEAD') res.end();
       else res.end(chosen.body);
     }
 
+    /** The live entry of a key, or undefined (an expired one is dropped). */
+    function lookup(key: string): TEntry | undefined {
+      const entry = cache.get(key);
+      if (!entry) return undefined;
+      if (entry.expiresAt > Date.now()) return entry;
+      cache.delete(key);
+      totalBytes -= entry.bytes;
+      return undefined;
+    }
+
+    const keyOf = (locale: string | undefined, path: string) => `${pickLocale(locale)} ${path}`;
+
+    // Through Fastify (inject, and whatever the fast path below leaves alone): an onRequest hook.
     app.addHook('onRequest', (request, reply, done) => {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || !cacheable.test(request.url)) return done();
       const cookies = request.cookies;
@@ -306,16 +322,13 @@ export default fp<TPageCacheOptions>(
         return done();
       }
       wanted();
-      const key = `${pickLocale(cookies[LOCALE_COOKIE])} ${request.url}`;
-      const entry = cache.get(key);
+      const key = keyOf(cookies[LOCALE_COOKIE], request.url);
+      const entry = lookup(key);
       if (entry) {
-        if (entry.expiresAt > Date.now()) {
-          stats.hits++;
-          serve(request, reply, entry);
-          return;
-        }
-        cache.delete(key);
-        totalBytes -= entry.bytes;
+        stats.hits++;
+        reply.hijack();
+        respond(request.method, request.headers, request.protocol === 'https', reply.raw, entry);
+        return;
       }
       stats.misses++;
       // The page renders as usual (site.ts); it is stored only under a known content version.
@@ -323,6 +336,48 @@ export default fp<TPageCacheOptions>(
       if (request.method === 'GET' && version !== undefined) capture(reply.raw, key);
       done();
     });
+
+    /*
+     * The fast path: a hit on a real socket is answered before Fastify sees the request (no
+     * routing, no request/reply objects, no hooks), which is what lets the BFF keep up with a
+     * static file server. Only the plainest requests take it: GET/HEAD of a cacheable path, a
+     * Cookie header this parser understands, no proxy headers (behind a proxy the protocol needs
+     * Fastify's trustProxy, so those go the hook path above, cached all the same).
+     */
+    const server = app.server as Server | undefined;
+    const fastifyListeners = server?.listeners('request') ?? [];
+    if (options.fastPath !== false && server && fastifyListeners.length === 1) {
+      const handle = fastifyListeners[0] as (req: IncomingMessage, res: ServerResponse) => void;
+      server.removeListener('request', handle);
+      server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+        if (!tryFast(req, res)) handle.call(server, req, res);
+      });
+      app.addHook('onClose', async () => {
+        server.removeAllListeners('request');
+        server.on('request', handle);
+      });
+    }
+
+    function tryFast(req: IncomingMessage, res: ServerResponse): boolean {
+      const method = req.method;
+      if ((method !== 'GET' && method !== 'HEAD') || !cacheable.test(req.url ?? '')) return false;
+      const headers = req.headers;
+      if (headers['x-forwarded-proto'] !== undefined || headers.forwarded !== undefined) return false;
+      let locale: string | undefined;
+      const cookie = headers.cookie;
+      if (cookie !== undefined) {
+        if (SESSION_IN_COOKIE.test(cookie) || cookie.includes('%') || cookie.includes('"')) return false;
+        locale = LOCALE_IN_COOKIE.exec(cookie)?.[1];
+      }
+      const entry = lookup(keyOf(locale, req.url!));
+      if (!entry) return false;
+      lastWanted = Date.now();
+      stats.hits++;
+      stats.fastHits++;
+      respond(method, headers, (req.socket as { encrypted?: boolean }).encrypted === true, res, entry);
+      if (options.logRequests) app.log.info({ req: { method, url: req.url }, res: { statusCode: res.statusCode }, pageCache: 'hit' }, 'request completed');
+      return true;
+    }
 
     handles.set(app.server, {
       stats: () => ({ ...stats, entries: cache.size, bytes: totalBytes, version }),

@@ -1,9 +1,25 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { ZAuthType } from '@obmen/shared';
+import { LOCALES, NOTIFICATION_DISPLAYS, NOTIFICATION_TYPES, ZAuthType, ZLocale, ZNotificationButtonInput } from '@obmen/shared';
 import { parseInput } from '../../validation.ts';
 import { listOutbox } from '../../mail/outbox.ts';
 import { setSiteSetting } from '../site/service.ts';
+import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
+import { AppError } from '../../errors.ts';
+
+/** The options of the operator's `notify:send`, for tests that cannot run the CLI beside a live PGlite. */
+const ZDevNotifyBody = z.object({
+  account_id: z.number().int().optional(),
+  all: z.literal(true).optional(),
+  display: z.enum(NOTIFICATION_DISPLAYS),
+  type: z.enum(NOTIFICATION_TYPES),
+  title: z.string().min(1),
+  text: z.string().default(''),
+  buttons: z.array(ZNotificationButtonInput).default([]),
+  closable: z.boolean().default(true),
+  /** One locale, or the same text for every locale when absent. */
+  locale: ZLocale.optional(),
+});
 
 const ZMailboxQuery = z.object({
   to: z.string().trim().max(254).optional(),
@@ -14,6 +30,7 @@ const ZMailboxQuery = z.object({
  * Development and test only (app.ts never registers this when NODE_ENV is production):
  *   GET  /api/dev/mailbox?to=&limit=  → {mails: [{id, kind, to, subject, text, html, locale, created_at, sent_at, links}]}, newest first
  *   POST /api/dev/auth_type {auth_type: 'password'|'email'} → {status:'ok', auth_type}  (switch login modes in e2e)
+ *   POST /api/dev/notify {account_id? | all?, display, type, title, text?, buttons?, closable?, locale?} → {status:'ok', id}
  */
 const devRoutes: FastifyPluginAsync = async (app) => {
   app.get('/api/dev/mailbox', async (request, reply) => {
@@ -26,6 +43,24 @@ const devRoutes: FastifyPluginAsync = async (app) => {
     const { auth_type } = parseInput(z.object({ auth_type: ZAuthType }), request.body);
     await setSiteSetting(app.db, 'auth_type', auth_type);
     return { status: 'ok', auth_type };
+  });
+
+  app.post('/api/dev/notify', async (request) => {
+    const body = parseInput(ZDevNotifyBody, request.body);
+    let userId: string | null = null;
+    if (body.account_id !== undefined) {
+      userId = await userIdOfAccount(app.db, body.account_id);
+      if (!userId) throw new AppError('not_found', 404, 'error.not_found');
+    }
+    const locales = body.locale ? [body.locale] : LOCALES;
+    const id = await sendNotification(app.db, {
+      userId,
+      display: body.display,
+      type: body.type,
+      closable: body.closable,
+      texts: locales.map((locale) => ({ locale, title: body.title, text: body.text, buttons: body.buttons })),
+    });
+    return { status: 'ok', id };
   });
 };
 

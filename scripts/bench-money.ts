@@ -1,0 +1,473 @@
+/**
+ * The money bench (issue 5 point 12): transfers per second and p99 over HTTP, straight to the
+ * core and through the BFF, on PostgreSQL and on PGlite, with 100 accounts and with 2 hot
+ * accounts, and the ledger's invariants checked after every run.
+ *
+ * Each run: a fresh database (PostgreSQL: a new database beside BENCH_DATABASE_URL or
+ * TEST_DATABASE_URL, dropped at the end; PGlite: a temporary directory), 100 users with a
+ * session and 1 000 000 USDT each, then a core (and a BFF in front of it) as child processes,
+ * then autocannon from 127.0.0.1 posting POST /api/transfer (form data, 0.1 USDT, a unique
+ * Idempotency-Key per request) from random senders to random other users — or, "2 hot
+ * accounts", only between the first two users, both ways. After the load the servers stop
+ * and the bench checks: ledger rules (core/src/domains/ledger/invariants.ts), per-currency
+ * sums unchanged, and as many transfers stored as 2xx answers received.
+ *
+ * Servers share CPU 0 and the load generator runs on CPU 1 (taskset) when the machine has
+ * two CPUs or more, as in scripts/bench.ts; PostgreSQL is not pinned.
+ *
+ *   node scripts/bench-money.ts                      all runs, a Markdown table on stdout
+ *   import { runMoneyBench } from './bench-money.ts' the same from scripts/bench.ts
+ *
+ * Knobs (environment): BENCH_MONEY_DURATION (8 s), BENCH_MONEY_WARMUP (2 s),
+ * BENCH_MONEY_CONNECTIONS (64), BENCH_MONEY_ENGINES (postgres,pglite),
+ * BENCH_MONEY_PATHS (core,bff), BENCH_MONEY_SCENARIOS (spread,hot), BENCH_MONEY_POOL (16,
+ * the core's DB_POOL_SIZE), BENCH_MONEY_OUT (bench-money-results.json), SITE_DIST (the site
+ * build the BFF serves; without one the BFF runs are skipped), BENCH_DATABASE_URL,
+ * BENCH_MONEY_CORE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the core),
+ * BENCH_MONEY_PIN=false (no taskset).
+ * Exit status 1 when a run saw errors or non-2xx answers, or an invariant was violated.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { randomBytes } from 'node:crypto';
+
+const root = join(import.meta.dirname, '..');
+
+export type TMoneyEngine = 'postgres' | 'pglite';
+export type TMoneyPath = 'core' | 'bff';
+export type TMoneyScenario = 'spread' | 'hot';
+
+export type TMoneyRun = {
+  id: string;
+  engine: TMoneyEngine;
+  path: TMoneyPath;
+  scenario: TMoneyScenario;
+  transfersPerSecond: number;
+  /** CPU time per transfer of the core and of the BFF processes (not PostgreSQL), µs. */
+  coreCpuUs: number | null;
+  bffCpuUs: number | null;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  /** 2xx answers during warm-up and measurement, and transfers of this run found in the database. */
+  answered: number;
+  stored: number;
+  violations: string[];
+  target: number;
+  met: boolean;
+};
+
+/** Targets of issue 5: PostgreSQL 1 000/s (100 accounts) and 500/s (2 hot), PGlite 500/s. */
+export function target(engine: TMoneyEngine, scenario: TMoneyScenario): number {
+  if (engine === 'pglite') return 500;
+  return scenario === 'hot' ? 500 : 1000;
+}
+
+const USERS = 100;
+const FUNDS = 1_000_000_000_000n; // 1 000 000 USDT (6 decimals)
+const AMOUNT = '0.1';
+
+// ---- the load generator (a child process: `--load <json>`) ----------------------------------
+
+type TLoadPlan = {
+  url: string;
+  /** The BFF takes the session as the remember_token cookie, the core as a Bearer token. */
+  viaBff: boolean;
+  tokens: string[];
+  accountIds: number[];
+  hot: boolean;
+  runId: string;
+  connections: number;
+  duration: number;
+  warmup: number;
+};
+
+type TLoadOutcome = { requests: number; rps: number; p50: number; p99: number; non2xx: number; errors: number; ok: number };
+
+type TAutocannonResult = {
+  requests: { total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  duration: number;
+  '2xx': number;
+};
+
+async function load(plan: TLoadPlan, onMeasuring: () => void): Promise<TLoadOutcome> {
+  const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Record<string, unknown>) => Promise<TAutocannonResult>;
+  let counter = 0;
+  const users = plan.hot ? 2 : plan.tokens.length;
+  const setupRequest = (request: Record<string, unknown>) => {
+    const from = Math.floor(Math.random() * users);
+    let to = Math.floor(Math.random() * (users - 1));
+    if (to >= from) to++;
+    const session = plan.viaBff ? { cookie: `remember_token=${plan.tokens[from]}` } : { authorization: `Bearer ${plan.tokens[from]}` };
+    request.headers = {
+      'content-type': 'application/x-www-form-urlencoded',
+      'idempotency-key': `${plan.runId}-${process.pid}-${++counter}`,
+      ...session,
+    };
+    request.body = `account_id=${plan.accountIds[to]}&currency=USDT&amount=${AMOUNT}`;
+    return request;
+  };
+  const run = (duration: number) =>
+    autocannon({
+      url: plan.url,
+      connections: plan.connections,
+      duration,
+      timeout: 10,
+      requests: [{ method: 'POST', path: '/api/transfer', setupRequest }],
+    });
+  let ok = 0;
+  if (plan.warmup > 0) ok += (await run(plan.warmup))['2xx'];
+  onMeasuring();
+  const result = await run(plan.duration);
+  ok += result['2xx'];
+  return {
+    requests: result.requests.total,
+    rps: result['2xx'] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    ok,
+  };
+}
+
+// ---- servers --------------------------------------------------------------------------------
+
+const canPin = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0 && process.env.BENCH_MONEY_PIN !== 'false';
+
+function command(cpu: string, args: string[]): [string, string[]] {
+  return canPin ? ['taskset', ['-c', cpu, process.execPath, ...args]] : [process.execPath, args];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+type TServer = { child: ChildProcess; url: string; output: string[] };
+
+async function startServer(script: string, env: Record<string, string>, health: string, nodeArgs: string[] = []): Promise<TServer> {
+  const port = await freePort();
+  const [cmd, args] = command('0', [...nodeArgs, script]);
+  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (output.length > 50) output.shift();
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    try {
+      if ((await fetch(url + health)).ok) return { child, url, output };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${script} did not start:\n${output.join('')}`);
+}
+
+function stopServer(server: TServer | null): Promise<void> {
+  if (!server || server.child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => server.child.kill('SIGKILL'), 10_000);
+    server.child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    server.child.kill('SIGTERM');
+  });
+}
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
+
+/** CPU seconds a process has used (Linux /proc), or null. */
+function cpuSeconds(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** taskset runs the server as its child: the node process is the one that exec'd, same pid. */
+function runLoadProcess(plan: TLoadPlan, servers: TServer[]): Promise<TLoadOutcome & { cpuUs: Array<number | null> }> {
+  const [cmd, args] = command('1', [join(root, 'scripts/bench-money.ts'), '--load', JSON.stringify(plan)]);
+  const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let outcome: TLoadOutcome | null = null;
+    let before: Array<number | null> = [];
+    let after: Array<number | null> = [];
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line === 'measuring') before = servers.map((s) => cpuSeconds(s.child.pid));
+      else if (line.startsWith('{')) {
+        after = servers.map((s) => cpuSeconds(s.child.pid));
+        outcome = JSON.parse(line) as TLoadOutcome;
+      }
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code !== 0 || !outcome) return reject(new Error(`load generator failed (exit ${code})`));
+      const done = outcome.rps * plan.duration;
+      const cpuUs = servers.map((_, i) => (after[i] != null && before[i] != null && done > 0 ? ((after[i]! - before[i]!) * 1e6) / done : null));
+      resolve({ ...outcome, cpuUs });
+    });
+  });
+}
+
+// ---- databases ------------------------------------------------------------------------------
+
+type TDatabase = { env: Record<string, string>; open: () => Promise<import('../core/src/db/index.ts').Db>; drop: () => Promise<void> };
+
+async function freshDatabase(engine: TMoneyEngine): Promise<TDatabase> {
+  const { openDb } = await import('../core/src/db/index.ts');
+  const silent = { error: () => {} };
+  if (engine === 'pglite') {
+    const dir = mkdtempSync(join(tmpdir(), 'obmen-bench-money-'));
+    const dataDir = join(dir, 'pglite');
+    return {
+      env: { DATA_DIR: dataDir },
+      open: () => openDb({ DATA_DIR: dataDir, DB_POOL_SIZE: 1 }, silent),
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const name = `obmen_bench_${randomBytes(5).toString('hex')}`;
+  // The core's own database handle creates and drops the database (no driver of our own here).
+  const admin = () => openDb({ DATABASE_URL: adminUrl, DATA_DIR: '', DB_POOL_SIZE: 1 }, silent);
+  const created = await admin();
+  await created.query(`CREATE DATABASE ${name}`);
+  await created.close();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.href },
+    open: () => openDb({ DATABASE_URL: url.href, DATA_DIR: '', DB_POOL_SIZE: 4 }, silent),
+    drop: async () => {
+      const db = await admin();
+      await db.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await db.close();
+    },
+  };
+}
+
+type TPrepared = { tokens: string[]; accountIds: number[]; sums: Record<string, string> };
+
+async function prepare(database: TDatabase): Promise<TPrepared> {
+  const { migrate } = await import('../core/src/db/migrate.ts');
+  const { seedDemoData } = await import('../core/src/seed/demo.ts');
+  const { createFixtureUser, fund } = await import('../core/src/domains/ledger/fixtures.ts');
+  const db = await database.open();
+  try {
+    await migrate(db);
+    await seedDemoData(db, { demoAccount: false });
+    // Every transfer of the bench is free of fees and limits but the minimum.
+    await db.query(`UPDATE transfer_settings SET fee_percent = 0, fee_fixed = 0, max_amount = NULL WHERE currency = 'USDT'`);
+    const tokens: string[] = [];
+    const accountIds: number[] = [];
+    for (let i = 0; i < USERS; i++) {
+      const user = await createFixtureUser(db);
+      await fund(db, user.id, 'USDT', FUNDS, 'bench');
+      tokens.push(user.token);
+      accountIds.push(user.accountId);
+    }
+    return { tokens, accountIds, sums: await sums(db) };
+  } finally {
+    await db.close();
+  }
+}
+
+async function sums(db: import('../core/src/db/index.ts').Db): Promise<Record<string, string>> {
+  const rows = await db.query<{ currency: string; total: string }>('SELECT currency, sum(balance)::text AS total FROM ledger_accounts GROUP BY currency ORDER BY currency');
+  return Object.fromEntries(rows.map((row) => [row.currency, row.total]));
+}
+
+async function verify(database: TDatabase, before: Record<string, string>, runId: string): Promise<{ violations: string[]; stored: number }> {
+  const { checkLedger } = await import('../core/src/domains/ledger/invariants.ts');
+  const db = await database.open();
+  try {
+    const report = await checkLedger(db);
+    const violations = report.violations.map((v) => `${v.rule}: ${v.detail}`);
+    const after = await sums(db);
+    if (JSON.stringify(after) !== JSON.stringify(before)) violations.push(`per-currency sums changed: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+    const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM transfers WHERE idempotency_key LIKE $1', [`${runId}-%`]);
+    return { violations, stored: row!.n };
+  } finally {
+    await db.close();
+  }
+}
+
+// ---- the bench ------------------------------------------------------------------------------
+
+export type TMoneyBenchOptions = {
+  engines?: TMoneyEngine[];
+  paths?: TMoneyPath[];
+  scenarios?: TMoneyScenario[];
+  duration?: number;
+  warmup?: number;
+  connections?: number;
+  pool?: number;
+  siteDist?: string;
+  log?: (line: string) => void;
+};
+
+const list = <T extends string>(name: string, all: T[]): T[] => {
+  const raw = process.env[name];
+  if (!raw) return all;
+  const picked = raw.split(',').map((s) => s.trim()).filter(Boolean) as T[];
+  const unknown = picked.filter((item) => !all.includes(item));
+  if (unknown.length) throw new Error(`${name}: unknown ${unknown.join(', ')} (have ${all.join(', ')})`);
+  return picked;
+};
+const number = (name: string, fallback: number) => {
+  const raw = process.env[name];
+  const value = raw ? Number(raw) : fallback;
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number, got "${raw}"`);
+  return value;
+};
+
+export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<TMoneyRun[]> {
+  const engines = options.engines ?? list('BENCH_MONEY_ENGINES', ['postgres', 'pglite']);
+  const paths = options.paths ?? list('BENCH_MONEY_PATHS', ['core', 'bff']);
+  const scenarios = options.scenarios ?? list('BENCH_MONEY_SCENARIOS', ['spread', 'hot']);
+  const duration = options.duration ?? number('BENCH_MONEY_DURATION', 8);
+  const warmup = options.warmup ?? number('BENCH_MONEY_WARMUP', 2);
+  const connections = options.connections ?? number('BENCH_MONEY_CONNECTIONS', 64);
+  const pool = options.pool ?? number('BENCH_MONEY_POOL', 16);
+  const siteDist = options.siteDist ?? process.env.SITE_DIST ?? join(root, 'site/dist');
+  const log = options.log ?? ((line: string) => console.error(`[bench-money] ${line}`));
+  const haveSite = existsSync(join(siteDist, 'server', 'entry.mjs'));
+  if (paths.includes('bff') && !haveSite) log(`no site build at ${siteDist}: the runs through the BFF are skipped (pnpm build first)`);
+  if (!canPin) log('taskset or a second CPU is missing: servers and load generator share the CPUs');
+
+  const runs: TMoneyRun[] = [];
+  for (const engine of engines) {
+    for (const scenario of scenarios) {
+      for (const path of paths) {
+        if (path === 'bff' && !haveSite) continue;
+        const id = `${engine}-${path}-${scenario}`;
+        const runId = `bench-${randomBytes(4).toString('hex')}`;
+        const database = await freshDatabase(engine);
+        let core: TServer | null = null;
+        let bff: TServer | null = null;
+        try {
+          const prepared = await prepare(database);
+          const quiet = { LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+          const coreArgs = process.env.BENCH_MONEY_CORE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+          core = await startServer('core/src/server.ts', { ...quiet, ...database.env, DB_POOL_SIZE: String(pool) }, '/api/health', coreArgs);
+          if (path === 'bff') {
+            bff = await startServer('bff/src/server.ts', { ...quiet, UPSTREAM_URL: core.url, LOG_REQUESTS: 'false', SITE_DIST: siteDist }, '/local/healthcheck');
+          }
+          const outcome = await runLoadProcess({
+            url: (bff ?? core).url,
+            viaBff: path === 'bff',
+            tokens: prepared.tokens,
+            accountIds: prepared.accountIds,
+            hot: scenario === 'hot',
+            runId,
+            connections,
+            duration,
+            warmup,
+          }, bff ? [core, bff] : [core]);
+          await stopServer(bff);
+          await stopServer(core);
+          bff = core = null;
+          const { violations, stored } = await verify(database, prepared.sums, runId);
+          // Requests still in flight when a timed run ends are applied but not counted: at most one per connection per run.
+          if (stored < outcome.ok || stored > outcome.ok + 2 * connections) violations.push(`${outcome.ok} transfers answered 2xx but ${stored} stored`);
+          const goal = target(engine, scenario);
+          const run: TMoneyRun = {
+            id,
+            engine,
+            path,
+            scenario,
+            transfersPerSecond: outcome.rps,
+            coreCpuUs: outcome.cpuUs[0] ?? null,
+            bffCpuUs: outcome.cpuUs[1] ?? null,
+            p50Ms: outcome.p50,
+            p99Ms: outcome.p99,
+            requests: outcome.requests,
+            non2xx: outcome.non2xx,
+            errors: outcome.errors,
+            answered: outcome.ok,
+            stored,
+            violations,
+            target: goal,
+            met: outcome.rps >= goal,
+          };
+          runs.push(run);
+          log(
+            `${id}: ${outcome.rps.toFixed(0)} transfers/s, p99 ${outcome.p99} ms, ${outcome.non2xx} non-2xx, ${outcome.errors} errors; ` +
+              `invariants ${violations.length ? `VIOLATED: ${violations.join('; ')}` : 'hold'}`,
+          );
+        } finally {
+          await stopServer(bff);
+          await stopServer(core);
+          await database.drop();
+        }
+      }
+    }
+  }
+  return runs;
+}
+
+export function moneyTable(runs: TMoneyRun[]): string {
+  const label: Record<TMoneyScenario, string> = { spread: '100 accounts', hot: '2 hot accounts' };
+  return [
+    '| Engine | Path | Accounts | transfers/s | p50 ms | p99 ms | CPU µs/transfer core + bff | target | verdict | non-2xx / errors | invariants |',
+    '|---|---|---|---:|---:|---:|---:|---:|---|---:|---|',
+    ...runs.map(
+      (r) =>
+        `| ${r.engine === 'postgres' ? 'PostgreSQL' : 'PGlite'} | ${r.path === 'bff' ? 'through the BFF' : 'core HTTP API'} | ${label[r.scenario]} | ` +
+        `${r.transfersPerSecond.toFixed(0)} | ${r.p50Ms} | ${r.p99Ms} | ${r.coreCpuUs?.toFixed(0) ?? 'n/a'}${r.bffCpuUs != null ? ` + ${r.bffCpuUs.toFixed(0)}` : ''} | >= ${r.target} | ${r.met ? 'met' : 'MISSED'} | ${r.non2xx} / ${r.errors} | ` +
+        `${r.violations.length ? 'VIOLATED' : `hold (${r.stored} stored = ${r.answered} answered)`} |`,
+    ),
+  ].join('\n');
+}
+
+if (import.meta.main) {
+  const loadIndex = process.argv.indexOf('--load');
+  if (loadIndex > 0) {
+    const plan = JSON.parse(process.argv[loadIndex + 1] ?? '') as TLoadPlan;
+    const outcome = await load(plan, () => process.stdout.write('measuring\n'));
+    process.stdout.write(`${JSON.stringify(outcome)}\n`);
+    process.exit(0);
+  }
+  const started = Date.now();
+  const runs = await runMoneyBench();
+  const header =
+    `Obmen money bench: POST /api/transfer, ${number('BENCH_MONEY_WARMUP', 2)} s warm-up + ${number('BENCH_MONEY_DURATION', 8)} s, ` +
+    `${number('BENCH_MONEY_CONNECTIONS', 64)} connections, core pool ${number('BENCH_MONEY_POOL', 16)}, Node ${process.version}, ` +
+    (canPin ? 'servers on CPU 0, load generator on CPU 1' : 'unpinned');
+  console.log(`\n${header}\n\n${moneyTable(runs)}\n`);
+  const out = process.env.BENCH_MONEY_OUT ?? join(root, 'bench-money-results.json');
+  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, pinned: canPin, runs, seconds: Math.round((Date.now() - started) / 1000) }, null, 2)}\n`);
+  console.error(`[bench-money] figures written to ${out}`);
+  const bad = runs.filter((r) => r.non2xx + r.errors > 0 || r.violations.length);
+  process.exit(bad.length ? 1 : 0);
+}
