@@ -20,12 +20,13 @@
  *   node scripts/bench-article.ts
  * Knobs (environment): BENCH_ROUNDS (3), BENCH_DURATION (8 s), BENCH_WARMUP (2 s),
  * BENCH_CONNECTIONS (50), BENCH_ARTICLE (/article/fees), BENCH_LIGHTHOUSE (1; 0 skips),
- * BENCH_OUT (bench-article-results.json), SITE_DIST (site build), BENCH_BFF_URL (measure an
- * already running BFF instead of starting core + BFF here).
+ * BENCH_OUT (bench-article-results.json), SITE_DIST (site build; copied first, so a rebuild
+ * during the bench does no harm), BENCH_BFF_URL (measure an already running BFF instead of
+ * starting core + BFF here).
  * Exit status 1 when a server failed, a scenario saw errors, or a target was missed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -42,8 +43,10 @@ export type TArticleBenchOptions = {
   connections?: number;
   article?: string;
   lighthouse?: boolean;
-  /** A BFF already running in front of a core; otherwise core and BFF are started here. */
+  /** A BFF already running in front of a core (e.g. bench.ts's); otherwise core and BFF are started here. */
   bffUrl?: string;
+  /** Its process id, for the CPU time per request (Linux /proc). */
+  bffPid?: number;
   log?: (line: string) => void;
 };
 
@@ -388,13 +391,15 @@ export async function runArticleBench(options: TArticleBenchOptions = {}): Promi
   };
   const article = options.article ?? '/article/fees';
   const dir = mkdtempSync(join(tmpdir(), 'obmen-bench-article-'));
+  let siteDist: { dir: string; remove: () => void } | null = null;
   try {
     const nginxBinary = ensureNginx(log);
     const nginxVersion = spawnSync(nginxBinary, ['-v']).stderr.toString().trim();
 
     // Core and BFF, unless given one.
     let bffUrl = options.bffUrl;
-    let bffPid: number | null = null;
+    if (!options.bffUrl) siteDist = await snapshotSiteBuild(log);
+    let bffPid: number | null = options.bffPid ?? null;
     if (!bffUrl) {
       const quiet = { LOG_LEVEL: 'warn', NODE_ENV: 'production', HOST: '127.0.0.1' };
       const coreEnv: NodeJS.ProcessEnv = { ...process.env, ...quiet, PORT: String(CORE_PORT), DATA_DIR: join(dir, 'pglite') };
@@ -402,7 +407,7 @@ export async function runArticleBench(options: TArticleBenchOptions = {}): Promi
       const [coreCmd, coreArgs] = pinned('0', process.execPath, ['core/src/server.ts']);
       const core = startChild('core', coreCmd, coreArgs, coreEnv);
       await waitFor(`http://127.0.0.1:${CORE_PORT}/api/health`, core);
-      const bffEnv = { ...process.env, ...quiet, PORT: String(BFF_PORT), UPSTREAM_URL: `http://127.0.0.1:${CORE_PORT}`, LOG_REQUESTS: 'false' };
+      const bffEnv = { ...process.env, ...quiet, PORT: String(BFF_PORT), UPSTREAM_URL: `http://127.0.0.1:${CORE_PORT}`, LOG_REQUESTS: 'false', SITE_DIST: siteDist!.dir };
       const [bffCmd, bffArgs] = pinned('0', process.execPath, ['bff/src/server.ts']);
       const bff = startChild('bff', bffCmd, bffArgs, bffEnv);
       bffPid = bff.child.pid ?? null;
@@ -505,6 +510,31 @@ export async function runArticleBench(options: TArticleBenchOptions = {}): Promi
   } finally {
     await stopChildren();
     rmSync(dir, { recursive: true, force: true });
+    siteDist?.remove();
+  }
+}
+
+/**
+ * A private copy of the site build (SITE_DIST, else site/dist), so that a rebuild running
+ * meanwhile (tests, a colleague) cannot pull it away mid-bench. It lives under
+ * site/node_modules/.cache so that its imports still resolve to the site's packages.
+ */
+async function snapshotSiteBuild(log: (line: string) => void): Promise<{ dir: string; remove: () => void }> {
+  const source = process.env.SITE_DIST ?? join(root, 'site', 'dist');
+  const entry = join(source, 'server', 'entry.mjs');
+  const deadline = Date.now() + 5 * 60_000;
+  for (;;) {
+    // A build finished a few seconds ago and not restarted since.
+    if (existsSync(entry) && Date.now() - statSync(entry).mtimeMs > 5_000) {
+      const dir = join(root, 'site', 'node_modules', '.cache', 'obmen-bench', `dist-${process.pid}`);
+      rmSync(dir, { recursive: true, force: true });
+      cpSync(source, dir, { recursive: true });
+      if (existsSync(entry) && existsSync(join(dir, 'server', 'entry.mjs'))) return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+      rmSync(dir, { recursive: true, force: true });
+    }
+    if (Date.now() > deadline) throw new Error(`no complete site build at ${source}: run "pnpm build" first`);
+    log(`[bench-article] waiting for a complete site build at ${source}`);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
   }
 }
 

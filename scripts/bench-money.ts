@@ -19,7 +19,7 @@
  *   import { runMoneyBench } from './bench-money.ts' the same from scripts/bench.ts
  *
  * Knobs (environment): BENCH_MONEY_DURATION (8 s), BENCH_MONEY_WARMUP (2 s),
- * BENCH_MONEY_CONNECTIONS (64), BENCH_MONEY_ENGINES (postgres,pglite),
+ * BENCH_MONEY_CONNECTIONS (64 on PostgreSQL, 16 on PGlite), BENCH_MONEY_ENGINES (postgres,pglite),
  * BENCH_MONEY_PATHS (core,bff), BENCH_MONEY_SCENARIOS (spread,hot), BENCH_MONEY_POOL (16,
  * the core's DB_POOL_SIZE), BENCH_MONEY_OUT (bench-money-results.json), SITE_DIST (the site
  * build the BFF serves; without one the BFF runs are skipped), BENCH_DATABASE_URL,
@@ -48,6 +48,7 @@ export type TMoneyRun = {
   path: TMoneyPath;
   scenario: TMoneyScenario;
   transfersPerSecond: number;
+  connections: number;
   /** CPU time per transfer of the core and of the BFF processes (not PostgreSQL), µs. */
   coreCpuUs: number | null;
   bffCpuUs: number | null;
@@ -357,7 +358,8 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
   const scenarios = options.scenarios ?? list('BENCH_MONEY_SCENARIOS', ['spread', 'hot']);
   const duration = options.duration ?? number('BENCH_MONEY_DURATION', 8);
   const warmup = options.warmup ?? number('BENCH_MONEY_WARMUP', 2);
-  const connections = options.connections ?? number('BENCH_MONEY_CONNECTIONS', 64);
+  // PGlite runs one query at a time: beyond a few in flight, more connections only add queueing.
+  const connectionsFor = (engine: TMoneyEngine) => options.connections ?? number('BENCH_MONEY_CONNECTIONS', engine === 'pglite' ? 16 : 64);
   const pool = options.pool ?? number('BENCH_MONEY_POOL', 16);
   const siteDist = options.siteDist ?? process.env.SITE_DIST ?? join(root, 'site/dist');
   const log = options.log ?? ((line: string) => console.error(`[bench-money] ${line}`));
@@ -390,7 +392,7 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
             accountIds: prepared.accountIds,
             hot: scenario === 'hot',
             runId,
-            connections,
+            connections: connectionsFor(engine),
             duration,
             warmup,
           }, bff ? [core, bff] : [core]);
@@ -399,7 +401,7 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
           bff = core = null;
           const { violations, stored } = await verify(database, prepared.sums, runId);
           // Requests still in flight when a timed run ends are applied but not counted: at most one per connection per run.
-          if (stored < outcome.ok || stored > outcome.ok + 2 * connections) violations.push(`${outcome.ok} transfers answered 2xx but ${stored} stored`);
+          if (stored < outcome.ok || stored > outcome.ok + 2 * connectionsFor(engine)) violations.push(`${outcome.ok} transfers answered 2xx but ${stored} stored`);
           const goal = target(engine, scenario);
           const run: TMoneyRun = {
             id,
@@ -407,6 +409,7 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
             path,
             scenario,
             transfersPerSecond: outcome.rps,
+            connections: connectionsFor(engine),
             coreCpuUs: outcome.cpuUs[0] ?? null,
             bffCpuUs: outcome.cpuUs[1] ?? null,
             p50Ms: outcome.p50,
@@ -462,7 +465,7 @@ if (import.meta.main) {
   const runs = await runMoneyBench();
   const header =
     `Obmen money bench: POST /api/transfer, ${number('BENCH_MONEY_WARMUP', 2)} s warm-up + ${number('BENCH_MONEY_DURATION', 8)} s, ` +
-    `${number('BENCH_MONEY_CONNECTIONS', 64)} connections, core pool ${number('BENCH_MONEY_POOL', 16)}, Node ${process.version}, ` +
+    `${process.env.BENCH_MONEY_CONNECTIONS ?? '64 (PostgreSQL) / 16 (PGlite)'} connections, core pool ${number('BENCH_MONEY_POOL', 16)}, Node ${process.version}, ` +
     (canPin ? 'servers on CPU 0, load generator on CPU 1' : 'unpinned');
   console.log(`\n${header}\n\n${moneyTable(runs)}\n`);
   const out = process.env.BENCH_MONEY_OUT ?? join(root, 'bench-money-results.json');

@@ -200,6 +200,43 @@ describe('BFF page cache for signed-out article pages', () => {
     expect(versionCalls() - before).toBeLessThanOrEqual(1);
   });
 
+  it('answers hits on a real socket before Fastify (the fast path), with the same bytes and headers', async () => {
+    const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const viaInject = await get('/article/fees', { cookie: 'i18n_redirected=en' });
+      const before = cache(ctx).stats();
+      const res = await fetch(`${address}/article/fees`, { headers: { cookie: 'theme=x; i18n_redirected=en', 'accept-encoding': 'identity' } });
+      const body = await res.text();
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-page-cache')).toBe('hit');
+      expect(body).toBe(viaInject.body);
+      expect(res.headers.get('content-security-policy')).toBe(viaInject.headers['content-security-policy']);
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(cache(ctx).stats().fastHits).toBe(before.fastHits + 1);
+      const gz = await fetch(`${address}/article/fees`, { headers: { cookie: 'i18n_redirected=en', 'accept-encoding': 'gzip' } });
+      expect(gz.headers.get('content-encoding')).toBe('gzip');
+      expect(await gz.text()).toBe(viaInject.body);
+      const notModified = await fetch(`${address}/article/fees`, { headers: { cookie: 'i18n_redirected=en', 'if-none-match': gz.headers.get('etag')!, 'accept-encoding': 'gzip' } });
+      expect(notModified.status).toBe(304);
+      // Signed in, proxied or odd cookies: the normal path (never a cached page for a session).
+      const rendered = renders().length;
+      const signedIn = await fetch(`${address}/article/fees`, { headers: { cookie: 'i18n_redirected=en;remember_token=abc' } });
+      await signedIn.text();
+      expect(signedIn.headers.get('x-page-cache')).toBeNull();
+      expect(renders()).toHaveLength(rendered + 1);
+      const proxied = await fetch(`${address}/article/fees`, { headers: { cookie: 'i18n_redirected=en', 'x-forwarded-proto': 'https' } });
+      await proxied.text();
+      expect(proxied.headers.get('x-page-cache')).toBe('hit');
+      expect(cache(ctx).stats().fastHits).toBe(before.fastHits + 3);
+      // Everything else on the socket still reaches Fastify.
+      const other = await fetch(`${address}/_astro/page.Ab12Cd.js`);
+      expect(other.status).toBe(200);
+      await other.text();
+    } finally {
+      await ctx.app.server.close();
+    }
+  });
+
   it('parses Accept-Encoding', () => {
     expect(acceptedEncodings(undefined)).toEqual({ br: false, gzip: false });
     expect(acceptedEncodings('gzip, deflate, br')).toEqual({ br: true, gzip: true });

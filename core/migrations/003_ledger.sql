@@ -13,9 +13,10 @@
 CREATE TABLE ledger_accounts (
   id bigserial PRIMARY KEY,
   -- user: a user's wallet. The others belong to the house:
-  --   liquidity   counterparty of every exchange, one per currency (may go negative: the
-  --               house's position, settled outside the ledger)
-  --   fees        exchange and transfer fees and rounding remainders
+  --   liquidity   counterparty of every exchange, per currency in 8 shards by user (see
+  --               ledger_house_account; may go negative: the house's position, settled
+  --               outside the ledger)
+  --   fees        exchange and transfer fees and rounding remainders (sharded the same way)
   --   clearing    money in flight with a payment system (name = the system, e.g. 'sandbox')
   --   referral    referral bonus expense
   --   card_fees   payment card fees

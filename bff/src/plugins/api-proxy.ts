@@ -27,10 +27,24 @@ function classifyUpstreamError(error: { statusCode?: number; code?: string; caus
   return { status: 502, code: 'bad_gateway', key: 'error.bad_gateway' };
 }
 
-async function readAll(stream: Readable): Promise<Buffer> {
+/**
+ * The whole body of a JSON answer, by 'data'/'end' listeners: `for await` over the stream cost
+ * about 6-9 µs more CPU per proxied request (async iterator, a promise per chunk; pnpm bench).
+ * Calls back once: the body, or the error (also when the stream closes before its end).
+ */
+function readAll(stream: Readable, done: (err: Error | null, body?: Buffer) => void): void {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  let settled = false;
+  const finish = (err: Error | null, body?: Buffer) => {
+    if (settled) return;
+    settled = true;
+    done(err, body);
+  };
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.once('end', () => finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+  stream.once('error', (err: Error) => finish(err));
+  // 'close' follows 'end' on every answer: build the Error (a stack capture) only when it is needed.
+  stream.once('close', () => settled || finish(new Error('upstream body closed before its end')));
 }
 
 export type TApiProxyOptions = { config: TConfig; frontendVersion: string };
@@ -73,6 +87,10 @@ export default fp<TApiProxyOptions>(
         rewriteHeaders: (rawHeaders, raw) => {
           const request = raw as FastifyRequest;
           const headers = rawHeaders as IncomingHttpHeaders;
+          // Hop-by-hop: the core's "connection: close" (it is shutting down) or keep-alive timeout
+          // is about the BFF's connection to it, not the browser's (reply-from copies them as is).
+          delete headers.connection;
+          delete headers['keep-alive'];
           applySessionHeaders(headers, request);
           if (headers['content-type']?.startsWith('application/json')) {
             request.upstreamJson = true;
@@ -85,13 +103,14 @@ export default fp<TApiProxyOptions>(
           const reply = rawReply as FastifyReply;
           const res = rawRes as unknown as { stream: Readable };
           if (!request.upstreamJson) return void reply.send(res.stream);
-          readAll(res.stream).then(
-            (body) => reply.send(injectFrontendVersion(body, fvMember)),
-            (err: Error) => {
-              request.log.warn({ err }, 'upstream body failed');
-              reply.raw.destroy(err);
-            },
-          );
+          readAll(res.stream, (err, body) => {
+            if (!err) return void reply.send(injectFrontendVersion(body!, fvMember));
+            request.log.warn({ err }, 'upstream body failed');
+            // Nothing was sent yet (JSON is buffered): the client gets JSON 502/503/504 too.
+            if (reply.raw.headersSent) return void reply.raw.destroy(err);
+            const failure = classifyUpstreamError(err as { code?: string; cause?: { code?: string } });
+            void sendError(request, reply, failure.status, failure.code, failure.key);
+          });
         },
         onError: (rawReply, { error: rawError }) => {
           const reply = rawReply as FastifyReply;

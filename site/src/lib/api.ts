@@ -6,11 +6,14 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly fields: Record<string, string>;
-  constructor(status: number, code: string, message: string, fields: Record<string, string> = {}) {
+  /** The whole error answer: some carry more than the message (a refused quote brings a fresh one). */
+  readonly body: unknown;
+  constructor(status: number, code: string, message: string, fields: Record<string, string> = {}, body: unknown = null) {
     super(message);
     this.status = status;
     this.code = code;
     this.fields = fields;
+    this.body = body;
   }
 }
 
@@ -56,6 +59,6 @@ export async function api<T = Record<string, unknown>>(path: string, options: TA
   if (data && typeof data === 'object') applyEnvelope(data);
   if (response.ok) return data as T;
   const error = ZApiError.safeParse(data);
-  if (error.success) throw new ApiError(response.status, error.data.code, error.data.message, error.data.fields);
-  throw new ApiError(response.status, 'unknown', clientMessage('error.generic'));
+  if (error.success) throw new ApiError(response.status, error.data.code, error.data.message, error.data.fields, data);
+  throw new ApiError(response.status, 'unknown', clientMessage('error.generic'), {}, data);
 }

@@ -5,6 +5,7 @@
 import { TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared/constants';
 import type { TBalance, TNotification, TSiteSettings, TUnreadMsgs, TUser, TWallet } from '@obmen/shared';
 import { clientMessage, setClientMessages } from '../lib/client-i18n.ts';
+import { displayAmount } from '../lib/amount.ts';
 import { reportFrontError } from '../lib/logger.ts';
 import { $frontendVersion } from '../stores/version.ts';
 import { $totalBalance, $wallets } from '../stores/wallets.ts';
@@ -139,6 +140,18 @@ function initLiveHeader() {
   $totalBalance.subscribe((balance) => {
     if (!balance) return;
     for (const element of document.querySelectorAll('[data-balance-amount]')) element.textContent = `${balance.amount} ${balance.currency}`;
+  });
+  // The wallet lists (sidebar, burger menu): amounts and the last-exchange highlight follow $wallets.
+  $wallets.subscribe((wallets) => {
+    const byCode = new Map(wallets.map((wallet) => [wallet.currency, wallet]));
+    for (const link of document.querySelectorAll<HTMLElement>('[data-wallet-currency]')) {
+      const wallet = byCode.get(link.dataset.walletCurrency ?? '');
+      if (!wallet) continue;
+      link.dataset.balance = wallet.balance;
+      const amount = link.querySelector('[data-wallet-amount]');
+      if (amount) amount.textContent = displayAmount(wallet.balance, document.documentElement.lang);
+      link.closest('[data-wallet-item]')?.classList.toggle('last', wallet.last_exchange);
+    }
   });
   $unreadMsgs.subscribe((unread) => {
     const total = unread.private + unread.support;

@@ -1,0 +1,56 @@
+import type { TExchangeRecord, TLocale, TTransferRecord } from '@obmen/shared';
+import { coreGet, CoreError } from './core.ts';
+
+/** Spec §2: /history has the tabs exchange, transfer and payment, and these children. */
+export const HISTORY_TABS = ['exchange', 'transfer', 'payment'] as const;
+export const HISTORY_KINDS = ['deposit', 'exchange', 'payment', 'referral', 'transfer', 'withdraw'] as const;
+export type THistoryKind = (typeof HISTORY_KINDS)[number];
+
+export function isHistoryKind(value: string): value is THistoryKind {
+  return (HISTORY_KINDS as readonly string[]).includes(value);
+}
+
+export type THistoryPage<T> = { items: T[]; page: number; per_page: number; total: number; pages: number };
+
+export type THistoryLoad =
+  | { kind: 'exchange'; filters: URLSearchParams; page: number; data: THistoryPage<TExchangeRecord> | null; error: string; fields: Record<string, string> }
+  | { kind: 'transfer'; filters: URLSearchParams; page: number; data: THistoryPage<TTransferRecord> | null; error: string; fields: Record<string, string> }
+  | { kind: Exclude<THistoryKind, 'exchange' | 'transfer'>; filters: URLSearchParams; page: number; data: null; error: string; fields: Record<string, string> };
+
+/** The filters each table understands (the core's ZHistoryQuery), read from the page's query string. */
+const FILTERS: Record<'exchange' | 'transfer', readonly string[]> = {
+  exchange: ['from', 'to', 'currency', 'status', 'per_page'],
+  transfer: ['from', 'to', 'currency', 'status', 'direction', 'per_page'],
+};
+
+export function historyFilters(kind: 'exchange' | 'transfer', url: URL): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const name of FILTERS[kind]) {
+    const value = url.searchParams.get(name)?.trim();
+    if (value) query.set(name, value.slice(0, 40));
+  }
+  return query;
+}
+
+/** The API address of a table: JSON for a page, or the CSV export of every filtered row. */
+export function historyApiPath(kind: 'exchange' | 'transfer', filters: URLSearchParams, extra: Record<string, string>): string {
+  const query = new URLSearchParams(filters);
+  for (const [name, value] of Object.entries(extra)) query.set(name, value);
+  return `/api/${kind}/history?${query.toString()}`;
+}
+
+/** One page of a history table from the core; a refused filter comes back as messages, not a 500. */
+export async function loadHistory(kind: THistoryKind, url: URL, call: { locale: TLocale; token?: string | undefined }): Promise<THistoryLoad> {
+  const pageText = url.searchParams.get('page') ?? '1';
+  const page = /^\d{1,7}$/.test(pageText) && Number(pageText) >= 1 ? Number(pageText) : 1;
+  if (kind !== 'exchange' && kind !== 'transfer') return { kind, filters: new URLSearchParams(), page, data: null, error: '', fields: {} };
+  const filters = historyFilters(kind, url);
+  try {
+    const data = await coreGet<THistoryPage<never>>(historyApiPath(kind, filters, { page: String(page) }), call);
+    return { kind, filters, page, data, error: '', fields: {} } as THistoryLoad;
+  } catch (err) {
+    if (!(err instanceof CoreError && err.status === 400)) throw err;
+    const body = err.body as { message?: string; fields?: Record<string, string> } | null;
+    return { kind, filters, page, data: null, error: body?.message ?? '', fields: body?.fields ?? {} } as THistoryLoad;
+  }
+}

@@ -1,0 +1,39 @@
+import type { TCurrencyInfo, TExchangeBatch, TLocale } from '@obmen/shared';
+import { coreGet, CoreError } from './core.ts';
+
+/** What each money island gets of the dictionary (pickMessages prefixes). */
+export const EXCHANGE_MESSAGE_PREFIXES = ['exchangepage', 'exchange', 'money', 'validation', 'error'] as const;
+export const TRANSFER_MESSAGE_PREFIXES = ['transferpage', 'transfer', 'money', 'validation', 'error'] as const;
+export const LANDING_MESSAGE_PREFIXES = ['landing', 'money', 'validation', 'error', 'exchange.pair_unavailable', 'exchange.same_currency', 'exchange.amount_required'] as const;
+
+/** Where a signed-out visitor of an account page goes: the login page, coming back afterwards. */
+export function loginPath(url: URL): string {
+  return `/login?next=${encodeURIComponent(url.pathname + url.search)}`;
+}
+
+/** An instant of the API as people read it, in UTC (history filters are UTC days too). */
+export function formatDateTime(iso: string, locale: TLocale): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return new Intl.DateTimeFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', {
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: 'UTC',
+  }).format(date);
+}
+
+export type TExchangeAllPreview = { currency: string; currencies: TCurrencyInfo[]; preview: TExchangeBatch };
+
+/** GET /api/exchange/all[/{currency}] for a page; null when the currency is unknown or disabled (a 404). */
+export async function loadExchangeAll(currency: string | undefined, call: { locale: TLocale; token?: string | undefined }): Promise<TExchangeAllPreview | null> {
+  if (currency !== undefined && !/^[A-Z0-9]{2,10}$/.test(currency)) return null;
+  try {
+    return await coreGet<TExchangeAllPreview>(currency ? `/api/exchange/all/${currency}` : '/api/exchange/all', call);
+  } catch (err) {
+    if (err instanceof CoreError && err.status >= 400 && err.status < 500 && err.status !== 401) return null;
+    throw err;
+  }
+}
