@@ -153,3 +153,29 @@ export async function sendNotification(
   expect(typeof id, `notification id in ${JSON.stringify(answer)}`).toBe('number');
   return id!;
 }
+
+// ---- money (e2e/money.spec.ts) -------------------------------------------------------------------
+
+/** An exact decimal string as an integer at `scale` decimals: "0.05" at 8 → 5000000n (no floats near money). */
+export function toMinor(text: string, scale: number): bigint {
+  const [whole = '0', fraction = ''] = text.trim().split('.');
+  expect(fraction.replace(/0+$/, '').length, `${text} has at most ${scale} decimals`).toBeLessThanOrEqual(scale);
+  return BigInt((whole || '0') + fraction.padEnd(scale, '0').slice(0, scale));
+}
+
+/** The exact balance of a wallet as the sidebar holds it (data-balance, kept live by the layout script). */
+export async function walletBalance(page: Page, currency: string): Promise<string> {
+  const balance = await page.locator(`.sidebar [data-wallet-currency="${currency}"]`).getAttribute('data-balance');
+  expect(balance, `wallet ${currency} in the sidebar`).not.toBeNull();
+  return balance!;
+}
+
+/** The header's total balance text, e.g. "10095.00 USD". */
+export async function headerBalance(page: Page): Promise<string> {
+  return (await visible(page, 'balance').locator('[data-balance-amount]').textContent())?.trim() ?? '';
+}
+
+/** Waits until every island of the page has hydrated (Astro drops the `ssr` attribute then). */
+export async function islandsReady(page: Page): Promise<void> {
+  await expect(page.locator('astro-island[ssr]')).toHaveCount(0);
+}

@@ -29,7 +29,8 @@ function makeArticleSiteDist(): { dir: string; remove: () => void } {
   if (!url.startsWith('/article/') && url !== '/404') return next();
   list.push({ url, cookie: req.headers.cookie });
   const locale = /i18n_redirected=en/.test(req.headers.cookie ?? '') ? 'en' : 'ru';
-  if (url === '/404' || url.startsWith('/article/missing')) {
+  const forced = (globalThis.__pageStatus ??= {})[url];
+  if (url === '/404' || url.startsWith('/article/missing') || forced === 404) {
     res.writeHead(404, { 'content-type': 'text/html' });
     return res.end('<!doctype html><p>not found</p>');
   }
@@ -194,6 +195,15 @@ describe('BFF page cache for signed-out article pages', () => {
     expect((await get('/article/slow')).headers['x-page-cache']).toBe('miss');
   });
 
+  it('renders a cold page once for many simultaneous visitors, who all get it', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, () => ctx.app.inject({ url: '/article/burst' })));
+    await cache(ctx).settled();
+    expect(renders().filter((r) => r.url === '/article/burst')).toHaveLength(1);
+    expect(new Set(answers.map((a) => a.body)).size).toBe(1);
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(12).fill(200));
+    expect(answers.filter((a) => a.headers['x-page-cache'] === 'hit')).toHaveLength(11);
+  });
+
   it('asks the core for the version once per poll, not per page view', async () => {
     const before = versionCalls();
     await Promise.all(Array.from({ length: 200 }, () => get('/article/fees')));
@@ -270,6 +280,34 @@ describe('BFF page cache expiry and start-up', () => {
     await new Promise((resolve) => setTimeout(resolve, 350));
     expect((await ctx.app.inject({ url: '/article/terms' })).headers['x-page-cache']).toBe('miss');
     expect(renders()).toHaveLength(3);
+  });
+
+  it('serves the expired copy while one visitor refreshes it, and drops it when the refresh fails', async () => {
+    await cache(ctx).pollNow();
+    await ctx.app.inject({ url: '/article/aml' });
+    await cache(ctx).settled();
+    const first = await ctx.app.inject({ url: '/article/aml' });
+    expect(first.headers['x-page-cache']).toBe('hit');
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    renders().length = 0;
+    const during = await Promise.all(Array.from({ length: 6 }, () => ctx.app.inject({ url: '/article/aml' })));
+    expect(during.filter((r) => r.headers['x-page-cache'] === 'miss')).toHaveLength(1);
+    expect(during.filter((r) => r.headers['x-page-cache'] === 'hit').map((r) => r.body)).toEqual(Array(5).fill(first.body));
+    await cache(ctx).settled();
+    expect(renders()).toHaveLength(1);
+    const fresh = await ctx.app.inject({ url: '/article/aml' });
+    expect(fresh.headers['x-page-cache']).toBe('hit');
+    expect(fresh.body).not.toBe(first.body);
+
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    (globalThis as { __pageStatus?: Record<string, number> }).__pageStatus = { '/article/aml': 404 };
+    try {
+      expect((await ctx.app.inject({ url: '/article/aml' })).statusCode).toBe(404);
+      await cache(ctx).settled();
+      expect((await ctx.app.inject({ url: '/article/aml' })).statusCode).toBe(404);
+    } finally {
+      (globalThis as { __pageStatus?: Record<string, number> }).__pageStatus = {};
+    }
   });
 
   it('can be switched off', async () => {

@@ -16,6 +16,8 @@ export type TRateRule = { max: number; windowS: number };
  * - spending a mailed token: 30 per IP per 15 min (tokens are 256-bit: this only stops noise).
  * - change password: 10 per account per 15 min (a stolen session guessing the current one).
  * - confirmation mail: 3 per account per hour.
+ * - transfer check: it reveals a masked name per account number, so 60 per user per 10 min
+ *   (plenty for typing and correcting a form) stops walking the account-number space.
  *
  * A fixed window per key, in the database (every core instance shares it; nothing per user in
  * process memory). A window lets a burst of up to 2×max across its edge: acceptable here.
@@ -32,6 +34,7 @@ export const RATE_LIMITS = {
   token_ip: { max: 30, windowS: 15 * 60 },
   change_user: { max: 10, windowS: 15 * 60 },
   confirm_user: { max: 3, windowS: 60 * 60 },
+  transfer_check_user: { max: 60, windowS: 10 * 60 },
 } as const satisfies Record<string, TRateRule>;
 export type TRateName = keyof typeof RATE_LIMITS;
 

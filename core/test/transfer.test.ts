@@ -53,6 +53,19 @@ describe.each(ENGINES)('transfers on %s', (engine) => {
     expect(body.total_balance).toMatchObject({ currency: 'USD', amount: '100.00' });
   });
 
+  it('check is rate-limited per user, so account numbers cannot be walked for names', async () => {
+    const prober = await createFixtureUser(ctx.db, {});
+    const probe = (n: number) => post(prober, '/api/transfer/check', { account_id: String(10_000_000 + n), currency: 'USDT', amount: '1' });
+    for (let n = 0; n < 60; n++) expect((await probe(n)).statusCode).not.toBe(429);
+    const limited = await probe(60);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().code).toBe('rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // Another user is not affected.
+    const other = await post(alice, '/api/transfer/check', { account_id: String(bob.accountId), currency: 'USDT', amount: '1' });
+    expect(other.statusCode).toBe(200);
+  });
+
   it('check answers the masked recipient and the fee, or why not', async () => {
     const ok = await post(alice, '/api/transfer/check', { account_id: String(bob.accountId), currency: 'usdt', amount: '10' });
     expect(ok.statusCode).toBe(200);

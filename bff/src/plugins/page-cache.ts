@@ -294,11 +294,11 @@ export default fp<TPageCacheOptions>(
         finished = true;
         finishFill(key, fill, stored);
       };
+      let ended = false;
       // An answer that never ends (client gone, render failed) releases the waiters too.
       res.once('close', () => {
         if (!ended) finish(false);
       });
-      let ended = false;
       const chunks: Buffer[] = [];
       let status = 0;
       let written: OutgoingHttpHeaders = {};

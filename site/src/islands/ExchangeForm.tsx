@@ -131,6 +131,17 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
 
   useEffect(() => () => abortRef.current?.abort(), []);
 
+  // Typed before the island woke up (a slow phone): take what the inputs hold.
+  const payRef = useRef<HTMLInputElement>(null);
+  const receiveRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const pay = payRef.current?.value ?? '';
+    const receive = receiveRef.current?.value ?? '';
+    if (pay && pay !== payText) onType('pay', pay);
+    else if (receive && receive !== receiveText) onType('receive', receive);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
   const remaining = quote ? Math.max(0, quote.expires_in - Math.floor((now - quoteAt) / 1000)) : 0;
   const expired = quote !== null && remaining === 0;
 
@@ -251,6 +262,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
         <div className={`xf-input${payError ? ' xf-invalid' : ''}`}>
           <input
             id="xf-pay"
+            ref={payRef}
             name="amount"
             inputMode="decimal"
             autoComplete="off"
@@ -288,6 +300,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
         <div className={`xf-input${receiveError ? ' xf-invalid' : ''}`}>
           <input
             id="xf-receive"
+            ref={receiveRef}
             name="amount_receive"
             inputMode="decimal"
             autoComplete="off"

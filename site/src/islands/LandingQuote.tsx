@@ -29,6 +29,13 @@ function LandingQuoteBody({ pairs, codes, src: initialSrc, dst: initialDst, amou
   const [loading, setLoading] = useState(false);
   const seq = useRef(0);
   const first = useRef(true);
+  const amountRef = useRef<HTMLInputElement>(null);
+  // Typed before the island woke up: take what the input holds.
+  useEffect(() => {
+    const typed = amountRef.current?.value;
+    if (typed !== undefined && typed !== amount) setAmount(typed);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
 
   const dstOptions = codes.filter((code) => pairs.includes(`${src}/${code}`));
   const srcOptions = codes.filter((code) => pairs.some((pair) => pair.startsWith(`${code}/`)));
@@ -88,7 +95,7 @@ function LandingQuoteBody({ pairs, codes, src: initialSrc, dst: initialDst, amou
       <h2 className="lq-title">{t('landing.title')}</h2>
       <label className="lq-label" htmlFor="lq-amount">{t('landing.you_pay')}</label>
       <div className="lq-input">
-        <input id="lq-amount" name="amount" inputMode="decimal" autoComplete="off" value={amount} onChange={(event) => setAmount(event.target.value)} aria-invalid={error ? 'true' : undefined} data-testid="landing-amount" />
+        <input id="lq-amount" ref={amountRef} name="amount" inputMode="decimal" autoComplete="off" value={amount} onChange={(event) => setAmount(event.target.value)} aria-invalid={error ? 'true' : undefined} data-testid="landing-amount" />
         <select aria-label={t('landing.pay_currency')} value={src} onChange={(event) => changeSrc(event.target.value)} data-testid="landing-src">
           {srcOptions.map((code) => <option key={code} value={code}>{code}</option>)}
         </select>

@@ -1,4 +1,4 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useStore } from '@nanostores/react';
 import type { TTransferCheck, TTransferCurrency, TTransferRecord } from '@obmen/shared';
@@ -35,6 +35,20 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
   const busyRef = useRef(false);
   /** Created when a form is checked, used by its Send (and a network retry of it), dropped on any edit. */
   const keyRef = useRef<string | null>(null);
+
+  // Typed before the island woke up (a slow phone): take what the fields hold.
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    const form = formRef.current;
+    if (!form) return;
+    const typed: Partial<TValues> = {};
+    for (const field of ['account_id', 'currency', 'amount', 'comment'] as const) {
+      const element = form.elements.namedItem(field) as HTMLInputElement | HTMLSelectElement | null;
+      if (element && element.value !== values[field]) typed[field] = element.value;
+    }
+    if (Object.keys(typed).length) setValues((current) => ({ ...current, ...typed }));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
 
   const currency = currencies.find((c) => c.code === values.currency) ?? firstCurrency;
   const balanceOf = (code: string) => wallets.find((wallet) => wallet.currency === code)?.balance ?? currencies.find((c) => c.code === code)?.balance ?? '0';
@@ -148,7 +162,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     : '';
 
   return (
-    <form className="xf tf" noValidate onSubmit={onCheck} data-testid="transfer-form">
+    <form className="xf tf" noValidate onSubmit={onCheck} ref={formRef} data-testid="transfer-form">
       {formError && <p className="form-error" role="alert" data-testid="form-error">{formError}</p>}
       <label className="field">
         <span className="field-label">{t('transferpage.account_id')}</span>

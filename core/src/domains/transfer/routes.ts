@@ -6,6 +6,7 @@ import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { TRANSFER_CSV_COLUMNS, toCsv, transferHistory } from '../history/service.ts';
 import { checkTransfer, makeTransfer, transferInfo } from './service.ts';
+import { consumeRateLimit } from '../../rate-limit.ts';
 
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
@@ -16,9 +17,11 @@ const transferRoutes: FastifyPluginAsync = async (app) => {
     return { status: 'ok', ...(await transferInfo(app.db, user.id)), ...(await getWalletEnvelope(app.db, user.id)) };
   });
 
-  app.post('/api/transfer/check', { preHandler: requireUser }, async (request) =>
-    checkTransfer(app.db, currentUser(request).id, parseInput(ZTransferBody, request.body ?? {})),
-  );
+  app.post('/api/transfer/check', { preHandler: requireUser }, async (request) => {
+    const user = currentUser(request);
+    await consumeRateLimit(app.db, 'transfer_check_user', user.id);
+    return checkTransfer(app.db, user.id, parseInput(ZTransferBody, request.body ?? {}));
+  });
 
   app.post('/api/transfer', { preHandler: requireUser }, async (request, reply) => {
     const user = currentUser(request);

@@ -1,0 +1,321 @@
+import { expect, test, type Page } from '@playwright/test';
+import { BASE_URL, DEMO, headerBalance, islandsReady, logIn, signUp, toMinor, visible, walletBalance } from './helpers.ts';
+
+/*
+ * Issue 5 in the browser: exchange one pair, convert everything, transfer to another user, the
+ * history of all three, and that a double click moves money once.
+ *
+ * The demo account's balances are shared state: the signed-in tests run in order, in one worker.
+ * Sign-ups: one (the transfer's recipient), within the run's budget of 10 (see helpers.ts).
+ */
+
+const PRECISION: Record<string, number> = { USDT: 6, BTC: 8, RUB: 2, USD: 2, ETH: 18 };
+
+/** Marks the page: a reload or navigation loses the mark, so a live update can be told from a reload. */
+async function markPage(page: Page) {
+  await page.evaluate(() => ((window as unknown as { __e2eMark: number }).__e2eMark = 1));
+}
+async function expectSamePage(page: Page) {
+  expect(await page.evaluate(() => (window as unknown as { __e2eMark?: number }).__e2eMark)).toBe(1);
+}
+
+async function exchangeTotal(page: Page): Promise<number> {
+  const response = await page.request.get('/api/exchange/history?per_page=1');
+  expect(response.ok()).toBe(true);
+  return ((await response.json()) as { total: number }).total;
+}
+
+/** Types an amount on the pair page and waits for the quote; returns what it says will be received. */
+async function quoteFor(page: Page, amount: string): Promise<string> {
+  await islandsReady(page);
+  await page.getByTestId('exchange-amount').fill(amount);
+  const quote = page.getByTestId('exchange-quote');
+  await expect(quote).toHaveAttribute('data-state', 'ready');
+  await expect(page.getByTestId('quote-amount')).toContainText(amount);
+  return (await page.getByTestId('quote-receive').getAttribute('data-amount'))!;
+}
+
+test.describe('money, signed in as the demo account', () => {
+  test.describe.configure({ mode: 'serial' });
+
+  test.beforeEach(async ({ page }) => {
+    await logIn(page, DEMO.email, DEMO.password);
+  });
+
+  test('exchange USDT to BTC from the exchange page: the header balance and the wallets change without a reload', async ({ page }) => {
+    // The wallet sidebar leads to the pairs selling that currency.
+    await page.goto('/history');
+    await page.locator('.sidebar [data-wallet-currency="USDT"]').click();
+    await expect(page).toHaveURL(`${BASE_URL}/exchanges?search=USDT/`);
+    const pairs = page.getByTestId('pair');
+    await expect(pairs.first()).toBeVisible();
+    for (const pair of await pairs.all()) expect(await pair.getAttribute('data-pair')).toMatch(/^USDT\//);
+    await page.locator('[data-testid="pair"][data-pair="USDT/BTC"]').click();
+    await expect(page).toHaveURL(`${BASE_URL}/exchange/USDT/BTC`);
+
+    const usdtBefore = await walletBalance(page, 'USDT');
+    const btcBefore = await walletBalance(page, 'BTC');
+    const totalBefore = await headerBalance(page);
+    await markPage(page);
+
+    const receive = await quoteFor(page, '100');
+    expect(toMinor(receive, 8)).toBeGreaterThan(0n);
+    await expect(page.getByTestId('quote-timer')).toBeVisible();
+    await page.getByTestId('exchange-confirm').click();
+
+    await expect(page.getByTestId('exchange-result')).toBeVisible();
+    await expect(page.getByTestId('exchange-result-message')).toContainText('USDT');
+    // Exactly the quoted amount arrived; exactly the typed amount left.
+    await expect.poll(async () => toMinor(await walletBalance(page, 'BTC'), 8)).toBe(toMinor(btcBefore, 8) + toMinor(receive, 8));
+    expect(toMinor(await walletBalance(page, 'USDT'), 6)).toBe(toMinor(usdtBefore, 6) - toMinor('100', 6));
+    // The header total moved (spread and fee) and the BTC wallet is the highlighted last exchange.
+    await expect.poll(() => headerBalance(page)).not.toBe(totalBefore);
+    await expect(page.locator('.sidebar [data-wallet-item]:has([data-wallet-currency="BTC"])')).toHaveClass(/\blast\b/);
+    await expectSamePage(page);
+
+    // A new page load shows the same (the server's state, not only the browser's).
+    await page.reload();
+    expect(toMinor(await walletBalance(page, 'BTC'), 8)).toBe(toMinor(btcBefore, 8) + toMinor(receive, 8));
+  });
+
+  test('a double click on confirm moves money once', async ({ page }) => {
+    await page.goto('/exchange/USDT/BTC');
+    const before = await exchangeTotal(page);
+    const usdtBefore = await walletBalance(page, 'USDT');
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/api/exchange/USDT/BTC')) posts.push(request.headers()['idempotency-key'] ?? '');
+    });
+    await quoteFor(page, '20');
+    await page.getByTestId('exchange-confirm').dblclick();
+    await expect(page.getByTestId('exchange-result')).toBeVisible();
+    await page.waitForTimeout(500);
+
+    expect(posts.length, 'one POST per confirmed quote').toBe(1);
+    expect(posts[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await exchangeTotal(page)).toBe(before + 1);
+    expect(toMinor(await walletBalance(page, 'USDT'), 6)).toBe(toMinor(usdtBefore, 6) - toMinor('20', 6));
+  });
+
+  test('a quote already used elsewhere is refused with its message and a fresh quote, which then goes through', async ({ page }) => {
+    await page.goto('/exchange/USDT/BTC');
+    let token = '';
+    page.on('response', async (response) => {
+      if (response.url().endsWith('/api/exchange/check') && response.ok()) token = ((await response.json()) as { quote: { token: string } }).quote.token;
+    });
+    await quoteFor(page, '5');
+    await expect.poll(() => token).not.toBe('');
+    // Spend the page's quote behind its back (another tab, say).
+    const spent = await page.request.post('/api/exchange/USDT/BTC', {
+      form: { quote: token },
+      headers: { 'idempotency-key': `e2e-other-tab-${Date.now()}` },
+    });
+    expect(spent.status()).toBe(200);
+    const before = await exchangeTotal(page);
+
+    await page.getByTestId('exchange-confirm').click();
+    await expect(page.getByTestId('exchange-notice')).toHaveText(/уже использован/);
+    await expect(page.getByTestId('exchange-quote')).toHaveAttribute('data-state', 'ready');
+    expect(await exchangeTotal(page)).toBe(before);
+
+    await page.getByTestId('exchange-confirm').click();
+    await expect(page.getByTestId('exchange-result')).toBeVisible();
+    expect(await exchangeTotal(page)).toBe(before + 1);
+  });
+
+  test('transfer to a second account: checked, sent once, and it arrives there', async ({ page, browser }) => {
+    const recipientContext = await browser.newContext();
+    const recipientPage = await recipientContext.newPage();
+    const recipient = await signUp(recipientPage, { prefix: 'money' });
+
+    await page.goto('/transfer');
+    await islandsReady(page);
+    const me = await visible(page, 'account-id').getAttribute('data-account-id');
+    const usdtBefore = await walletBalance(page, 'USDT');
+    await markPage(page);
+
+    // To yourself: refused, the reason next to the field.
+    await page.getByTestId('transfer-account').fill(me!);
+    await page.getByTestId('transfer-currency').selectOption('USDT');
+    await page.getByTestId('transfer-amount').fill('25');
+    await page.getByTestId('transfer-check-button').click();
+    await expect(page.getByTestId('error-account_id')).toHaveText('Нельзя перевести самому себе');
+
+    await page.getByTestId('transfer-account').fill(String(recipient.accountId));
+    await page.getByTestId('transfer-comment').fill('e2e: за обед');
+    await page.getByTestId('transfer-check-button').click();
+    await expect(page.getByTestId('transfer-recipient')).toContainText(String(recipient.accountId));
+    await expect(page.getByTestId('transfer-recipient')).toContainText('***');
+    await expect(page.getByTestId('transfer-total')).toHaveText('25.00 USDT');
+
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/api/transfer')) posts.push(request.headers()['idempotency-key'] ?? '');
+    });
+    await page.getByTestId('transfer-send').dblclick();
+    await expect(page.getByTestId('transfer-result')).toBeVisible();
+    expect(posts).toHaveLength(1);
+    await expect.poll(async () => toMinor(await walletBalance(page, 'USDT'), 6)).toBe(toMinor(usdtBefore, 6) - toMinor('25', 6));
+    await expectSamePage(page);
+
+    // The recipient sees it in their wallet and in their transfer history.
+    await recipientPage.goto('/history/transfer');
+    expect(await walletBalance(recipientPage, 'USDT')).toBe('25.000000');
+    const row = recipientPage.getByTestId('history-row').first();
+    await expect(row).toHaveAttribute('data-direction', 'in');
+    await expect(row.getByTestId('history-amount')).toHaveText('+25.00 USDT');
+    await expect(row).toContainText('e2e: за обед');
+    await recipientContext.close();
+  });
+
+  test('convert everything to USDT: each leg reported, the wallets emptied, USDT credited', async ({ page }) => {
+    await page.goto('/exchange/all');
+    await expect(page).toHaveURL(`${BASE_URL}/exchange/all`);
+    await islandsReady(page);
+    const sources = ['RUB', 'USD', 'BTC', 'ETH'];
+    for (const code of sources) await expect(page.getByTestId(`leg-${code}`)).toHaveAttribute('data-status', 'planned');
+    const usdtBefore = await walletBalance(page, 'USDT');
+    const totalBefore = await headerBalance(page);
+    await markPage(page);
+
+    await page.getByTestId('exchange-all-confirm').dblclick();
+    const result = page.getByTestId('exchange-all-result');
+    await expect(result).toHaveAttribute('data-status', 'completed');
+    await expect(page.getByTestId('exchange-all-message')).toContainText('USDT');
+    for (const code of sources) {
+      await expect(result.getByTestId(`leg-${code}`)).toHaveAttribute('data-status', 'completed');
+      await expect.poll(async () => toMinor(await walletBalance(page, code), PRECISION[code]!)).toBe(0n);
+    }
+    expect(toMinor(await walletBalance(page, 'USDT'), 6)).toBeGreaterThan(toMinor(usdtBefore, 6));
+    await expect.poll(() => headerBalance(page)).not.toBe(totalBefore);
+    await expectSamePage(page);
+
+    // Nothing left to convert; an unknown target currency is the 404 page.
+    await page.goto('/exchange/all/USDT');
+    await expect(page.getByTestId('exchange-all-empty')).toBeVisible();
+    expect((await page.goto('/exchange/all/NOPE'))?.status()).toBe(404);
+  });
+
+  test('history shows the exchanges, the conversion and the transfer; filters, paging and CSV', async ({ page }) => {
+    await page.goto('/history');
+    await expect(page.getByTestId('history-tab-exchange')).toHaveAttribute('aria-current', 'page');
+    const rows = page.getByTestId('history-row');
+    await expect(rows.first()).toBeVisible();
+    await expect(page.locator('[data-testid="history-row"] .tag').first()).toBeVisible(); // a convert-all leg
+    await expect(page.locator('[data-testid="history-row"]', { hasText: 'USDT → BTC' }).first()).toBeVisible();
+    const total = Number(await page.getByTestId('history-total').getAttribute('data-total'));
+    expect(total).toBeGreaterThanOrEqual(8);
+
+    // Filter by currency (a GET form): only ETH rows.
+    await page.getByTestId('filter-currency').selectOption('ETH');
+    await page.getByTestId('filter-apply').click();
+    await expect(page).toHaveURL(/currency=ETH/);
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toContainText('ETH → USDT');
+
+    // The CSV link exports the filtered rows.
+    const csvHref = await page.getByTestId('history-csv').getAttribute('href');
+    expect(csvHref).toContain('format=csv');
+    const csv = await page.request.get(csvHref!);
+    expect(csv.headers()['content-type']).toContain('text/csv');
+    const lines = (await csv.text()).trim().split(/\r?\n/);
+    expect(lines[0]).toContain('amount_receive');
+    expect(lines).toHaveLength(2);
+
+    // Paging by links.
+    await page.goto('/history/exchange?per_page=3');
+    await expect(rows).toHaveCount(3);
+    await page.getByTestId('pager-next').click();
+    await expect(page).toHaveURL(/page=2/);
+    await expect(page).toHaveURL(/per_page=3/);
+    await expect(rows).toHaveCount(3);
+
+    // The transfer tab.
+    await page.getByTestId('history-tab-transfer').click();
+    await expect(page).toHaveURL(`${BASE_URL}/history/transfer`);
+    const sent = page.locator('[data-testid="history-row"][data-direction="out"]').first();
+    await expect(sent.getByTestId('history-amount')).toHaveText('−25.00 USDT');
+
+    // Tabs whose features have not landed say so.
+    for (const kind of ['payment', 'deposit', 'withdraw', 'referral']) {
+      await page.goto(`/history/${kind}`);
+      await expect(page.getByTestId('history-nothing')).toBeVisible();
+    }
+  });
+
+  test('history pages are server-rendered: readable without JavaScript', async ({ browser }) => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await logIn(page, DEMO.email, DEMO.password);
+    await page.goto('/history/transfer?direction=out');
+    await expect(page.getByTestId('history-row').first()).toContainText('25.00 USDT');
+    await expect(page.getByTestId('filter-direction')).toHaveValue('out');
+    await context.close();
+  });
+});
+
+test.describe('money pages for visitors', () => {
+  test('the pair list searches by what is sold and what is bought, also without JavaScript', async ({ browser }) => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto('/exchanges');
+    await page.locator('#pair-search-input').fill('/USDT');
+    await page.locator('[data-testid="pair-search"] button[type="submit"]').click();
+    await expect(page).toHaveURL(`${BASE_URL}/exchanges?search=%2FUSDT`);
+    const pairs = page.getByTestId('pair');
+    await expect(pairs.first()).toBeVisible();
+    for (const pair of await pairs.all()) expect(await pair.getAttribute('data-pair')).toMatch(/\/USDT$/);
+    await page.goto('/exchanges?search=BTC/');
+    for (const pair of await pairs.all()) expect(await pair.getAttribute('data-pair')).toMatch(/^BTC\//);
+    await context.close();
+  });
+
+  test('an unknown or impossible pair is the 404 page; lower case redirects to the one address', async ({ page }) => {
+    for (const path of ['/exchange/XXX/BTC', '/exchange/BTC/BTC', '/history/nothing']) {
+      const response = await page.goto(path);
+      expect(response?.status(), path).toBe(404);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Страница не найдена');
+    }
+    await page.goto('/exchange/usdt/btc');
+    await expect(page).toHaveURL(`${BASE_URL}/exchange/USDT/BTC`);
+  });
+
+  test('signed-out visitors see a quote with a prompt to log in; account pages send them to the login page', async ({ page }) => {
+    // Typed before the island hydrates: the form takes it up once it does.
+    await page.goto('/exchange/BTC/USDT');
+    await page.getByTestId('exchange-amount').fill('0.01');
+    await expect(page.getByTestId('exchange-quote')).toHaveAttribute('data-state', 'ready');
+    await expect(page.getByTestId('exchange-login-prompt')).toBeVisible();
+    await expect(page.getByTestId('exchange-confirm')).toHaveCount(0);
+    for (const path of ['/history', '/history/transfer', '/transfer', '/exchange/all']) {
+      await page.goto(path);
+      await expect(page).toHaveURL(`${BASE_URL}/login?next=${encodeURIComponent(path)}`);
+    }
+  });
+
+  test('the home page quotes visitors and carries the amount to the pair page', async ({ page }) => {
+    await page.goto('/');
+    const quote = page.getByTestId('landing-quote');
+    await expect(quote).toBeVisible();
+    await islandsReady(page);
+    await expect(page.getByTestId('landing-receive')).toHaveText(/^\d/);
+    await page.getByTestId('landing-amount').fill('250');
+    await expect(page.getByTestId('landing-rate')).toContainText('≈');
+    await page.getByTestId('landing-go').click();
+    await expect(page).toHaveURL(`${BASE_URL}/exchange/USDT/BTC?amount=250`);
+    await expect(page.getByTestId('exchange-amount')).toHaveValue('250');
+    await expect(page.getByTestId('exchange-quote')).toHaveAttribute('data-state', 'ready');
+  });
+
+  test('at a 375 px phone the pair form and the history fit the screen', async ({ browser }) => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 800 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    await logIn(page, DEMO.email, DEMO.password);
+    for (const path of ['/exchanges', '/exchange/USDT/BTC', '/transfer', '/history', '/history/transfer', '/exchange/all']) {
+      await page.goto(path);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
+    }
+    await context.close();
+  });
+});
