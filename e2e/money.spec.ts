@@ -1,4 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BASE_URL, DEMO, headerBalance, islandsReady, logIn, signUp, toMinor, visible, walletBalance } from './helpers.ts';
 
 /*
@@ -7,7 +10,12 @@ import { BASE_URL, DEMO, headerBalance, islandsReady, logIn, signUp, toMinor, vi
  *
  * The demo account's balances are shared state: the signed-in tests run in order, in one worker.
  * Sign-ups: one (the transfer's recipient), within the run's budget of 10 (see helpers.ts).
+ * Sign-ins: the demo account may sign in 10 times per 15 minutes (login_email, shared with the
+ * other specs), so this file signs in once and reuses the session (storageState).
  */
+
+/** Per worker process: the serial block below runs in one worker. */
+const DEMO_STATE = join(tmpdir(), `obmen-e2e-demo-session-${process.pid}.json`);
 
 const PRECISION: Record<string, number> = { USDT: 6, BTC: 8, RUB: 2, USD: 2, ETH: 18 };
 
@@ -37,10 +45,18 @@ async function quoteFor(page: Page, amount: string): Promise<string> {
 
 test.describe('money, signed in as the demo account', () => {
   test.describe.configure({ mode: 'serial' });
+  test.use({ storageState: DEMO_STATE });
 
-  test.beforeEach(async ({ page }) => {
-    await logIn(page, DEMO.email, DEMO.password);
+  // browser.newContext() inside these tests takes the block's options, storageState included.
+  const SIGNED_OUT = { storageState: { cookies: [], origins: [] } };
+
+  test.beforeAll(async ({ browser }) => {
+    const context = await browser.newContext(SIGNED_OUT);
+    await logIn(await context.newPage(), DEMO.email, DEMO.password);
+    await context.storageState({ path: DEMO_STATE });
+    await context.close();
   });
+  test.afterAll(() => rmSync(DEMO_STATE, { force: true }));
 
   test('exchange USDT to BTC from the exchange page: the header balance and the wallets change without a reload', async ({ page }) => {
     // The wallet sidebar leads to the pairs selling that currency.
@@ -97,6 +113,28 @@ test.describe('money, signed in as the demo account', () => {
     expect(toMinor(await walletBalance(page, 'USDT'), 6)).toBe(toMinor(usdtBefore, 6) - toMinor('20', 6));
   });
 
+  test('the quote counts down; once expired, confirm asks for a fresh rate instead', async ({ page }) => {
+    await page.clock.install();
+    await page.goto('/exchange/USDT/BTC');
+    await islandsReady(page);
+    const quote = page.getByTestId('exchange-quote');
+    const confirm = page.getByTestId('exchange-confirm');
+    await page.getByTestId('exchange-amount').fill('3');
+    await page.clock.runFor(1000);
+    await expect(quote).toHaveAttribute('data-state', 'ready');
+    await expect(page.getByTestId('quote-timer')).toContainText('30');
+    await page.clock.runFor(10_000);
+    await expect(page.getByTestId('quote-timer')).toContainText('20');
+    await page.clock.runFor(21_000);
+    await expect(quote).toHaveAttribute('data-state', 'expired');
+    await expect(confirm).toHaveText('Обновить курс');
+    const before = await exchangeTotal(page);
+    await confirm.click();
+    await expect(quote).toHaveAttribute('data-state', 'ready');
+    await expect(confirm).toHaveText('Подтвердить обмен');
+    expect(await exchangeTotal(page)).toBe(before);
+  });
+
   test('a quote already used elsewhere is refused with its message and a fresh quote, which then goes through', async ({ page }) => {
     await page.goto('/exchange/USDT/BTC');
     let token = '';
@@ -124,7 +162,7 @@ test.describe('money, signed in as the demo account', () => {
   });
 
   test('transfer to a second account: checked, sent once, and it arrives there', async ({ page, browser }) => {
-    const recipientContext = await browser.newContext();
+    const recipientContext = await browser.newContext(SIGNED_OUT);
     const recipientPage = await recipientContext.newPage();
     const recipient = await signUp(recipientPage, { prefix: 'money' });
 
@@ -244,12 +282,22 @@ test.describe('money, signed in as the demo account', () => {
   });
 
   test('history pages are server-rendered: readable without JavaScript', async ({ browser }) => {
-    const context = await browser.newContext({ javaScriptEnabled: false });
+    const context = await browser.newContext({ javaScriptEnabled: false, storageState: DEMO_STATE });
     const page = await context.newPage();
-    await logIn(page, DEMO.email, DEMO.password);
     await page.goto('/history/transfer?direction=out');
     await expect(page.getByTestId('history-row').first()).toContainText('25.00 USDT');
     await expect(page.getByTestId('filter-direction')).toHaveValue('out');
+    await context.close();
+  });
+
+  test('at a 375 px phone the money pages fit the screen', async ({ browser }) => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 800 }, isMobile: true, hasTouch: true, storageState: DEMO_STATE });
+    const page = await context.newPage();
+    for (const path of ['/exchanges', '/exchange/USDT/BTC', '/transfer', '/history', '/history/transfer', '/exchange/all']) {
+      await page.goto(path);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
+    }
     await context.close();
   });
 });
@@ -305,17 +353,5 @@ test.describe('money pages for visitors', () => {
     await expect(page).toHaveURL(`${BASE_URL}/exchange/USDT/BTC?amount=250`);
     await expect(page.getByTestId('exchange-amount')).toHaveValue('250');
     await expect(page.getByTestId('exchange-quote')).toHaveAttribute('data-state', 'ready');
-  });
-
-  test('at a 375 px phone the pair form and the history fit the screen', async ({ browser }) => {
-    const context = await browser.newContext({ viewport: { width: 375, height: 800 }, isMobile: true, hasTouch: true });
-    const page = await context.newPage();
-    await logIn(page, DEMO.email, DEMO.password);
-    for (const path of ['/exchanges', '/exchange/USDT/BTC', '/transfer', '/history', '/history/transfer', '/exchange/all']) {
-      await page.goto(path);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
-    }
-    await context.close();
   });
 });

@@ -23,7 +23,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -75,6 +75,18 @@ const CORE_PORT = 4220;
 const BFF_PORT = 3220;
 const BFF_OPEN_PORT = 3221;
 
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
+/** CPU seconds a process has used (Linux /proc), or NaN. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
 const children: ChildProcess[] = [];
 function start(script: string, env: NodeJS.ProcessEnv): ChildProcess {
   const [command, args] = pinned('0', [script]);
@@ -124,15 +136,16 @@ const report = (message: string) =>
 
 const dir = mkdtempSync(join(tmpdir(), 'obmen-bench-logger-'));
 const quiet = { NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', LOG_REQUESTS: 'false' };
-const rows: Array<{ probe: string; flood: string; probeOut: TLoadOut; floodOut: TLoadOut | null }> = [];
+const rows: Array<{ probe: string; flood: string; probeOut: TLoadOut; floodOut: TLoadOut | null; bffCpuUsPerFloodRequest: number | null; coreCpuMs: number }> = [];
 try {
   const coreEnv: NodeJS.ProcessEnv = { ...process.env, ...quiet, PORT: String(CORE_PORT), DATA_DIR: join(dir, 'pglite') };
   delete coreEnv.DATABASE_URL;
-  start('core/src/server.ts', coreEnv);
+  const core = start('core/src/server.ts', coreEnv);
   await ready(`http://127.0.0.1:${CORE_PORT}/api/health`);
   // Two BFFs: the default limit, and one with the limit lifted (warn lines go to stdout: ignored here, still written).
-  start('bff/src/server.ts', { ...process.env, ...quiet, PORT: String(BFF_PORT), UPSTREAM_URL: `http://127.0.0.1:${CORE_PORT}` });
-  start('bff/src/server.ts', { ...process.env, ...quiet, PORT: String(BFF_OPEN_PORT), UPSTREAM_URL: `http://127.0.0.1:${CORE_PORT}`, FRONT_LOG_PER_MINUTE: '1000000' });
+  const bff = start('bff/src/server.ts', { ...process.env, ...quiet, PORT: String(BFF_PORT), UPSTREAM_URL: `http://127.0.0.1:${CORE_PORT}` });
+  const bffOpen = start('bff/src/server.ts', { ...process.env, ...quiet, PORT: String(BFF_OPEN_PORT), UPSTREAM_URL: `http://127.0.0.1:${CORE_PORT}`, FRONT_LOG_PER_MINUTE: '1000000' });
+  const pidOf = (port: number) => (port === BFF_PORT ? bff.pid : bffOpen.pid);
   for (const port of [BFF_PORT, BFF_OPEN_PORT]) {
     await ready(`http://127.0.0.1:${port}/local/healthcheck`);
     for (let i = 0; i < 5; i++) await (await fetch(`http://127.0.0.1:${port}/article/fees`)).arrayBuffer();
@@ -168,8 +181,17 @@ try {
             ...(flood.idReplacement ? { idReplacement: true } : {}),
           })
         : Promise.resolve(null);
+      const bffBefore = cpuSeconds(pidOf(port));
+      const coreBefore = cpuSeconds(core.pid);
       const [probeOut, floodOut] = await Promise.all([probeRun, floodRun]);
-      rows.push({ probe: probe.name, flood: flood?.name ?? 'none', probeOut, floodOut });
+      const bffCpu = cpuSeconds(pidOf(port)) - bffBefore;
+      const coreCpuMs = Math.round((cpuSeconds(core.pid) - coreBefore) * 1000);
+      // The BFF's CPU per flood request, after taking off what the probe alone costs (the first row).
+      const probeOnly = rows.find((r) => r.probe === probe.name && r.flood === 'none');
+      const probeCpu = probeOnly ? (probeOnly as { bffCpuS?: number }).bffCpuS ?? 0 : 0;
+      const floodRequests = floodOut ? floodOut.rps * (duration + 1) : 0;
+      const bffCpuUsPerFloodRequest = floodOut && floodRequests > 0 ? Math.max(0, ((bffCpu - probeCpu) * 1e6) / floodRequests) : null;
+      rows.push(Object.assign({ probe: probe.name, flood: flood?.name ?? 'none', probeOut, floodOut, bffCpuUsPerFloodRequest, coreCpuMs }, { bffCpuS: bffCpu }));
       console.error(`[bench-logger] ${probe.name} | flood ${flood?.name ?? 'none'}: probe p50 ${probeOut.p50} p99 ${probeOut.p99} ms; flood ${floodOut ? `${floodOut.rps.toFixed(0)} req/s ${JSON.stringify(floodOut.statusCodes)}` : '-'}`);
     }
   }
@@ -177,11 +199,11 @@ try {
     `Logger flood: probe at ${probeRate} req/s (4 connections), flood with ${floodConnections} connections, ${duration} s each; ` +
       (canPin ? 'BFF and core on CPU 0, both load generators on CPU 1' : 'unpinned') + `, Node ${process.version}.`,
     '',
-    '| Probe | Flood on /api/logger/front | probe req/s | probe p50 ms | probe p99 ms | probe max ms | flood req/s | flood answers |',
-    '|---|---|---:|---:|---:|---:|---:|---|',
+    '| Probe | Flood on /api/logger/front | probe req/s | probe p50 ms | probe p99 ms | probe max ms | flood req/s | flood answers | BFF CPU µs per flood request | core CPU ms |',
+    '|---|---|---:|---:|---:|---:|---:|---|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${r.probe} | ${r.flood} | ${r.probeOut.rps.toFixed(0)} | ${r.probeOut.p50} | ${r.probeOut.p99} | ${r.probeOut.max} | ${r.floodOut ? r.floodOut.rps.toFixed(0) : '-'} | ${r.floodOut ? Object.entries(r.floodOut.statusCodes).map(([c, n]) => `${c}: ${n}`).join(', ') : '-'} |`,
+        `| ${r.probe} | ${r.flood} | ${r.probeOut.rps.toFixed(0)} | ${r.probeOut.p50} | ${r.probeOut.p99} | ${r.probeOut.max} | ${r.floodOut ? r.floodOut.rps.toFixed(0) : '-'} | ${r.floodOut ? Object.entries(r.floodOut.statusCodes).map(([c, n]) => `${c}: ${n}`).join(', ') : '-'} | ${r.bffCpuUsPerFloodRequest === null ? '-' : r.bffCpuUsPerFloodRequest.toFixed(0)} | ${r.coreCpuMs} |`,
     ),
   ];
   console.log(`\n${lines.join('\n')}\n`);

@@ -10,9 +10,10 @@
  * while "straight to the core" pays for the core alone: the ratio is the price of the BFF hop.
  *
  * Scenarios run in rounds (each scenario once per round, in order), so slow drift of the machine
- * hits all of them alike; the table shows the median of the rounds. Besides requests/s and
- * latency it reports the CPU time the server processes used per request (from /proc), which
- * other load on the machine disturbs far less than requests/s.
+ * hits all of them alike; the table shows the median of the rounds, and a comparison the median
+ * of its per-round ratios. Besides requests/s and latency it reports the CPU time the server
+ * processes used per request (from /proc), which other load on the machine disturbs far less
+ * than requests/s, and from it the "CPU ratio": the req/s ratio on a CPU of their own.
  *
  * Output: a Markdown table on stdout, the figures as JSON in bench-results.json.
  * Knobs (environment): BENCH_ROUNDS (3), BENCH_DURATION (8 s), BENCH_WARMUP (2 s),
@@ -22,6 +23,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -175,10 +177,23 @@ const running = new Map<TServerId, TRunning>();
 const serverById = (id: TServerId) => SERVERS.find((s) => s.id === id)!;
 const urlOf = (id: TServerId) => `http://127.0.0.1:${serverById(id).port}`;
 
+/** Something already listening there would answer the health check in our server's place. */
+function portInUse(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 async function start(id: TServerId): Promise<void> {
   if (running.has(id)) return;
   const server = serverById(id);
   for (const need of server.needs ?? []) await start(need);
+  if (await portInUse(server.port)) throw new Error(`port ${server.port} (for ${id}) is already in use: another bench running?`);
   const env: NodeJS.ProcessEnv = { ...process.env, ...server.env(urlOf), PORT: String(server.port) };
   if (!('DATABASE_URL' in server.env(urlOf))) delete env.DATABASE_URL;
   if (!('UPSTREAM_URL' in server.env(urlOf))) delete env.UPSTREAM_URL;
@@ -218,27 +233,31 @@ async function waitForHealth({ server, url, output }: TRunning, timeoutMs: numbe
   throw new Error(`${server.id} not healthy at ${url}${server.health} within ${timeoutMs} ms:\n${output.join('')}`);
 }
 
+function stopOne({ child }: TRunning): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
 let stopping = false;
 async function stopAll(): Promise<void> {
   stopping = true;
-  // The BFFs first, so that they don't log the core going away.
-  const order = [...running.values()].reverse();
-  await Promise.all(
-    order.map(
-      ({ child }) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-          child.once('exit', () => {
-            clearTimeout(kill);
-            resolve();
-          });
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  // The BFFs first, so that they don't log their upstream going away; then the upstreams.
+  const all = [...running.values()];
+  await Promise.all(all.filter((r) => r.server.needs?.length).map(stopOne));
+  await Promise.all(all.filter((r) => !r.server.needs?.length).map(stopOne));
   running.clear();
 }
+// Whatever way this process ends, no server outlives it.
+process.once('exit', () => {
+  for (const { child } of running.values()) child.kill('SIGKILL');
+});
 
 async function shutdown(code: number): Promise<never> {
   await stopAll();
@@ -360,7 +379,8 @@ function summarize(scenario: TScenario, runs: TRun[]): TSummary {
     rps: median(runs.map((r) => r.rps)),
     p50Ms: median(runs.map((r) => r.latencyMs.p50)),
     p99Ms: median(runs.map((r) => r.latencyMs.p99)),
-    cpuUsPerRequest: totals.every(Number.isFinite) ? median(totals) : null,
+    // A run that completed no request (a very slow page on a busy machine) has no CPU figure.
+    cpuUsPerRequest: totals.some(Number.isFinite) ? median(totals.filter(Number.isFinite)) : null,
     cpuUsPerRequestByServer: byServer,
     loadgenCpu: median(runs.map((r) => r.loadgenCpu)),
     errors: runs.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
@@ -375,7 +395,9 @@ function chain(id: TServerId): TServerId[] {
 
 const fmt = (value: number | null, digits = 0) => (value === null || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits));
 
-function table(summaries: TSummary[], comparisons: { c: TComparison; rpsRatio: number; p99Ratio: number; ok: boolean | null }[]): string {
+type TCompared = { c: TComparison; rpsRatio: number; p99Ratio: number; cpuRatio: number | null; ok: boolean | null };
+
+function table(summaries: TSummary[], comparisons: TCompared[]): string {
   const lines = [
     `| Scenario | req/s | p50 ms | p99 ms | server CPU µs/req | load gen CPU | errors |`,
     `|---|---:|---:|---:|---:|---:|---:|`,
@@ -387,11 +409,16 @@ function table(summaries: TSummary[], comparisons: { c: TComparison; rpsRatio: n
     }),
   ];
   if (comparisons.length) {
-    lines.push('', `| Comparison | req/s ratio | target | p99 ratio | target | verdict |`, `|---|---:|---:|---:|---:|---|`);
-    for (const { c, rpsRatio, p99Ratio, ok } of comparisons) {
+    lines.push(
+      '',
+      `| Comparison | req/s ratio | target | p99 ratio | target | verdict | CPU ratio |`,
+      `|---|---:|---:|---:|---:|---|---:|`,
+    );
+    for (const { c, rpsRatio, p99Ratio, cpuRatio, ok } of comparisons) {
       const rpsTarget = c.minRpsRatio === undefined ? '–' : `>= ${c.minRpsRatio}x`;
       const p99Target = c.maxP99Ratio === undefined ? '–' : `<= ${c.maxP99Ratio}x`;
-      lines.push(`| ${c.title} | ${fmt(rpsRatio, 2)}x | ${rpsTarget} | ${fmt(p99Ratio, 2)}x | ${p99Target} | ${ok === null ? 'for scale' : ok ? 'met' : 'MISSED'} |`);
+      const verdict = ok === null ? 'for scale' : ok ? 'met' : 'MISSED';
+      lines.push(`| ${c.title} | ${fmt(rpsRatio, 2)}x | ${rpsTarget} | ${fmt(p99Ratio, 2)}x | ${p99Target} | ${verdict} | ${fmt(cpuRatio, 2)}x |`);
     }
   }
   return lines.join('\n');
@@ -399,8 +426,21 @@ function table(summaries: TSummary[], comparisons: { c: TComparison; rpsRatio: n
 
 // ---------------------------------------------------------------------------------------------
 
+/** The machine's 1-minute load average (Linux): other work on it disturbs every figure. */
+function loadAverage(): number | null {
+  try {
+    return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  } catch {
+    return null;
+  }
+}
+
 try {
   const started = Date.now();
+  const loadBefore = loadAverage();
+  if (loadBefore !== null && loadBefore > 1) {
+    console.error(`[bench] the machine is busy before the bench starts (load average ${loadBefore}): expect noisy req/s; the CPU µs/req figures suffer less`);
+  }
   if (!canPin) console.error('[bench] taskset or a second CPU is missing: servers and load generator share the CPUs (figures are rougher)');
   for (const scenario of scenarios) await start(scenario.server);
   for (const scenario of scenarios) await checkOnce(scenario);
@@ -419,15 +459,21 @@ try {
 
   const summaries = scenarios.map((s) => summarize(s, runs.get(s.id)!));
   const find = (id: string) => summaries.find((s) => s.id === id);
-  const comparisons = COMPARISONS.flatMap((c) => {
+  // Ratios per round (the two runs of a round are back to back, so they share the machine's
+  // state), then the median of those: steadier than the ratio of two medians on a busy machine.
+  // The CPU ratio (baseline's server CPU per request / subject's) is what the req/s ratio would
+  // be with the server CPU to themselves; other load on the machine disturbs it much less.
+  const comparisons = COMPARISONS.flatMap((c): TCompared[] => {
     const subject = find(c.subject);
     const baseline = find(c.baseline);
     if (!subject || !baseline) return [];
-    const rpsRatio = subject.rps / baseline.rps;
-    const p99Ratio = subject.p99Ms / baseline.p99Ms;
+    const rounds = subject.runs.map((run, i) => ({ subject: run, baseline: baseline.runs[i]! }));
+    const rpsRatio = median(rounds.map((r) => r.subject.rps / r.baseline.rps));
+    const p99Ratio = median(rounds.map((r) => r.subject.latencyMs.p99 / Math.max(r.baseline.latencyMs.p99, 1)));
+    const cpuRatio = subject.cpuUsPerRequest && baseline.cpuUsPerRequest ? baseline.cpuUsPerRequest / subject.cpuUsPerRequest : null;
     const targeted = c.minRpsRatio !== undefined || c.maxP99Ratio !== undefined;
     const ok = targeted ? rpsRatio >= (c.minRpsRatio ?? 0) && p99Ratio <= (c.maxP99Ratio ?? Infinity) : null;
-    return [{ c, rpsRatio, p99Ratio, ok }];
+    return [{ c, rpsRatio, p99Ratio, cpuRatio, ok }];
   });
 
   const node = process.version;
@@ -435,8 +481,10 @@ try {
     `Obmen bench: ${settings.rounds} rounds x (${settings.warmup} s warm-up + ${settings.duration} s), ` +
     `${settings.connections} connections, Node ${node}, ` +
     (canPin ? `servers on CPU ${SERVER_CPU}, load generator on CPU ${LOADGEN_CPU}` : 'unpinned') +
-    `, core on ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'PGlite'}; medians of the rounds.`;
-  console.log(`\n${header}\n\n${table(summaries, comparisons)}\n`);
+    `, core on ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'PGlite'}; medians of the rounds (ratios: median of per-round ratios).`;
+  const loadAfter = loadAverage();
+  const busy = loadBefore === null ? '' : ` Load average ${loadBefore} before, ${loadAfter} after (the bench itself adds about 2).`;
+  console.log(`\n${header}${busy}\n\n${table(summaries, comparisons)}\n`);
 
   writeFileSync(
     settings.out,
@@ -445,9 +493,10 @@ try {
         date: new Date().toISOString(),
         node,
         pinned: canPin,
+        loadAverage: { before: loadBefore, after: loadAfter },
         settings,
         scenarios: summaries,
-        comparisons: comparisons.map(({ c, rpsRatio, p99Ratio, ok }) => ({ ...c, rpsRatio, p99Ratio, ok })),
+        comparisons: comparisons.map(({ c, ...figures }) => ({ ...c, ...figures })),
         seconds: Math.round((Date.now() - started) / 1000),
       },
       null,

@@ -120,6 +120,9 @@ export default fp<TPageCacheOptions>(
     const idleMs = options.idleMs ?? 60_000;
     const cacheable = options.cacheable ?? ARTICLE_PAGE;
     const cache = new Map<string, TEntry>();
+    type TFill = { promise: Promise<void>; resolve: () => void };
+    /** The renders under way that will be stored, per key. */
+    const filling = new Map<string, TFill>();
     let totalBytes = 0;
     let version: string | undefined;
     /** Bumped at every invalidation: a render that started in another generation is not stored. */
@@ -162,7 +165,15 @@ export default fp<TPageCacheOptions>(
     }
 
     function tick(): void {
-      if (Date.now() - lastWanted > idleMs && cache.size === 0) {
+      // Expired copies are kept for a while to be served during a refresh; not forever.
+      const now = Date.now();
+      for (const [key, entry] of cache) {
+        if (entry.expiresAt + idleMs < now && !filling.has(key)) {
+          cache.delete(key);
+          totalBytes -= entry.bytes;
+        }
+      }
+      if (now - lastWanted > idleMs && cache.size === 0) {
         // Idle: stop asking; the next visitor starts again from an unknown version.
         if (poller) clearInterval(poller);
         poller = null;
@@ -247,16 +258,12 @@ export default fp<TPageCacheOptions>(
       return true;
     }
 
-    /** Tees what the Astro handler writes to the socket; stores it once the answer has ended. */
-    /**
+    /*
      * One render per key at a time: while a page is being rendered and stored, other visitors
      * of the same key wait for it (no key renders 50 times after an invalidation), or, when the
      * entry only expired, get the expired copy meanwhile (stale-while-revalidate: the content
      * version, not the TTL, is what keeps pages fresh).
      */
-    type TFill = { promise: Promise<void>; resolve: () => void };
-    const filling = new Map<string, TFill>();
-
     function startFill(key: string): TFill {
       let resolve!: () => void;
       const fill: TFill = { promise: new Promise<void>((r) => (resolve = r)), resolve };
@@ -286,6 +293,7 @@ export default fp<TPageCacheOptions>(
       return {};
     }
 
+    /** Tees what the Astro handler writes to the socket; stores it once the answer has ended. */
     function capture(res: ServerResponse, key: string, fill: TFill): void {
       const startedIn = generation;
       let finished = false;

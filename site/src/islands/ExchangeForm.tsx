@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useStore } from '@nanostores/react';
 import type { TCurrencyInfo, TExchangePair, TExchangeQuote, TExchangeRecord } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
+import { fieldErrors } from '../lib/field-errors.ts';
 import { displayAmount, isZeroAmount, percentText, shortDecimal, trimAmount } from '../lib/amount.ts';
 import { $wallets } from '../stores/wallets.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
@@ -86,7 +87,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
         if (which === 'pay') setReceiveText('');
         else setPayText('');
         if (err instanceof ApiError && Object.keys(err.fields).length) {
-          setErrors(err.fields);
+          setErrors(fieldErrors(err));
           setFormError('');
         } else setFormError(err instanceof Error ? err.message : t('error.generic'));
       } finally {

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useStore } from '@nanostores/react';
 import type { TTransferCheck, TTransferCurrency, TTransferRecord } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
+import { fieldErrors } from '../lib/field-errors.ts';
 import { displayAmount, isZeroAmount, percentText, trimAmount } from '../lib/amount.ts';
 import { $wallets } from '../stores/wallets.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
@@ -76,7 +77,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
 
   function showError(err: unknown) {
     if (err instanceof ApiError) {
-      setErrors(err.fields as Partial<Record<TField, string>>);
+      setErrors(fieldErrors(err) as Partial<Record<TField, string>>);
       const named = Object.keys(err.fields).some((field) => ['account_id', 'currency', 'amount', 'comment'].includes(field));
       if (!named) setFormError(err.message);
     } else setFormError(t('error.generic'));

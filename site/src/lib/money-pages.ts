@@ -4,7 +4,6 @@ import { coreGet, CoreError } from './core.ts';
 /** What each money island gets of the dictionary (pickMessages prefixes). */
 export const EXCHANGE_MESSAGE_PREFIXES = ['exchangepage', 'exchange', 'money', 'validation', 'error'] as const;
 export const TRANSFER_MESSAGE_PREFIXES = ['transferpage', 'transfer', 'money', 'validation', 'error'] as const;
-export const LANDING_MESSAGE_PREFIXES = ['landing', 'money', 'validation', 'error', 'exchange.pair_unavailable', 'exchange.same_currency', 'exchange.amount_required'] as const;
 
 /** Where a signed-out visitor of an account page goes: the login page, coming back afterwards. */
 export function loginPath(url: URL): string {
