@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZChangePasswordBody, ZEmailBody, ZLoginByPasswordBody, ZRegisterBody, ZResetPasswordBody } from '@obmen/shared/auth';
 import { resolveRedirect } from '@obmen/shared/routes';
@@ -34,6 +34,9 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   const [formError, setFormError] = useState('');
   const [done, setDone] = useState('');
   const [sending, setSending] = useState(false);
+  // Until React has taken over, a submit would be a native one: the button waits for hydration.
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -67,7 +70,8 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   if (done) return <p className="form-success" role="status" data-testid="form-success">{done}</p>;
 
   return (
-    <form className="auth-form" noValidate onSubmit={onSubmit} data-testid={`form-${kind}`}>
+    // method="post": even a native submit never puts a password into a URL.
+    <form className="auth-form" method="post" noValidate onSubmit={onSubmit} data-testid={`form-${kind}`}>
       {formError && <p className="form-error" role="alert" data-testid="form-error">{formError}</p>}
       {form.fields.map((field) => {
         const label = kind === 'change' && field === 'password' ? 'authpage.new_password' : LABELS[field];
@@ -89,7 +93,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
           </label>
         );
       })}
-      <button className="btn btn-primary submit" type="submit" disabled={sending}>
+      <button className="btn btn-primary submit" type="submit" disabled={sending || !hydrated}>
         {sending ? t('authpage.sending') : t(form.submit)}
       </button>
     </form>

@@ -120,7 +120,6 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
     }
     const timer = setTimeout(() => void requestQuote(side, text), DEBOUNCE_MS);
     return () => clearTimeout(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [typed, side, result]);
 
   // The countdown of the quote's validity.
@@ -140,7 +139,6 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
     const receive = receiveRef.current?.value ?? '';
     if (pay && pay !== payText) onType('pay', pay);
     else if (receive && receive !== receiveText) onType('receive', receive);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   const remaining = quote ? Math.max(0, quote.expires_in - Math.floor((now - quoteAt) / 1000)) : 0;

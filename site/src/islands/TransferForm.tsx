@@ -48,7 +48,6 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
       if (element && element.value !== values[field]) typed[field] = element.value;
     }
     if (Object.keys(typed).length) setValues((current) => ({ ...current, ...typed }));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   const currency = currencies.find((c) => c.code === values.currency) ?? firstCurrency;
