@@ -38,10 +38,15 @@ async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
 }
 
 let stopping = false;
+const exited = (child: ChildProcess) => (child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : null);
+
+/** The BFF first (it finishes its in-flight /api calls against a live core), then the core. */
 async function stop(code: number) {
   stopping = true;
-  for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : null)));
+  for (const child of [...children].reverse()) {
+    child.kill('SIGTERM');
+    await exited(child);
+  }
   process.exit(code);
 }
 process.once('SIGTERM', () => void stop(0));
@@ -52,7 +57,9 @@ const HEALTH_WAIT_MS = 180_000;
 
 try {
   if (!process.env.UPSTREAM_URL) {
-    run('core', 'core/src/server.ts', { PORT: corePort, HOST: '127.0.0.1' });
+    // The core trusts X-Forwarded-For from the BFF beside it only, whatever TRUST_PROXY the BFF
+    // got for a load balancer in front of it.
+    run('core', 'core/src/server.ts', { PORT: corePort, HOST: '127.0.0.1', TRUST_PROXY: process.env.CORE_TRUST_PROXY ?? '127.0.0.1,::1' });
     await waitForHealth(`${upstream}/api/health`, HEALTH_WAIT_MS);
   }
   run('bff', 'bff/src/server.ts', { UPSTREAM_URL: upstream, HOST: process.env.HOST ?? '0.0.0.0' });
