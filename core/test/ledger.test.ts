@@ -69,6 +69,35 @@ describe.each(ENGINES)('ledger on %s', (engine) => {
     expect(await failure(ctx.db.query('UPDATE ledger_accounts SET balance = -1 WHERE id = $1', [a]))).toBe('23514');
   });
 
+  it('posts a pair of postings (the fast path of migration 005) the same whichever account comes first', async () => {
+    const a = await accountOf(alice, 'USDT');
+    const b = await accountOf(bob, 'USDT');
+    const balances = async () =>
+      (await ctx.db.query<{ id: string; balance: string }>('SELECT id::text, balance::text FROM ledger_accounts WHERE id = ANY ($1::bigint[]) ORDER BY id', [[a, b]]))
+        .map((row) => row.balance);
+    const before = await balances();
+    // Higher id first, then lower id first: each moves 7 from alice to bob and back.
+    const [first, second] = Number(a) > Number(b) ? [a, b] : [b, a];
+    const [t1] = await ctx.db.query<{ id: string }>(`SELECT ledger_post('adjustment', ARRAY[$1::bigint, $2::bigint], ARRAY[$3, $4]::numeric[])::text AS id`, [
+      first, second, first === a ? -7 : 7, first === a ? 7 : -7,
+    ]);
+    const postings = await ctx.db.query<{ account_id: string; currency: string; amount: string }>(
+      'SELECT account_id::text, currency, amount::text FROM postings WHERE transaction_id = $1 ORDER BY id', [t1!.id],
+    );
+    expect(postings).toEqual([
+      { account_id: first, currency: 'USDT', amount: first === a ? '-7' : '7' },
+      { account_id: second, currency: 'USDT', amount: first === a ? '7' : '-7' },
+    ]);
+    await ctx.db.query(`SELECT ledger_post('adjustment', ARRAY[$1::bigint, $2::bigint], ARRAY[-7, 7]::numeric[])`, [b, a]);
+    expect(await balances()).toEqual(before);
+    // The general path still answers what the pair cannot be.
+    expect(await failure(ctx.db.query(`SELECT ledger_post('adjustment', ARRAY[$1::bigint, 999999999], ARRAY[-7, 7]::numeric[])`, [a]))).toBe('OB902');
+    expect(await failure(ctx.db.query(`SELECT ledger_post('adjustment', ARRAY[$1::bigint, $2::bigint], ARRAY[0, 0]::numeric[])`, [a, b]))).toBe('OB902');
+    const overdraw = ctx.db.query(`SELECT ledger_post('transfer', ARRAY[$1::bigint, $2::bigint], ARRAY[7, -7]::numeric[])`, [a, b]);
+    expect(await failure(overdraw)).toBe('OB000');
+    expect(await balances()).toEqual(before);
+  });
+
   it('credits and debits through the ledger with a reason, and reverses once', async () => {
     const credit = await adjustBalance(ctx.db, { accountId: bob.accountId, currency: 'btc', amount: '0.5', direction: 'credit', reason: 'ticket 7' });
     expect(credit).toMatchObject({ currency: 'BTC', balance: '0.50000000' });

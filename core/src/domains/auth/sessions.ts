@@ -42,12 +42,11 @@ export async function createSession(db: Queryable, userId: string, meta: { ip?: 
 /** The live session of a token, or null (unknown, expired, revoked, malformed). */
 export async function findSession(db: Queryable, token: string): Promise<TSession | null> {
   if (!isTokenShaped(token)) return null;
-  const [row] = await db.query<TAuthUser & { session_id: string; renew: boolean }>(
-    `SELECT s.id::text AS session_id, (s.last_seen_at < now() - $2::int * interval '1 second') AS renew, ${USER_COLUMNS}
-     FROM sessions s JOIN users u ON u.id = s.user_id
-     WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
-    [hashToken(token), RENEW_AFTER_S],
-  );
+  // session_find() (migration 005): the same query with its plan kept per database session.
+  const [row] = await db.query<TAuthUser & { session_id: string; renew: boolean }>('SELECT * FROM session_find($1, $2)', [
+    hashToken(token),
+    RENEW_AFTER_S,
+  ]);
   if (!row) return null;
   const { session_id, renew, ...user } = row;
   if (renew) {
