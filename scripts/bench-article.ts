@@ -26,13 +26,14 @@
  * Exit status 1 when a server failed, a scenario saw errors, or a target was missed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { TLoadOptions, TLoadResult } from './bench-load.ts';
+import { canPin, cpuSeconds, median, pinned, stopChild } from './bench-common.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -88,14 +89,6 @@ const NGINX_PORT = 8210;
 const LIGHTHOUSE_VERSION = '13.5.0';
 const CHROMIUM = '/usr/bin/chromium';
 
-const canPin = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-const pinned = (cpu: string, command: string, args: string[]): [string, string[]] => (canPin ? ['taskset', ['-c', cpu, command, ...args]] : [command, args]);
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Child processes
@@ -118,20 +111,7 @@ function startChild(name: string, command: string, args: string[], env: NodeJS.P
 }
 
 async function stopChildren(): Promise<void> {
-  await Promise.all(
-    children.splice(0).reverse().map(
-      ({ child }) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-          child.once('exit', () => {
-            clearTimeout(kill);
-            resolve();
-          });
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  await Promise.all(children.splice(0).reverse().map(({ child }) => stopChild(child)));
 }
 
 async function waitFor(url: string, what: TChild, timeoutMs = 90_000): Promise<void> {
@@ -241,21 +221,6 @@ http {
 // ---------------------------------------------------------------------------------------------
 // Load: scripts/bench-load.ts in its own pinned process, as bench.ts does
 
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
-
-/** CPU seconds of a process and its child processes (nginx: master + worker), from /proc. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    let total = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-    const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-    for (const kid of kids ? kids.split(/\s+/) : []) total += cpuSeconds(Number(kid)) ?? 0;
-    return total;
-  } catch {
-    return null;
-  }
-}
 
 type TRun = TLoadResult & { cpuUsPerRequest: number | null };
 
@@ -263,7 +228,7 @@ type TRun = TLoadResult & { cpuUsPerRequest: number | null };
 function runLoad(options: TLoadOptions, pids: number[]): Promise<TRun> {
   const [command, args] = pinned('1', process.execPath, ['scripts/bench-load.ts', JSON.stringify(options)]);
   const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  const sample = () => pids.reduce<number | null>((sum, pid) => (sum === null ? null : ((v) => (v === null ? null : sum + v))(cpuSeconds(pid))), 0);
+  const sample = () => pids.reduce<number | null>((sum, pid) => (sum === null ? null : ((v) => (v === null ? null : sum + v))(cpuSeconds(pid, true))), 0);
   return new Promise((resolve, reject) => {
     let result: TLoadResult | null = null;
     let before: number | null = null;

@@ -21,11 +21,12 @@
  * Knobs: BENCH_DURATION (8 s), BENCH_PROBE_RATE (200 req/s), BENCH_FLOOD_CONNECTIONS (50),
  * BENCH_FLOOD_RATE (2000 req/s).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { canPin, cpuSeconds, pinned, stopChild } from './bench-common.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -65,8 +66,7 @@ if (process.argv[2] === '--load') {
 }
 
 // ---- orchestration ---------------------------------------------------------------------------
-const canPin = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-const pinned = (cpu: string, args: string[]): [string, string[]] => (canPin ? ['taskset', ['-c', cpu, process.execPath, ...args]] : [process.execPath, args]);
+const pinnedNode = (cpu: string, args: string[]) => pinned(cpu, process.execPath, args);
 const duration = Number(process.env.BENCH_DURATION ?? 8);
 const probeRate = Number(process.env.BENCH_PROBE_RATE ?? 200);
 const floodConnections = Number(process.env.BENCH_FLOOD_CONNECTIONS ?? 50);
@@ -75,40 +75,18 @@ const CORE_PORT = 4220;
 const BFF_PORT = 3220;
 const BFF_OPEN_PORT = 3221;
 
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
-/** CPU seconds a process has used (Linux /proc), or NaN. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return NaN;
-  }
-}
+/** CPU seconds a process has used, NaN when unknown (so a missing figure never looks like 0). */
+const cpuSecondsOrNaN = (pid: number | undefined) => cpuSeconds(pid) ?? NaN;
 
 const children: ChildProcess[] = [];
 function start(script: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const [command, args] = pinned('0', [script]);
+  const [command, args] = pinnedNode('0', [script]);
   const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(child);
   return child;
 }
 async function stopAll() {
-  await Promise.all(
-    children.splice(0).reverse().map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-          child.once('exit', () => {
-            clearTimeout(kill);
-            resolve();
-          });
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  await Promise.all(children.splice(0).reverse().map((child) => stopChild(child)));
 }
 async function ready(url: string) {
   for (let i = 0; i < 450; i++) {
@@ -124,7 +102,7 @@ async function ready(url: string) {
   throw new Error(`${url} not ready`);
 }
 function load(options: TLoad): Promise<TLoadOut> {
-  const [command, args] = pinned('1', [join('scripts', 'bench-logger-flood.ts'), '--load', JSON.stringify(options)]);
+  const [command, args] = pinnedNode('1', [join('scripts', 'bench-logger-flood.ts'), '--load', JSON.stringify(options)]);
   const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -181,11 +159,11 @@ try {
             ...(flood.idReplacement ? { idReplacement: true } : {}),
           })
         : Promise.resolve(null);
-      const bffBefore = cpuSeconds(pidOf(port));
-      const coreBefore = cpuSeconds(core.pid);
+      const bffBefore = cpuSecondsOrNaN(pidOf(port));
+      const coreBefore = cpuSecondsOrNaN(core.pid);
       const [probeOut, floodOut] = await Promise.all([probeRun, floodRun]);
-      const bffCpu = cpuSeconds(pidOf(port)) - bffBefore;
-      const coreCpuMs = Math.round((cpuSeconds(core.pid) - coreBefore) * 1000);
+      const bffCpu = cpuSecondsOrNaN(pidOf(port)) - bffBefore;
+      const coreCpuMs = Math.round((cpuSecondsOrNaN(core.pid) - coreBefore) * 1000);
       // The BFF's CPU per flood request, after taking off what the probe alone costs (the first row).
       const probeOnly = rows.find((r) => r.probe === probe.name && r.flood === 'none');
       const probeCpu = probeOnly ? (probeOnly as { bffCpuS?: number }).bffCpuS ?? 0 : 0;

@@ -27,14 +27,15 @@
  * BENCH_MONEY_PIN=false (no taskset).
  * Exit status 1 when a run saw errors or non-2xx answers, or an invariant was violated.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
+import { canPin, cpuSeconds, pinned, stopChild } from './bench-common.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -145,11 +146,8 @@ async function load(plan: TLoadPlan, onMeasuring: () => void): Promise<TLoadOutc
 
 // ---- servers --------------------------------------------------------------------------------
 
-const canPin = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0 && process.env.BENCH_MONEY_PIN !== 'false';
-
-function command(cpu: string, args: string[]): [string, string[]] {
-  return canPin ? ['taskset', ['-c', cpu, process.execPath, ...args]] : [process.execPath, args];
-}
+const pin = canPin && process.env.BENCH_MONEY_PIN !== 'false';
+const command = (cpu: string, args: string[]) => pinned(cpu, process.execPath, args, pin);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -190,31 +188,7 @@ async function startServer(script: string, env: Record<string, string>, health: 
   throw new Error(`${script} did not start:\n${output.join('')}`);
 }
 
-function stopServer(server: TServer | null): Promise<void> {
-  if (!server || server.child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => server.child.kill('SIGKILL'), 10_000);
-    server.child.once('exit', () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    server.child.kill('SIGTERM');
-  });
-}
-
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
-
-/** CPU seconds a process has used (Linux /proc), or null. */
-function cpuSeconds(pid: number | undefined): number | null {
-  if (!pid) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
+const stopServer = (server: TServer | null) => (server ? stopChild(server.child, 10_000) : Promise.resolve());
 
 /** taskset runs the server as its child: the node process is the one that exec'd, same pid. */
 function runLoadProcess(plan: TLoadPlan, servers: TServer[]): Promise<TLoadOutcome & { cpuUs: Array<number | null> }> {

@@ -21,13 +21,14 @@
  * BENCH_DATABASE_URL (run the core on PostgreSQL instead of PGlite), SITE_DIST (site build).
  * Exit status 1 when a scenario saw errors or non-2xx answers, or a server failed to start.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TLoadOptions, TLoadResult } from './bench-load.ts';
+import { canPin, cpuSeconds, median, pinned, stopChild } from './bench-common.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -161,13 +162,10 @@ if (only) {
 }
 
 // Pinning: servers on CPU 0, the load generator on CPU 1.
-const canPin = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const SERVER_CPU = '0';
 const LOADGEN_CPU = '1';
 
-function pinned(cpu: string, args: string[]): [string, string[]] {
-  return canPin ? ['taskset', ['-c', cpu, process.execPath, ...args]] : [process.execPath, args];
-}
+const pinnedNode = (cpu: string, args: string[]) => pinned(cpu, process.execPath, args);
 
 // ---------------------------------------------------------------------------------------------
 // Servers
@@ -197,7 +195,7 @@ async function start(id: TServerId): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...server.env(urlOf), PORT: String(server.port) };
   if (!('DATABASE_URL' in server.env(urlOf))) delete env.DATABASE_URL;
   if (!('UPSTREAM_URL' in server.env(urlOf))) delete env.UPSTREAM_URL;
-  const [command, args] = pinned(SERVER_CPU, [server.script]);
+  const [command, args] = pinnedNode(SERVER_CPU, [server.script]);
   const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   const keep = (chunk: Buffer) => {
@@ -233,17 +231,7 @@ async function waitForHealth({ server, url, output }: TRunning, timeoutMs: numbe
   throw new Error(`${server.id} not healthy at ${url}${server.health} within ${timeoutMs} ms:\n${output.join('')}`);
 }
 
-function stopOne({ child }: TRunning): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
+const stopOne = ({ child }: TRunning) => stopChild(child);
 
 let stopping = false;
 async function stopAll(): Promise<void> {
@@ -270,20 +258,6 @@ process.once('SIGTERM', () => void shutdown(143));
 // ---------------------------------------------------------------------------------------------
 // CPU time of the server processes, from /proc (Linux); null elsewhere.
 
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
-
-function cpuSeconds(pid: number | undefined): number | null {
-  if (!pid) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-
 function cpuSnapshot(): Map<TServerId, number | null> {
   return new Map([...running.entries()].map(([id, r]) => [id, cpuSeconds(r.child.pid)]));
 }
@@ -303,7 +277,7 @@ function runLoad(scenario: TScenario): Promise<TRun> {
     duration: settings.duration,
     warmup: settings.warmup,
   };
-  const [command, args] = pinned(LOADGEN_CPU, ['scripts/bench-load.ts', JSON.stringify(options)]);
+  const [command, args] = pinnedNode(LOADGEN_CPU, ['scripts/bench-load.ts', JSON.stringify(options)]);
   const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let before: Map<TServerId, number | null> | null = null;
@@ -343,11 +317,6 @@ async function checkOnce(scenario: TScenario): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Summaries
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 type TSummary = {
   id: string;
