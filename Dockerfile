@@ -24,14 +24,18 @@ RUN npm install --global --no-fund --no-audit pnpm@${PNPM_VERSION} \
 WORKDIR /app
 
 # ---------------------------------------------------------------------------------------------
-# Everything installed (dev dependencies too), then the Astro site built into site/dist.
-FROM pnpm AS build
+# The workspace's manifests and lockfile: all that the installs below depend on.
+FROM pnpm AS manifests
 COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
 COPY shared/package.json shared/
 COPY core/package.json core/
 COPY bff/package.json bff/
 COPY site/package.json site/
 COPY e2e/package.json e2e/
+
+# ---------------------------------------------------------------------------------------------
+# Everything installed (dev dependencies too), then the Astro site built into site/dist.
+FROM manifests AS build
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
     pnpm install --frozen-lockfile
 COPY . .
@@ -42,13 +46,7 @@ RUN rm -f node_modules/.bin/node \
 
 # ---------------------------------------------------------------------------------------------
 # Production dependencies only: no TypeScript, vitest, autocannon, Playwright, Node binary.
-FROM pnpm AS prod-deps
-COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
-COPY shared/package.json shared/
-COPY core/package.json core/
-COPY bff/package.json bff/
-COPY site/package.json site/
-COPY e2e/package.json e2e/
+FROM manifests AS prod-deps
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
     pnpm install --prod --frozen-lockfile
 
