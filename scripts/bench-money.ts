@@ -12,8 +12,9 @@
  * and the bench checks: ledger rules (core/src/domains/ledger/invariants.ts), per-currency
  * sums unchanged, and as many transfers stored as 2xx answers received.
  *
- * Servers share CPU 0 and the load generator runs on CPU 1 (taskset) when the machine has
- * two CPUs or more, as in scripts/bench.ts; PostgreSQL is not pinned.
+ * Each run takes BENCH_MONEY_ROUNDS loads on the same servers and reports the medians: one
+ * 8-second figure on this kind of machine moves by ±25% from run to run. No process is pinned
+ * to a CPU unless BENCH_MONEY_PIN=true (see `pin` below).
  *
  *   node scripts/bench-money.ts                      all runs, a Markdown table on stdout
  *   import { runMoneyBench } from './bench-money.ts' the same from scripts/bench.ts
@@ -23,19 +24,21 @@
  * BENCH_MONEY_PATHS (core,bff), BENCH_MONEY_SCENARIOS (spread,hot), BENCH_MONEY_POOL (16,
  * the core's DB_POOL_SIZE), BENCH_MONEY_OUT (bench-money-results.json), SITE_DIST (the site
  * build the BFF serves; without one the BFF runs are skipped), BENCH_DATABASE_URL,
- * BENCH_MONEY_CORE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the core),
- * BENCH_MONEY_PIN=false (no taskset).
+ * BENCH_MONEY_CORE_NODE_ARGS and BENCH_MONEY_BFF_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ * to profile the core or the BFF),
+ * BENCH_MONEY_ROUNDS (3: each run's servers take this many loads; the table gives medians),
+ * BENCH_MONEY_PIN=true (servers on CPU 0 and the load generator on CPU 1, with taskset).
  * Exit status 1 when a run saw errors or non-2xx answers, or an invariant was violated.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
-import { canPin, cpuSeconds, pinned, stopChild } from './bench-common.ts';
+import { canPin, cpuSeconds, median, pinned, stopChild } from './bench-common.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -48,11 +51,15 @@ export type TMoneyRun = {
   engine: TMoneyEngine;
   path: TMoneyPath;
   scenario: TMoneyScenario;
+  /** The median of the rounds, and each round's figure. */
   transfersPerSecond: number;
+  rounds: number[];
   connections: number;
-  /** CPU time per transfer of the core and of the BFF processes (not PostgreSQL), µs. */
+  /** CPU time per transfer of the core, the BFF, the PostgreSQL server (all its processes) and the load generator, µs. */
   coreCpuUs: number | null;
   bffCpuUs: number | null;
+  pgCpuUs: number | null;
+  loadCpuUs: number | null;
   p50Ms: number;
   p99Ms: number;
   requests: number;
@@ -146,7 +153,13 @@ async function load(plan: TLoadPlan, onMeasuring: () => void): Promise<TLoadOutc
 
 // ---- servers --------------------------------------------------------------------------------
 
-const pin = canPin && process.env.BENCH_MONEY_PIN !== 'false';
+/**
+ * Not pinned by default, unlike the API bench: pinning put the core and the BFF on one CPU,
+ * which on PGlite (the database inside the core's process) capped the pair at one CPU while
+ * the other served only the load generator. Here every process shares both CPUs, as they
+ * would on a two-CPU server.
+ */
+const pin = canPin && process.env.BENCH_MONEY_PIN === 'true';
 const command = (cpu: string, args: string[]) => pinned(cpu, process.execPath, args, pin);
 
 function freePort(): Promise<number> {
@@ -190,18 +203,26 @@ async function startServer(script: string, env: Record<string, string>, health: 
 
 const stopServer = (server: TServer | null) => (server ? stopChild(server.child, 10_000) : Promise.resolve());
 
-/** taskset runs the server as its child: the node process is the one that exec'd, same pid. */
-function runLoadProcess(plan: TLoadPlan, servers: TServer[]): Promise<TLoadOutcome & { cpuUs: Array<number | null> }> {
+/** A process whose CPU time is measured during the load: () => CPU seconds so far, or null. */
+type TMeter = () => number | null;
+
+/**
+ * The load generator's run; `meters` are read when it starts measuring and when it ends, and
+ * come back as CPU µs per transfer, then the load generator's own (taskset runs the command as
+ * its child: the node process is the one that exec'd, same pid).
+ */
+function runLoadProcess(plan: TLoadPlan, meters: TMeter[]): Promise<TLoadOutcome & { cpuUs: Array<number | null> }> {
   const [cmd, args] = command('1', [join(root, 'scripts/bench-money.ts'), '--load', JSON.stringify(plan)]);
   const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const all = [...meters, () => cpuSeconds(child.pid)];
   return new Promise((resolve, reject) => {
     let outcome: TLoadOutcome | null = null;
     let before: Array<number | null> = [];
     let after: Array<number | null> = [];
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line === 'measuring') before = servers.map((s) => cpuSeconds(s.child.pid));
+      if (line === 'measuring') before = all.map((meter) => meter());
       else if (line.startsWith('{')) {
-        after = servers.map((s) => cpuSeconds(s.child.pid));
+        after = all.map((meter) => meter());
         outcome = JSON.parse(line) as TLoadOutcome;
       }
     });
@@ -209,10 +230,24 @@ function runLoadProcess(plan: TLoadPlan, servers: TServer[]): Promise<TLoadOutco
     child.once('exit', (code) => {
       if (code !== 0 || !outcome) return reject(new Error(`load generator failed (exit ${code})`));
       const done = outcome.rps * plan.duration;
-      const cpuUs = servers.map((_, i) => (after[i] != null && before[i] != null && done > 0 ? ((after[i]! - before[i]!) * 1e6) / done : null));
+      const cpuUs = all.map((_, i) => (after[i] != null && before[i] != null && done > 0 ? ((after[i]! - before[i]!) * 1e6) / done : null));
       resolve({ ...outcome, cpuUs });
     });
   });
+}
+
+/** The PostgreSQL server's CPU time (postmaster and its backends) when it runs on this machine and /proc shows it. */
+async function postgresMeter(database: TDatabase): Promise<TMeter> {
+  const db = await database.open();
+  try {
+    const [row] = await db.query<{ dir: string }>("SELECT current_setting('data_directory') AS dir");
+    const pid = Number(readFileSync(join(row!.dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return () => cpuSeconds(pid, true);
+  } catch {
+    return () => null;
+  } finally {
+    await db.close();
+  }
 }
 
 // ---- databases ------------------------------------------------------------------------------
@@ -305,6 +340,7 @@ export type TMoneyBenchOptions = {
   scenarios?: TMoneyScenario[];
   duration?: number;
   warmup?: number;
+  rounds?: number;
   connections?: number;
   pool?: number;
   siteDist?: string;
@@ -332,6 +368,7 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
   const scenarios = options.scenarios ?? list('BENCH_MONEY_SCENARIOS', ['spread', 'hot']);
   const duration = options.duration ?? number('BENCH_MONEY_DURATION', 8);
   const warmup = options.warmup ?? number('BENCH_MONEY_WARMUP', 2);
+  const rounds = Math.max(1, options.rounds ?? number('BENCH_MONEY_ROUNDS', 3));
   // PGlite runs one query at a time: beyond a few in flight, more connections only add queueing.
   const connectionsFor = (engine: TMoneyEngine) => options.connections ?? number('BENCH_MONEY_CONNECTIONS', engine === 'pglite' ? 16 : 64);
   const pool = options.pool ?? number('BENCH_MONEY_POOL', 16);
@@ -339,7 +376,7 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
   const log = options.log ?? ((line: string) => console.error(`[bench-money] ${line}`));
   const haveSite = existsSync(join(siteDist, 'server', 'entry.mjs'));
   if (paths.includes('bff') && !haveSite) log(`no site build at ${siteDist}: the runs through the BFF are skipped (pnpm build first)`);
-  if (!canPin) log('taskset or a second CPU is missing: servers and load generator share the CPUs');
+  if (process.env.BENCH_MONEY_PIN === 'true' && !canPin) log('taskset or a second CPU is missing: servers and load generator share the CPUs');
 
   const runs: TMoneyRun[] = [];
   for (const engine of engines) {
@@ -357,49 +394,68 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
           const coreArgs = process.env.BENCH_MONEY_CORE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
           core = await startServer('core/src/server.ts', { ...quiet, ...database.env, DB_POOL_SIZE: String(pool) }, '/api/health', coreArgs);
           if (path === 'bff') {
-            bff = await startServer('bff/src/server.ts', { ...quiet, UPSTREAM_URL: core.url, LOG_REQUESTS: 'false', SITE_DIST: siteDist }, '/local/healthcheck');
+            const bffArgs = process.env.BENCH_MONEY_BFF_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+            bff = await startServer('bff/src/server.ts', { ...quiet, UPSTREAM_URL: core.url, LOG_REQUESTS: 'false', SITE_DIST: siteDist }, '/local/healthcheck', bffArgs);
           }
-          const outcome = await runLoadProcess({
-            url: (bff ?? core).url,
-            viaBff: path === 'bff',
-            tokens: prepared.tokens,
-            accountIds: prepared.accountIds,
-            hot: scenario === 'hot',
-            runId,
-            connections: connectionsFor(engine),
-            duration,
-            warmup,
-          }, bff ? [core, bff] : [core]);
+          const meters: TMeter[] = [core, ...(bff ? [bff] : [])].map((server) => () => cpuSeconds(server.child.pid));
+          if (engine === 'postgres') meters.push(await postgresMeter(database));
+          const outcomes: Awaited<ReturnType<typeof runLoadProcess>>[] = [];
+          for (let round = 1; round <= rounds; round++) {
+            const plan = {
+              url: (bff ?? core).url,
+              viaBff: path === 'bff',
+              tokens: prepared.tokens,
+              accountIds: prepared.accountIds,
+              hot: scenario === 'hot',
+              runId,
+              connections: connectionsFor(engine),
+              duration,
+              warmup,
+            };
+            const outcome = await runLoadProcess(plan, meters);
+            outcomes.push(outcome);
+            log(`${id} round ${round}/${rounds}: ${outcome.rps.toFixed(0)} transfers/s, p99 ${outcome.p99} ms, ${outcome.non2xx} non-2xx, ${outcome.errors} errors`);
+          }
           await stopServer(bff);
           await stopServer(core);
           bff = core = null;
           const { violations, stored } = await verify(database, prepared.sums, runId);
+          const sum = (pick: (o: TLoadOutcome) => number) => outcomes.reduce((total, o) => total + pick(o), 0);
+          const answered = sum((o) => o.ok);
           // Requests still in flight when a timed run ends are applied but not counted: at most one per connection per run.
-          if (stored < outcome.ok || stored > outcome.ok + 2 * connectionsFor(engine)) violations.push(`${outcome.ok} transfers answered 2xx but ${stored} stored`);
+          if (stored < answered || stored > answered + 2 * rounds * connectionsFor(engine)) violations.push(`${answered} transfers answered 2xx but ${stored} stored`);
+          const mid = (pick: (o: (typeof outcomes)[number]) => number | null | undefined) => {
+            const values = outcomes.map(pick).filter((v): v is number => v != null);
+            return values.length ? median(values) : null;
+          };
           const goal = target(engine, scenario);
+          const transfersPerSecond = mid((o) => o.rps)!;
           const run: TMoneyRun = {
             id,
             engine,
             path,
             scenario,
-            transfersPerSecond: outcome.rps,
+            transfersPerSecond,
+            rounds: outcomes.map((o) => Math.round(o.rps)),
             connections: connectionsFor(engine),
-            coreCpuUs: outcome.cpuUs[0] ?? null,
-            bffCpuUs: outcome.cpuUs[1] ?? null,
-            p50Ms: outcome.p50,
-            p99Ms: outcome.p99,
-            requests: outcome.requests,
-            non2xx: outcome.non2xx,
-            errors: outcome.errors,
-            answered: outcome.ok,
+            coreCpuUs: mid((o) => o.cpuUs[0]),
+            bffCpuUs: path === 'bff' ? mid((o) => o.cpuUs[1]) : null,
+            pgCpuUs: engine === 'postgres' ? mid((o) => o.cpuUs.at(-2)) : null,
+            loadCpuUs: mid((o) => o.cpuUs.at(-1)),
+            p50Ms: mid((o) => o.p50)!,
+            p99Ms: mid((o) => o.p99)!,
+            requests: sum((o) => o.requests),
+            non2xx: sum((o) => o.non2xx),
+            errors: sum((o) => o.errors),
+            answered,
             stored,
             violations,
             target: goal,
-            met: outcome.rps >= goal,
+            met: transfersPerSecond >= goal,
           };
           runs.push(run);
           log(
-            `${id}: ${outcome.rps.toFixed(0)} transfers/s, p99 ${outcome.p99} ms, ${outcome.non2xx} non-2xx, ${outcome.errors} errors; ` +
+            `${id}: median ${transfersPerSecond.toFixed(0)} transfers/s of ${run.rounds.join(', ')}, p99 ${run.p99Ms} ms; ` +
               `invariants ${violations.length ? `VIOLATED: ${violations.join('; ')}` : 'hold'}`,
           );
         } finally {
@@ -416,13 +472,13 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
 export function moneyTable(runs: TMoneyRun[]): string {
   const label: Record<TMoneyScenario, string> = { spread: '100 accounts', hot: '2 hot accounts' };
   return [
-    '| Engine | Path | Accounts | transfers/s | p50 ms | p99 ms | CPU µs/transfer core + bff | target | verdict | non-2xx / errors | invariants |',
-    '|---|---|---|---:|---:|---:|---:|---:|---|---:|---|',
+    '| Engine | Path | Accounts | transfers/s (median) | rounds | p50 ms | p99 ms | CPU µs/transfer core + bff | PostgreSQL CPU µs | load generator CPU µs | target | verdict | non-2xx / errors | invariants |',
+    '|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---|',
     ...runs.map(
       (r) =>
         `| ${r.engine === 'postgres' ? 'PostgreSQL' : 'PGlite'} | ${r.path === 'bff' ? 'through the BFF' : 'core HTTP API'} | ${label[r.scenario]} | ` +
-        `${r.transfersPerSecond.toFixed(0)} | ${r.p50Ms} | ${r.p99Ms} | ${r.coreCpuUs?.toFixed(0) ?? 'n/a'}${r.bffCpuUs != null ? ` + ${r.bffCpuUs.toFixed(0)}` : ''} | >= ${r.target} | ${r.met ? 'met' : 'MISSED'} | ${r.non2xx} / ${r.errors} | ` +
-        `${r.violations.length ? 'VIOLATED' : `hold (${r.stored} stored = ${r.answered} answered)`} |`,
+        `${r.transfersPerSecond.toFixed(0)} | ${r.rounds.join(', ')} | ${r.p50Ms} | ${r.p99Ms} | ${r.coreCpuUs?.toFixed(0) ?? 'n/a'}${r.bffCpuUs != null ? ` + ${r.bffCpuUs.toFixed(0)}` : ''} | ${r.pgCpuUs?.toFixed(0) ?? '-'} | ${r.loadCpuUs?.toFixed(0) ?? 'n/a'} | >= ${r.target} | ${r.met ? 'met' : 'MISSED'} | ${r.non2xx} / ${r.errors} | ` +
+        `${r.violations.length ? 'VIOLATED' : `hold (${r.answered} answered 2xx, ${r.stored} stored)`} |`,
     ),
   ].join('\n');
 }
@@ -438,12 +494,12 @@ if (import.meta.main) {
   const started = Date.now();
   const runs = await runMoneyBench();
   const header =
-    `Obmen money bench: POST /api/transfer, ${number('BENCH_MONEY_WARMUP', 2)} s warm-up + ${number('BENCH_MONEY_DURATION', 8)} s, ` +
+    `Obmen money bench: POST /api/transfer, ${number('BENCH_MONEY_ROUNDS', 3)} rounds of ${number('BENCH_MONEY_WARMUP', 2)} s warm-up + ${number('BENCH_MONEY_DURATION', 8)} s, ` +
     `${process.env.BENCH_MONEY_CONNECTIONS ?? '64 (PostgreSQL) / 16 (PGlite)'} connections, core pool ${number('BENCH_MONEY_POOL', 16)}, Node ${process.version}, ` +
-    (canPin ? 'servers on CPU 0, load generator on CPU 1' : 'unpinned');
+    (pin ? 'servers on CPU 0, load generator on CPU 1' : 'all processes on all CPUs');
   console.log(`\n${header}\n\n${moneyTable(runs)}\n`);
   const out = process.env.BENCH_MONEY_OUT ?? join(root, 'bench-money-results.json');
-  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, pinned: canPin, runs, seconds: Math.round((Date.now() - started) / 1000) }, null, 2)}\n`);
+  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, pinned: pin, runs, seconds: Math.round((Date.now() - started) / 1000) }, null, 2)}\n`);
   console.error(`[bench-money] figures written to ${out}`);
   const bad = runs.filter((r) => r.non2xx + r.errors > 0 || r.violations.length);
   process.exit(bad.length ? 1 : 0);

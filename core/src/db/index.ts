@@ -3,9 +3,20 @@ import type { TConfig } from '../config.ts';
 
 export type TRow = Record<string, unknown>;
 
+/**
+ * A query run so often that PostgreSQL should parse and plan it once per connection rather
+ * than once per call (a named prepared statement): the session lookup and the money calls.
+ * Only for fixed SQL text: every name stays prepared for the life of the connection.
+ */
+export type TStatement = { readonly name: string; readonly text: string };
+
+export function statement(name: string, text: string): TStatement {
+  return { name, text };
+}
+
 /** What both engines offer: the same SQL runs on PGlite and on PostgreSQL. */
 export interface Queryable {
-  query<T extends TRow = TRow>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T extends TRow = TRow>(sql: string | TStatement, params?: unknown[]): Promise<T[]>;
   /** Several statements, no parameters: migrations. */
   exec(sql: string): Promise<void>;
 }
@@ -30,8 +41,8 @@ async function openPostgres(url: string, max: number, log: Logger): Promise<Db> 
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client that loses its connection emits here; without a listener the process dies.
   pool.on('error', (err) => log.error({ err }, 'postgres pool client error'));
-  const run = async <T extends TRow>(client: Pool | PoolClient, sql: string, params?: unknown[]) =>
-    (await client.query(sql, params as unknown[])).rows as T[];
+  const run = async <T extends TRow>(client: Pool | PoolClient, sql: string | TStatement, params?: unknown[]) =>
+    (await (typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params }))).rows as T[];
   return {
     engine: 'postgres',
     query: (sql, params) => run(pool, sql, params),
@@ -67,15 +78,17 @@ async function openPglite(dataDir: string): Promise<Db> {
   const db = await PGlite.create(dataDir, { parsers });
   return {
     engine: 'pglite',
-    query: async (sql, params) => (await db.query(sql, params)).rows as never,
+    query: async (sql, params) => (await db.query(textOf(sql), params)).rows as never,
     exec: async (sql) => void (await db.exec(sql)),
     transaction: (work) =>
       db.transaction((tx) =>
         work({
-          query: async (sql, params) => (await tx.query(sql, params)).rows as never,
+          query: async (sql, params) => (await tx.query(textOf(sql), params)).rows as never,
           exec: async (sql) => void (await tx.exec(sql)),
         }),
       ),
     close: () => db.close(),
   };
 }
+
+const textOf = (sql: string | TStatement) => (typeof sql === 'string' ? sql : sql.text);

@@ -1,5 +1,5 @@
 import { SESSION_TTL_S, type TLocale, type TUser } from '@obmen/shared';
-import type { Queryable } from '../../db/index.ts';
+import { statement, type Queryable } from '../../db/index.ts';
 import { hashToken, isTokenShaped, newToken } from './tokens.ts';
 
 /** The signed-in user as core code sees it. */
@@ -39,11 +39,13 @@ export async function createSession(db: Queryable, userId: string, meta: { ip?: 
   return token;
 }
 
+const FIND_SESSION = statement('session_find', 'SELECT * FROM session_find($1, $2)');
+
 /** The live session of a token, or null (unknown, expired, revoked, malformed). */
 export async function findSession(db: Queryable, token: string): Promise<TSession | null> {
   if (!isTokenShaped(token)) return null;
   // session_find() (migration 005): the same query with its plan kept per database session.
-  const [row] = await db.query<TAuthUser & { session_id: string; renew: boolean }>('SELECT * FROM session_find($1, $2)', [
+  const [row] = await db.query<TAuthUser & { session_id: string; renew: boolean }>(FIND_SESSION, [
     hashToken(token),
     RENEW_AFTER_S,
   ]);

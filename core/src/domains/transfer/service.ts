@@ -1,5 +1,5 @@
 import { formatAmount, parseAmount, type TTransferBody, type TTransferCheck, type TTransferCurrency, type TTransferRecord } from '@obmen/shared';
-import type { Db, Queryable } from '../../db/index.ts';
+import { statement, type Db, type Queryable } from '../../db/index.ts';
 import { currencies, enabledCurrency } from '../ledger/currencies.ts';
 import { moneyError, withRetry } from '../ledger/errors.ts';
 import { ledgerCall, parseUserAmount } from '../ledger/service.ts';
@@ -74,6 +74,8 @@ export async function checkTransfer(db: Queryable, userId: string, body: TTransf
   };
 }
 
+const MONEY_TRANSFER = statement('money_transfer', 'SELECT money_transfer($1, $2, $3, $4, $5, $6, $7) AS r');
+
 export type TTransferResult = { transfer: TTransferRecord; replayed: boolean } & TWalletEnvelope;
 
 /**
@@ -89,7 +91,7 @@ export async function makeTransfer(db: Db, userId: string, key: string, body: TT
   const [row] = await withRetry(() =>
     ledgerCall(db, () =>
       db.query<{ r: { replayed: boolean; result: { transfer: TRawTransfer }; wallet: TWalletState } }>(
-        'SELECT money_transfer($1, $2, $3, $4, $5, $6, $7) AS r',
+        MONEY_TRANSFER,
         [userId, key, hash, body.account_id, currency.code, amount.toString(), comment],
       ),
     ),

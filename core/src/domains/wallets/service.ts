@@ -1,5 +1,5 @@
 import { formatAmount, type TBalance, type TWallet } from '@obmen/shared';
-import type { Queryable } from '../../db/index.ts';
+import { statement, type Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { currencies } from '../ledger/currencies.ts';
 
@@ -37,6 +37,8 @@ export function formatWalletState(state: TWalletState): TWalletEnvelope {
   };
 }
 
+const WALLET_STATE = statement('wallet_state', 'SELECT wallet_state($1) AS state');
+
 /**
  * The envelope keys `wallets` and `total_balance` of a user (spec §3): every enabled currency
  * with its balance, the last exchanged one flagged, and the total in the user's display
@@ -44,7 +46,7 @@ export function formatWalletState(state: TWalletState): TWalletEnvelope {
  * changes balances answers with this; GET /api/auth/check too.
  */
 export async function getWalletEnvelope(db: Queryable, userId: string): Promise<TWalletEnvelope> {
-  const [row] = await db.query<{ state: TWalletState | null }>('SELECT wallet_state($1) AS state', [userId]);
+  const [row] = await db.query<{ state: TWalletState | null }>(WALLET_STATE, [userId]);
   if (!row?.state) return { wallets: [], total_balance: { currency: 'USD', amount: '0.00', logo: '' } };
   return formatWalletState(row.state);
 }
