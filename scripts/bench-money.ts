@@ -21,8 +21,8 @@
  *
  * Knobs (environment): BENCH_MONEY_DURATION (8 s), BENCH_MONEY_WARMUP (2 s),
  * BENCH_MONEY_CONNECTIONS (64 on PostgreSQL, 16 on PGlite), BENCH_MONEY_ENGINES (postgres,pglite),
- * BENCH_MONEY_PATHS (core,bff), BENCH_MONEY_SCENARIOS (spread,hot), BENCH_MONEY_POOL (16,
- * the core's DB_POOL_SIZE), BENCH_MONEY_OUT (bench-money-results.json), SITE_DIST (the site
+ * BENCH_MONEY_PATHS (core,bff), BENCH_MONEY_SCENARIOS (spread,hot), BENCH_MONEY_POOL (the
+ * core's DB_POOL_SIZE; unset: its default), BENCH_MONEY_OUT (bench-money-results.json), SITE_DIST (the site
  * build the BFF serves; without one the BFF runs are skipped), BENCH_DATABASE_URL,
  * BENCH_MONEY_CORE_NODE_ARGS and BENCH_MONEY_BFF_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  * to profile the core or the BFF),
@@ -371,7 +371,7 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
   const rounds = Math.max(1, options.rounds ?? number('BENCH_MONEY_ROUNDS', 3));
   // PGlite runs one query at a time: beyond a few in flight, more connections only add queueing.
   const connectionsFor = (engine: TMoneyEngine) => options.connections ?? number('BENCH_MONEY_CONNECTIONS', engine === 'pglite' ? 16 : 64);
-  const pool = options.pool ?? number('BENCH_MONEY_POOL', 16);
+  const pool = options.pool ?? (process.env.BENCH_MONEY_POOL ? number('BENCH_MONEY_POOL', 0) : null);
   const siteDist = options.siteDist ?? process.env.SITE_DIST ?? join(root, 'site/dist');
   const log = options.log ?? ((line: string) => console.error(`[bench-money] ${line}`));
   const haveSite = existsSync(join(siteDist, 'server', 'entry.mjs'));
@@ -392,7 +392,7 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
           const prepared = await prepare(database);
           const quiet = { LOG_LEVEL: 'warn', NODE_ENV: 'production' };
           const coreArgs = process.env.BENCH_MONEY_CORE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-          core = await startServer('core/src/server.ts', { ...quiet, ...database.env, DB_POOL_SIZE: String(pool) }, '/api/health', coreArgs);
+          core = await startServer('core/src/server.ts', { ...quiet, ...database.env, ...(pool ? { DB_POOL_SIZE: String(pool) } : {}) }, '/api/health', coreArgs);
           if (path === 'bff') {
             const bffArgs = process.env.BENCH_MONEY_BFF_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
             bff = await startServer('bff/src/server.ts', { ...quiet, UPSTREAM_URL: core.url, LOG_REQUESTS: 'false', SITE_DIST: siteDist }, '/local/healthcheck', bffArgs);
@@ -495,7 +495,7 @@ if (import.meta.main) {
   const runs = await runMoneyBench();
   const header =
     `Obmen money bench: POST /api/transfer, ${number('BENCH_MONEY_ROUNDS', 3)} rounds of ${number('BENCH_MONEY_WARMUP', 2)} s warm-up + ${number('BENCH_MONEY_DURATION', 8)} s, ` +
-    `${process.env.BENCH_MONEY_CONNECTIONS ?? '64 (PostgreSQL) / 16 (PGlite)'} connections, core pool ${number('BENCH_MONEY_POOL', 16)}, Node ${process.version}, ` +
+    `${process.env.BENCH_MONEY_CONNECTIONS ?? '64 (PostgreSQL) / 16 (PGlite)'} connections, core pool ${process.env.BENCH_MONEY_POOL ?? 'the default (4 per CPU)'}, Node ${process.version}, ` +
     (pin ? 'servers on CPU 0, load generator on CPU 1' : 'all processes on all CPUs');
   console.log(`\n${header}\n\n${moneyTable(runs)}\n`);
   const out = process.env.BENCH_MONEY_OUT ?? join(root, 'bench-money-results.json');
