@@ -89,14 +89,14 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
   it('refuses amounts outside the limits and unknown or disabled pairs, localized', async () => {
     const small = await post(alice, '/api/exchange/check', { src: 'USDT', dst: 'BTC', amount: '0.5' });
     expect(small.statusCode).toBe(422);
-    expect(small.json()).toMatchObject({ code: 'amount_too_small', message: 'The minimum is 1.000000 USDT' });
+    expect(small.json()).toMatchObject({ code: 'amount_too_small', message: 'The minimum is 1 USDT' });
     const large = await post(alice, '/api/exchange/check', { src: 'USDT', dst: 'BTC', amount: '501' });
-    expect(large.json()).toMatchObject({ code: 'amount_too_large', message: 'The maximum is 500.000000 USDT' });
+    expect(large.json()).toMatchObject({ code: 'amount_too_large', message: 'The maximum is 500 USDT' });
     const ru = await ctx.app.inject({
       method: 'POST', url: '/api/exchange/check',
       headers: { ...headers(alice), 'x-obmen-locale': 'ru' }, payload: 'src=USDT&dst=BTC&amount=501',
     });
-    expect(ru.json().message).toBe('Максимальная сумма — 500.000000 USDT');
+    expect(ru.json().message).toBe('Максимальная сумма — 500 USDT');
     await setRate(ctx.db, { src: 'USDT', dst: 'TON', enabled: 'false' });
     const disabled = await post(alice, '/api/exchange/check', { src: 'USDT', dst: 'TON', amount: '10' });
     expect(disabled.json()).toMatchObject({ code: 'pair_unavailable', message: 'Exchange USDT → TON is not available' });
@@ -177,7 +177,7 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
     expect(quote.sufficient).toBe(false);
     const poor = await post(bob, '/api/exchange/USDT/BTC', { quote: quote.token }, nextKey());
     expect(poor.statusCode).toBe(422);
-    expect(poor.json()).toMatchObject({ code: 'insufficient_funds', message: 'Not enough USDT: the balance is 0.000000, 10.000000 is needed' });
+    expect(poor.json()).toMatchObject({ code: 'insufficient_funds', message: 'Not enough USDT: the balance is 0, 10 is needed' });
     await fund(ctx.db, bob.id, 'USDT', 10_000_000n);
     const ok = await post(bob, '/api/exchange/USDT/BTC', { quote: quote.token }, nextKey());
     expect(ok.statusCode).toBe(200);
@@ -214,7 +214,7 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
     expect(legs.ETH).toMatchObject({ status: 'completed', amount: '0.500000000000000000' });
     expect(legs.LTC).toMatchObject({ status: 'failed', error_code: 'currency_disabled', error: 'LTC is not available right now' });
     expect(legs.TRX).toMatchObject({ status: 'unavailable', error_code: 'amount_too_small' });
-    expect(legs.TRX.error).toMatch(/^The minimum is \d+\.\d{6} TRX$/);
+    expect(legs.TRX.error).toMatch(/^The minimum is \d+(\.\d*[1-9])? TRX$/);
     const after = Object.fromEntries((res.json().wallets as TWallet[]).map((w) => [w.currency, w.balance]));
     expect(after).toMatchObject({ BTC: '0.00000000', ETH: '0.000000000000000000', LTC: '1.00000000', TRX: '0.000001' });
     const received = BigInt(legs.BTC.amount_receive.replace('.', '')) + BigInt(legs.ETH.amount_receive.replace('.', ''));

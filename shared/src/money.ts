@@ -77,6 +77,11 @@ export function formatAmount(minor: bigint | string, precision: number): string 
   return `${negative ? '-' : ''}${whole}${precision > 0 ? `.${fraction}` : ''}`;
 }
 
+/** "1.000000" → "1", "0.00150000" → "0.0015": the same amount without trailing zeros, for messages. */
+export function trimAmount(text: string): string {
+  return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
+}
+
 /** An exact decimal: value = num / 10^scale. */
 export type TDecimal = { num: bigint; scale: number };
 

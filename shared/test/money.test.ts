@@ -10,6 +10,7 @@ import {
   formatAmount,
   parseAmount,
   parseDecimal,
+  trimAmount,
   tryParseAmount,
 } from '../src/index.ts';
 
@@ -45,6 +46,16 @@ describe('parseAmount', () => {
     for (const bad of ['', ' ', '.', '-1', '+1', '1e3', '1 000', '1.2.3', 'abc', '0x10', '1_000', 'NaN', 'Infinity', '1'.repeat(41)]) {
       expect(tryParseAmount(bad, 2), bad).toBeNull();
     }
+  });
+});
+
+describe('trimAmount', () => {
+  it('drops trailing zeros of the fraction only', () => {
+    expect(trimAmount('1.000000')).toBe('1');
+    expect(trimAmount('0.00150000')).toBe('0.0015');
+    expect(trimAmount('100')).toBe('100');
+    expect(trimAmount('100.00')).toBe('100');
+    expect(trimAmount('-0.050')).toBe('-0.05');
   });
 });
 

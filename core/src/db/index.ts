@@ -76,19 +76,20 @@ async function openPglite(dataDir: string): Promise<Db> {
   // Match node-postgres: int8 and numeric as strings, so both engines hand back the same values.
   const parsers = { [types.INT8]: String, [types.NUMERIC]: String };
   const db = await PGlite.create(dataDir, { parsers });
+  // Parameterised queries take a leaner path than PGlite's query() (see pglite.ts).
+  const { leanQueries } = await import('./pglite.ts');
+  const lean = leanQueries(db);
   return {
     engine: 'pglite',
-    query: async (sql, params) => (await db.query(textOf(sql), params)).rows as never,
+    query: lean.outside,
     exec: async (sql) => void (await db.exec(sql)),
     transaction: (work) =>
       db.transaction((tx) =>
         work({
-          query: async (sql, params) => (await tx.query(textOf(sql), params)).rows as never,
+          query: lean.inside,
           exec: async (sql) => void (await tx.exec(sql)),
         }),
       ),
     close: () => db.close(),
   };
 }
-
-const textOf = (sql: string | TStatement) => (typeof sql === 'string' ? sql : sql.text);

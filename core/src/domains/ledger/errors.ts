@@ -1,4 +1,4 @@
-import { formatAmount } from '@obmen/shared';
+import { formatAmount, trimAmount } from '@obmen/shared';
 import { AppError } from '../../errors.ts';
 
 /**
@@ -27,15 +27,21 @@ const REFUSALS: Record<string, [number, string, string | undefined, string | und
   transaction_not_found: [404, 'error.not_found', undefined, undefined],
 };
 
-/** Amount-valued detail members, formatted with the currency's precision for the message. */
+/** Amount-valued members of a refusal: read in the message without trailing zeros ("The minimum is 1 USDT"). */
 const AMOUNT_VARS = ['balance', 'needed', 'min', 'max'];
+const DECIMAL = /^-?\d+\.\d+$/;
 
 type TPrecisionOf = (currency: string) => number | undefined;
 
 export function moneyError(code: string, vars: Record<string, string | number> = {}, field?: string): AppError {
   const [status, key, defaultField, fieldKey] = REFUSALS[code] ?? [422, `money.${code}`, undefined, undefined];
   const name = field ?? defaultField;
-  return new AppError(code, status, key, { vars, ...(name ? { fields: { [name]: fieldKey ?? key } } : {}) });
+  const shown = { ...vars };
+  for (const member of AMOUNT_VARS) {
+    const value = shown[member];
+    if (typeof value === 'string' && DECIMAL.test(value)) shown[member] = trimAmount(value);
+  }
+  return new AppError(code, status, key, { vars: shown, ...(name ? { fields: { [name]: fieldKey ?? key } } : {}) });
 }
 
 type TPgError = { code?: string; message?: string; detail?: string };
