@@ -14,6 +14,7 @@ import { openDb } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { seedDemoData } from '../src/seed/demo.ts';
 import { createFixtureUser } from '../src/domains/ledger/fixtures.ts';
+import { forgetCurrencies } from '../src/domains/ledger/currencies.ts';
 
 const terms = (overrides: Partial<TPairTerms> = {}): TPairTerms => ({
   src: 'USDT', dst: 'BTC', rate: '0.0000153846', spread: '0.005', feePercent: '0.001', feeFixed: 0n, min: 1n, max: null, enabled: true, source: 'table',
@@ -155,6 +156,33 @@ describe.each(ENGINES)('rate sources on %s', (engine) => {
     await expect(setRate(ctx.db, { src: 'BTC', dst: 'XXX', rate: '1' })).rejects.toThrow(/unknown currency/);
     await expect(setRate(ctx.db, { src: 'BTC', dst: 'USDT', rate: '-1' })).rejects.toThrow();
     expect((await describeRates(ctx.db, 'BTC/USDT'))[0]).toMatchObject({ rate: '66000.5', min_amount: '0.00010000', max_amount: null });
+  });
+
+  it('the kept list of pairs follows every change of a rate or a currency, whoever makes it', async () => {
+    const table = new TableRateSource(ctx.db);
+    const btcUsdt = async () => (await table.pairs()).find((pair) => pair.src === 'BTC' && pair.dst === 'USDT');
+    const before = await table.pairs();
+    expect(await table.pairs()).toBe(before);
+    await setRate(ctx.db, { src: 'BTC', dst: 'USDT', rate: '67000' });
+    expect(await btcUsdt()).toMatchObject({ rate: '67000' });
+    // Plain SQL from another tool, and another core's table source reading the same database.
+    await ctx.db.query(`UPDATE rates SET rate = 68000 WHERE src = 'BTC' AND dst = 'USDT'`);
+    expect(await btcUsdt()).toMatchObject({ rate: '68000' });
+    expect((await new TableRateSource(ctx.db).pairs()).find((pair) => pair.src === 'BTC' && pair.dst === 'USDT')).toMatchObject({ rate: '68000' });
+    await ctx.db.query(`UPDATE currencies SET enabled = false WHERE code = 'TRX'`);
+    try {
+      expect((await table.pairs()).some((pair) => pair.src === 'TRX' || pair.dst === 'TRX')).toBe(false);
+    } finally {
+      await ctx.db.query(`UPDATE currencies SET enabled = true WHERE code = 'TRX'`);
+      forgetCurrencies(ctx.db);
+    }
+    expect((await table.pairs()).length).toBe(before.length);
+    // A rolled-back change leaves the kept list as it was.
+    await ctx.db.transaction(async (tx) => {
+      await tx.query(`UPDATE rates SET rate = 1 WHERE src = 'BTC' AND dst = 'USDT'`);
+      throw new Error('roll back');
+    }).catch(() => {});
+    expect(await btcUsdt()).toMatchObject({ rate: '68000' });
   });
 
   it('the feed source takes mid rates from a CoinGecko-shaped price feed, terms from the table', async () => {
