@@ -19,6 +19,24 @@ describe.each(ENGINES)('content on %s', (engine) => {
     expect(en.json().footer_images.length).toBeGreaterThan(2);
   });
 
+  it('menus and site settings follow every change at once, also one made by plain SQL', async () => {
+    const headerTitle = async () => (await ctx.app.inject({ url: '/api/content/menu', headers: { 'x-obmen-locale': 'en' } })).json().menus.header_menu[0].title;
+    const blocked = async () => (await ctx.app.inject({ url: '/api/auth/check' })).json().site_settings.site_blocked;
+    expect(await headerTitle()).toBe('Exchange');
+    expect(await blocked()).toBe(false);
+    await ctx.db.query(`UPDATE menu_items SET title = 'Swap' WHERE locale = 'en' AND menu = 'header_menu' AND url = 'exchanges'`);
+    await ctx.db.query(`UPDATE site_settings SET value = 'true'::jsonb WHERE key = 'site_blocked'`);
+    try {
+      expect(await headerTitle()).toBe('Swap');
+      expect(await blocked()).toBe(true);
+    } finally {
+      await ctx.db.query(`UPDATE menu_items SET title = 'Exchange' WHERE locale = 'en' AND menu = 'header_menu' AND url = 'exchanges'`);
+      await ctx.db.query(`UPDATE site_settings SET value = 'false'::jsonb WHERE key = 'site_blocked'`);
+    }
+    expect(await headerTitle()).toBe('Exchange');
+    expect(await blocked()).toBe(false);
+  });
+
   it('filters menus by list and refuses an unknown list name, localized', async () => {
     const some = await ctx.app.inject({ method: 'POST', url: '/api/content/menu', payload: { list: ['footer_menu'] } });
     expect(some.json().menus.header_menu).toEqual([]);

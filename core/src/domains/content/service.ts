@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LOCALES, type TFooterImage, type TLocale, type TMenuItem, type TMenuResponse, type TMenus } from '@obmen/shared';
-import type { Queryable } from '../../db/index.ts';
+import { statement, type Queryable } from '../../db/index.ts';
 import { notFound } from '../../errors.ts';
 import { sanitizeForServing, sanitizeHtmlContent } from '../../lib/sanitize.ts';
 
@@ -65,7 +65,11 @@ export type TArticleInput = z.input<typeof ZArticleInput>;
 
 // ---- menus and footer images --------------------------------------------------------------
 
-export async function getMenus(db: Queryable, locale: TLocale, only: readonly TMenuName[] = MENU_NAMES): Promise<TMenuResponse> {
+export function getMenus(db: Queryable, locale: TLocale, only: readonly TMenuName[] = MENU_NAMES): Promise<TMenuResponse> {
+  return keptUntilContentChanges(db, `menus:${locale}:${only.join(',')}`, () => readMenus(db, locale, only));
+}
+
+async function readMenus(db: Queryable, locale: TLocale, only: readonly TMenuName[]): Promise<TMenuResponse> {
   const [items, images] = await Promise.all([
     db.query<{ menu: TMenuName; url: string; title: string; position: number; icon_url: string | null }>(
       `SELECT menu, url, title, position, icon_url FROM menu_items
@@ -165,6 +169,29 @@ export async function removeArticle(db: Queryable, name: string, locale?: TLocal
 }
 
 // ---- content version ------------------------------------------------------------------------
+
+const CONTENT_COUNTER = statement('content_counter', 'SELECT version::text AS version FROM content_version WHERE id');
+const keptByHandle = new WeakMap<Queryable, Map<string, { version: string; value: unknown }>>();
+
+/**
+ * What `load` answers, kept per database handle until the content counter of migration 004
+ * moves: every page asks for the menus and the site settings, which change by an operator's
+ * hand. Only for what that counter's triggers cover (articles, menus, footer images, site
+ * settings); one number is read per call instead. The kept value is shared: callers must not
+ * change it.
+ */
+export async function keptUntilContentChanges<T>(db: Queryable, key: string, load: () => Promise<T>): Promise<T> {
+  const [counter] = await db.query<{ version: string }>(CONTENT_COUNTER);
+  let kept = keptByHandle.get(db);
+  if (!kept) keptByHandle.set(db, (kept = new Map()));
+  const hit = kept.get(key);
+  if (counter && hit?.version === counter.version) return hit.value as T;
+  // Loaded after the counter was read: a change in between is kept under the older number and
+  // loaded again on the next call.
+  const value = await load();
+  if (counter) kept.set(key, { version: counter.version, value });
+  return value;
+}
 
 /**
  * Changes whenever anything a signed-out page shows changes: the counter that triggers bump in

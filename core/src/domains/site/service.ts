@@ -1,5 +1,6 @@
 import { ZSiteSettings, type TLocale, type TSiteSettings } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
+import { keptUntilContentChanges } from '../content/service.ts';
 
 export const DEFAULT_SITE_SETTINGS: TSiteSettings = {
   logo_url: '/image/logo.svg',
@@ -7,7 +8,11 @@ export const DEFAULT_SITE_SETTINGS: TSiteSettings = {
   site_blocked: false,
 };
 
-export async function getSiteSettings(db: Queryable): Promise<TSiteSettings> {
+export function getSiteSettings(db: Queryable): Promise<TSiteSettings> {
+  return keptUntilContentChanges(db, 'site_settings', () => readSiteSettings(db));
+}
+
+async function readSiteSettings(db: Queryable): Promise<TSiteSettings> {
   const rows = await db.query<{ key: string; value: unknown }>('SELECT key, value FROM site_settings');
   const stored = Object.fromEntries(rows.map((row) => [row.key, row.value]));
   return ZSiteSettings.parse({ ...DEFAULT_SITE_SETTINGS, ...stored });
