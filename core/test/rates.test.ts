@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { divFloor, parseDecimal, pow10 } from '@obmen/shared';
 import { ENGINES, build } from './helpers.ts';
 import { quoteFromPay, quoteFromReceive, type TPairTerms } from '../src/domains/rates/quote.ts';
-import { describeRates, matchesSearch, setRate, syncRates } from '../src/domains/rates/service.ts';
+import { describeRates, listPairs, matchesSearch, setRate, syncRates } from '../src/domains/rates/service.ts';
 import { FeedRateSource, TableRateSource, jsonNumberToRational } from '../src/domains/rates/source.ts';
 import { openDb } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -183,6 +183,11 @@ describe.each(ENGINES)('rate sources on %s', (engine) => {
       throw new Error('roll back');
     }).catch(() => {});
     expect(await btcUsdt()).toMatchObject({ rate: '68000' });
+    // The public list made from it follows too.
+    const listed = async () => (await listPairs(ctx.db, table, 'BTC/USDT'))[0]!.rate;
+    const shown = await listed();
+    await ctx.db.query(`UPDATE rates SET rate = 70000 WHERE src = 'BTC' AND dst = 'USDT'`);
+    expect(Number(await listed())).toBeGreaterThan(Number(shown));
   });
 
   it('the feed source takes mid rates from a CoinGecko-shaped price feed, terms from the table', async () => {
