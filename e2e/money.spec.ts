@@ -72,6 +72,8 @@ test.describe('money, signed in as the demo account', () => {
     const usdtBefore = await walletBalance(page, 'USDT');
     const btcBefore = await walletBalance(page, 'BTC');
     const totalBefore = await headerBalance(page);
+    // Thousands grouped as in the wallet list (ru: a narrow no-break space, en: a comma), on the server and live.
+    expect(totalBefore).toMatch(/^\d{1,3}([\u202f,]\d{3})*\.\d{2} USD$/);
     await markPage(page);
 
     const receive = await quoteFor(page, '100');
@@ -86,6 +88,7 @@ test.describe('money, signed in as the demo account', () => {
     expect(toMinor(await walletBalance(page, 'USDT'), 6)).toBe(toMinor(usdtBefore, 6) - toMinor('100', 6));
     // The header total moved (spread and fee) and the BTC wallet is the highlighted last exchange.
     await expect.poll(() => headerBalance(page)).not.toBe(totalBefore);
+    expect(await headerBalance(page)).toMatch(/^\d{1,3}([\u202f,]\d{3})*\.\d{2} USD$/);
     await expect(page.locator('.sidebar [data-wallet-item]:has([data-wallet-currency="BTC"])')).toHaveClass(/\blast\b/);
     await expectSamePage(page);
 

@@ -78,7 +78,7 @@ export function formatAmount(minor: bigint | string, precision: number): string 
 }
 
 /** "1.000000" → "1", "0.00150000" → "0.0015": the same amount without trailing zeros, for messages. */
-export function trimAmount(text: string): string {
+export function stripTrailingZeros(text: string): string {
   return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
 }
 

@@ -10,7 +10,7 @@ import {
   formatAmount,
   parseAmount,
   parseDecimal,
-  trimAmount,
+  stripTrailingZeros,
   tryParseAmount,
 } from '../src/index.ts';
 
@@ -49,13 +49,13 @@ describe('parseAmount', () => {
   });
 });
 
-describe('trimAmount', () => {
+describe('stripTrailingZeros', () => {
   it('drops trailing zeros of the fraction only', () => {
-    expect(trimAmount('1.000000')).toBe('1');
-    expect(trimAmount('0.00150000')).toBe('0.0015');
-    expect(trimAmount('100')).toBe('100');
-    expect(trimAmount('100.00')).toBe('100');
-    expect(trimAmount('-0.050')).toBe('-0.05');
+    expect(stripTrailingZeros('1.000000')).toBe('1');
+    expect(stripTrailingZeros('0.00150000')).toBe('0.0015');
+    expect(stripTrailingZeros('100')).toBe('100');
+    expect(stripTrailingZeros('100.00')).toBe('100');
+    expect(stripTrailingZeros('-0.050')).toBe('-0.05');
   });
 });
 

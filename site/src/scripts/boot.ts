@@ -5,7 +5,7 @@
 import { TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared/constants';
 import type { TBalance, TNotification, TSiteSettings, TUnreadMsgs, TUser, TWallet } from '@obmen/shared';
 import { clientMessage, setClientMessages } from '../lib/client-i18n.ts';
-import { displayAmount } from '../lib/amount.ts';
+import { displayAmount, groupAmount } from '../lib/amount.ts';
 import { reportFrontError } from '../lib/logger.ts';
 import { $frontendVersion } from '../stores/version.ts';
 import { $totalBalance, $wallets } from '../stores/wallets.ts';
@@ -139,7 +139,8 @@ function initLogout() {
 function initLiveHeader() {
   $totalBalance.subscribe((balance) => {
     if (!balance) return;
-    for (const element of document.querySelectorAll('[data-balance-amount]')) element.textContent = `${balance.amount} ${balance.currency}`;
+    const amount = `${groupAmount(balance.amount, document.documentElement.lang)} ${balance.currency}`;
+    for (const element of document.querySelectorAll('[data-balance-amount]')) element.textContent = amount;
   });
   // The wallet lists (sidebar, burger menu): amounts and the last-exchange highlight follow $wallets.
   $wallets.subscribe((wallets) => {

@@ -1,4 +1,4 @@
-import { formatAmount, trimAmount } from '@obmen/shared';
+import { formatAmount, stripTrailingZeros } from '@obmen/shared';
 import { AppError } from '../../errors.ts';
 
 /**
@@ -39,7 +39,7 @@ export function moneyError(code: string, vars: Record<string, string | number> =
   const shown = { ...vars };
   for (const member of AMOUNT_VARS) {
     const value = shown[member];
-    if (typeof value === 'string' && DECIMAL.test(value)) shown[member] = trimAmount(value);
+    if (typeof value === 'string' && DECIMAL.test(value)) shown[member] = stripTrailingZeros(value);
   }
   return new AppError(code, status, key, { vars: shown, ...(name ? { fields: { [name]: fieldKey ?? key } } : {}) });
 }
