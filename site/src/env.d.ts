@@ -1,6 +1,6 @@
 /// <reference types="astro/client" />
 import type { TFooterImage, TLocale, TMenus, TSiteSettings, TUser, TBalance, TWallet, TUnreadMsgs, TNotification } from '@obmen/shared';
-import type { TFunction } from 'i18next';
+import type { TTranslate } from './lib/i18n.ts';
 
 declare global {
   namespace App {
@@ -9,7 +9,7 @@ declare global {
       fv: string;
       clientIp: string;
       locale: TLocale;
-      t: TFunction;
+      t: TTranslate;
       user: TUser;
       siteSettings: TSiteSettings;
       menus: TMenus;
