@@ -400,18 +400,18 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
           const meters: TMeter[] = [core, ...(bff ? [bff] : [])].map((server) => () => cpuSeconds(server.child.pid));
           if (engine === 'postgres') meters.push(await postgresMeter(database));
           const outcomes: Awaited<ReturnType<typeof runLoadProcess>>[] = [];
+          const plan: TLoadPlan = {
+            url: (bff ?? core).url,
+            viaBff: path === 'bff',
+            tokens: prepared.tokens,
+            accountIds: prepared.accountIds,
+            hot: scenario === 'hot',
+            runId,
+            connections: connectionsFor(engine),
+            duration,
+            warmup,
+          };
           for (let round = 1; round <= rounds; round++) {
-            const plan = {
-              url: (bff ?? core).url,
-              viaBff: path === 'bff',
-              tokens: prepared.tokens,
-              accountIds: prepared.accountIds,
-              hot: scenario === 'hot',
-              runId,
-              connections: connectionsFor(engine),
-              duration,
-              warmup,
-            };
             const outcome = await runLoadProcess(plan, meters);
             outcomes.push(outcome);
             log(`${id} round ${round}/${rounds}: ${outcome.rps.toFixed(0)} transfers/s, p99 ${outcome.p99} ms, ${outcome.non2xx} non-2xx, ${outcome.errors} errors`);

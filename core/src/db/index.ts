@@ -69,14 +69,12 @@ async function openPostgres(url: string, max: number, log: Logger): Promise<Db> 
 }
 
 async function openPglite(dataDir: string): Promise<Db> {
-  const { PGlite, types } = await import('@electric-sql/pglite');
+  const { PGlite } = await import('@electric-sql/pglite');
   const { mkdir } = await import('node:fs/promises');
   // "memory://" keeps everything in memory: tests and throw-away runs.
   if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
-  // Match node-postgres: int8 and numeric as strings, so both engines hand back the same values.
-  const parsers = { [types.INT8]: String, [types.NUMERIC]: String };
-  const db = await PGlite.create(dataDir, { parsers });
-  // Parameterised queries take a leaner path than PGlite's query() (see pglite.ts).
+  const db = await PGlite.create(dataDir);
+  // Queries take a leaner path than PGlite's query(), reading values as node-postgres does (pglite.ts).
   const { leanQueries } = await import('./pglite.ts');
   const lean = leanQueries(db);
   return {

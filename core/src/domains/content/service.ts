@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LOCALES, type TFooterImage, type TLocale, type TMenuItem, type TMenuResponse, type TMenus } from '@obmen/shared';
 import { statement, type Queryable } from '../../db/index.ts';
+import { keptWhileCounterHolds } from '../../db/kept.ts';
 import { notFound } from '../../errors.ts';
 import { sanitizeForServing, sanitizeHtmlContent } from '../../lib/sanitize.ts';
 
@@ -171,26 +172,14 @@ export async function removeArticle(db: Queryable, name: string, locale?: TLocal
 // ---- content version ------------------------------------------------------------------------
 
 const CONTENT_COUNTER = statement('content_counter', 'SELECT version::text AS version FROM content_version WHERE id');
-const keptByHandle = new WeakMap<Queryable, Map<string, { version: string; value: unknown }>>();
 
 /**
- * What `load` answers, kept per database handle until the content counter of migration 004
- * moves: every page asks for the menus and the site settings, which change by an operator's
- * hand. Only for what that counter's triggers cover (articles, menus, footer images, site
- * settings); one number is read per call instead. The kept value is shared: callers must not
- * change it.
+ * What `load` answers, kept until the content counter of migration 004 moves: every page asks
+ * for the menus and the site settings, which change by an operator's hand. Only for what that
+ * counter's triggers cover (articles, menus, footer images, site settings).
  */
-export async function keptUntilContentChanges<T>(db: Queryable, key: string, load: () => Promise<T>): Promise<T> {
-  const [counter] = await db.query<{ version: string }>(CONTENT_COUNTER);
-  let kept = keptByHandle.get(db);
-  if (!kept) keptByHandle.set(db, (kept = new Map()));
-  const hit = kept.get(key);
-  if (counter && hit?.version === counter.version) return hit.value as T;
-  // Loaded after the counter was read: a change in between is kept under the older number and
-  // loaded again on the next call.
-  const value = await load();
-  if (counter) kept.set(key, { version: counter.version, value });
-  return value;
+export function keptUntilContentChanges<T>(db: Queryable, key: string, load: () => Promise<T>): Promise<T> {
+  return keptWhileCounterHolds(db, CONTENT_COUNTER, key, load);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { pow10 } from '@obmen/shared';
 import { statement, type Queryable } from '../../db/index.ts';
+import { keptWhileCounterHolds } from '../../db/kept.ts';
 import { AppError } from '../../errors.ts';
 import { significant, type TPairTerms } from './quote.ts';
 
@@ -54,26 +55,21 @@ const RATES_VERSION = statement('rates_version', 'SELECT version::text AS versio
 
 /**
  * The default: the `rates` table, which an operator sets (`rates:set`) and the seed fills.
- * The list of pairs is kept until the rates version (migration 007) moves: one number read per
- * call instead of every row. A pair for a quote is always read afresh.
+ * The list of pairs is kept until the rates version (migration 007) moves; a pair for a quote
+ * is always read afresh.
  */
 export class TableRateSource implements RateSource {
   readonly name = 'table';
   readonly db: Queryable;
-  private kept: { version: string; pairs: TPairTerms[] } | null = null;
   constructor(db: Queryable) {
     this.db = db;
   }
-  async pairs(): Promise<TPairTerms[]> {
-    const [current] = await this.db.query<{ version: string }>(RATES_VERSION);
-    if (current && this.kept?.version === current.version) return this.kept.pairs;
-    // Read after the version: a change committed in between is kept under the older number and
-    // read again on the next call, never the other way round.
-    const rows = await this.db.query<TRateRow>(`SELECT ${RATE_COLUMNS} FROM rates r WHERE ${USABLE} ORDER BY r.src, r.dst`);
-    // Frozen: every caller shares the kept list.
-    const pairs = Object.freeze(rows.map(toTerms)) as TPairTerms[];
-    if (current) this.kept = { version: current.version, pairs };
-    return pairs;
+  pairs(): Promise<TPairTerms[]> {
+    return keptWhileCounterHolds(this.db, RATES_VERSION, 'pairs', async () => {
+      const rows = await this.db.query<TRateRow>(`SELECT ${RATE_COLUMNS} FROM rates r WHERE ${USABLE} ORDER BY r.src, r.dst`);
+      // Frozen: every caller shares the kept list.
+      return Object.freeze(rows.map(toTerms)) as TPairTerms[];
+    });
   }
   async pair(src: string, dst: string): Promise<TPairTerms | null> {
     const [row] = await this.db.query<TRateRow>(`SELECT ${RATE_COLUMNS} FROM rates r WHERE r.src = $1 AND r.dst = $2 AND ${USABLE}`, [src, dst]);
