@@ -248,7 +248,7 @@ test('a real cross-site page cannot log the user out', async ({ page }) => {
   await logIn(page, DEMO.email, DEMO.password);
   // http://localhost:3100 is another site than http://127.0.0.1:3100 (the cookie's host): an
   // attacker's page there that posts a form at our logout, the classic CSRF.
-  const evilPage = 'http://localhost:3100/e2e-evil-page';
+  const evilPage = `${BASE_URL.replace('127.0.0.1', 'localhost')}/e2e-evil-page`;
   await page.route(evilPage, (route) =>
     route.fulfill({
       contentType: 'text/html',
@@ -260,7 +260,7 @@ test('a real cross-site page cannot log the user out', async ({ page }) => {
   await page.evaluate(() => (document.getElementById('f') as HTMLFormElement).submit());
   const response = await refused;
   expect(response.status()).toBe(403);
-  expect(response.request().headers()['origin']).toBe('http://localhost:3100');
+  expect(response.request().headers()['origin']).toBe(BASE_URL.replace('127.0.0.1', 'localhost'));
   expect((await authCheck(page.request)).user.is_authenticated).toBe(true);
 });
 

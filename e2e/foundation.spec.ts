@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { BASE_URL } from './helpers.ts';
 
 /**
  * Issue 2, point 9: the foundation (layout, language, 404, health, burger, CSP) as a visitor
@@ -50,7 +51,7 @@ test('English stays after a reload', async ({ page }) => {
 });
 
 test('switching back to Russian', async ({ page, context }) => {
-  await context.addCookies([{ name: 'i18n_redirected', value: 'en', url: 'http://127.0.0.1:3100' }]);
+  await context.addCookies([{ name: 'i18n_redirected', value: 'en', url: BASE_URL }]);
   await page.goto('/');
   await expect(page.locator('html')).toHaveAttribute('lang', 'en');
   await visible(page, 'lang-ru').click();
@@ -70,7 +71,7 @@ test('an unknown route answers 404 with the Russian not-found page, header and f
 });
 
 test('an unknown route answers 404 with the English not-found page', async ({ page, context }) => {
-  await context.addCookies([{ name: 'i18n_redirected', value: 'en', url: 'http://127.0.0.1:3100' }]);
+  await context.addCookies([{ name: 'i18n_redirected', value: 'en', url: BASE_URL }]);
   const response = await page.goto('/no-such-page');
   expect(response?.status()).toBe(404);
   await expect(page.locator('html')).toHaveAttribute('lang', 'en');

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
  * database, so the counters start at zero; keep new tests within those budgets.
  */
 
-export const BASE_URL = 'http://127.0.0.1:3100';
+export const BASE_URL = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`;
 
 /** The seeded demo account (core/src/seed/demo.ts, development only): confirmed, with balances. */
 export const DEMO = { email: 'demo@obmen.local', password: 'obmen-demo-2026' } as const;

@@ -12,8 +12,9 @@ import { fileURLToPath } from 'node:url';
  */
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = join(root, 'node_modules', '.bin', 'node');
-const PORT = 3100;
-const CORE_PORT = 4100;
+// E2E_PORT / E2E_CORE_PORT let parallel checkouts on one machine run their suites side by side.
+const PORT = Number(process.env.E2E_PORT ?? 3100);
+const CORE_PORT = Number(process.env.E2E_CORE_PORT ?? 4100);
 const baseURL = `http://127.0.0.1:${PORT}`;
 const CI = !!process.env.CI;
 
