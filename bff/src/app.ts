@@ -12,6 +12,7 @@ import i18n from './plugins/i18n.ts';
 import site from './plugins/site.ts';
 import frontLogger from './plugins/logger.ts';
 import pageCache from './plugins/page-cache.ts';
+import apiDocs from './plugins/api-docs.ts';
 
 export type TAppOptions = { config: TConfig; frontendVersion?: string };
 
@@ -28,6 +29,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   await fastify.register(i18n);
   // BFF-owned, never proxied: POST /api/logger/front (a specific route wins over the /api/* proxy).
   await fastify.register(frontLogger, { perMinute: config.FRONT_LOG_PER_MINUTE });
+  // BFF-owned too: GET /api/openapi.json (the core's document plus the BFF's calls), /api/docs/.
+  await fastify.register(apiDocs);
   await fastify.register(apiProxy, { config, frontendVersion: fv });
   // Signed-out article pages from memory, before the Astro handler (an onRequest hook).
   if (config.PAGE_CACHE_TTL_MS > 0) {

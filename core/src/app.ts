@@ -5,6 +5,7 @@ import type { Db } from './db/index.ts';
 import dbPlugin from './plugins/db.ts';
 import localePlugin from './plugins/locale.ts';
 import errorsPlugin from './plugins/errors.ts';
+import schemasPlugin from './plugins/schemas.ts';
 import siteRoutes from './domains/site/routes.ts';
 import contentRoutes from './domains/content/routes.ts';
 import notificationRoutes from './domains/notifications/routes.ts';
@@ -27,6 +28,8 @@ export type TAppOptions = { config: TConfig; db?: Db };
 const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db }) => {
   await fastify.register(localePlugin);
   await fastify.register(errorsPlugin);
+  // Before any route: validation, serialisation and the OpenAPI document come from route schemas.
+  await fastify.register(schemasPlugin, { strict: config.NODE_ENV !== 'production' });
   await fastify.register(dbPlugin, { config, db });
   await fastify.register(formbody);
   if (config.SEED) {

@@ -51,7 +51,10 @@ describe.each(ENGINES)('content on %s', (engine) => {
     expect(article.json().article.title).toBe('Frequently asked questions');
     const missing = await ctx.app.inject({ url: '/api/content/article/no-such-page' });
     expect(missing.statusCode).toBe(404);
-    expect(missing.json()).toEqual({ status: 'error', code: 'not_found', message: 'Страница не найдена' });
+    expect(missing.json()).toEqual({ status: 'error', code: 'article_not_found', message: 'Такая статья не найдена' });
+    const malformed = await ctx.app.inject({ url: '/api/content/article/No%20Such', headers: { 'x-obmen-locale': 'en' } });
+    expect(malformed.statusCode).toBe(404);
+    expect(malformed.json()).toEqual({ status: 'error', code: 'article_not_found', message: 'This article was not found' });
   });
 
   it('re-running migrations and the seed changes nothing', async () => {
@@ -66,6 +69,6 @@ describe.each(ENGINES)('content on %s', (engine) => {
   it('answers unknown routes with the localized error shape', async () => {
     const res = await ctx.app.inject({ url: '/api/nope', headers: { 'x-obmen-locale': 'en' } });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ status: 'error', code: 'not_found', message: 'This page could not be found' });
+    expect(res.json()).toEqual({ status: 'error', code: 'route_not_found', message: 'There is no such API call' });
   });
 });

@@ -143,7 +143,14 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
 
     const status = await get(alice, `/api/exchange/status/${body.exchange.id}`);
     expect(status.json().exchange).toEqual(body.exchange);
-    expect((await get(bob, `/api/exchange/status/${body.exchange.id}`)).statusCode).toBe(404);
+    // Another user's exchange answers exactly like a missing or malformed id: nothing tells them apart.
+    const others = await get(bob, `/api/exchange/status/${body.exchange.id}`);
+    expect(others.statusCode).toBe(404);
+    expect(others.json()).toEqual({ status: 'error', code: 'exchange_not_found', message: 'This exchange was not found' });
+    for (const id of ['999999999999', 'abc', '1'.repeat(19)]) {
+      const missing = await get(bob, `/api/exchange/status/${id}`);
+      expect([missing.statusCode, missing.body]).toEqual([404, others.body]);
+    }
   });
 
   it('refuses an expired quote with a fresh one, and a quote for another pair or user', async () => {
@@ -226,7 +233,10 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
     expect(replay.json().batch).toEqual(batch);
     const status = await get(carol, `/api/exchange/all/status/${batch.id}`);
     expect(status.json().batch).toEqual(batch);
-    expect((await get(alice, `/api/exchange/all/status/${batch.id}`)).statusCode).toBe(404);
+    const others = await get(alice, `/api/exchange/all/status/${batch.id}`);
+    expect(others.statusCode).toBe(404);
+    expect(others.json()).toEqual({ status: 'error', code: 'exchange_batch_not_found', message: 'This exchange of all balances was not found' });
+    for (const id of ['999999999999', 'x1']) expect((await get(alice, `/api/exchange/all/status/${id}`)).body).toBe(others.body);
 
     // A chosen set only, via POST /api/exchange/all with the currency in the form.
     const only = await post(carol, '/api/exchange/all', { currency: 'BTC', currencies: 'LTC' }, nextKey());

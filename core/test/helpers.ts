@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import app from '../src/app.ts';
@@ -48,11 +48,16 @@ export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {
 }
 
 /** The real core app on a fresh database, ready for `inject`. Close it with `close()`. */
-export async function build(engine: TEngine, overrides: Partial<Record<keyof TConfig, string>> = {}) {
+export async function build(
+  engine: TEngine,
+  overrides: Partial<Record<keyof TConfig, string>> = {},
+  options: { onRoute?: (route: RouteOptions) => void } = {},
+) {
   const { db, drop } = await openTestDb(engine);
   const config = testConfig(overrides);
   // As server.ts: X-Forwarded-For counts only from TRUST_PROXY (inject comes from 127.0.0.1).
   const fastify: FastifyInstance = Fastify({ logger: false, trustProxy: config.TRUST_PROXY });
+  if (options.onRoute) fastify.addHook('onRoute', options.onRoute);
   await fastify.register(app, { config, db });
   await fastify.ready();
   return {

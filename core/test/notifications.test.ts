@@ -102,7 +102,7 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
     expect(ids(await check(demo))).not.toContain(id);
     expect(ids(await check())).not.toContain(id);
     // Nobody else can close it, or learn that it exists.
-    expect((await close(id, { token: demo, locale: 'en' })).json()).toEqual({ status: 'error', code: 'not_found', message: 'Notification not found' });
+    expect((await close(id, { token: demo, locale: 'en' })).json()).toEqual({ status: 'error', code: 'notification_not_found', message: 'This notification was not found' });
     expect((await close(id)).statusCode).toBe(404);
     expect((await close(id, { token: other })).statusCode).toBe(200);
     expect(ids(await check(other))).not.toContain(id);

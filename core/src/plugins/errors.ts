@@ -1,12 +1,13 @@
 import fp from 'fastify-plugin';
 import { anonymousUser, translate, type TApiError, type TUser } from '@obmen/shared';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 
 /** Every failure leaves as the shared error shape, localized; 5xx say nothing of internals. */
 export default fp(
   async (app) => {
     app.setErrorHandler((err: unknown, request, reply) => {
-      const known = toAppError(err);
+      const known = toAppError(err, request);
       if (known.statusCode >= 500) request.log.error({ err }, 'request failed');
       const body: TApiError & { user?: TUser } = {
         status: 'error',
@@ -18,7 +19,8 @@ export default fp(
       if (known.headers) reply.headers(known.headers);
       return reply.code(known.statusCode).send(body);
     });
-    app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(_request.locale, 'not_found', 'error.not_found')));
+    // No route of that method and path: a mistyped call, not a missing entity (those have codes of their own).
+    app.setNotFoundHandler((request, reply) => reply.code(404).send(errorBody(request.locale, 'route_not_found', 'api.route_not_found')));
   },
   { name: 'errors', dependencies: ['locale'] },
 );
@@ -34,8 +36,13 @@ function errorBody(locale: Parameters<typeof translate>[0], code: string, key: s
   return { status: 'error', code, message: translate(locale, key) };
 }
 
-function toAppError(err: unknown): AppError {
-  if (err instanceof AppError) return err;
+function toAppError(err: unknown, request: FastifyRequest): AppError {
+  if (err instanceof AppError) {
+    // A path param that fails its schema names nothing that can exist (plugins/schemas.ts).
+    const paramsError = request.routeOptions.config?.paramsError;
+    if (paramsError && err.code === 'validation' && (err as { validationContext?: string }).validationContext === 'params') return paramsError();
+    return err;
+  }
   const status = (err as { statusCode?: number }).statusCode;
   // Fastify's own client errors (bad JSON, body too large, unsupported type) keep their status.
   if (typeof status === 'number' && status >= 400 && status < 500) {

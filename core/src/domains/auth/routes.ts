@@ -1,17 +1,22 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   SESSION_CLEARED,
   SESSION_STATE_HEADER,
   SESSION_TOKEN_HEADER,
+  ZAuthCheckResponse,
+  ZAuthMessage,
+  ZAuthState,
   ZChangePasswordBody,
+  ZConfirmationResponse,
   ZEmailBody,
   ZLoginByPasswordBody,
+  ZOk,
   ZRegisterBody,
   ZResetPasswordBody,
   ZTokenParams,
 } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
-import { parseInput } from '../../validation.ts';
 import { AppError } from '../../errors.ts';
 import { requireUser } from '../../plugins/session.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
@@ -43,58 +48,108 @@ function signedIn(reply: FastifyReply, result: TSignedIn) {
   return result.state;
 }
 
-/** A mailed link's token; a malformed one is the same "invalid or expired link" as a spent one. */
-function tokenOf(request: FastifyRequest): string {
-  try {
-    return parseInput(ZTokenParams, request.params).token;
-  } catch {
-    throw new AppError('invalid_token', 400, 'auth.invalid_token');
-  }
-}
+/** A malformed mailed-link token is the same "invalid or expired link" as a spent one. */
+const tokenRoute = { paramsError: () => new AppError('invalid_token', 400, 'auth.invalid_token') };
 
 /**
  * The account calls (spec §7 Auth). Every answer with a session carries `user`, `locale` and
- * `site_settings`; errors are `{status:'error', code, message, fields?}`. Mailed links land on
- * site pages (shared AUTH_LINK_PATHS) which POST the token here; no GET spends a token.
+ * `site_settings`. Mailed links land on site pages (shared AUTH_LINK_PATHS) which POST the
+ * token here; no GET spends a token.
  */
-const authRoutes: FastifyPluginAsync<{ config: TConfig }> = async (app, { config }) => {
+const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { config }) => {
   const deps = { db: app.db, config, mailer: app.mailer };
+  const tags = ['Auth'];
 
   // Signed in: the wallets and total balance travel with the state (envelope keys, spec §3).
-  app.get('/api/auth/check', async (request) => {
-    const state = await checkAuth(deps, clientOf(request));
-    return request.user ? { ...state, ...(await getWalletEnvelope(app.db, request.user.id)) } : state;
-  });
-
-  app.post('/api/auth/register', (request) => registerAccount(deps, clientOf(request), parseInput(ZRegisterBody, request.body)));
-
-  app.post('/api/auth/login_by_password', async (request, reply) =>
-    signedIn(reply, await signInByPassword(deps, clientOf(request), parseInput(ZLoginByPasswordBody, request.body))),
+  app.get(
+    '/api/auth/check',
+    { schema: { tags, summary: 'Who is signed in (user, locale, site settings, notifications, wallets)', response: { 200: ZAuthCheckResponse } } },
+    async (request) => {
+      const state = await checkAuth(deps, clientOf(request));
+      return request.user ? { ...state, ...(await getWalletEnvelope(app.db, request.user.id)) } : state;
+    },
   );
 
-  app.post('/api/auth/login', (request) => requestSignInLink(deps, clientOf(request), parseInput(ZEmailBody, request.body)));
-
-  app.post('/api/auth/login/:token', async (request, reply) => signedIn(reply, await signInByLink(deps, clientOf(request), tokenOf(request))));
-
-  app.post('/api/auth/confirm/:token', async (request, reply) => signedIn(reply, await confirmEmail(deps, clientOf(request), tokenOf(request))));
-
-  app.post('/api/auth/reset', (request) => requestPasswordReset(deps, clientOf(request), parseInput(ZEmailBody, request.body)));
-
-  app.get('/api/auth/reset/:token', (request) => checkResetToken(deps, clientOf(request), tokenOf(request)));
-
-  app.post('/api/auth/reset/:token', async (request, reply) => {
-    const token = tokenOf(request);
-    return signedIn(reply, await resetPassword(deps, clientOf(request), token, parseInput(ZResetPasswordBody, request.body)));
-  });
-
-  app.post('/api/auth/change', { preHandler: requireUser }, async (request, reply) =>
-    signedIn(reply, await changePassword(deps, clientOf(request), parseInput(ZChangePasswordBody, request.body))),
+  app.post(
+    '/api/auth/register',
+    {
+      schema: {
+        tags,
+        summary: 'Sign up (mails a confirmation link; the same answer for a known address)',
+        body: ZRegisterBody,
+        response: { 200: ZAuthMessage },
+      },
+    },
+    (request) => registerAccount(deps, clientOf(request), request.body),
   );
 
-  app.post('/api/auth/logout', async (request, reply) => {
-    reply.header(SESSION_STATE_HEADER, SESSION_CLEARED);
-    return logOut(deps, clientOf(request));
-  });
+  app.post(
+    '/api/auth/login_by_password',
+    { schema: { tags, summary: 'Sign in with a password', body: ZLoginByPasswordBody, response: { 200: ZAuthState } } },
+    async (request, reply) => signedIn(reply, await signInByPassword(deps, clientOf(request), request.body)),
+  );
+
+  app.post(
+    '/api/auth/login',
+    { schema: { tags, summary: 'Mail a sign-in link (passwordless)', body: ZEmailBody, response: { 200: ZAuthMessage } } },
+    (request) => requestSignInLink(deps, clientOf(request), request.body),
+  );
+
+  app.post(
+    '/api/auth/login/:token',
+    { config: tokenRoute, schema: { tags, summary: 'Sign in by a mailed link', params: ZTokenParams, response: { 200: ZAuthState } } },
+    async (request, reply) => signedIn(reply, await signInByLink(deps, clientOf(request), request.params.token)),
+  );
+
+  app.post(
+    '/api/auth/confirm/:token',
+    { config: tokenRoute, schema: { tags, summary: 'Confirm the email by a mailed link (signs in)', params: ZTokenParams, response: { 200: ZAuthState } } },
+    async (request, reply) => signedIn(reply, await confirmEmail(deps, clientOf(request), request.params.token)),
+  );
+
+  app.post(
+    '/api/auth/reset',
+    { schema: { tags, summary: 'Mail a password reset link', body: ZEmailBody, response: { 200: ZAuthMessage } } },
+    (request) => requestPasswordReset(deps, clientOf(request), request.body),
+  );
+
+  app.get(
+    '/api/auth/reset/:token',
+    { config: tokenRoute, schema: { tags, summary: 'Is this reset link still valid? (spends nothing)', params: ZTokenParams, response: { 200: ZOk } } },
+    (request) => checkResetToken(deps, clientOf(request), request.params.token),
+  );
+
+  app.post(
+    '/api/auth/reset/:token',
+    {
+      config: tokenRoute,
+      schema: { tags, summary: 'Set a new password by a reset link (signs in)', params: ZTokenParams, body: ZResetPasswordBody, response: { 200: ZAuthState } },
+    },
+    async (request, reply) => signedIn(reply, await resetPassword(deps, clientOf(request), request.params.token, request.body)),
+  );
+
+  app.post(
+    '/api/auth/change',
+    {
+      preHandler: requireUser,
+      schema: {
+        tags,
+        summary: 'Change (or set the first) password; other sessions end',
+        body: ZChangePasswordBody,
+        response: { 200: ZAuthState },
+      },
+    },
+    async (request, reply) => signedIn(reply, await changePassword(deps, clientOf(request), request.body)),
+  );
+
+  app.post(
+    '/api/auth/logout',
+    { schema: { tags, summary: 'Sign out', response: { 200: ZAuthState } } },
+    async (request, reply) => {
+      reply.header(SESSION_STATE_HEADER, SESSION_CLEARED);
+      return logOut(deps, clientOf(request));
+    },
+  );
 
   // The spec names a GET; it only mails the signed-in user's own address (rate-limited), and
   // the SameSite=Lax cookie is not sent on cross-site subresource requests. POST works too.
@@ -102,6 +157,7 @@ const authRoutes: FastifyPluginAsync<{ config: TConfig }> = async (app, { config
     method: ['GET', 'POST'],
     url: '/api/auth/send_confirmation_instructions',
     preHandler: requireUser,
+    schema: { tags, summary: 'Mail the email confirmation link again', response: { 200: ZConfirmationResponse } },
     handler: (request) => sendConfirmationInstructions(deps, clientOf(request)),
   });
 };

@@ -1,14 +1,12 @@
 import { z } from 'zod';
-import { LOCALES, type TFooterImage, type TLocale, type TMenuItem, type TMenuResponse, type TMenus } from '@obmen/shared';
+import { ARTICLE_NAME, LOCALES, MENU_NAMES, type TArticle, type TFooterImage, type TLocale, type TMenuItem, type TMenuName, type TMenuResponse, type TMenus } from '@obmen/shared';
 import { statement, type Queryable } from '../../db/index.ts';
 import { keptWhileCounterHolds } from '../../db/kept.ts';
-import { notFound } from '../../errors.ts';
+import { notFoundOf } from '../../errors.ts';
 import { sanitizeForServing, sanitizeHtmlContent } from '../../lib/sanitize.ts';
 
-export const MENU_NAMES = ['header_menu', 'footer_menu', 'main_menu'] as const;
-export type TMenuName = (typeof MENU_NAMES)[number];
+export { MENU_NAMES, type TMenuName };
 
-export const ARTICLE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const FOOTER_IMAGE_EXTS = ['svg', 'png', 'webp', 'jpg'] as const;
 
 /** https://… only, nothing else absolute. */
@@ -129,14 +127,13 @@ export async function removeFooterImage(db: Queryable, name: string): Promise<bo
 
 // ---- articles -------------------------------------------------------------------------------
 
-export type TArticle = { name: string; locale: TLocale; title: string; body_html: string; updated_at: string };
 
 const ARTICLE_COLUMNS = `name, locale, title, body_html, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS updated_at`;
 
 /** Sanitised on the way out as well: a row written around saveArticle is made safe too. */
 export async function getArticle(db: Queryable, name: string, locale: TLocale): Promise<TArticle> {
   const [article] = await db.query<TArticle>(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE name = $1 AND locale = $2`, [name, locale]);
-  if (!article) throw notFound();
+  if (!article) throw notFoundOf('article');
   return { ...article, body_html: sanitizeForServing(article.body_html) };
 }
 

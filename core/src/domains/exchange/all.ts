@@ -8,7 +8,7 @@ import {
   type TLocale,
 } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, notFoundOf } from '../../errors.ts';
 import { currencies, enabledCurrency, precisionLookup, publicCurrency, type TCurrency } from '../ledger/currencies.ts';
 import { fromDbError, moneyError } from '../ledger/errors.ts';
 import { userBalances } from '../ledger/service.ts';
@@ -195,11 +195,11 @@ export async function exchangeAll(
 
 /** GET /api/exchange/all/status/{id} */
 export async function exchangeAllStatus(db: Queryable, userId: string, id: string, locale: TLocale): Promise<TExchangeBatch> {
-  if (!/^\d{1,18}$/.test(id)) throw notFound();
+  if (!/^\d{1,18}$/.test(id)) throw notFoundOf('exchange_batch');
   const [row] = await db.query<TRawBatch>(
     `SELECT id::text AS id, currency, status, legs, iso_time(created_at) AS created_at FROM exchange_batches WHERE id = $1 AND user_id = $2`,
     [id, userId],
   );
-  if (!row) throw notFound();
+  if (!row) throw notFoundOf('exchange_batch');
   return formatBatch(row, await currencies(db), locale);
 }

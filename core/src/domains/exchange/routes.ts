@@ -1,15 +1,29 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
+  ZCsv,
+  ZCurrencyParams,
   ZExchangeAllBody,
+  ZExchangeAllPreviewResponse,
+  ZExchangeAllQuery,
+  ZExchangeAllResponse,
+  ZExchangeBatchResponse,
   ZExchangeBody,
   ZExchangeCheckBody,
+  ZExchangeDoneResponse,
+  ZExchangeHistoryResponse,
   ZExchangeListQuery,
+  ZExchangeListResponse,
+  ZExchangeStatusResponse,
   ZHistoryQuery,
+  ZIdParams,
   ZPairParams,
+  ZPairResponse,
+  ZQuoteResponse,
   translate,
+  type TExchangeAllBody,
 } from '@obmen/shared';
-import { z } from 'zod';
-import { parseInput } from '../../validation.ts';
+import { notFoundOf } from '../../errors.ts';
 import { currentUser, requireUser } from '../../plugins/session.ts';
 import { currencies, publicCurrency } from '../ledger/currencies.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
@@ -28,9 +42,6 @@ import {
   pairInfo,
   type TExchangeDeps,
 } from './service.ts';
-
-const ZIdParams = z.object({ id: z.string().regex(/^\d{1,18}$/, 'validation.invalid') });
-const ZCurrencyParams = z.object({ currency: ZPairParams.shape.src });
 
 /** An expired or spent quote: the localized refusal plus a fresh quote for the same pair and amount. */
 async function refuseQuote(deps: TExchangeDeps, request: FastifyRequest, reply: FastifyReply, err: QuoteRefused) {
@@ -52,111 +63,179 @@ async function refuseQuote(deps: TExchangeDeps, request: FastifyRequest, reply: 
 }
 
 /** Exchange (spec §7): pairs, quotes, one pair, all-to-one, statuses, history. */
-const exchangeRoutes: FastifyPluginAsync = async (app) => {
+const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   const deps: TExchangeDeps = { db: app.db, rates: app.rates };
+  const tags = ['Exchange'];
 
-  app.get('/api/exchange/list', async (request) => {
-    const { search } = parseInput(ZExchangeListQuery, request.query ?? {});
-    const byCode = await currencies(app.db);
-    return {
-      status: 'ok',
-      search: search ?? '',
-      pairs: await listPairs(app.db, app.rates, search),
-      currencies: [...byCode.values()].filter((c) => c.enabled).map(publicCurrency),
-    };
-  });
+  app.get(
+    '/api/exchange/list',
+    { schema: { tags, summary: 'Pairs (searchable: "BTC/", "/USDT", "BTC/USDT", "BTC") and currencies', querystring: ZExchangeListQuery, response: { 200: ZExchangeListResponse } } },
+    async (request) => {
+      const { search } = request.query;
+      const byCode = await currencies(app.db);
+      return {
+        status: 'ok' as const,
+        search: search ?? '',
+        pairs: [...(await listPairs(app.db, app.rates, search))],
+        currencies: [...byCode.values()].filter((c) => c.enabled).map(publicCurrency),
+      };
+    },
+  );
 
-  app.post('/api/exchange/check', { preHandler: requireUser }, async (request) => ({
-    status: 'ok',
-    quote: await createQuote(deps, currentUser(request).id, parseInput(ZExchangeCheckBody, request.body ?? {})),
-  }));
+  app.post(
+    '/api/exchange/check',
+    {
+      preHandler: requireUser,
+      schema: { tags, summary: 'A quote to confirm within 30 s (form: src, dst, amount or amount_receive)', body: ZExchangeCheckBody, response: { 200: ZQuoteResponse } },
+    },
+    async (request) => ({ status: 'ok' as const, quote: await createQuote(deps, currentUser(request).id, request.body) }),
+  );
 
-  app.post('/api/exchange/landing', async (request) => ({
-    status: 'ok',
-    quote: await landingQuote(deps, parseInput(ZExchangeCheckBody, request.body ?? {})),
-  }));
+  app.post(
+    '/api/exchange/landing',
+    { schema: { tags, summary: 'An indicative quote for the landing page (no token)', body: ZExchangeCheckBody, response: { 200: ZQuoteResponse } } },
+    async (request) => ({ status: 'ok' as const, quote: await landingQuote(deps, request.body) }),
+  );
 
-  app.get('/api/exchange/status/:id', { preHandler: requireUser }, async (request) => {
-    const { id } = parseInput(ZIdParams, request.params);
-    return { status: 'ok', exchange: await exchangeStatus(app.db, currentUser(request).id, id, request.locale) };
-  });
+  app.get(
+    '/api/exchange/status/:id',
+    {
+      preHandler: requireUser,
+      config: { paramsError: () => notFoundOf('exchange') },
+      schema: { tags, summary: 'One of the caller\'s exchanges (404 exchange_not_found otherwise)', params: ZIdParams, response: { 200: ZExchangeStatusResponse } },
+    },
+    async (request) => ({ status: 'ok' as const, exchange: await exchangeStatus(app.db, currentUser(request).id, request.params.id, request.locale) }),
+  );
 
-  app.get('/api/exchange/history', { preHandler: requireUser }, async (request, reply) => {
-    const query = parseInput(ZHistoryQuery, request.query ?? {});
-    const page = await exchangeHistory(app.db, currentUser(request).id, query, request.locale);
-    if (query.format === 'csv') {
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="exchange-history.csv"')
-        .send(toCsv(EXCHANGE_CSV_COLUMNS, page.items));
-    }
-    return { status: 'ok', ...page };
-  });
+  app.get(
+    '/api/exchange/history',
+    {
+      preHandler: requireUser,
+      schema: {
+        tags,
+        summary: 'The caller\'s exchanges, filtered and paged (format=csv: a CSV file)',
+        querystring: ZHistoryQuery,
+        response: { 200: { content: { 'application/json': { schema: ZExchangeHistoryResponse }, 'text/csv': { schema: ZCsv } } } },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query;
+      const page = await exchangeHistory(app.db, currentUser(request).id, query, request.locale);
+      if (query.format === 'csv') {
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="exchange-history.csv"')
+          .send(toCsv(EXCHANGE_CSV_COLUMNS, page.items));
+      }
+      return { status: 'ok' as const, ...page };
+    },
+  );
 
   // ---- exchange all ----
-  const previewAll = async (request: FastifyRequest, currency: string | undefined) => {
+  const previewAll = async (request: FastifyRequest, currency: string | undefined, only: TExchangeAllBody['currencies']) => {
     const user = currentUser(request);
-    const { currencies: only } = parseInput(ZExchangeAllBody, request.query ?? {});
     return {
-      status: 'ok',
+      status: 'ok' as const,
       ...(await previewExchangeAll(deps, user.id, currency, only, request.locale)),
       ...(await getWalletEnvelope(app.db, user.id)),
     };
   };
-  const runAll = async (request: FastifyRequest, reply: FastifyReply, fromPath: string | undefined) => {
+  const runAll = async (request: FastifyRequest, reply: FastifyReply, currency: string | undefined, only: TExchangeAllBody['currencies']) => {
     const user = currentUser(request);
     const key = idempotencyKeyOf(request);
-    const body = parseInput(ZExchangeAllBody, request.body ?? {});
-    const { batch, replayed } = await exchangeAll(deps, user.id, key, fromPath ?? body.currency, body.currencies, request.locale);
+    const { batch, replayed } = await exchangeAll(deps, user.id, key, currency, only, request.locale);
     if (replayed) reply.header(REPLAYED_HEADER, 'true');
     return {
-      status: 'ok',
+      status: 'ok' as const,
       message: translate(request.locale, `exchange.all_${batch.status}`, { currency: batch.currency, amount: batch.amount_receive }),
       batch,
       ...(await getWalletEnvelope(app.db, user.id)),
     };
   };
-  app.get('/api/exchange/all', { preHandler: requireUser }, (request) => previewAll(request, undefined));
-  app.get('/api/exchange/all/:currency', { preHandler: requireUser }, (request) =>
-    previewAll(request, parseInput(ZCurrencyParams, request.params).currency),
+  const previewSummary = 'What converting every balance (or the chosen ones) into one currency would give now';
+  const runSummary = 'Convert every balance (or the chosen ones) into one currency';
+  app.get(
+    '/api/exchange/all',
+    { preHandler: requireUser, schema: { tags, summary: previewSummary, querystring: ZExchangeAllQuery, response: { 200: ZExchangeAllPreviewResponse } } },
+    (request) => previewAll(request, undefined, request.query.currencies),
   );
-  app.post('/api/exchange/all', { preHandler: requireUser }, (request, reply) => runAll(request, reply, undefined));
-  app.post('/api/exchange/all/:currency', { preHandler: requireUser }, (request, reply) =>
-    runAll(request, reply, parseInput(ZCurrencyParams, request.params).currency),
+  app.get(
+    '/api/exchange/all/:currency',
+    {
+      preHandler: requireUser,
+      schema: { tags, summary: previewSummary, params: ZCurrencyParams, querystring: ZExchangeAllQuery, response: { 200: ZExchangeAllPreviewResponse } },
+    },
+    (request) => previewAll(request, request.params.currency, request.query.currencies),
   );
-  app.get('/api/exchange/all/status/:id', { preHandler: requireUser }, async (request) => {
-    const { id } = parseInput(ZIdParams, request.params);
-    return { status: 'ok', batch: await exchangeAllStatus(app.db, currentUser(request).id, id, request.locale) };
-  });
+  app.post(
+    '/api/exchange/all',
+    {
+      preHandler: requireUser,
+      config: { idempotent: true },
+      schema: { tags, summary: runSummary, body: ZExchangeAllBody, response: { 200: ZExchangeAllResponse } },
+    },
+    (request, reply) => runAll(request, reply, request.body.currency, request.body.currencies),
+  );
+  app.post(
+    '/api/exchange/all/:currency',
+    {
+      preHandler: requireUser,
+      config: { idempotent: true },
+      schema: { tags, summary: runSummary, params: ZCurrencyParams, body: ZExchangeAllBody, response: { 200: ZExchangeAllResponse } },
+    },
+    (request, reply) => runAll(request, reply, request.params.currency, request.body.currencies),
+  );
+  app.get(
+    '/api/exchange/all/status/:id',
+    {
+      preHandler: requireUser,
+      config: { paramsError: () => notFoundOf('exchange_batch') },
+      schema: { tags, summary: 'One of the caller\'s all-to-one batches (404 exchange_batch_not_found otherwise)', params: ZIdParams, response: { 200: ZExchangeBatchResponse } },
+    },
+    async (request) => ({ status: 'ok' as const, batch: await exchangeAllStatus(app.db, currentUser(request).id, request.params.id, request.locale) }),
+  );
 
   // ---- one pair ----
-  app.get('/api/exchange/:src/:dst', async (request) => {
-    const { src, dst } = parseInput(ZPairParams, request.params);
-    return { status: 'ok', ...(await pairInfo(deps, request.user?.id ?? null, src, dst)) };
-  });
+  app.get(
+    '/api/exchange/:src/:dst',
+    { schema: { tags, summary: 'One pair for the exchange form (signed in: with both balances)', params: ZPairParams, response: { 200: ZPairResponse } } },
+    async (request) => ({ status: 'ok' as const, ...(await pairInfo(deps, request.user?.id ?? null, request.params.src, request.params.dst)) }),
+  );
 
-  app.post('/api/exchange/:src/:dst', { preHandler: requireUser }, async (request, reply) => {
-    const user = currentUser(request);
-    const key = idempotencyKeyOf(request);
-    const pair = parseInput(ZPairParams, request.params);
-    const { quote } = parseInput(ZExchangeBody, request.body ?? {});
-    try {
-      const { exchange: raw, replayed } = await executeExchange(deps, user.id, key, pair, quote);
-      if (replayed) reply.header(REPLAYED_HEADER, 'true');
-      const exchange = formatExchange(raw, await currencies(app.db), request.locale);
-      return {
-        status: 'ok',
-        message: translate(request.locale, 'exchange.done', {
-          amount: exchange.amount, src: exchange.src, receive: exchange.amount_receive, dst: exchange.dst,
-        }),
-        exchange,
-        ...(await getWalletEnvelope(app.db, user.id)),
-      };
-    } catch (err) {
-      if (err instanceof QuoteRefused) return refuseQuote(deps, request, reply, err);
-      throw err;
-    }
-  });
+  app.post(
+    '/api/exchange/:src/:dst',
+    {
+      preHandler: requireUser,
+      config: { idempotent: true },
+      schema: {
+        tags,
+        summary: 'Confirm a quote (form: quote). An expired or spent quote answers 409 with a fresh `quote`',
+        params: ZPairParams,
+        body: ZExchangeBody,
+        response: { 200: ZExchangeDoneResponse },
+      },
+    },
+    async (request, reply) => {
+      const user = currentUser(request);
+      const key = idempotencyKeyOf(request);
+      try {
+        const { exchange: raw, replayed } = await executeExchange(deps, user.id, key, request.params, request.body.quote);
+        if (replayed) reply.header(REPLAYED_HEADER, 'true');
+        const exchange = formatExchange(raw, await currencies(app.db), request.locale);
+        return {
+          status: 'ok' as const,
+          message: translate(request.locale, 'exchange.done', {
+            amount: exchange.amount, src: exchange.src, receive: exchange.amount_receive, dst: exchange.dst,
+          }),
+          exchange,
+          ...(await getWalletEnvelope(app.db, user.id)),
+        };
+      } catch (err) {
+        if (err instanceof QuoteRefused) return refuseQuote(deps, request, reply, err);
+        throw err;
+      }
+    },
+  );
 };
 
 export default exchangeRoutes;

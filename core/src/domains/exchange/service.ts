@@ -11,7 +11,7 @@ import {
   type TLocale,
 } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, notFoundOf } from '../../errors.ts';
 import { currencies, enabledCurrency, publicCurrency, type TCurrency } from '../ledger/currencies.ts';
 import { moneyError } from '../ledger/errors.ts';
 import { ledgerCall, parseUserAmount, userBalances } from '../ledger/service.ts';
@@ -202,14 +202,14 @@ async function whyRefused(tx: Queryable, userId: string, token: string): Promise
 
 /** GET /api/exchange/status/{id}: one of the user's exchanges. */
 export async function exchangeStatus(db: Queryable, userId: string, id: string, locale: TLocale): Promise<TExchangeRecord> {
-  if (!/^\d{1,18}$/.test(id)) throw notFound();
+  if (!/^\d{1,18}$/.test(id)) throw notFoundOf('exchange');
   const [row] = await db.query<TRawExchange>(
     `SELECT id::text AS id, batch_id::text AS batch_id, src, dst, pay::text AS amount, receive::text AS amount_receive, fee::text AS fee, rate,
             status, error_code, iso_time(created_at) AS created_at
      FROM exchanges WHERE id = $1 AND user_id = $2`,
     [id, userId],
   );
-  if (!row) throw notFound();
+  if (!row) throw notFoundOf('exchange');
   return formatExchange(row, await currencies(db), locale);
 }
 

@@ -1,22 +1,31 @@
-import type { FastifyPluginAsync } from 'fastify';
-import { ZNotifyCloseBody, type TNotifyCloseResponse } from '@obmen/shared';
-import { parseInput } from '../../validation.ts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ZNotificationsResponse, ZNotifyCloseBody, ZNotifyCloseResponse } from '@obmen/shared';
 import { closeNotification, listOpenNotifications } from './service.ts';
 
-/**
- * GET  /api/notify            {notifications}: the viewer's open ones (also in /api/auth/check)
- * POST /api/notify/close {id} {status:'ok', id, remembered}; 404 not_found, 409 not_closable
- */
-const notificationRoutes: FastifyPluginAsync = async (app) => {
-  app.get('/api/notify', async (request) => ({
-    notifications: await listOpenNotifications(app.db, request.user?.id ?? null, request.locale),
-  }));
+const notificationRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/notify',
+    { schema: { tags: ['Client'], summary: 'The caller\'s open notifications (also in /api/auth/check)', response: { 200: ZNotificationsResponse } } },
+    async (request) => ({ notifications: await listOpenNotifications(app.db, request.user?.id ?? null, request.locale) }),
+  );
 
-  app.post('/api/notify/close', async (request): Promise<TNotifyCloseResponse> => {
-    const { id } = parseInput(ZNotifyCloseBody, request.body);
-    const { remembered } = await closeNotification(app.db, request.user?.id ?? null, id);
-    return { status: 'ok', id, remembered };
-  });
+  app.post(
+    '/api/notify/close',
+    {
+      schema: {
+        tags: ['Client'],
+        summary: 'Close a notification',
+        description: '`remembered`: stored for the signed-in user; anonymous visitors keep their closes in localStorage. 404 `notification_not_found`, 409 `not_closable`.',
+        body: ZNotifyCloseBody,
+        response: { 200: ZNotifyCloseResponse },
+      },
+    },
+    async (request) => {
+      const { id } = request.body;
+      const { remembered } = await closeNotification(app.db, request.user?.id ?? null, id);
+      return { status: 'ok' as const, id, remembered };
+    },
+  );
 };
 
 export default notificationRoutes;

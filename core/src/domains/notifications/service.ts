@@ -13,7 +13,7 @@ import {
   type TNotification,
 } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, notFoundOf } from '../../errors.ts';
 import { sanitizeForServing, sanitizeHtmlContent } from '../../lib/sanitize.ts';
 
 /** At most this many open notifications travel in one envelope (oldest first). */
@@ -43,7 +43,6 @@ export const ZSendNotification = z.object({
 });
 export type TSendNotification = z.input<typeof ZSendNotification>;
 
-const notificationNotFound = () => new AppError('not_found', 404, 'notify.not_found');
 const notClosable = () => new AppError('not_closable', 409, 'notify.not_closable');
 
 /** Stores a notification (texts sanitised); returns its notification_id. */
@@ -123,7 +122,7 @@ export async function closeNotification(db: Queryable, userId: string | null, id
     'SELECT closable FROM notifications WHERE id = $1 AND (user_id IS NULL OR user_id = $2::bigint)',
     [id, userId],
   );
-  if (!row) throw notificationNotFound();
+  if (!row) throw notFoundOf('notification');
   if (!row.closable) throw notClosable();
   if (userId === null) return { remembered: false };
   await db.query(

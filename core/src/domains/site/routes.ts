@@ -1,31 +1,45 @@
-import type { FastifyPluginAsync } from 'fastify';
-import { ZLangBody } from '@obmen/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ZLangBody, ZLangResponse, ZOk, ZSiteResponse } from '@obmen/shared';
 import { getSiteSettings, setUserLocale } from './service.ts';
-import { parseInput } from '../../validation.ts';
 import { toPublicUser } from '../auth/sessions.ts';
 
-const siteRoutes: FastifyPluginAsync = async (app) => {
-  /** Liveness and database reachability, for the BFF's /local/healthcheck. */
-  app.get('/api/health', async () => {
-    await app.db.query('SELECT 1');
-    return { status: 'ok' };
-  });
+const siteRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/health',
+    { schema: { tags: ['Service'], summary: 'Liveness and database reachability (the BFF\'s /local/healthcheck)', response: { 200: ZOk } } },
+    async () => {
+      await app.db.query('SELECT 1');
+      return { status: 'ok' as const };
+    },
+  );
 
-  app.get('/api/site', async () => ({ site_settings: await getSiteSettings(app.db) }));
+  app.get(
+    '/api/site',
+    { schema: { tags: ['Client'], summary: 'Site settings', response: { 200: ZSiteResponse } } },
+    async () => ({ site_settings: await getSiteSettings(app.db) }),
+  );
 
-  /**
-   * POST /api/lang {lang} (spec §4). Signed in: stored as the user's language (mails, and the
-   * page language when the browser has no i18n_redirected cookie) and the updated `user` comes
-   * back. Anonymous: nothing to store, just ok (the BFF sets the cookie in both cases).
-   */
-  app.post('/api/lang', async (request) => {
-    const { lang } = parseInput(ZLangBody, request.body);
-    request.locale = lang;
-    if (!request.user) return { status: 'ok', locale: lang };
-    await setUserLocale(app.db, request.user.id, lang);
-    request.user = { ...request.user, locale: lang };
-    return { status: 'ok', locale: lang, user: toPublicUser(request.user) };
-  });
+  app.post(
+    '/api/lang',
+    {
+      schema: {
+        tags: ['Client'],
+        summary: 'Choose the language',
+        description:
+          'Signed in: stored as the account\'s language (mails, and pages when the browser has no i18n_redirected cookie) and the updated `user` comes back. The BFF sets the i18n_redirected cookie (365 days) in both cases.',
+        body: ZLangBody,
+        response: { 200: ZLangResponse },
+      },
+    },
+    async (request) => {
+      const { lang } = request.body;
+      request.locale = lang;
+      if (!request.user) return { status: 'ok' as const, locale: lang };
+      await setUserLocale(app.db, request.user.id, lang);
+      request.user = { ...request.user, locale: lang };
+      return { status: 'ok' as const, locale: lang, user: toPublicUser(request.user) };
+    },
+  );
 };
 
 export default siteRoutes;

@@ -1,6 +1,14 @@
-import type { FastifyPluginAsync } from 'fastify';
-import { ZHistoryQuery, ZTransferBody, translate } from '@obmen/shared';
-import { parseInput } from '../../validation.ts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  ZCsv,
+  ZHistoryQuery,
+  ZTransferBody,
+  ZTransferCheck,
+  ZTransferDoneResponse,
+  ZTransferHistoryResponse,
+  ZTransferInfoResponse,
+  translate,
+} from '@obmen/shared';
 import { currentUser, requireUser } from '../../plugins/session.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
@@ -11,44 +19,77 @@ import { consumeRateLimit } from '../../rate-limit.ts';
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
 /** Transfers between users (spec §7 Transfer). Every route needs a signed-in user. */
-const transferRoutes: FastifyPluginAsync = async (app) => {
-  app.get('/api/transfer', { preHandler: requireUser }, async (request) => {
-    const user = currentUser(request);
-    return { status: 'ok', ...(await transferInfo(app.db, user.id)), ...(await getWalletEnvelope(app.db, user.id)) };
-  });
+const transferRoutes: FastifyPluginAsyncZod = async (app) => {
+  const tags = ['Transfer'];
 
-  app.post('/api/transfer/check', { preHandler: requireUser }, async (request) => {
-    const user = currentUser(request);
-    await consumeRateLimit(app.db, 'transfer_check_user', user.id);
-    return checkTransfer(app.db, user.id, parseInput(ZTransferBody, request.body ?? {}));
-  });
+  app.get(
+    '/api/transfer',
+    { preHandler: requireUser, schema: { tags, summary: 'What can be sent: currencies, limits, fees, balances', response: { 200: ZTransferInfoResponse } } },
+    async (request) => {
+      const user = currentUser(request);
+      return { status: 'ok' as const, ...(await transferInfo(app.db, user.id)), ...(await getWalletEnvelope(app.db, user.id)) };
+    },
+  );
 
-  app.post('/api/transfer', { preHandler: requireUser }, async (request, reply) => {
-    const user = currentUser(request);
-    const key = idempotencyKeyOf(request);
-    const result = await makeTransfer(app.db, user.id, key, parseInput(ZTransferBody, request.body ?? {}));
-    if (result.replayed) reply.header(REPLAYED_HEADER, 'true');
-    const { transfer } = result;
-    return {
-      status: 'ok',
-      message: translate(request.locale, 'transfer.done', { amount: transfer.amount, currency: transfer.currency, name: transfer.name }),
-      transfer,
-      wallets: result.wallets,
-      total_balance: result.total_balance,
-    };
-  });
+  app.post(
+    '/api/transfer/check',
+    {
+      preHandler: requireUser,
+      schema: { tags, summary: 'Check a transfer: the recipient\'s masked name, the fee, the total (form)', body: ZTransferBody, response: { 200: ZTransferCheck } },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      await consumeRateLimit(app.db, 'transfer_check_user', user.id);
+      return checkTransfer(app.db, user.id, request.body);
+    },
+  );
 
-  app.get('/api/transfer/history', { preHandler: requireUser }, async (request, reply) => {
-    const query = parseInput(ZHistoryQuery, request.query ?? {});
-    const page = await transferHistory(app.db, currentUser(request).id, query);
-    if (query.format === 'csv') {
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="transfer-history.csv"')
-        .send(toCsv(TRANSFER_CSV_COLUMNS, page.items));
-    }
-    return { status: 'ok', ...page };
-  });
+  app.post(
+    '/api/transfer',
+    {
+      preHandler: requireUser,
+      config: { idempotent: true },
+      schema: { tags, summary: 'Send money to another account (form)', body: ZTransferBody, response: { 200: ZTransferDoneResponse } },
+    },
+    async (request, reply) => {
+      const user = currentUser(request);
+      const key = idempotencyKeyOf(request);
+      const result = await makeTransfer(app.db, user.id, key, request.body);
+      if (result.replayed) reply.header(REPLAYED_HEADER, 'true');
+      const { transfer } = result;
+      return {
+        status: 'ok' as const,
+        message: translate(request.locale, 'transfer.done', { amount: transfer.amount, currency: transfer.currency, name: transfer.name }),
+        transfer,
+        wallets: result.wallets,
+        total_balance: result.total_balance,
+      };
+    },
+  );
+
+  app.get(
+    '/api/transfer/history',
+    {
+      preHandler: requireUser,
+      schema: {
+        tags,
+        summary: 'The caller\'s transfers, filtered and paged (format=csv: a CSV file)',
+        querystring: ZHistoryQuery,
+        response: { 200: { content: { 'application/json': { schema: ZTransferHistoryResponse }, 'text/csv': { schema: ZCsv } } } },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query;
+      const page = await transferHistory(app.db, currentUser(request).id, query);
+      if (query.format === 'csv') {
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="transfer-history.csv"')
+          .send(toCsv(TRANSFER_CSV_COLUMNS, page.items));
+      }
+      return { status: 'ok' as const, ...page };
+    },
+  );
 };
 
 export default transferRoutes;

@@ -1,22 +1,38 @@
-import type { FastifyPluginAsync } from 'fastify';
-import { ZUserInfoUpdate, translate } from '@obmen/shared';
-import { parseInput } from '../../validation.ts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ZUserInfoResponse, ZUserInfoUpdate, translate } from '@obmen/shared';
 import { currentUser, requireUser } from '../../plugins/session.ts';
 import { toPublicUser } from '../auth/sessions.ts';
 import { getUserInfo, updateUserInfo } from './service.ts';
 
-/** GET and POST /api/user/info (POST as form data, JSON accepted too). */
-const userRoutes: FastifyPluginAsync = async (app) => {
-  app.get('/api/user/info', { preHandler: requireUser }, async (request) => {
-    const user = currentUser(request);
-    return { user: toPublicUser(user), info: await getUserInfo(app.db, user.id) };
-  });
+const userRoutes: FastifyPluginAsyncZod = async (app) => {
+  const tags = ['Auth'];
 
-  app.post('/api/user/info', { preHandler: requireUser }, async (request) => {
-    const user = currentUser(request);
-    const info = await updateUserInfo(app.db, user.id, parseInput(ZUserInfoUpdate, request.body ?? {}));
-    return { status: 'ok', message: translate(request.locale, 'user.info_saved'), user: toPublicUser(user), info };
-  });
+  app.get(
+    '/api/user/info',
+    { preHandler: requireUser, schema: { tags, summary: 'The account and personal data', response: { 200: ZUserInfoResponse } } },
+    async (request) => {
+      const user = currentUser(request);
+      return { user: toPublicUser(user), info: await getUserInfo(app.db, user.id) };
+    },
+  );
+
+  app.post(
+    '/api/user/info',
+    {
+      preHandler: requireUser,
+      schema: {
+        tags,
+        summary: 'Change personal data (form data; a missing field stays, an empty one is cleared)',
+        body: ZUserInfoUpdate,
+        response: { 200: ZUserInfoResponse },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const info = await updateUserInfo(app.db, user.id, request.body);
+      return { status: 'ok' as const, message: translate(request.locale, 'user.info_saved'), user: toPublicUser(user), info };
+    },
+  );
 };
 
 export default userRoutes;

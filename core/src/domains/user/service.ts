@@ -1,6 +1,6 @@
 import { USER_INFO_FIELDS, type TUserInfo, type TUserInfoUpdate } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
-import { notFound } from '../../errors.ts';
+import { notFoundOf } from '../../errors.ts';
 
 const INFO_COLUMNS = `account_id, email, (email_confirmed_at IS NOT NULL) AS email_confirmed, need_set_password, locale,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at,
@@ -9,7 +9,7 @@ const INFO_COLUMNS = `account_id, email, (email_confirmed_at IS NOT NULL) AS ema
 /** GET /api/user/info: the account and personal data of the signed-in user. */
 export async function getUserInfo(db: Queryable, userId: string): Promise<TUserInfo> {
   const [row] = await db.query<TUserInfo>(`SELECT ${INFO_COLUMNS} FROM users WHERE id = $1`, [userId]);
-  if (!row) throw notFound();
+  if (!row) throw notFoundOf('account');
   return row;
 }
 

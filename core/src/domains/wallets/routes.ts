@@ -1,20 +1,23 @@
-import type { FastifyPluginAsync } from 'fastify';
-import { ZDisplayCurrencyBody } from '@obmen/shared';
-import { parseInput } from '../../validation.ts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ZDisplayCurrencyBody, ZWalletsResponse } from '@obmen/shared';
 import { currentUser, requireUser } from '../../plugins/session.ts';
 import { getWalletEnvelope, setDisplayCurrency } from './service.ts';
 
-/** GET /api/wallets; POST /api/wallets/display_currency {currency}: the envelope keys wallets and total_balance. */
-const walletRoutes: FastifyPluginAsync = async (app) => {
-  app.get('/api/wallets', { preHandler: requireUser }, async (request) => ({
-    status: 'ok',
-    ...(await getWalletEnvelope(app.db, currentUser(request).id)),
-  }));
+const walletRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/wallets',
+    { preHandler: requireUser, schema: { tags: ['Client'], summary: 'Wallets and the total balance', response: { 200: ZWalletsResponse } } },
+    async (request) => ({ status: 'ok' as const, ...(await getWalletEnvelope(app.db, currentUser(request).id)) }),
+  );
 
-  app.post('/api/wallets/display_currency', { preHandler: requireUser }, async (request) => {
-    const { currency } = parseInput(ZDisplayCurrencyBody, request.body ?? {});
-    return { status: 'ok', ...(await setDisplayCurrency(app.db, currentUser(request).id, currency)) };
-  });
+  app.post(
+    '/api/wallets/display_currency',
+    {
+      preHandler: requireUser,
+      schema: { tags: ['Client'], summary: 'The currency of total_balance', body: ZDisplayCurrencyBody, response: { 200: ZWalletsResponse } },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await setDisplayCurrency(app.db, currentUser(request).id, request.body.currency)) }),
+  );
 };
 
 export default walletRoutes;

@@ -1,4 +1,4 @@
-import { formatAmount, type TBalance, type TWallet } from '@obmen/shared';
+import { formatAmount, type TWalletEnvelope } from '@obmen/shared';
 import { statement, type Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { currencies } from '../ledger/currencies.ts';
@@ -13,7 +13,7 @@ export type TWalletState = {
   wallets: Array<[string, number, string, string]>;
 };
 
-export type TWalletEnvelope = { wallets: TWallet[]; total_balance: TBalance };
+export type { TWalletEnvelope };
 
 /** A wallet's number: stable per user and currency, e.g. "12345678-BTC". */
 export function walletNumber(accountId: number, currency: string): string {
