@@ -16,6 +16,7 @@ import {
 } from '@obmen/shared';
 import { AppError } from '../errors.ts';
 import { requireUser } from './session.ts';
+import { idempotencyKeyOf } from '../domains/idempotency/service.ts';
 
 /*
  * Route schemas: every core route declares params, querystring, body and response with shared
@@ -26,7 +27,7 @@ import { requireUser } from './session.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Money-moving POSTs: the document lists the Idempotency-Key header as required. */
+    /** Money-moving POSTs: the Idempotency-Key header is checked before the body, and documented as required. */
     idempotent?: boolean;
     /** A path param that fails its schema names nothing that exists: this error instead of `validation`. */
     paramsError?: () => AppError;
@@ -96,8 +97,7 @@ function transform(document: Parameters<typeof jsonSchemaTransform>[0] & { route
   const response = { ...(schema.response as Record<string, unknown>), '4XX': ZApiError };
   const transformed = jsonSchemaTransform({ ...document, schema: { ...schema, response } as FastifySchema });
   const extra: Record<string, unknown> = {};
-  const preHandlers = [route.preHandler].flat();
-  if (preHandlers.includes(requireUser)) extra.security = [{ [SESSION_SCHEME]: [] }];
+  if ([route.onRequest].flat().includes(requireUser)) extra.security = [{ [SESSION_SCHEME]: [] }];
   return { ...transformed, schema: { ...transformed.schema, ...extra } };
 }
 
@@ -181,6 +181,10 @@ function droppedKeys(input: unknown, output: unknown, path: string): string[] {
   });
 }
 
+async function requireIdempotencyKey(request: FastifyRequest) {
+  idempotencyKeyOf(request);
+}
+
 /** A call without a body is an empty form: each required field is then reported by name. */
 async function emptyBodyIsEmptyForm(request: FastifyRequest) {
   if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
@@ -195,6 +199,8 @@ export default fp<{ strict: boolean }>(
     const idempotent: Array<{ url: string; method: string }> = [];
     app.addHook('onRoute', (route) => {
       if (!route.config?.idempotent) return;
+      // As before schemas: no session → 401, then a bad key → 400, and only then the body.
+      route.preValidation = [...[route.preValidation ?? []].flat(), requireIdempotencyKey];
       for (const method of [route.method].flat()) idempotent.push({ url: route.url, method });
     });
 

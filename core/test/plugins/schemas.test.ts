@@ -60,6 +60,10 @@ describe.each(ENGINES)('route schemas and the OpenAPI document on %s', (engine) 
     const byName = (method: string, path: string) => document.paths[path]?.[method];
     expect(byName('get', '/api/wallets')?.security).toEqual([{ session: [] }]);
     expect(byName('get', '/api/site')?.security).toBeUndefined();
+    const idempotencyKey = { $ref: '#/components/parameters/IdempotencyKey' };
+    expect(byName('post', '/api/transfer')?.parameters).toContainEqual(idempotencyKey);
+    expect(byName('post', '/api/exchange/{src}/{dst}')?.parameters).toContainEqual(idempotencyKey);
+    expect(byName('post', '/api/transfer/check')?.parameters ?? []).not.toContainEqual(idempotencyKey);
     expect(document.components.securitySchemes).toMatchObject({ session: { type: 'apiKey', in: 'cookie', name: 'remember_token' } });
     expect(document.components.schemas).toHaveProperty('ApiError');
     // Every operation documents the error shape.
@@ -90,6 +94,12 @@ describe.each(ENGINES)('route schemas and the OpenAPI document on %s', (engine) 
     const none = await ctx.app.inject({ method: 'POST', url: '/api/lang', headers: { 'x-obmen-locale': 'en' } });
     expect(none.statusCode).toBe(400);
     expect(Object.keys(none.json().fields)).toEqual(['lang']);
+  });
+
+  it('a call that needs a session answers 401 before it reads its input', async () => {
+    const res = await call(ctx.app, '/api/transfer/check', { payload: { account_id: 'x' }, locale: 'en' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ status: 'error', code: 'unauthorized', user: { is_authenticated: false } });
   });
 
   it('an unknown /api route answers 404 route_not_found in ru and en', async () => {

@@ -131,7 +131,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
   app.post(
     '/api/auth/change',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       schema: {
         tags,
         summary: 'Change (or set the first) password; other sessions end',
@@ -156,7 +156,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
   app.route({
     method: ['GET', 'POST'],
     url: '/api/auth/send_confirmation_instructions',
-    preHandler: requireUser,
+    onRequest: requireUser,
     schema: { tags, summary: 'Mail the email confirmation link again', response: { 200: ZConfirmationResponse } },
     handler: (request) => sendConfirmationInstructions(deps, clientOf(request)),
   });

@@ -85,7 +85,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/exchange/check',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       schema: { tags, summary: 'A quote to confirm within 30 s (form: src, dst, amount or amount_receive)', body: ZExchangeCheckBody, response: { 200: ZQuoteResponse } },
     },
     async (request) => ({ status: 'ok' as const, quote: await createQuote(deps, currentUser(request).id, request.body) }),
@@ -100,7 +100,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/exchange/status/:id',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       config: { paramsError: () => notFoundOf('exchange') },
       schema: { tags, summary: 'One of the caller\'s exchanges (404 exchange_not_found otherwise)', params: ZIdParams, response: { 200: ZExchangeStatusResponse } },
     },
@@ -110,7 +110,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/exchange/history',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       schema: {
         tags,
         summary: 'The caller\'s exchanges, filtered and paged (format=csv: a CSV file)',
@@ -156,13 +156,13 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   const runSummary = 'Convert every balance (or the chosen ones) into one currency';
   app.get(
     '/api/exchange/all',
-    { preHandler: requireUser, schema: { tags, summary: previewSummary, querystring: ZExchangeAllQuery, response: { 200: ZExchangeAllPreviewResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: previewSummary, querystring: ZExchangeAllQuery, response: { 200: ZExchangeAllPreviewResponse } } },
     (request) => previewAll(request, undefined, request.query.currencies),
   );
   app.get(
     '/api/exchange/all/:currency',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       schema: { tags, summary: previewSummary, params: ZCurrencyParams, querystring: ZExchangeAllQuery, response: { 200: ZExchangeAllPreviewResponse } },
     },
     (request) => previewAll(request, request.params.currency, request.query.currencies),
@@ -170,7 +170,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/exchange/all',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       config: { idempotent: true },
       schema: { tags, summary: runSummary, body: ZExchangeAllBody, response: { 200: ZExchangeAllResponse } },
     },
@@ -179,7 +179,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/exchange/all/:currency',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       config: { idempotent: true },
       schema: { tags, summary: runSummary, params: ZCurrencyParams, body: ZExchangeAllBody, response: { 200: ZExchangeAllResponse } },
     },
@@ -188,7 +188,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/exchange/all/status/:id',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       config: { paramsError: () => notFoundOf('exchange_batch') },
       schema: { tags, summary: 'One of the caller\'s all-to-one batches (404 exchange_batch_not_found otherwise)', params: ZIdParams, response: { 200: ZExchangeBatchResponse } },
     },
@@ -205,7 +205,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/exchange/:src/:dst',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       config: { idempotent: true },
       schema: {
         tags,

@@ -24,7 +24,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/transfer',
-    { preHandler: requireUser, schema: { tags, summary: 'What can be sent: currencies, limits, fees, balances', response: { 200: ZTransferInfoResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: 'What can be sent: currencies, limits, fees, balances', response: { 200: ZTransferInfoResponse } } },
     async (request) => {
       const user = currentUser(request);
       return { status: 'ok' as const, ...(await transferInfo(app.db, user.id)), ...(await getWalletEnvelope(app.db, user.id)) };
@@ -34,7 +34,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/transfer/check',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       schema: { tags, summary: 'Check a transfer: the recipient\'s masked name, the fee, the total (form)', body: ZTransferBody, response: { 200: ZTransferCheck } },
     },
     async (request) => {
@@ -47,7 +47,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/transfer',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       config: { idempotent: true },
       schema: { tags, summary: 'Send money to another account (form)', body: ZTransferBody, response: { 200: ZTransferDoneResponse } },
     },
@@ -70,7 +70,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/transfer/history',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       schema: {
         tags,
         summary: 'The caller\'s transfers, filtered and paged (format=csv: a CSV file)',

@@ -9,7 +9,7 @@ const userRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/user/info',
-    { preHandler: requireUser, schema: { tags, summary: 'The account and personal data', response: { 200: ZUserInfoResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: 'The account and personal data', response: { 200: ZUserInfoResponse } } },
     async (request) => {
       const user = currentUser(request);
       return { user: toPublicUser(user), info: await getUserInfo(app.db, user.id) };
@@ -19,7 +19,7 @@ const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/user/info',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       schema: {
         tags,
         summary: 'Change personal data (form data; a missing field stays, an empty one is cleared)',

@@ -6,14 +6,14 @@ import { getWalletEnvelope, setDisplayCurrency } from './service.ts';
 const walletRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/wallets',
-    { preHandler: requireUser, schema: { tags: ['Client'], summary: 'Wallets and the total balance', response: { 200: ZWalletsResponse } } },
+    { onRequest: requireUser, schema: { tags: ['Client'], summary: 'Wallets and the total balance', response: { 200: ZWalletsResponse } } },
     async (request) => ({ status: 'ok' as const, ...(await getWalletEnvelope(app.db, currentUser(request).id)) }),
   );
 
   app.post(
     '/api/wallets/display_currency',
     {
-      preHandler: requireUser,
+      onRequest: requireUser,
       schema: { tags: ['Client'], summary: 'The currency of total_balance', body: ZDisplayCurrencyBody, response: { 200: ZWalletsResponse } },
     },
     async (request) => ({ status: 'ok' as const, ...(await setDisplayCurrency(app.db, currentUser(request).id, request.body.currency)) }),
