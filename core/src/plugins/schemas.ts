@@ -15,7 +15,7 @@ import {
   ZWallet,
 } from '@obmen/shared';
 import { AppError } from '../errors.ts';
-import { requireUser } from './session.ts';
+import { requireUser } from '../domains/user/current.ts';
 import { idempotencyKeyOf } from '../domains/idempotency/service.ts';
 
 /*

@@ -18,7 +18,7 @@ import {
 } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import { requireUser } from '../../plugins/session.ts';
+import { requireUser } from '../user/current.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import {
   changePassword,

@@ -20,24 +20,23 @@ import {
   ZPairParams,
   ZPairResponse,
   ZQuoteResponse,
+  REPLAYED_HEADER,
   translate,
   type TExchangeAllBody,
 } from '@obmen/shared';
 import { notFoundOf } from '../../errors.ts';
-import { currentUser, requireUser } from '../../plugins/session.ts';
-import { currencies, publicCurrency } from '../ledger/currencies.ts';
+import { currentUser, requireUser } from '../user/current.ts';
+import { currencies, publicCurrency } from '../currencies/service.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { listPairs } from '../rates/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
-import { EXCHANGE_CSV_COLUMNS, exchangeHistory, toCsv } from '../history/service.ts';
-import { REPLAYED_HEADER } from '../transfer/routes.ts';
+import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, toCsv } from '../history/service.ts';
 import { exchangeAll, exchangeAllStatus, previewExchangeAll } from './all.ts';
 import {
   QuoteRefused,
   createQuote,
   executeExchange,
   exchangeStatus,
-  formatExchange,
   landingQuote,
   pairInfo,
   type TExchangeDeps,

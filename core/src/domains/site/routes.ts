@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ZLangBody, ZLangResponse, ZOk, ZSiteResponse } from '@obmen/shared';
 import { getSiteSettings, setUserLocale } from './service.ts';
-import { toPublicUser } from '../auth/sessions.ts';
+import { toPublicUser } from '../user/public.ts';
 
 const siteRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(

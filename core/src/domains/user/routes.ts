@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ZUserInfoResponse, ZUserInfoUpdate, translate } from '@obmen/shared';
-import { currentUser, requireUser } from '../../plugins/session.ts';
-import { toPublicUser } from '../auth/sessions.ts';
+import { currentUser, requireUser } from './current.ts';
+import { toPublicUser } from './public.ts';
 import { getUserInfo, updateUserInfo } from './service.ts';
 
 const userRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ZDisplayCurrencyBody, ZWalletsResponse } from '@obmen/shared';
-import { currentUser, requireUser } from '../../plugins/session.ts';
+import { currentUser, requireUser } from '../user/current.ts';
 import { getWalletEnvelope, setDisplayCurrency } from './service.ts';
 
 const walletRoutes: FastifyPluginAsyncZod = async (app) => {
