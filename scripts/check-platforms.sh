@@ -4,7 +4,8 @@
 # lockfile, pnpm's supportedArchitectures forced to that platform alone, and
 # `pnpm install --frozen-lockfile`; then which Node binary landed behind node_modules/.bin/node
 # (its file type, and its version where this machine can run it: natively, or linux-arm64 under
-# qemu-aarch64-static when Debian's qemu-user-static is installed). Everything comes from the npm registry.
+# Debian's qemu-user-static with ARM64_ROOT naming an arm64 Debian tree for its libraries, e.g.
+# `debootstrap --foreign --arch=arm64 bookworm DIR`). Everything comes from the npm registry.
 #   bash scripts/check-platforms.sh [platform ...]     (default: all four)
 # Foreign platforms install with --ignore-scripts: their packages' install scripts would run
 # their binaries (esbuild checks its own), which this machine cannot execute.
@@ -32,7 +33,8 @@ for platform in "${platforms[@]}"; do
     kind="$(file -b "$bin" | sed 's/, flags:.*//; s/, \(interpreter\|for GNU\|BuildID\|dynamically\|stripped\).*//')"
     version="(not run here)"
     if [ "$platform" = "$here" ]; then version="$("$bin" --version)"
-    elif [ "$platform" = linux-arm64 ] && command -v qemu-aarch64-static > /dev/null; then version="$(qemu-aarch64-static "$bin" --version) under qemu-aarch64-static"
+    elif [ "$platform" = linux-arm64 ] && [ -n "${ARM64_ROOT:-}" ]; then
+      version="$(qemu-aarch64-static -L "$ARM64_ROOT" "$bin" --version 2>&1) under qemu-aarch64-static" || version="did not run under qemu: $version"
     fi
     echo "$platform: installed ($(find "$dir/node_modules/.pnpm" -mindepth 1 -maxdepth 1 | wc -l) packages); node: $kind, $version"
   else
