@@ -10,6 +10,8 @@
  * Money (domains/ledger/commands.ts): rates:list [SRC/DST], rates:set <SRC> <DST> key=value…,
  *   rates:sync (from RATES_FEED_URL), transfer:set <CUR> key=value…, balance:credit|balance:debit
  *   <account_id> <CUR> <amount> <reason…>, ledger:reverse <transaction id> <reason…>, ledger:check.
+ * Identity (domains/verification/commands.ts): kyc:queue, kyc:show <id>, kyc:file <file id> <path>,
+ *   kyc:approve <id>, kyc:reject <id> --file side=reason[:note]… --retry|--final, kyc:limits.
  * Run a command without arguments for its usage.
  * DATABASE_URL / DATA_DIR select the database as for the server.
  */
@@ -23,6 +25,7 @@ import { getMenus } from './domains/content/service.ts';
 import { CONTENT_COMMANDS } from './domains/content/commands.ts';
 import { NOTIFY_COMMANDS } from './domains/notifications/commands.ts';
 import { MONEY_COMMANDS } from './domains/ledger/commands.ts';
+import { makeVerificationCommands } from './domains/verification/commands.ts';
 
 type TCommand = (db: Db, args: string[]) => Promise<unknown>;
 
@@ -38,6 +41,7 @@ const COMMANDS: Record<string, TCommand> = {
   ...CONTENT_COMMANDS,
   ...NOTIFY_COMMANDS,
   ...MONEY_COMMANDS,
+  ...makeVerificationCommands(loadConfig),
 };
 
 const [name = '', ...args] = process.argv.slice(2);

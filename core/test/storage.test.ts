@@ -4,25 +4,10 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import S3rver from 's3rver';
+import { startS3 } from './s3-helpers.ts';
 import { newFileKey, type TFileStorage } from '../src/storage/index.ts';
 import { openLocalStorage } from '../src/storage/local.ts';
 import { openS3Storage } from '../src/storage/s3.ts';
-
-/** An S3-compatible server on a free loopback port, with one bucket, gone after the suite. */
-export async function startS3(): Promise<{ url: string; bucket: string; close: () => Promise<void> }> {
-  const directory = await mkdtemp(path.join(tmpdir(), 'obmen-s3-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: 'obmen-test', configs: [] }] });
-  const { address, port } = (await server.run()) as { address: string; port: number };
-  return {
-    url: `http://${address}:${port}`,
-    bucket: 'obmen-test',
-    async close() {
-      await server.close();
-      await rm(directory, { recursive: true, force: true });
-    },
-  };
-}
 
 const kinds = ['local', 's3'] as const;
 
