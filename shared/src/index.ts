@@ -9,3 +9,4 @@ export * from './logger.ts';
 export * from './money.ts';
 export * from './files.ts';
 export * from './verification.ts';
+export * from './text.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZVisibleText } from './text.ts';
 
 /*
  * Money on the wire. Amounts are integers in minor units everywhere inside (bigint in code,
@@ -194,7 +195,7 @@ export const ZTransferBody = z.object({
   account_id: ZAccountIdText,
   currency: ZCurrencyCode,
   amount: ZAmountText,
-  comment: z.preprocess(emptyToUndefined, z.string().trim().max(140, 'validation.too_long').optional()),
+  comment: z.preprocess(emptyToUndefined, ZVisibleText(140).optional()),
 });
 export type TTransferBody = z.infer<typeof ZTransferBody>;
 

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { acceptedEncodings, pageCacheOf } from '../src/plugins/page-cache.ts';
-import { ANONYMOUS_CHECK, EMPTY_MENU, build, json, requireRealSiteBuild } from './helpers.ts';
+import type { FastifyInstance } from 'fastify';
+import { acceptedEncodings } from '../../src/page-cache/store.ts';
+import { ANONYMOUS_CHECK, EMPTY_MENU, build, json, requireRealSiteBuild } from '../helpers.ts';
 
-const cache = (ctx: { app: { server: object } }) => pageCacheOf(ctx.app.server)!;
+/** The page cache's decorator (statistics and controls). */
+const cache = (ctx: { app: FastifyInstance }) => ctx.app.pageCache!;
 
 type TRender = { url: string; cookie: string | undefined };
 const renders = (): TRender[] => ((globalThis as { __pageRenders?: TRender[] }).__pageRenders ??= []);
@@ -39,7 +41,7 @@ function makeArticleSiteDist(): { dir: string; remove: () => void } {
   res.writeHead(200, headers);
   const n = list.length;
   res.write('<!doctype html><html lang="' + locale + '"><body><article data-render="' + n + '">');
-  await new Promise((resolve) => setTimeout(resolve, 2));
+  await new Promise((resolve) => setImmediate(resolve));
   res.write(Buffer.from('<h1>' + (locale === 'en' ? 'Fees' : 'Комиссии') + ' ' + url + '</h1>'));
   if (url.startsWith('/article/broken')) return res.destroy(new Error('render failed'));
   res.write(new TextEncoder().encode('<p>' + 'Exchange fees are listed below. '.repeat(120) + '</p>'));
@@ -259,9 +261,12 @@ describe('BFF page cache for signed-out article pages', () => {
 describe('BFF page cache expiry and start-up', () => {
   let ctx: Awaited<ReturnType<typeof build>>;
   let site: ReturnType<typeof makeArticleSiteDist>;
+  /** The page cache's clock: the tests move it past the TTL instead of sleeping. */
+  let now = Date.parse('2026-11-23T09:00:00Z');
+  const clock = { now: () => now };
   beforeAll(async () => {
     site = makeArticleSiteDist();
-    ctx = await build({ siteDist: site.dir, env: { PAGE_CACHE_TTL_MS: '300', PAGE_CACHE_POLL_MS: '60000' } });
+    ctx = await build({ siteDist: site.dir, clock, env: { PAGE_CACHE_TTL_MS: '300', PAGE_CACHE_POLL_MS: '60000' } });
     ctx.upstream.handle = (req, res) => json(res, 200, req.url === '/api/content/version' ? { version: '7.0' } : { status: 'ok' });
   });
   afterAll(async () => {
@@ -277,7 +282,9 @@ describe('BFF page cache expiry and start-up', () => {
     await ctx.app.inject({ url: '/article/terms' });
     await cache(ctx).settled();
     expect((await ctx.app.inject({ url: '/article/terms' })).headers['x-page-cache']).toBe('hit');
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    now += 299;
+    expect((await ctx.app.inject({ url: '/article/terms' })).headers['x-page-cache']).toBe('hit');
+    now += 2;
     expect((await ctx.app.inject({ url: '/article/terms' })).headers['x-page-cache']).toBe('miss');
     expect(renders()).toHaveLength(3);
   });
@@ -288,7 +295,7 @@ describe('BFF page cache expiry and start-up', () => {
     await cache(ctx).settled();
     const first = await ctx.app.inject({ url: '/article/aml' });
     expect(first.headers['x-page-cache']).toBe('hit');
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    now += 301;
     renders().length = 0;
     const during = await Promise.all(Array.from({ length: 6 }, () => ctx.app.inject({ url: '/article/aml' })));
     expect(during.filter((r) => r.headers['x-page-cache'] === 'miss')).toHaveLength(1);
@@ -299,7 +306,7 @@ describe('BFF page cache expiry and start-up', () => {
     expect(fresh.headers['x-page-cache']).toBe('hit');
     expect(fresh.body).not.toBe(first.body);
 
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    now += 301;
     (globalThis as { __pageStatus?: Record<string, number> }).__pageStatus = { '/article/aml': 404 };
     try {
       expect((await ctx.app.inject({ url: '/article/aml' })).statusCode).toBe(404);
