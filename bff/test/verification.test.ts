@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '@obmen/shared';
 import { buildBff, startRealCore } from './session-helpers.ts';
 import { freshEmail, signUp } from '../../core/test/auth-helpers.ts';
-import { jpegWithGps, multipart, png } from '../../core/test/upload-fixtures.ts';
+import { jpegWithGps, multipart, png } from '../../core/test/storage/upload-fixtures.ts';
 
 const HOST = 'obmen.test';
 const ORIGIN = `http://${HOST}`;

@@ -3,10 +3,10 @@ import { ZVerificationTypeParams } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { parseInput } from '../../validation.ts';
 import { notFound } from '../../errors.ts';
-import { currentUser, requireUser } from '../../plugins/session.ts';
+import { currentUser, requireUser } from '../user/current.ts';
 import { receiveUpload, refuseOversizedUpload } from '../../storage/upload.ts';
 import { sendStoredFile } from '../../storage/files.ts';
-import { toPublicUser } from '../auth/sessions.ts';
+import { toPublicUser } from '../user/public.ts';
 import { openDocumentCipher } from './cipher.ts';
 import { findOwnFile, getVerificationState, openDraft, submitVerification, uploadVerificationFiles, type TVerificationContext } from './service.ts';
 
