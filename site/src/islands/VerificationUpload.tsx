@@ -15,7 +15,8 @@ import { api, ApiError } from '../lib/api.ts';
 import { uploadForm } from '../lib/upload.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
-type TPrefill = { first_name: string; last_name: string; middle_name: string; birth_date: string; country: string };
+/** What the form starts with: the sent document's fields on a retry (its number is never shown, so typed again), else the personal data. */
+type TPrefill = Record<'issuing_country' | 'issue_date' | 'expiry_date' | 'first_name' | 'last_name' | 'middle_name' | 'birth_date', string>;
 type TProps = TIslandProps & { type: TVerificationType; current: TVerificationSubmission | null; prefill: TPrefill };
 
 type TSideState = { preview?: string; previewIsImage?: boolean; progress?: number; error?: string };
@@ -35,16 +36,7 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
   const { t } = useTranslation();
   const [current, setCurrent] = useState(initial);
   const [sides, setSides] = useState<Partial<Record<TVerificationSide, TSideState>>>({});
-  const [values, setValues] = useState<Record<string, string>>({
-    number: '',
-    issuing_country: prefill.country,
-    issue_date: '',
-    expiry_date: '',
-    first_name: prefill.first_name,
-    last_name: prefill.last_name,
-    middle_name: prefill.middle_name,
-    birth_date: prefill.birth_date,
-  });
+  const [values, setValues] = useState<Record<string, string>>({ number: '', ...prefill });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState('');
   const [sending, setSending] = useState(false);

@@ -101,7 +101,7 @@ export const ZRejection = z.object({
 export type TRejection = z.infer<typeof ZRejection>;
 
 /** Approves a waiting submission: level 1, the proven fields copied to the account, the user told. */
-export async function approveSubmission(ctx: TVerificationContext, operator: string, publicId: string) {
+export async function approveSubmission(ctx: Pick<TVerificationContext, 'db' | 'publicUrl'>, operator: string, publicId: string) {
   return ctx.db.transaction(async (tx) => {
     const row = await findSubmission(tx, publicId, true);
     if (row.status !== 'submitted') throw new Error(`submission ${publicId} is ${row.status}, not waiting`);
@@ -117,7 +117,7 @@ export async function approveSubmission(ctx: TVerificationContext, operator: str
 }
 
 /** Rejects a waiting submission, each named file with a reason from the catalogue. */
-export async function rejectSubmission(ctx: TVerificationContext, operator: string, publicId: string, input: TRejection) {
+export async function rejectSubmission(ctx: Pick<TVerificationContext, 'db' | 'publicUrl'>, operator: string, publicId: string, input: TRejection) {
   const rejection = ZRejection.parse(input);
   return ctx.db.transaction(async (tx) => {
     const row = await findSubmission(tx, publicId, true);
