@@ -55,6 +55,7 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
     DATA_DIR=/data/pglite \
+    MALLOC_ARENA_MAX=2 \
     FILES_DIR=/data/files \
     DOCUMENT_KEY_FILE=/data/document.key
 WORKDIR /app
