@@ -73,7 +73,7 @@ test.describe('money, signed in as the demo account', () => {
     const btcBefore = await walletBalance(page, 'BTC');
     const totalBefore = await headerBalance(page);
     // Thousands grouped as in the wallet list (ru: a narrow no-break space, en: a comma), on the server and live.
-    expect(totalBefore).toMatch(/^\d{1,3}([\u202f,]\d{3})*\.\d{2} USD$/);
+    expect(totalBefore).toMatch(/^\d{1,3}(\u202f\d{3})*,\d{2} USD$/);
     await markPage(page);
 
     const receive = await quoteFor(page, '100');
@@ -88,7 +88,7 @@ test.describe('money, signed in as the demo account', () => {
     expect(toMinor(await walletBalance(page, 'USDT'), 6)).toBe(toMinor(usdtBefore, 6) - toMinor('100', 6));
     // The header total moved (spread and fee) and the BTC wallet is the highlighted last exchange.
     await expect.poll(() => headerBalance(page)).not.toBe(totalBefore);
-    expect(await headerBalance(page)).toMatch(/^\d{1,3}([\u202f,]\d{3})*\.\d{2} USD$/);
+    expect(await headerBalance(page)).toMatch(/^\d{1,3}(\u202f\d{3})*,\d{2} USD$/);
     await expect(page.locator('.sidebar [data-wallet-item]:has([data-wallet-currency="BTC"])')).toHaveClass(/\blast\b/);
     await expectSamePage(page);
 
@@ -187,7 +187,7 @@ test.describe('money, signed in as the demo account', () => {
     await page.getByTestId('transfer-check-button').click();
     await expect(page.getByTestId('transfer-recipient')).toContainText(String(recipient.accountId));
     await expect(page.getByTestId('transfer-recipient')).toContainText('***');
-    await expect(page.getByTestId('transfer-total')).toHaveText('25.00 USDT');
+    await expect(page.getByTestId('transfer-total')).toHaveText('25,00 USDT');
 
     const posts: string[] = [];
     page.on('request', (request) => {
@@ -204,7 +204,7 @@ test.describe('money, signed in as the demo account', () => {
     expect(await walletBalance(recipientPage, 'USDT')).toBe('25.000000');
     const row = recipientPage.getByTestId('history-row').first();
     await expect(row).toHaveAttribute('data-direction', 'in');
-    await expect(row.getByTestId('history-amount')).toHaveText('+25.00 USDT');
+    await expect(row.getByTestId('history-amount')).toHaveText('+25,00 USDT');
     await expect(row).toContainText('e2e: за обед');
     await recipientContext.close();
   });
@@ -275,7 +275,7 @@ test.describe('money, signed in as the demo account', () => {
     await page.getByTestId('history-tab-transfer').click();
     await expect(page).toHaveURL(`${BASE_URL}/history/transfer`);
     const sent = page.locator('[data-testid="history-row"][data-direction="out"]').first();
-    await expect(sent.getByTestId('history-amount')).toHaveText('−25.00 USDT');
+    await expect(sent.getByTestId('history-amount')).toHaveText('−25,00 USDT');
 
     // Tabs whose features have not landed say so.
     for (const kind of ['payment', 'deposit', 'withdraw', 'referral']) {
@@ -288,7 +288,7 @@ test.describe('money, signed in as the demo account', () => {
     const context = await browser.newContext({ javaScriptEnabled: false, storageState: DEMO_STATE });
     const page = await context.newPage();
     await page.goto('/history/transfer?direction=out');
-    await expect(page.getByTestId('history-row').first()).toContainText('25.00 USDT');
+    await expect(page.getByTestId('history-row').first()).toContainText('25,00 USDT');
     await expect(page.getByTestId('filter-direction')).toHaveValue('out');
     await context.close();
   });

@@ -4,7 +4,8 @@ import { useStore } from '@nanostores/react';
 import type { TCurrencyInfo, TExchangePair, TExchangeQuote, TExchangeRecord } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
-import { displayAmount, isZeroAmount, percentText, shortDecimal, trimAmount } from '../lib/amount.ts';
+import { stripTrailingZeros } from '@obmen/shared/money';
+import { displayAmount, displayPairRate, displayPercent, isAmountText, isZeroAmount } from '@obmen/shared/format';
 import { $wallets } from '../stores/wallets.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
@@ -25,8 +26,6 @@ type TProps = TIslandProps & {
   balances?: { src: string; dst: string } | undefined;
 };
 
-/** A typed amount the core may accept: digits with one point or comma. */
-const AMOUNT_TEXT = /^(?:\d+(?:[.,]\d*)?|[.,]\d+)$/;
 const DEBOUNCE_MS = 350;
 
 type TResult = { message: string; exchange: TExchangeRecord };
@@ -79,8 +78,8 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
         setNow(Date.now());
         setErrors({});
         setFormError('');
-        if (which === 'pay') setReceiveText(trimAmount(answer.quote.amount_receive, 0));
-        else setPayText(trimAmount(answer.quote.amount, 0));
+        if (which === 'pay') setReceiveText(stripTrailingZeros(answer.quote.amount_receive));
+        else setPayText(stripTrailingZeros(answer.quote.amount));
       } catch (err) {
         if ((err as Error).name === 'AbortError' || seq !== requestSeq.current) return;
         setQuote(null);
@@ -111,7 +110,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
       else setPayText('');
       return;
     }
-    if (!AMOUNT_TEXT.test(text)) {
+    if (!isAmountText(text)) {
       requestSeq.current++;
       setQuote(null);
       setLoading(false);
@@ -153,7 +152,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
   }
 
   function payWholeBalance() {
-    if (srcBalance && !isZeroAmount(srcBalance)) onType('pay', trimAmount(srcBalance, 0));
+    if (srcBalance && !isZeroAmount(srcBalance)) onType('pay', stripTrailingZeros(srcBalance));
   }
 
   async function confirm(event: FormEvent<HTMLFormElement>) {
@@ -183,8 +182,8 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
           setQuote(fresh);
           setQuoteAt(Date.now());
           setNow(Date.now());
-          if (side === 'pay') setReceiveText(trimAmount(fresh.amount_receive, 0));
-          else setPayText(trimAmount(fresh.amount, 0));
+          if (side === 'pay') setReceiveText(stripTrailingZeros(fresh.amount_receive));
+          else setPayText(stripTrailingZeros(fresh.amount));
           setNotice(err.message);
         } else {
           setFormError(err.message);
@@ -242,10 +241,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
   const insufficient = signedIn && quote?.sufficient === false;
   const canConfirm = signedIn && quote !== null && !loading && !sending && !insufficient;
   const rateLine = quote ?? pair;
-  const rateText =
-    Number(rateLine.rate) >= 1 || !rateLine.rate_inverse
-      ? `1 ${src.code} ≈ ${displayAmount(shortDecimal(rateLine.rate, 8), locale, 0)} ${dst.code}`
-      : `1 ${dst.code} ≈ ${displayAmount(shortDecimal(rateLine.rate_inverse, 8), locale, 0)} ${src.code}`;
+  const rateText = displayPairRate({ src: src.code, dst: dst.code, rate: rateLine.rate, rate_inverse: rateLine.rate_inverse }, locale);
 
   return (
     <form className="xf" noValidate onSubmit={confirm} data-testid="exchange-form">
@@ -326,7 +322,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
             <div className="xf-strong"><dt>{t('exchangepage.you_receive')}</dt><dd data-testid="quote-receive" data-amount={quote.amount_receive}>{displayAmount(quote.amount_receive, locale)} {dst.code}</dd></div>
           </>
         ) : (
-          <div><dt>{t('exchangepage.fee')}</dt><dd>{percentText(pair.fee_percent)}%{!isZeroAmount(pair.fee_fixed) && ` + ${displayAmount(pair.fee_fixed, locale)} ${src.code}`}</dd></div>
+          <div><dt>{t('exchangepage.fee')}</dt><dd>{displayPercent(pair.fee_percent, locale)}%{!isZeroAmount(pair.fee_fixed) && ` + ${displayAmount(pair.fee_fixed, locale)} ${src.code}`}</dd></div>
         )}
         <div>
           <dt>{t('exchangepage.limits')}</dt>

@@ -4,7 +4,8 @@ import { useStore } from '@nanostores/react';
 import type { TTransferCheck, TTransferCurrency, TTransferRecord } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
-import { displayAmount, isZeroAmount, percentText, trimAmount } from '../lib/amount.ts';
+import { stripTrailingZeros } from '@obmen/shared/money';
+import { displayAmount, displayPercent, isAmountText, isZeroAmount } from '@obmen/shared/format';
 import { $wallets } from '../stores/wallets.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
@@ -19,7 +20,6 @@ type TValues = Record<TField, string>;
 type TResult = { message: string; transfer: TTransferRecord };
 
 const ACCOUNT_TEXT = /^\d{8}$/;
-const AMOUNT_TEXT = /^(?:\d+(?:[.,]\d*)?|[.,]\d+)$/;
 const COMMENT_MAX = 140;
 
 /** /transfer: check (recipient's masked name, fee, total), then send once per checked form. */
@@ -67,7 +67,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     if (!account) found.account_id = t('validation.required');
     else if (!ACCOUNT_TEXT.test(account)) found.account_id = t('money.account_id_invalid');
     if (!values.amount.trim()) found.amount = t('validation.required');
-    else if (!AMOUNT_TEXT.test(values.amount.trim())) found.amount = t('money.amount_invalid');
+    else if (!isAmountText(values.amount.trim())) found.amount = t('money.amount_invalid');
     if (values.comment.trim().length > COMMENT_MAX) found.comment = t('validation.too_long');
     return found;
   }
@@ -156,7 +156,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
 
   const balance = currency ? balanceOf(currency.code) : '0';
   const feeText = currency
-    ? [isZeroAmount(currency.fee_percent) ? '' : `${percentText(currency.fee_percent)}%`, isZeroAmount(currency.fee_fixed) ? '' : `${displayAmount(currency.fee_fixed, locale)} ${currency.code}`]
+    ? [isZeroAmount(currency.fee_percent) ? '' : `${displayPercent(currency.fee_percent, locale)}%`, isZeroAmount(currency.fee_fixed) ? '' : `${displayAmount(currency.fee_fixed, locale)} ${currency.code}`]
         .filter(Boolean)
         .join(' + ') || t('transferpage.no_fee')
     : '';
@@ -194,7 +194,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
           <span className="tf-amount-label">
             <label className="field-label" htmlFor="tf-amount">{t('transferpage.amount')}</label>
             {!isZeroAmount(balance) && (
-              <button type="button" className="xf-balance" onClick={() => set('amount', trimAmount(balance, 0))} data-testid="transfer-max">
+              <button type="button" className="xf-balance" onClick={() => set('amount', stripTrailingZeros(balance))} data-testid="transfer-max">
                 {t('transferpage.max')}
               </button>
             )}

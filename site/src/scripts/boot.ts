@@ -5,7 +5,7 @@
 import { TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared/constants';
 import type { TBalance, TNotification, TSiteSettings, TUnreadMsgs, TUser, TWallet } from '@obmen/shared';
 import { clientMessage, setClientMessages } from '../lib/client-i18n.ts';
-import { displayAmount, groupAmount } from '../lib/amount.ts';
+import { displayAmount } from '@obmen/shared/format';
 import { reportFrontError } from '../lib/logger.ts';
 import { $frontendVersion } from '../stores/version.ts';
 import { $totalBalance, $wallets } from '../stores/wallets.ts';
@@ -139,7 +139,7 @@ function initLogout() {
 function initLiveHeader() {
   $totalBalance.subscribe((balance) => {
     if (!balance) return;
-    const amount = `${groupAmount(balance.amount, document.documentElement.lang)} ${balance.currency}`;
+    const amount = `${displayAmount(balance.amount, document.documentElement.lang as TLocale)} ${balance.currency}`;
     for (const element of document.querySelectorAll('[data-balance-amount]')) element.textContent = amount;
   });
   // The wallet lists (sidebar, burger menu): amounts and the last-exchange highlight follow $wallets.
@@ -150,7 +150,7 @@ function initLiveHeader() {
       if (!wallet) continue;
       link.dataset.balance = wallet.balance;
       const amount = link.querySelector('[data-wallet-amount]');
-      if (amount) amount.textContent = displayAmount(wallet.balance, document.documentElement.lang);
+      if (amount) amount.textContent = displayAmount(wallet.balance, document.documentElement.lang as TLocale);
       link.closest('[data-wallet-item]')?.classList.toggle('last', wallet.last_exchange);
     }
   });
