@@ -92,13 +92,17 @@ export function displayRate(text: string, locale: TLocale): string {
   return joinParts({ negative, whole: roundedWhole, fraction: roundedFraction }, locale);
 }
 
-/** A fraction as a percentage, exactly: "0.001" → "0,1" (ru) / "0.1" (en); "0.0125" → "1.25". */
-export function displayPercent(fraction: string, locale: TLocale): string {
+/**
+ * A fraction as a percentage: "0.001" → "0,1" (ru) / "0.1" (en); "0.0125" → "1.25". Exact, or
+ * rounded half up to `maxDecimals` places of the percentage ("0.005995" → "0.6" at 2).
+ */
+export function displayPercent(fraction: string, locale: TLocale, maxDecimals?: number): string {
   const { negative, whole, fraction: part } = splitDecimal(fraction);
   const digits = whole + part.padEnd(2, '0');
-  const integer = digits.slice(0, whole.length + 2).replace(/^0+(?=\d)/, '');
-  const rest = digits.slice(whole.length + 2).replace(/0+$/, '');
-  return joinParts({ negative, whole: integer, fraction: rest }, locale);
+  let integer = digits.slice(0, whole.length + 2).replace(/^0+(?=\d)/, '');
+  let rest = digits.slice(whole.length + 2);
+  if (maxDecimals !== undefined && rest.length > maxDecimals) [integer, rest] = roundAt(integer, rest, maxDecimals);
+  return joinParts({ negative, whole: integer, fraction: rest.replace(/0+$/, '') }, locale);
 }
 
 /** Is this decimal text zero ("0", "0.000")? */

@@ -248,6 +248,8 @@ export const ZExchangePair = z.object({
   rate_inverse: z.string(),
   fee_percent: z.string(),
   fee_fixed: z.string(),
+  /** Fee and spread together against the mid-market rate, a fraction ("0.005995"); the fixed fee aside. */
+  cost_percent: z.string(),
   min: z.string(),
   max: z.string().nullable(),
 });
@@ -265,6 +267,9 @@ export const ZExchangeQuote = z.object({
   fee: z.string(),
   rate: z.string(),
   rate_inverse: z.string(),
+  /** What `amount` costs over the mid-market rate (fee and spread together), in src, and as a fraction of `amount`. */
+  cost: z.string(),
+  cost_percent: z.string(),
   limits: z.object({ min: z.string(), max: z.string().nullable() }),
   expires_at: z.string(),
   expires_in: z.number().int(),

@@ -105,3 +105,12 @@ describe('messages', () => {
     expect(translate('en', 'transfer.done', { amount: '12345.00', currency: 'USDT', name: 'A***' })).toContain('12,345.00 USDT');
   });
 });
+
+describe('displayPercent rounding', () => {
+  it('rounds to the places asked, half up', () => {
+    expect(displayPercent('0.005995', 'ru', 2)).toBe('0,6');
+    expect(displayPercent('0.011', 'en', 2)).toBe('1.1');
+    expect(displayPercent('0.0000499', 'en', 2)).toBe('0');
+    expect(displayPercent('0.12345', 'en', 2)).toBe('12.35');
+  });
+});

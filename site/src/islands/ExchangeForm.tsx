@@ -4,6 +4,7 @@ import { useStore } from '@nanostores/react';
 import type { TCurrencyInfo, TExchangePair, TExchangeQuote, TExchangeRecord } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
+import { focusWhenShown } from '../lib/focus.ts';
 import { stripTrailingZeros } from '@obmen/shared/money';
 import { displayAmount, displayPairRate, displayPercent, isAmountText, isZeroAmount } from '@obmen/shared/format';
 import { $wallets } from '../stores/wallets.ts';
@@ -133,6 +134,9 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
   // Typed before the island woke up (a slow phone): take what the inputs hold.
   const payRef = useRef<HTMLInputElement>(null);
   const receiveRef = useRef<HTMLInputElement>(null);
+  // Confirmed: focus moves to the result's heading; "again" brings it back to the amount.
+  const resultRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => focusWhenShown(resultRef.current), [result]);
   useEffect(() => {
     const pay = payRef.current?.value ?? '';
     const receive = receiveRef.current?.value ?? '';
@@ -203,6 +207,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
     setReceiveText('');
     setSide('pay');
     setNotice('');
+    requestAnimationFrame(() => payRef.current?.focus());
   }
 
   const pairExists = (a: string, b: string) => pairs.includes(`${a}/${b}`);
@@ -221,7 +226,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
     return (
       <div className="xf-result" data-testid="exchange-result" role="status">
         <div className="xf-result-icon" aria-hidden="true">✓</div>
-        <h2>{t('exchangepage.done_title')}</h2>
+        <h2 tabIndex={-1} ref={resultRef}>{t('exchangepage.done_title')}</h2>
         <p className="xf-result-message" data-testid="exchange-result-message">{result.message}</p>
         <dl className="xf-terms">
           <div><dt>{t('exchangepage.you_paid')}</dt><dd>{displayAmount(exchange.amount, locale)} {exchange.src}</dd></div>
@@ -272,7 +277,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
             {srcOptions.map((c) => <option key={c.code} value={c.code}>{c.code}</option>)}
           </select>
         </div>
-        {payError && <p className="field-error" id="xf-pay-error" data-testid="error-amount">{payError}</p>}
+        {payError && <p className="field-error" id="xf-pay-error" role="alert" data-testid="error-amount">{payError}</p>}
       </div>
 
       <div className="xf-swap">
@@ -310,11 +315,21 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
             {dstOptions.map((c) => <option key={c.code} value={c.code}>{c.code}</option>)}
           </select>
         </div>
-        {receiveError && <p className="field-error" id="xf-receive-error" data-testid="error-amount_receive">{receiveError}</p>}
+        {receiveError && <p className="field-error" id="xf-receive-error" role="alert" data-testid="error-amount_receive">{receiveError}</p>}
       </div>
 
       <dl className="xf-terms" aria-live="polite" data-testid="exchange-quote" data-state={loading ? 'loading' : quote ? (expired ? 'expired' : 'ready') : 'idle'}>
-        <div><dt>{t('exchangepage.rate')}</dt><dd data-testid="quote-rate">{rateText}</dd></div>
+        <div>
+          <dt>{t('exchangepage.rate')}</dt>
+          <dd>
+            <span data-testid="quote-rate">{rateText}</span>
+            <span className="xf-cost" title={t('exchangepage.cost_hint')} data-testid="quote-cost">
+              {quote
+                ? t('exchangepage.cost_quote', { cost: displayAmount(quote.cost, locale), currency: src.code, percent: displayPercent(quote.cost_percent, locale, 2) })
+                : t('exchangepage.cost_pair', { percent: displayPercent(pair.cost_percent, locale, 2) })}
+            </span>
+          </dd>
+        </div>
         {quote ? (
           <>
             <div><dt>{t('exchangepage.fee')}</dt><dd data-testid="quote-fee">{displayAmount(quote.fee, locale)} {src.code}</dd></div>
