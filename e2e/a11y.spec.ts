@@ -1,7 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { A11Y_STATES, VIEWPORTS, type TA11yState, type TViewport } from './a11y-routes.ts';
 import { BASE_URL, DEMO, islandsReady, logIn, sendNotification, signUp } from './helpers.ts';
@@ -20,8 +19,10 @@ const WIDTHS: readonly TViewport[] = ['desktop', 'phone'];
 type TFinding = { state: string; rule: string; impact: string; help: string; targets: string[] };
 
 /** The serious and critical violations on the page as it is now. */
-async function audit(page: Page, state: string): Promise<TFinding[]> {
-  const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+async function audit(page: Page, state: string, scope?: string): Promise<TFinding[]> {
+  // Only violations are read: axe then skips collecting every passing node (faster).
+  const builder = new AxeBuilder({ page }).withTags(TAGS).options({ resultTypes: ['violations'] });
+  const result = await (scope ? builder.include(scope) : builder).analyze();
   return result.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => ({
@@ -49,7 +50,7 @@ async function auditStates(page: Page, auth: 'in' | 'out', label: string): Promi
         await page.goto(state.path);
         await islandsReady(page);
         if (state.prepare) await state.prepare(page);
-        findings.push(...(await audit(page, name)));
+        findings.push(...(await audit(page, name, state.scope)));
       });
     }
   }
@@ -79,27 +80,40 @@ test.describe('axe-core, signed out', () => {
 });
 
 test.describe('axe-core, signed in as the demo account', () => {
-  // One sign-in for both locales (the demo account's sign-ins are rate-limited; see helpers.ts).
-  test.describe.configure({ mode: 'serial' });
-  const DEMO_STATE = join(tmpdir(), `obmen-e2e-a11y-demo-${process.pid}.json`);
-  test.beforeAll(async ({ browser }) => {
-    const context = await newContext(browser, 'ru');
-    await logIn(await context.newPage(), DEMO.email, DEMO.password);
-    await context.storageState({ path: DEMO_STATE });
-    await context.close();
-  });
-  test.afterAll(() => rmSync(DEMO_STATE, { force: true }));
-
   for (const locale of LOCALES) {
     test(`every page, ${locale}`, async ({ browser }) => {
       test.setTimeout(300_000);
-      const context = await newContext(browser, locale, DEMO_STATE);
+      const context = await newContext(browser, locale, await demoSession(browser));
       const findings = await auditStates(await context.newPage(), 'in', `in ${locale}`);
       await context.close();
       expect(findings, report(findings)).toEqual([]);
     });
   }
 });
+
+/**
+ * One sign-in of the demo account for the whole run, shared by the workers (its sign-ins are
+ * rate-limited; see helpers.ts): the first worker signs in and writes the session where the
+ * others wait for it, in the run's output folder (emptied when a run starts).
+ */
+async function demoSession(browser: Browser): Promise<string> {
+  const folder = test.info().project.outputDir;
+  // Named by the runner's process: checkouts running side by side may share the output folder.
+  const file = join(folder, `a11y-demo-session-${process.ppid}.json`);
+  mkdirSync(folder, { recursive: true });
+  try {
+    closeSync(openSync(`${file}.lock`, 'wx'));
+  } catch {
+    await expect.poll(() => existsSync(file), { message: 'the demo session of another worker', timeout: 60_000 }).toBe(true);
+    return file;
+  }
+  const context = await newContext(browser, 'ru');
+  await logIn(await context.newPage(), DEMO.email, DEMO.password);
+  await context.storageState({ path: `${file}.tmp` });
+  renameSync(`${file}.tmp`, file);
+  await context.close();
+  return file;
+}
 
 test('axe-core: notifications (banner and modal) over the pages, ru and en', async ({ browser }) => {
   test.setTimeout(120_000);

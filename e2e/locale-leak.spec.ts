@@ -20,12 +20,20 @@ const ENGLISH_PHRASES = [...new Set(Object.entries(DICTIONARIES.en)
   .filter(([key, text]) => DICTIONARIES.ru[key] !== text && /[a-z]{3,} [a-z]{3,}/i.test(text) && !text.includes('{{'))
   .map(([, text]) => text))];
 
+/**
+ * The page's text (hidden parts too) and what is read aloud, leaving out parts marked as another
+ * language (`lang`, WCAG 3.1.2), such as each language's own name in the language switch.
+ */
 async function pageTexts(page: Page): Promise<string> {
   return page.evaluate(() => {
-    const said = [...document.querySelectorAll('[aria-label], [placeholder], [title], img[alt]')].flatMap((element) =>
+    const own = document.documentElement.lang;
+    const body = document.body.cloneNode(true) as HTMLElement;
+    for (const element of body.querySelectorAll('script, style, template')) element.remove();
+    for (const element of body.querySelectorAll('[lang]')) if (element.getAttribute('lang') !== own) element.remove();
+    const said = [...body.querySelectorAll('[aria-label], [placeholder], [title], img[alt]')].flatMap((element) =>
       ['aria-label', 'placeholder', 'title', 'alt'].map((name) => element.getAttribute(name) ?? ''),
     );
-    return [document.title, document.body.innerText, ...said].join('\n');
+    return [document.title, body.textContent ?? '', ...said].join('\n');
   });
 }
 
