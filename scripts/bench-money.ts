@@ -256,7 +256,7 @@ type TDatabase = { env: Record<string, string>; open: () => Promise<import('../c
 
 async function freshDatabase(engine: TMoneyEngine): Promise<TDatabase> {
   const { openDb } = await import('../core/src/db/index.ts');
-  const silent = { error: () => {} };
+  const silent = { error: () => {}, warn: () => {}, info: () => {} };
   if (engine === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'obmen-bench-money-'));
     const dataDir = join(dir, 'pglite');

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { purgeRateLimits } from '../rate-limit.ts';
 import { purgeSessions } from '../domains/auth/sessions.ts';
 import { purgeTokens } from '../domains/auth/service.ts';
+import { isDatabaseUnavailable } from '../db/outage.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
 
@@ -9,9 +10,9 @@ const EVERY_MS = 10 * 60 * 1000;
 export default fp(
   async (app) => {
     const timer = setInterval(() => {
-      Promise.all([purgeRateLimits(app.db), purgeSessions(app.db), purgeTokens(app.db)]).catch((err: unknown) =>
-        app.log.warn({ err }, 'housekeeping failed'),
-      );
+      Promise.all([purgeRateLimits(app.db), purgeSessions(app.db), purgeTokens(app.db)]).catch((err: unknown) => {
+        if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');
+      });
     }, EVERY_MS);
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { TConfig } from '../../config.ts';
 import { purgeIdempotencyKeys } from '../idempotency/service.ts';
 import { FeedRateSource, TableRateSource, type RateSource } from './source.ts';
+import { isDatabaseUnavailable } from '../../db/outage.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,9 +24,9 @@ export default fp<{ config: TConfig; rates?: RateSource }>(
         : table);
     app.decorate('rates', source);
     const timer = setInterval(() => {
-      Promise.all([purgeIdempotencyKeys(app.db), app.db.query(`DELETE FROM exchange_quotes WHERE expires_at < now() - interval '1 day'`)]).catch(
-        (err: unknown) => app.log.warn({ err }, 'money housekeeping failed'),
-      );
+      Promise.all([purgeIdempotencyKeys(app.db), app.db.query(`DELETE FROM exchange_quotes WHERE expires_at < now() - interval '1 day'`)]).catch((err: unknown) => {
+        if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'money housekeeping failed');
+      });
     }, HOUSEKEEPING_MS);
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
