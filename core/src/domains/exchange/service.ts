@@ -13,7 +13,7 @@ import {
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { currencies, enabledCurrency, publicCurrency, type TCurrency } from '../ledger/currencies.ts';
-import { moneyError } from '../ledger/errors.ts';
+import { moneyError, withRetry } from '../ledger/errors.ts';
 import { ledgerCall, parseUserAmount, userBalances } from '../ledger/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
 import { quoteFromPay, quoteFromReceive, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
@@ -119,7 +119,8 @@ export async function createQuote(deps: TExchangeDeps, userId: string, body: TEx
   const priced = await price(deps, body);
   const { amounts } = priced;
   const token = randomBytes(24).toString('base64url');
-  const [row] = await deps.db.query<{ expires_at: string; balance: string }>(
+  // One statement, so retrying a serialization failure (SERIALIZABLE databases) is safe.
+  const [row] = await withRetry(() => deps.db.query<{ expires_at: string; balance: string }>(
     `INSERT INTO exchange_quotes (token_hash, user_id, src, dst, pay, fee, spent, remainder, receive, rate, requested, requested_amount, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now() + $13::int * interval '1 second')
      RETURNING iso_time(expires_at) AS expires_at,
@@ -128,7 +129,7 @@ export async function createQuote(deps: TExchangeDeps, userId: string, body: TEx
       hashToken(token), userId, priced.src.code, priced.dst.code, amounts.pay.toString(), amounts.fee.toString(), amounts.spent.toString(),
       amounts.remainder.toString(), amounts.receive.toString(), amounts.rate, priced.requested, priced.requestedAmount.toString(), QUOTE_TTL_S,
     ],
-  );
+  ));
   const balance = BigInt(row!.balance);
   return { ...quoteView(priced, row!.expires_at), token, balance: formatAmount(balance, priced.src.precision), sufficient: balance >= amounts.pay };
 }
