@@ -1,9 +1,12 @@
 import Fastify, { LogController } from 'fastify';
 import app from './app.ts';
 import { loadConfig } from './config.ts';
+import { createFrontDoor } from './front-door.ts';
 
 const config = loadConfig();
+const frontDoor = createFrontDoor();
 const server = Fastify({
+  serverFactory: frontDoor.serverFactory,
   logger: {
     level: config.LOG_LEVEL,
     redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
@@ -15,7 +18,7 @@ const server = Fastify({
   bodyLimit: 1024 * 1024,
 });
 
-await server.register(app, { config });
+await server.register(app, { config, frontDoor });
 
 let closing = false;
 async function shutdown(signal: string) {

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import app from '../src/app.ts';
+import type { TClock } from '../src/clock.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
+import { createFrontDoor } from '../src/front-door.ts';
 
 /** The real Astro build: `pnpm build` (scripts/test.sh runs it before vitest). */
 export const REAL_SITE_DIST = fileURLToPath(new URL('../../site/dist/', import.meta.url));
@@ -115,9 +117,14 @@ export type TBuildOptions = {
   siteDist?: string;
   frontendVersion?: string;
   env?: Partial<Record<keyof TConfig, string>>;
+  /** The page cache's time (a test moves it instead of sleeping). */
+  clock?: TClock;
 };
 
-/** The BFF app registered into a fresh Fastify in front of a fake upstream, ready for `inject`. */
+/**
+ * The BFF app registered into a fresh Fastify in front of a fake upstream, ready for `inject`,
+ * on the same front door as server.ts (for tests that listen).
+ */
 export async function build(options: TBuildOptions = {}) {
   const upstream = await startFakeUpstream();
   const fakeSite = options.siteDist ? undefined : makeFakeSiteDist();
@@ -134,8 +141,9 @@ export async function build(options: TBuildOptions = {}) {
   // (at its first import, i.e. the first build() of a test file that uses the real site).
   process.env.UPSTREAM_URL = config.UPSTREAM_URL;
   process.env.UPSTREAM_TIMEOUT_MS = String(config.UPSTREAM_TIMEOUT_MS);
-  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true });
-  await fastify.register(app, options.frontendVersion === undefined ? { config } : { config, frontendVersion: options.frontendVersion });
+  const frontDoor = createFrontDoor();
+  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, serverFactory: frontDoor.serverFactory });
+  await fastify.register(app, { config, frontDoor, clock: options.clock, frontendVersion: options.frontendVersion });
   await fastify.ready();
   return {
     app: fastify,

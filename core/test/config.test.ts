@@ -1,5 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
+import { CONFIG_VARIABLES, loadConfig } from '../src/config.ts';
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+describe("the core's configuration is documented", () => {
+  it.each(CONFIG_VARIABLES)('%s is in .env.example and docs/ops.md', (name) => {
+    expect(read('.env.example')).toMatch(new RegExp(`^# ${name}=`, 'm'));
+    expect(read('docs/ops.md')).toContain(`\`${name}\``);
+  });
+});
 
 describe('core configuration', () => {
   it('bounds the PostgreSQL waits by default and refuses bad values by name', () => {

@@ -2,9 +2,9 @@ import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb } from './helpers.ts';
 import { openDb, type Db } from '../src/db/index.ts';
-import type { TFixtureUser } from '../src/domains/ledger/fixtures.ts';
-import { currencySums, seedLedgerUsers } from './ledger-workload.ts';
-import { expectTransfersExactlyOnce, newHttpRun, runHttpTransfers, settleUnknown } from './http-transfers.ts';
+import type { TFixtureUser } from './fixtures.ts';
+import { currencySums, seedLedgerUsers } from './domains/ledger/ledger-workload.ts';
+import { expectTransfersExactlyOnce, newHttpRun, runHttpTransfers, settleUnknown } from './domains/ledger/http-transfers.ts';
 import { startCore, type TCoreProcess } from './core-process.ts';
 import { createDatabase, startThrowawayPostgres, type TThrowawayPostgres } from './pg-throwaway.ts';
 

@@ -3,6 +3,7 @@ export * from './envelope.ts';
 export * from './routes.ts';
 export * from './i18n.ts';
 export * from './csp.ts';
+export * from './dev-server.ts';
 export * from './auth.ts';
 export * from './notifications.ts';
 export * from './logger.ts';

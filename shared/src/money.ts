@@ -10,6 +10,8 @@ import { ZVisibleText } from './text.ts';
 
 /** Every money-moving POST carries this header: one fresh value per submitted form. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Set to "true" on an answer that repeats the stored answer of an earlier request with the same key. */
+export const REPLAYED_HEADER = 'idempotent-replayed';
 /** A UUID fits; so does any other opaque token of 8 to 128 safe characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_\-:.]{8,128}$/;
 /** A quote of POST /api/exchange/check can be confirmed once, within this many seconds. */

@@ -26,7 +26,8 @@ import { getSiteSettings } from '../site/service.ts';
 import { listOpenNotifications } from '../notifications/service.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { refuseCommonPassword } from './common-passwords.ts';
-import { USER_COLUMNS, createSession, revokeAllSessions, revokeSession, toPublicUser, type TAuthUser } from './sessions.ts';
+import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
+import { USER_COLUMNS, toPublicUser, type TAuthUser } from '../user/public.ts';
 import { hashToken, isTokenShaped, newToken } from './tokens.ts';
 
 /** What every account call needs from the app. */
