@@ -111,7 +111,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the ledger under faults (Postgr
       users = await seedLedgerUsers(ctx.db, USERS);
       base = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
     }, 120_000);
-    afterAll(() => ctx.close());
+    afterAll(async () => {
+      // Sockets of abandoned requests would otherwise hold close() for the keep-alive timeout (72 s).
+      ctx.app.server.closeAllConnections();
+      await ctx.close();
+    });
 
     it(`${HTTP_OPS} transfers over HTTP, a third abandoned mid-call, then retried: each applied exactly once (seed ${SEED})`, async () => {
       const before = await currencySums(ctx.db);
