@@ -16,7 +16,7 @@ import { moneyError, withRetry } from '../../money-errors.ts';
 import { formatExchange, type TRawExchange } from '../history/service.ts';
 import { ledgerCall, parseUserAmount, userBalances } from '../ledger/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
-import { quoteFromPay, quoteFromReceive, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
+import { quoteCost, quoteFromPay, quoteFromReceive, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
 import { publicPair } from '../rates/service.ts';
 import type { RateSource } from '../rates/source.ts';
 
@@ -48,6 +48,7 @@ export async function price(deps: TExchangeDeps, body: TExchangeCheckBody): Prom
 
 function quoteView(priced: TPriced, expiresAt: string): TExchangeQuote {
   const { src, dst, terms, amounts } = priced;
+  const cost = quoteCost(terms, { src: src.precision, dst: dst.precision }, amounts);
   return {
     src: src.code,
     dst: dst.code,
@@ -56,6 +57,8 @@ function quoteView(priced: TPriced, expiresAt: string): TExchangeQuote {
     fee: formatAmount(amounts.fee + amounts.remainder, src.precision),
     rate: amounts.rate,
     rate_inverse: amounts.rateInverse,
+    cost: formatAmount(cost.cost, src.precision),
+    cost_percent: cost.fraction,
     limits: { min: formatAmount(terms.min, src.precision), max: terms.max === null ? null : formatAmount(terms.max, src.precision) },
     expires_at: expiresAt,
     expires_in: QUOTE_TTL_S,
@@ -179,13 +182,14 @@ export async function pairInfo(
   userId: string | null,
   src: string,
   dst: string,
+  locale: TLocale,
 ): Promise<{ pair: TExchangePair; src: TCurrencyInfo; dst: TCurrencyInfo; balances?: { src: string; dst: string } }> {
   const source = await enabledCurrency(deps.db, src, 'src');
   const target = await enabledCurrency(deps.db, dst, 'dst');
   const byCode = await currencies(deps.db);
   const pair = publicPair(await pairTerms(deps, source.code, target.code), byCode);
   if (!pair) throw moneyError('pair_unavailable', { src, dst }, 'dst');
-  const info = { pair, src: publicCurrency(source), dst: publicCurrency(target) };
+  const info = { pair, src: publicCurrency(source, locale), dst: publicCurrency(target, locale) };
   if (!userId) return info;
   const balances = await userBalances(deps.db, userId);
   return {
