@@ -4,6 +4,7 @@ import type { TConfig } from './config.ts';
 import { readFrontendVersion } from './frontend-version.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import csrf from './plugins/csrf.ts';
+import devGuard from './plugins/dev-guard.ts';
 import apiProxy from './plugins/api-proxy.ts';
 import upstream from './plugins/upstream.ts';
 import health from './plugins/health.ts';
@@ -22,6 +23,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   await fastify.register(securityHeaders);
   // Before every route: a cross-site state-changing request is refused before anything runs.
   await fastify.register(csrf, { allowedOrigins: config.PUBLIC_URL ? [config.PUBLIC_URL] : [] });
+  // Development helpers (/api/dev/*, /dev/*) for loopback clients only, before the proxy and pages.
+  await fastify.register(devGuard);
   await fastify.register(upstream, { config });
   await fastify.register(health);
   await fastify.register(language);

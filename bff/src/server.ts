@@ -29,4 +29,8 @@ async function shutdown(signal: string) {
 process.once('SIGTERM', () => void shutdown('SIGTERM'));
 process.once('SIGINT', () => void shutdown('SIGINT'));
 
-await server.listen({ host: config.HOST, port: config.PORT });
+const address = await server.listen({ host: config.HOST, port: config.PORT });
+server.log.info(
+  { address, host: config.HOST, nodeEnv: config.NODE_ENV },
+  `listening on ${address}; development helpers (/api/dev/*, /dev/*) answer loopback clients only${config.NODE_ENV === 'production' ? ' (and are off in production)' : ''}`,
+);

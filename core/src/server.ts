@@ -34,4 +34,8 @@ async function shutdown(signal: string) {
 process.once('SIGTERM', () => void shutdown('SIGTERM'));
 process.once('SIGINT', () => void shutdown('SIGINT'));
 
-await server.listen({ host: config.HOST, port: config.PORT });
+const address = await server.listen({ host: config.HOST, port: config.PORT });
+server.log.info(
+  { address, nodeEnv: config.NODE_ENV },
+  config.NODE_ENV === 'production' ? `listening on ${address}` : `listening on ${address}; development helpers (/api/dev/*) answer loopback clients only`,
+);

@@ -7,3 +7,4 @@ export * from './auth.ts';
 export * from './notifications.ts';
 export * from './logger.ts';
 export * from './money.ts';
+export * from './dev.ts';

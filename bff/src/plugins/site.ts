@@ -12,7 +12,9 @@ type TAstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: un
 /** What every page render gets in Astro.locals. */
 export type TPageLocals = { fv: string; clientIp: string };
 
-const NOT_FOUND_PATH = '/404';
+export const NOT_FOUND_PAGE = '/404';
+/** The catch-all route of page renders. */
+export const SITE_ROUTE = '/*';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=3600';
 
@@ -34,7 +36,7 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
 
     app.route({
       method: ['GET', 'HEAD'],
-      url: '/*',
+      url: SITE_ROUTE,
       handler: async (request, reply) => {
         reply.hijack();
         applySecurityHeaders(reply.raw, request.protocol === 'https');
@@ -47,7 +49,7 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
         // Astro calls next() without an error when no page matches: render the 404 page instead.
         await handler(request.raw, reply.raw, (err) => {
           if (err) return fail(err);
-          request.raw.url = NOT_FOUND_PATH;
+          request.raw.url = NOT_FOUND_PAGE;
           handler(request.raw, reply.raw, fail, locals).catch(fail);
         }, locals);
       },
