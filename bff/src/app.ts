@@ -3,6 +3,7 @@ import cookie from '@fastify/cookie';
 import type { TConfig } from './config.ts';
 import { readFrontendVersion } from './frontend-version.ts';
 import securityHeaders from './plugins/security-headers.ts';
+import scheme from './plugins/scheme.ts';
 import csrf from './plugins/csrf.ts';
 import devGuard from './plugins/dev-guard.ts';
 import apiProxy from './plugins/api-proxy.ts';
@@ -19,7 +20,10 @@ export type TAppOptions = { config: TConfig; frontendVersion?: string };
 /** The BFF as a plugin: server.ts listens, tests inject. */
 const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendVersion }) => {
   const fv = frontendVersion ?? readFrontendVersion(config.SITE_DIST);
+  const publicHttps = config.PUBLIC_URL?.startsWith('https:') ?? false;
   await fastify.register(cookie);
+  // First of all: http or https, once per request (cookies and HSTS read it).
+  await fastify.register(scheme, { publicHttps });
   await fastify.register(securityHeaders);
   // Before every route: a cross-site state-changing request is refused before anything runs.
   await fastify.register(csrf, { allowedOrigins: config.PUBLIC_URL ? [config.PUBLIC_URL] : [] });
@@ -39,6 +43,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
       pollMs: config.PAGE_CACHE_POLL_MS,
       maxBytes: config.PAGE_CACHE_MAX_BYTES,
       logRequests: config.LOG_REQUESTS,
+      publicHttps,
     });
   }
   await fastify.register(site, { config, frontendVersion: fv });

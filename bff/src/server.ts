@@ -1,4 +1,5 @@
 import Fastify, { LogController } from 'fastify';
+import { API_BODY_LIMIT_BYTES } from '@obmen/shared';
 import app from './app.ts';
 import { loadConfig } from './config.ts';
 
@@ -12,7 +13,7 @@ const server = Fastify({
   // logController, not the deprecated top-level disableRequestLogging (a warning at every start).
   logController: new LogController({ disableRequestLogging: !config.LOG_REQUESTS }),
   trustProxy: config.TRUST_PROXY ?? false,
-  bodyLimit: 1024 * 1024,
+  bodyLimit: API_BODY_LIMIT_BYTES,
 });
 
 await server.register(app, { config });

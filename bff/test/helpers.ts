@@ -35,11 +35,17 @@ export function makeFakeSiteDist(): { dir: string; remove: () => void } {
   if (req.url === '/boom') return next(new Error('render failed'));
   if (req.url !== '/' && req.url !== '/404') return next();
   res.writeHead(req.url === '/' ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
-  res.end('<!doctype html><html lang="ru"><body data-fv="' + locals.fv + '" data-ip="' + locals.clientIp + '">page ' + req.url + '</body></html>');
+  globalThis.lastPageLocals = locals;
+  res.end('<!doctype html><html lang="ru"><body data-fv="' + locals.fv + '" data-ip="' + locals.clientIp + '" data-https="' + locals.https + '">page ' + req.url + '</body></html>');
 }
 `,
   );
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+declare global {
+  /** What the stand-in site's handler got as Astro.locals at its last render. */
+  var lastPageLocals: Record<string, unknown> | undefined;
 }
 
 export type TUpstreamHit = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
@@ -117,6 +123,8 @@ export type TBuildOptions = {
   env?: Partial<Record<keyof TConfig, string>>;
   /** As server.ts would pass them (e.g. trustProxy). */
   fastifyOptions?: FastifyServerOptions;
+  /** Root hooks for a test to observe every request (added before the app loads, so it inherits them). */
+  observe?: (fastify: FastifyInstance) => void;
 };
 
 /** The BFF app registered into a fresh Fastify in front of a fake upstream, ready for `inject`. */
@@ -132,11 +140,8 @@ export async function build(options: TBuildOptions = {}) {
     SITE_DIST: siteDist,
     ...options.env,
   });
-  // The site's server code calls the core itself and reads where from the environment
-  // (at its first import, i.e. the first build() of a test file that uses the real site).
-  process.env.UPSTREAM_URL = config.UPSTREAM_URL;
-  process.env.UPSTREAM_TIMEOUT_MS = String(config.UPSTREAM_TIMEOUT_MS);
   const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, ...options.fastifyOptions });
+  options.observe?.(fastify);
   await fastify.register(app, options.frontendVersion === undefined ? { config } : { config, frontendVersion: options.frontendVersion });
   await fastify.ready();
   return {

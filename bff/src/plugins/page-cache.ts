@@ -44,6 +44,8 @@ export type TPageCacheOptions = {
   fastPath?: boolean;
   /** Write an access line for fast-path hits too (LOG_REQUESTS). */
   logRequests?: boolean;
+  /** Every visitor comes over https (an https PUBLIC_URL): fast-path hits carry HSTS too. */
+  publicHttps?: boolean;
 };
 
 type TEncoding = 'br' | 'gzip' | 'identity';
@@ -384,7 +386,7 @@ export default fp<TPageCacheOptions>(
       const hit = (entry: TEntry) => {
         stats.hits++;
         reply.hijack();
-        respond(request.method, request.headers, request.protocol === 'https', reply.raw, entry);
+        respond(request.method, request.headers, request.https, reply.raw, entry);
       };
       const render = () => {
         stats.misses++;
@@ -454,7 +456,7 @@ export default fp<TPageCacheOptions>(
       const hit = (found: TEntry) => {
         stats.hits++;
         stats.fastHits++;
-        respond(method, headers, (req.socket as { encrypted?: boolean }).encrypted === true, res, found);
+        respond(method, headers, options.publicHttps === true || (req.socket as { encrypted?: boolean }).encrypted === true, res, found);
         if (options.logRequests) app.log.info({ req: { method, url: req.url }, res: { statusCode: res.statusCode }, pageCache: 'hit' }, 'request completed');
       };
       if (entry) hit(entry);

@@ -4,13 +4,18 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Pool } from 'undici';
 import type { TConfig } from '../config.ts';
 import { applySecurityHeaders } from './security-headers.ts';
 
 type TAstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: object) => Promise<void>;
 
-/** What every page render gets in Astro.locals. */
-export type TPageLocals = { fv: string; clientIp: string };
+/**
+ * What every page render gets in Astro.locals (site/src/env.d.ts): the build version, the
+ * client's address (for the core's per-IP limits), the scheme decided in onRequest (Secure
+ * cookies), the BFF's validated configuration and its one pool to the core.
+ */
+export type TPageLocals = { fv: string; clientIp: string; https: boolean; config: TConfig; core: Pool };
 
 export const NOT_FOUND_PAGE = '/404';
 /** The catch-all route of page renders. */
@@ -39,8 +44,8 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
       url: SITE_ROUTE,
       handler: async (request, reply) => {
         reply.hijack();
-        applySecurityHeaders(reply.raw, request.protocol === 'https');
-        const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip };
+        applySecurityHeaders(reply.raw, request.https);
+        const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip, https: request.https, config, core: app.core };
         const fail = (err: unknown) => {
           request.log.error({ err }, 'page render failed');
           if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
@@ -55,5 +60,5 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
       },
     });
   },
-  { name: 'site' },
+  { name: 'site', dependencies: ['upstream', 'scheme'] },
 );
