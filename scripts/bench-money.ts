@@ -291,7 +291,7 @@ type TPrepared = { tokens: string[]; accountIds: number[]; sums: Record<string, 
 async function prepare(database: TDatabase): Promise<TPrepared> {
   const { migrate } = await import('../core/src/db/migrate.ts');
   const { seedDemoData } = await import('../core/src/seed/demo.ts');
-  const { createFixtureUser, fund } = await import('../core/src/domains/ledger/fixtures.ts');
+  const { createFixtureUser, fund } = await import('../core/test/fixtures.ts');
   const db = await database.open();
   try {
     await migrate(db);

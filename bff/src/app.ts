@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import cookie from '@fastify/cookie';
 import type { TConfig } from './config.ts';
 import { readFrontendVersion } from './frontend-version.ts';
@@ -12,14 +13,28 @@ import health from './plugins/health.ts';
 import language from './plugins/language.ts';
 import i18n from './plugins/i18n.ts';
 import site from './plugins/site.ts';
+import siteDev from './plugins/site-dev.ts';
 import frontLogger from './plugins/logger.ts';
-import pageCache from './plugins/page-cache.ts';
+import pageCache from './page-cache/plugin.ts';
+import type { TClock } from './clock.ts';
+import type { TFrontDoor } from './front-door.ts';
 
-export type TAppOptions = { config: TConfig; frontendVersion?: string };
+export type TAppOptions = {
+  config: TConfig;
+  frontendVersion?: string;
+  /** The http server's front door (Fastify's serverFactory), where page-cache hits are answered. */
+  frontDoor?: TFrontDoor;
+  /** The page cache's time (tests move it). */
+  clock?: TClock;
+};
 
-/** The BFF as a plugin: server.ts listens, tests inject. */
-const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendVersion }) => {
-  const fv = frontendVersion ?? readFrontendVersion(config.SITE_DIST);
+/**
+ * The BFF as a plugin: server.ts listens, tests inject. Not encapsulated, so what it decorates
+ * (the page cache's statistics) is visible on the instance that registered it.
+ */
+const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendVersion, frontDoor, clock }) => {
+  // The dev server's pages say "dev" too (site middleware), so no answer asks them to reload.
+  const fv = frontendVersion ?? (config.SITE_DEV_URL ? 'dev' : readFrontendVersion(config.SITE_DIST));
   const publicHttps = config.PUBLIC_URL?.startsWith('https:') ?? false;
   await fastify.register(cookie);
   // First of all: http or https, once per request (cookies and HSTS read it).
@@ -36,17 +51,24 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   // BFF-owned, never proxied: POST /api/logger/front (a specific route wins over the /api/* proxy).
   await fastify.register(frontLogger, { perMinute: config.FRONT_LOG_PER_MINUTE });
   await fastify.register(apiProxy, { config, frontendVersion: fv });
-  // Signed-out article pages from memory, before the Astro handler (an onRequest hook).
+  if (config.SITE_DEV_URL) {
+    // Development: the Astro dev server renders every page afresh, so no page cache either.
+    await fastify.register(siteDev, { devServerUrl: config.SITE_DEV_URL });
+    return;
+  }
+  // Signed-out article pages from memory: at the front door, else before the Astro handler.
   if (config.PAGE_CACHE_TTL_MS > 0) {
     await fastify.register(pageCache, {
       ttlMs: config.PAGE_CACHE_TTL_MS,
       pollMs: config.PAGE_CACHE_POLL_MS,
       maxBytes: config.PAGE_CACHE_MAX_BYTES,
       logRequests: config.LOG_REQUESTS,
+      frontDoor,
+      clock,
       publicHttps,
     });
   }
   await fastify.register(site, { config, frontendVersion: fv });
 };
 
-export default app;
+export default fp(app, { name: 'bff' });

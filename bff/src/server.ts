@@ -2,9 +2,12 @@ import Fastify, { LogController } from 'fastify';
 import { API_BODY_LIMIT_BYTES } from '@obmen/shared';
 import app from './app.ts';
 import { loadConfig } from './config.ts';
+import { createFrontDoor } from './front-door.ts';
 
 const config = loadConfig();
+const frontDoor = createFrontDoor();
 const server = Fastify({
+  serverFactory: frontDoor.serverFactory,
   logger: {
     level: config.LOG_LEVEL,
     redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
@@ -16,7 +19,7 @@ const server = Fastify({
   bodyLimit: API_BODY_LIMIT_BYTES,
 });
 
-await server.register(app, { config });
+await server.register(app, { config, frontDoor });
 
 let closing = false;
 async function shutdown(signal: string) {

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import app from '../src/app.ts';
+import type { TClock } from '../src/clock.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
+import { createFrontDoor } from '../src/front-door.ts';
 
 /** The real Astro build: `pnpm build` (scripts/test.sh runs it before vitest). */
 export const REAL_SITE_DIST = fileURLToPath(new URL('../../site/dist/', import.meta.url));
@@ -125,9 +127,14 @@ export type TBuildOptions = {
   fastifyOptions?: FastifyServerOptions;
   /** Root hooks for a test to observe every request (added before the app loads, so it inherits them). */
   observe?: (fastify: FastifyInstance) => void;
+  /** The page cache's time (a test moves it instead of sleeping). */
+  clock?: TClock;
 };
 
-/** The BFF app registered into a fresh Fastify in front of a fake upstream, ready for `inject`. */
+/**
+ * The BFF app registered into a fresh Fastify in front of a fake upstream, ready for `inject`,
+ * on the same front door as server.ts (for tests that listen).
+ */
 export async function build(options: TBuildOptions = {}) {
   const upstream = await startFakeUpstream();
   const fakeSite = options.siteDist ? undefined : makeFakeSiteDist();
@@ -140,9 +147,10 @@ export async function build(options: TBuildOptions = {}) {
     SITE_DIST: siteDist,
     ...options.env,
   });
-  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, ...options.fastifyOptions });
+  const frontDoor = createFrontDoor();
+  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, serverFactory: frontDoor.serverFactory, ...options.fastifyOptions });
   options.observe?.(fastify);
-  await fastify.register(app, options.frontendVersion === undefined ? { config } : { config, frontendVersion: options.frontendVersion });
+  await fastify.register(app, { config, frontDoor, clock: options.clock, frontendVersion: options.frontendVersion });
   await fastify.ready();
   return {
     app: fastify,

@@ -10,7 +10,7 @@ import contentRoutes from './domains/content/routes.ts';
 import notificationRoutes from './domains/notifications/routes.ts';
 import authRoutes from './domains/auth/routes.ts';
 import userRoutes from './domains/user/routes.ts';
-import moneyPlugin from './domains/rates/plugin.ts';
+import ratesPlugin from './domains/rates/plugin.ts';
 import walletRoutes from './domains/wallets/routes.ts';
 import exchangeRoutes from './domains/exchange/routes.ts';
 import transferRoutes from './domains/transfer/routes.ts';
@@ -52,7 +52,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db }) => 
   await fastify.register(notificationRoutes);
   await fastify.register(authRoutes, { config });
   await fastify.register(userRoutes);
-  await fastify.register(moneyPlugin, { config });
+  await fastify.register(ratesPlugin, { config });
   await fastify.register(walletRoutes);
   await fastify.register(exchangeRoutes);
   await fastify.register(transferRoutes);

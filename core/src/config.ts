@@ -36,6 +36,9 @@ const ZConfig = z.object({
 });
 export type TConfig = z.infer<typeof ZConfig>;
 
+/** Every variable the core reads (.env.example and docs/ops.md list them all; a test checks). */
+export const CONFIG_VARIABLES = Object.keys(ZConfig.shape);
+
 /** Validated once at boot; a bad variable stops the process with its name in the message. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): TConfig {
   const result = ZConfig.safeParse(env);

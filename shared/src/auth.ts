@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SESSION_COOKIE } from './constants.ts';
+import { ZVisibleText } from './text.ts';
 import { ZLocale, ZSiteSettings, ZUser, type TUser } from './envelope.ts';
 
 /*
@@ -137,7 +138,7 @@ function optionalField(schema: z.ZodType<string>) {
     });
 }
 
-const ZName = z.string().max(64, 'validation.too_long').regex(NAME, 'user.name_invalid');
+const ZName = ZVisibleText(64).regex(NAME, 'user.name_invalid');
 
 export function isAdultOn(birthDate: string, today: Date, years = USER_MIN_AGE_YEARS): boolean {
   const [y, m, d] = birthDate.split('-').map(Number) as [number, number, number];
@@ -167,10 +168,7 @@ const ZCountry = z
   .pipe(z.string().regex(/^[A-Z]{2}$/, 'user.country_invalid'));
 
 const ZFreeText = (max: number) =>
-  z
-    .string()
-    .max(max, 'validation.too_long')
-    .refine((value) => !CONTROL.test(value), { error: 'validation.invalid' });
+  ZVisibleText(max).refine((value) => !CONTROL.test(value), { error: 'validation.invalid' });
 
 /** POST /api/user/info (form data): every field optional; "" clears a field. */
 export const ZUserInfoUpdate = z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZVisibleText } from './text.ts';
 
 /*
  * Money on the wire. Amounts are integers in minor units everywhere inside (bigint in code,
@@ -9,6 +10,8 @@ import { z } from 'zod';
 
 /** Every money-moving POST carries this header: one fresh value per submitted form. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Set to "true" on an answer that repeats the stored answer of an earlier request with the same key. */
+export const REPLAYED_HEADER = 'idempotent-replayed';
 /** A UUID fits; so does any other opaque token of 8 to 128 safe characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_\-:.]{8,128}$/;
 /** A quote of POST /api/exchange/check can be confirmed once, within this many seconds. */
@@ -194,7 +197,7 @@ export const ZTransferBody = z.object({
   account_id: ZAccountIdText,
   currency: ZCurrencyCode,
   amount: ZAmountText,
-  comment: z.preprocess(emptyToUndefined, z.string().trim().max(140, 'validation.too_long').optional()),
+  comment: z.preprocess(emptyToUndefined, ZVisibleText(140).optional()),
 });
 export type TTransferBody = z.infer<typeof ZTransferBody>;
 

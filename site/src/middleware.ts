@@ -16,6 +16,7 @@ import {
 } from '@obmen/shared';
 import { coreGet, coreGetWithHeaders } from './lib/core.ts';
 import { getT } from './lib/i18n.ts';
+import { fillDevServerLocals } from './lib/dev-locals.ts';
 
 const MAINTENANCE_PATH = '/maintenance';
 
@@ -54,7 +55,8 @@ export const onRequest = defineMiddleware(async (context, next) => {
   // and asking a failed core again would double the visitor's wait.
   if (locals.layoutLoaded) return next();
   locals.layoutLoaded = true;
-  locals.fv ??= 'dev';
+  // Rendered by the Astro dev server (`pnpm dev`), not inside the BFF.
+  if (locals.core === undefined) fillDevServerLocals(locals, context.request);
   const cookieLocale = context.cookies.get(LOCALE_COOKIE)?.value;
   const token = context.cookies.get(SESSION_COOKIE)?.value;
   let locale = pickLocale(cookieLocale);

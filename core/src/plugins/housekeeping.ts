@@ -2,15 +2,20 @@ import fp from 'fastify-plugin';
 import { purgeRateLimits } from '../rate-limit.ts';
 import { purgeSessions } from '../domains/auth/sessions.ts';
 import { purgeTokens } from '../domains/auth/service.ts';
+import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
+import { purgeQuotes } from '../domains/exchange/service.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
 
-/** Drops ended rate-limit windows, long-dead sessions and links. Any instance may run it. */
+/**
+ * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
+ * keys and exchange quotes. Any instance may run it.
+ */
 export default fp(
   async (app) => {
     const timer = setInterval(() => {
-      Promise.all([purgeRateLimits(app.db), purgeSessions(app.db), purgeTokens(app.db)]).catch((err: unknown) =>
-        app.log.warn({ err }, 'housekeeping failed'),
+      Promise.all([purgeRateLimits(app.db), purgeSessions(app.db), purgeTokens(app.db), purgeIdempotencyKeys(app.db), purgeQuotes(app.db)]).catch(
+        (err: unknown) => app.log.warn({ err }, 'housekeeping failed'),
       );
     }, EVERY_MS);
     timer.unref();

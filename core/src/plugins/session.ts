@@ -1,17 +1,7 @@
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
 import { SESSION_CLEARED, SESSION_STATE_HEADER, SESSION_TOKEN_HEADER, isLocale } from '@obmen/shared';
-import { findSession, type TAuthUser } from '../domains/auth/sessions.ts';
-import { unauthorized } from '../errors.ts';
+import { findSession } from '../domains/auth/sessions.ts';
 import { LOCALE_HEADER } from './locale.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The signed-in user of `Authorization: Bearer <token>`, or null. */
-    user: TAuthUser | null;
-    sessionId: string | null;
-  }
-}
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -42,14 +32,3 @@ export default fp(
   },
   { name: 'session', dependencies: ['db', 'locale'] },
 );
-
-/** preHandler for routes that need a signed-in user: 401 with an anonymous `user` otherwise. */
-export async function requireUser(request: FastifyRequest): Promise<void> {
-  if (!request.user) throw unauthorized();
-}
-
-/** The signed-in user of a route guarded by requireUser. */
-export function currentUser(request: FastifyRequest): TAuthUser {
-  if (!request.user) throw unauthorized();
-  return request.user;
-}

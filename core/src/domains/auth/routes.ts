@@ -13,7 +13,7 @@ import {
 import type { TConfig } from '../../config.ts';
 import { parseInput } from '../../validation.ts';
 import { AppError } from '../../errors.ts';
-import { requireUser } from '../../plugins/session.ts';
+import { requireUser } from '../user/current.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import {
   changePassword,

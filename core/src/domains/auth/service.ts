@@ -25,7 +25,9 @@ import { clientKey, consumeRateLimit } from '../../rate-limit.ts';
 import { getSiteSettings } from '../site/service.ts';
 import { listOpenNotifications } from '../notifications/service.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
-import { USER_COLUMNS, createSession, revokeAllSessions, revokeSession, toPublicUser, type TAuthUser } from './sessions.ts';
+import { refuseCommonPassword } from './common-passwords.ts';
+import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
+import { USER_COLUMNS, toPublicUser, type TAuthUser } from '../user/public.ts';
 import { hashToken, isTokenShaped, newToken } from './tokens.ts';
 
 /** What every account call needs from the app. */
@@ -167,6 +169,7 @@ export async function registerAccount(deps: TAuthDeps, client: TClient, body: TR
   await requireAuthType(deps.db, 'password');
   await consumeRateLimit(deps.db, 'signup_ip', clientKey(client.ip));
   await consumeRateLimit(deps.db, 'signup_email', emailKey(body.email));
+  await refuseCommonPassword(body.password);
   const passwordHash = await hashPassword(body.password);
   await deps.db.transaction(async (tx) => {
     const existing = await findUserByEmail(tx, body.email);
@@ -322,6 +325,7 @@ export async function resetPassword(deps: TAuthDeps, client: TClient, token: str
   await requireAuthType(deps.db, 'password');
   await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
   if (!isTokenShaped(token)) throw invalidToken();
+  await refuseCommonPassword(body.password);
   const passwordHash = await hashPassword(body.password);
   const signedIn = await deps.db.transaction(async (tx) => {
     const row = await consumeToken(tx, 'reset', token);
@@ -360,6 +364,7 @@ export async function changePassword(deps: TAuthDeps, client: TClient, body: TCh
   if (!user) throw new AppError('unauthorized', 401, 'error.unauthorized');
   await requireAuthType(deps.db, 'password');
   await consumeRateLimit(deps.db, 'change_user', user.id);
+  await refuseCommonPassword(body.password);
   const [stored] = await deps.db.query<{ password_hash: string | null }>('SELECT password_hash FROM users WHERE id = $1', [user.id]);
   const hadPassword = Boolean(stored?.password_hash);
   if (hadPassword) {

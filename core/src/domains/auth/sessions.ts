@@ -1,17 +1,7 @@
-import { SESSION_TTL_S, type TLocale, type TUser } from '@obmen/shared';
+import { SESSION_TTL_S } from '@obmen/shared';
 import { statement, type Queryable } from '../../db/index.ts';
 import { hashToken, isTokenShaped, newToken } from './tokens.ts';
-
-/** The signed-in user as core code sees it. */
-export type TAuthUser = {
-  id: string;
-  account_id: number;
-  email: string;
-  locale: TLocale;
-  need_set_password: boolean;
-  email_confirmed: boolean;
-  has_password: boolean;
-};
+import type { TAuthUser } from '../user/public.ts';
 
 export type TSession = { id: string; user: TAuthUser; renewed: boolean };
 
@@ -21,13 +11,6 @@ export type TSession = { id: string; user: TAuthUser; renewed: boolean };
  * the cookie's Max-Age too.
  */
 const RENEW_AFTER_S = 24 * 60 * 60;
-
-export const USER_COLUMNS = `u.id::text AS id, u.account_id, u.email, u.locale, u.need_set_password,
-  (u.email_confirmed_at IS NOT NULL) AS email_confirmed, (u.password_hash IS NOT NULL) AS has_password`;
-
-export function toPublicUser(user: TAuthUser): TUser {
-  return { is_authenticated: true, account_id: user.account_id, need_set_password: user.need_set_password, locale: user.locale, email: user.email };
-}
 
 export async function createSession(db: Queryable, userId: string, meta: { ip?: string; userAgent?: string } = {}): Promise<string> {
   const token = newToken();

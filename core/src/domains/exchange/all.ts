@@ -9,12 +9,12 @@ import {
 } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { currencies, enabledCurrency, precisionLookup, publicCurrency, type TCurrency } from '../ledger/currencies.ts';
-import { fromDbError, moneyError } from '../ledger/errors.ts';
+import { currencies, enabledCurrency, precisionLookup, publicCurrency, type TCurrency } from '../currencies/service.ts';
+import { errorKey, fromDbError, moneyError } from '../../money-errors.ts';
 import { userBalances } from '../ledger/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
 import { quoteFromPay, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
-import { errorKey, type TExchangeDeps } from './service.ts';
+import type { TExchangeDeps } from './service.ts';
 
 /** A leg as stored in exchange_batches.legs: amounts in minor units, error as a code. */
 type TRawLeg = {

@@ -6,24 +6,23 @@ import {
   ZExchangeListQuery,
   ZHistoryQuery,
   ZPairParams,
+  REPLAYED_HEADER,
   translate,
 } from '@obmen/shared';
 import { z } from 'zod';
 import { parseInput } from '../../validation.ts';
-import { currentUser, requireUser } from '../../plugins/session.ts';
-import { currencies, publicCurrency } from '../ledger/currencies.ts';
+import { currentUser, requireUser } from '../user/current.ts';
+import { currencies, publicCurrency } from '../currencies/service.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { listPairs } from '../rates/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
-import { EXCHANGE_CSV_COLUMNS, exchangeHistory, toCsv } from '../history/service.ts';
-import { REPLAYED_HEADER } from '../transfer/routes.ts';
+import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, toCsv } from '../history/service.ts';
 import { exchangeAll, exchangeAllStatus, previewExchangeAll } from './all.ts';
 import {
   QuoteRefused,
   createQuote,
   executeExchange,
   exchangeStatus,
-  formatExchange,
   landingQuote,
   pairInfo,
   type TExchangeDeps,

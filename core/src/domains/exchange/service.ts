@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   QUOTE_TTL_S,
   formatAmount,
-  translate,
   type TCurrencyInfo,
   type TExchangeCheckBody,
   type TExchangePair,
@@ -12,8 +11,9 @@ import {
 } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { currencies, enabledCurrency, publicCurrency, type TCurrency } from '../ledger/currencies.ts';
-import { moneyError } from '../ledger/errors.ts';
+import { currencies, enabledCurrency, publicCurrency, type TCurrency } from '../currencies/service.ts';
+import { moneyError } from '../../money-errors.ts';
+import { formatExchange, type TRawExchange } from '../history/service.ts';
 import { ledgerCall, parseUserAmount, userBalances } from '../ledger/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
 import { quoteFromPay, quoteFromReceive, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
@@ -21,52 +21,6 @@ import { publicPair } from '../rates/service.ts';
 import type { RateSource } from '../rates/source.ts';
 
 export type TExchangeDeps = { db: Db; rates: RateSource };
-
-/** An exchange as money_exchange() and the exchanges table give it: amounts in minor units. */
-export type TRawExchange = {
-  id: string;
-  batch_id: string | null;
-  src: string;
-  dst: string;
-  amount: string;
-  amount_receive: string;
-  fee: string;
-  rate: string;
-  status: 'completed' | 'failed';
-  error_code: string | null;
-  created_at: string;
-};
-
-/** The i18n key of an error code, for failed legs and history rows. */
-export function errorKey(code: string): string {
-  const keys: Record<string, string> = {
-    recipient_not_found: 'transfer.recipient_not_found',
-    transfer_to_self: 'transfer.to_self',
-    pair_unavailable: 'exchange.pair_unavailable',
-    rates_unavailable: 'exchange.rates_unavailable',
-    internal: 'error.internal',
-    busy: 'money.busy',
-  };
-  return keys[code] ?? `money.${code}`;
-}
-
-export function formatExchange(raw: TRawExchange, byCode: Map<string, TCurrency>, locale: TLocale): TExchangeRecord {
-  const src = byCode.get(raw.src)?.precision ?? 0;
-  const dst = byCode.get(raw.dst)?.precision ?? 0;
-  return {
-    id: raw.id,
-    batch_id: raw.batch_id,
-    src: raw.src,
-    dst: raw.dst,
-    amount: formatAmount(raw.amount, src),
-    amount_receive: formatAmount(raw.amount_receive, dst),
-    fee: formatAmount(raw.fee, src),
-    rate: raw.rate,
-    status: raw.status,
-    error: raw.error_code ? translate(locale, errorKey(raw.error_code), { src: raw.src, dst: raw.dst, currency: raw.src }) : null,
-    created_at: raw.created_at,
-  };
-}
 
 /** The pair's terms from the rate source, or 422 pair_unavailable. */
 export async function pairTerms(deps: TExchangeDeps, src: string, dst: string): Promise<TPairTerms> {
@@ -198,6 +152,11 @@ async function whyRefused(tx: Queryable, userId: string, token: string): Promise
       ? { src: row.src, dst: row.dst, amount: formatAmount(row.requested_amount, Number(row.sp)) }
       : { src: row.src, dst: row.dst, amount_receive: formatAmount(row.requested_amount, Number(row.dp)) };
   return new QuoteRefused(row.used ? 'quote_used' : 'quote_expired', requote);
+}
+
+/** Housekeeping: quotes a day past their expiry are of no use to anyone. */
+export async function purgeQuotes(db: Queryable): Promise<void> {
+  await db.query(`DELETE FROM exchange_quotes WHERE expires_at < now() - interval '1 day'`);
 }
 
 /** GET /api/exchange/status/{id}: one of the user's exchanges. */

@@ -1,6 +1,7 @@
 import {
   HISTORY_CSV_MAX_ROWS,
   formatAmount,
+  translate,
   type THistoryQuery,
   type TExchangeRecord,
   type TLocale,
@@ -8,8 +9,41 @@ import {
 } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
-import { currencies } from '../ledger/currencies.ts';
-import { formatExchange, type TRawExchange } from '../exchange/service.ts';
+import { currencies, type TCurrency } from '../currencies/service.ts';
+import { errorKey } from '../../money-errors.ts';
+
+/** An exchange as money_exchange() and the exchanges table give it: amounts in minor units. */
+export type TRawExchange = {
+  id: string;
+  batch_id: string | null;
+  src: string;
+  dst: string;
+  amount: string;
+  amount_receive: string;
+  fee: string;
+  rate: string;
+  status: 'completed' | 'failed';
+  error_code: string | null;
+  created_at: string;
+};
+
+export function formatExchange(raw: TRawExchange, byCode: Map<string, TCurrency>, locale: TLocale): TExchangeRecord {
+  const src = byCode.get(raw.src)?.precision ?? 0;
+  const dst = byCode.get(raw.dst)?.precision ?? 0;
+  return {
+    id: raw.id,
+    batch_id: raw.batch_id,
+    src: raw.src,
+    dst: raw.dst,
+    amount: formatAmount(raw.amount, src),
+    amount_receive: formatAmount(raw.amount_receive, dst),
+    fee: formatAmount(raw.fee, src),
+    rate: raw.rate,
+    status: raw.status,
+    error: raw.error_code ? translate(locale, errorKey(raw.error_code), { src: raw.src, dst: raw.dst, currency: raw.src }) : null,
+    created_at: raw.created_at,
+  };
+}
 
 export type THistoryPage<T> = { items: T[]; page: number; per_page: number; total: number; pages: number };
 

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
-import { moneyError, withRetry } from '../ledger/errors.ts';
+import { moneyError, withRetry } from '../../money-errors.ts';
 
 /**
  * Idempotency of money-moving POSTs. The client sends `Idempotency-Key` once per submitted

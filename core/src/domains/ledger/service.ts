@@ -1,8 +1,8 @@
 import { MoneyFormatError, formatAmount, parseAmount } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
-import { currencies, enabledCurrency, precisionLookup, type TCurrency } from './currencies.ts';
-import { fromDbError, moneyError, withRetry } from './errors.ts';
+import { currencies, enabledCurrency, precisionLookup, type TCurrency } from '../currencies/service.ts';
+import { fromDbError, moneyError, withRetry } from '../../money-errors.ts';
 
 /**
  * An amount typed by a person, in the currency's precision, strictly above zero. A malformed

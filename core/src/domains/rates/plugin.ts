@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin';
 import type { TConfig } from '../../config.ts';
-import { purgeIdempotencyKeys } from '../idempotency/service.ts';
 import { FeedRateSource, TableRateSource, type RateSource } from './source.ts';
 
 declare module 'fastify' {
@@ -10,9 +9,7 @@ declare module 'fastify' {
   }
 }
 
-const HOUSEKEEPING_MS = 10 * 60 * 1000;
-
-/** The money domain's shared pieces: the rate source, and dropping old quotes and idempotency keys. */
+/** The rate source: the `rates` table, or the price feed of RATES_FEED_URL (tests may hand one in). */
 export default fp<{ config: TConfig; rates?: RateSource }>(
   async (app, { config, rates }) => {
     const table = new TableRateSource(app.db);
@@ -22,13 +19,6 @@ export default fp<{ config: TConfig; rates?: RateSource }>(
         ? new FeedRateSource({ url: config.RATES_FEED_URL, table, onError: (err) => app.log.warn({ err }, 'rate feed failed') })
         : table);
     app.decorate('rates', source);
-    const timer = setInterval(() => {
-      Promise.all([purgeIdempotencyKeys(app.db), app.db.query(`DELETE FROM exchange_quotes WHERE expires_at < now() - interval '1 day'`)]).catch(
-        (err: unknown) => app.log.warn({ err }, 'money housekeeping failed'),
-      );
-    }, HOUSEKEEPING_MS);
-    timer.unref();
-    app.addHook('onClose', async () => clearInterval(timer));
   },
-  { name: 'money', dependencies: ['db'] },
+  { name: 'rates', dependencies: ['db'] },
 );

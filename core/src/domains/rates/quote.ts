@@ -1,5 +1,5 @@
 import { decimalToString, divCeil, divFloor, formatAmount, parseDecimal, pow10, type TDecimal } from '@obmen/shared';
-import { moneyError } from '../ledger/errors.ts';
+import { moneyError } from '../../money-errors.ts';
 
 /** A pair as the rate source gives it. Amounts in src minor units; rate and percentages exact decimals. */
 export type TPairTerms = {

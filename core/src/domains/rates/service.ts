@@ -1,7 +1,7 @@
 import { MoneyFormatError, formatAmount, parseAmount, parseDecimal, pow10, type TExchangePair } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
-import { currencies, type TCurrency } from '../ledger/currencies.ts';
+import { currencies, type TCurrency } from '../currencies/service.ts';
 import { quoteFromPay, significant, type TPairTerms } from './quote.ts';
 import type { RateSource } from './source.ts';
 

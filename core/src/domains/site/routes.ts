@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { ZLangBody } from '@obmen/shared';
 import { getSiteSettings, setUserLocale } from './service.ts';
 import { parseInput } from '../../validation.ts';
-import { toPublicUser } from '../auth/sessions.ts';
+import { toPublicUser } from '../user/public.ts';
 
 const siteRoutes: FastifyPluginAsync = async (app) => {
   /** Liveness and database reachability, for the BFF's /local/healthcheck. */

@@ -1,14 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { ZHistoryQuery, ZTransferBody, translate } from '@obmen/shared';
+import { REPLAYED_HEADER, ZHistoryQuery, ZTransferBody, translate } from '@obmen/shared';
 import { parseInput } from '../../validation.ts';
-import { currentUser, requireUser } from '../../plugins/session.ts';
+import { currentUser, requireUser } from '../user/current.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { TRANSFER_CSV_COLUMNS, toCsv, transferHistory } from '../history/service.ts';
 import { checkTransfer, makeTransfer, transferInfo } from './service.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
-
-export const REPLAYED_HEADER = 'idempotent-replayed';
 
 /** Transfers between users (spec §7 Transfer). Every route needs a signed-in user. */
 const transferRoutes: FastifyPluginAsync = async (app) => {

@@ -1,7 +1,7 @@
 import { formatAmount, parseAmount, type TTransferBody, type TTransferCheck, type TTransferCurrency, type TTransferRecord } from '@obmen/shared';
 import { statement, type Db, type Queryable } from '../../db/index.ts';
-import { currencies, enabledCurrency } from '../ledger/currencies.ts';
-import { moneyError, withRetry } from '../ledger/errors.ts';
+import { currencies, enabledCurrency } from '../currencies/service.ts';
+import { moneyError, withRetry } from '../../money-errors.ts';
 import { ledgerCall, parseUserAmount } from '../ledger/service.ts';
 import { requestHash } from '../idempotency/service.ts';
 import { formatWalletState, type TWalletEnvelope, type TWalletState } from '../wallets/service.ts';

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ZUserInfoUpdate, translate } from '@obmen/shared';
 import { parseInput } from '../../validation.ts';
-import { currentUser, requireUser } from '../../plugins/session.ts';
-import { toPublicUser } from '../auth/sessions.ts';
+import { currentUser, requireUser } from './current.ts';
+import { toPublicUser } from './public.ts';
 import { getUserInfo, updateUserInfo } from './service.ts';
 
 /** GET and POST /api/user/info (POST as form data, JSON accepted too). */

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ZDisplayCurrencyBody } from '@obmen/shared';
 import { parseInput } from '../../validation.ts';
-import { currentUser, requireUser } from '../../plugins/session.ts';
+import { currentUser, requireUser } from '../user/current.ts';
 import { getWalletEnvelope, setDisplayCurrency } from './service.ts';
 
 /** GET /api/wallets; POST /api/wallets/display_currency {currency}: the envelope keys wallets and total_balance. */

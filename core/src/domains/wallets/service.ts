@@ -1,7 +1,7 @@
 import { formatAmount, type TBalance, type TWallet } from '@obmen/shared';
 import { statement, type Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
-import { currencies } from '../ledger/currencies.ts';
+import { currencies } from '../currencies/service.ts';
 
 /** What the SQL function wallet_state(user) answers (migrations/003_ledger.sql). */
 export type TWalletState = {

@@ -1,0 +1,17 @@
+import type { TCommand } from './command.ts';
+import { SITE_COMMANDS } from './site.ts';
+import { CONTENT_COMMANDS } from './content.ts';
+import { NOTIFY_COMMANDS } from './notifications.ts';
+import { RATES_COMMANDS } from './rates.ts';
+import { TRANSFER_COMMANDS } from './transfer.ts';
+import { LEDGER_COMMANDS } from './ledger.ts';
+
+/** Every operator command by name, one file per domain. */
+export const COMMANDS: Record<string, TCommand> = {
+  ...SITE_COMMANDS,
+  ...CONTENT_COMMANDS,
+  ...NOTIFY_COMMANDS,
+  ...RATES_COMMANDS,
+  ...TRANSFER_COMMANDS,
+  ...LEDGER_COMMANDS,
+};

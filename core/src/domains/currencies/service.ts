@@ -1,0 +1,55 @@
+import type { TCurrencyInfo } from '@obmen/shared';
+import type { Queryable } from '../../db/index.ts';
+import { moneyError } from '../../money-errors.ts';
+
+export type TCurrency = TCurrencyInfo & { enabled: boolean; position: number };
+
+/**
+ * The currency table changes only by an operator's hand (rarely, and precision never once
+ * money exists), but every amount on the wire needs its precision: a short-lived cache per
+ * database handle saves a round trip per request. Not per-user state.
+ */
+const TTL_MS = 5_000;
+const cache = new WeakMap<object, { at: number; byCode: Map<string, TCurrency>; pending?: Promise<Map<string, TCurrency>> }>();
+
+async function load(db: Queryable): Promise<Map<string, TCurrency>> {
+  const rows = await db.query<TCurrency>('SELECT code, kind, precision, name, logo, enabled, position FROM currencies ORDER BY position, code');
+  return new Map(rows.map((row) => [row.code, { ...row, precision: Number(row.precision), position: Number(row.position) }]));
+}
+
+export async function currencies(db: Queryable): Promise<Map<string, TCurrency>> {
+  const hit = cache.get(db);
+  if (hit && Date.now() - hit.at < TTL_MS) return hit.byCode;
+  if (hit?.pending) return hit.pending;
+  const pending = load(db);
+  cache.set(db, { at: hit?.at ?? 0, byCode: hit?.byCode ?? new Map(), pending });
+  try {
+    const byCode = await pending;
+    cache.set(db, { at: Date.now(), byCode });
+    return byCode;
+  } catch (err) {
+    cache.delete(db);
+    throw err;
+  }
+}
+
+/** Forget the cache (after an operator changes currencies; tests). */
+export function forgetCurrencies(db: Queryable): void {
+  cache.delete(db);
+}
+
+/** An enabled currency, or a 422 naming the field. */
+export async function enabledCurrency(db: Queryable, code: string, field = 'currency'): Promise<TCurrency> {
+  const currency = (await currencies(db)).get(code);
+  if (!currency || !currency.enabled) throw moneyError('currency_disabled', { currency: code }, field);
+  return currency;
+}
+
+/** For error messages: the precision of a code, synchronously from the last load. */
+export function precisionLookup(byCode: Map<string, TCurrency>): (code: string) => number | undefined {
+  return (code) => byCode.get(code)?.precision;
+}
+
+export function publicCurrency(currency: TCurrency): TCurrencyInfo {
+  return { code: currency.code, kind: currency.kind, precision: currency.precision, name: currency.name, logo: currency.logo };
+}

@@ -1,0 +1,19 @@
+import type { TLocale, TUser } from '@obmen/shared';
+
+/** The signed-in user as core code sees it. */
+export type TAuthUser = {
+  id: string;
+  account_id: number;
+  email: string;
+  locale: TLocale;
+  need_set_password: boolean;
+  email_confirmed: boolean;
+  has_password: boolean;
+};
+
+export const USER_COLUMNS = `u.id::text AS id, u.account_id, u.email, u.locale, u.need_set_password,
+  (u.email_confirmed_at IS NOT NULL) AS email_confirmed, (u.password_hash IS NOT NULL) AS has_password`;
+
+export function toPublicUser(user: TAuthUser): TUser {
+  return { is_authenticated: true, account_id: user.account_id, need_set_password: user.need_set_password, locale: user.locale, email: user.email };
+}
