@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { build } from './helpers.ts';
+import { build } from '../../helpers.ts';
 
 /** An IPv4 address of this machine that is not loopback (none: the test skips). */
 const REMOTE = Object.values(networkInterfaces())
