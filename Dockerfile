@@ -55,7 +55,9 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    DATA_DIR=/data/pglite
+    DATA_DIR=/data/pglite \
+    FILES_DIR=/data/files \
+    DOCUMENT_KEY_FILE=/data/document.key
 WORKDIR /app
 
 # node_modules (the root one and each package's links into it), then the code: core and bff

@@ -48,12 +48,12 @@ export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {
 }
 
 /** The real core app on a fresh database, ready for `inject`. Close it with `close()`. */
-export async function build(engine: TEngine, overrides: Partial<Record<keyof TConfig, string>> = {}) {
+export async function build(engine: TEngine, overrides: Partial<Record<keyof TConfig, string>> = {}, options: { now?: () => Date } = {}) {
   const { db, drop } = await openTestDb(engine);
   const config = testConfig(overrides);
   // As server.ts: X-Forwarded-For counts only from TRUST_PROXY (inject comes from 127.0.0.1).
   const fastify: FastifyInstance = Fastify({ logger: false, trustProxy: config.TRUST_PROXY });
-  await fastify.register(app, { config, db });
+  await fastify.register(app, { config, db, ...options });
   await fastify.ready();
   return {
     app: fastify,

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { API_BODY_LIMIT_BYTES, IDEMPOTENCY_HEADER, LOCALE_COOKIE, isLocale } from '@obmen/shared';
+import { API_BODY_LIMIT_BYTES, IDEMPOTENCY_HEADER, LOCALE_COOKIE, UPLOAD_BODY_MAX_BYTES, isLocale } from '@obmen/shared';
 import type { TConfig } from '../config.ts';
 import { frontendVersionMember, injectFrontendVersion } from '../envelope.ts';
 import { sendError } from '../errors.ts';
@@ -95,17 +95,22 @@ function codedError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+/** The core's own limits: uploads (multipart) have theirs, everything else API_BODY_LIMIT_BYTES. */
+function bodyLimitOf(contentType: string | string[] | undefined): number {
+  return typeof contentType === 'string' && contentType.startsWith('multipart/form-data') ? UPLOAD_BODY_MAX_BYTES : API_BODY_LIMIT_BYTES;
+}
+
 /**
- * The request body on its way to the core, cut at API_BODY_LIMIT_BYTES (a chunked body has no
- * length to check first). undici destroys the stream it was given when a request is aborted:
+ * The request body on its way to the core, cut at its limit (a chunked body has no length to
+ * check first). undici destroys the stream it was given when a request is aborted:
  * this stream, not the client's request, whose socket must live on to carry the 413 or 504.
  */
-function limitBody(source: Readable): Readable {
+function limitBody(source: Readable, limit: number): Readable {
   let seen = 0;
   const limited = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
-      if (seen > API_BODY_LIMIT_BYTES) callback(codedError(BODY_TOO_LARGE, 'request body over the limit'));
+      if (seen > limit) callback(codedError(BODY_TOO_LARGE, 'request body over the limit'));
       else callback(null, chunk);
     },
   });
@@ -164,12 +169,13 @@ export default fp<TApiProxyOptions>(
       request(options: Dispatcher.RequestOptions & { headers: TProxiedHeaders }, callback: (err: Error | null, data: Dispatcher.ResponseData) => void) {
         const signal = options.headers[DEADLINE_SIGNAL] ?? null;
         delete options.headers[DEADLINE_SIGNAL];
+        const limit = bodyLimitOf(options.headers['content-type']);
         const length = Number(options.headers['content-length'] ?? 0);
-        if (length > API_BODY_LIMIT_BYTES) {
+        if (length > limit) {
           process.nextTick(callback, codedError(BODY_TOO_LARGE, 'request body over the limit'));
           return;
         }
-        const body = options.body && typeof (options.body as Readable).pipe === 'function' ? limitBody(options.body as Readable) : options.body;
+        const body = options.body && typeof (options.body as Readable).pipe === 'function' ? limitBody(options.body as Readable, limit) : options.body;
         app.core.request({ ...options, body, signal }, callback);
       },
     };
