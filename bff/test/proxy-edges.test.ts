@@ -83,6 +83,20 @@ describe('BFF /api proxy edge cases (real sockets)', () => {
     expect(sent['x-forwarded-for']).toBe('127.0.0.1');
   });
 
+  it('lets an upload (multipart) through up to the core’s upload limit', async () => {
+    ctx.upstream.hits.length = 0;
+    ctx.upstream.handle = (_req, res, body) => json(res, 200, { length: body.length });
+    try {
+      const boundary = 'xBoundary42';
+      const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n${'z'.repeat(3 * MB)}\r\n--${boundary}--\r\n`;
+      const res = await rawRequest(origin, '/api/verification/files', { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body).length).toBe(Buffer.byteLength(body));
+    } finally {
+      ctx.upstream.handle = defaultUpstreamHandler;
+    }
+  });
+
   it('still proxies an ordinary body within the limit', async () => {
     ctx.upstream.hits.length = 0;
     ctx.upstream.handle = (_req, res, body) => json(res, 200, { length: body.length });
