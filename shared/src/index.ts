@@ -9,6 +9,7 @@ export * from './notifications.ts';
 export * from './logger.ts';
 export * from './money.ts';
 export * from './dev.ts';
+export * from './format.ts';
 export * from './files.ts';
 export * from './verification.ts';
 export * from './text.ts';
