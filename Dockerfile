@@ -74,8 +74,12 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store --mount=type=secret,id=n
 # ---------------------------------------------------------------------------------------------
 FROM ${BASE_IMAGE} AS runtime
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=3000 \
-    DATA_DIR=/data/pglite
+    DATA_DIR=/data/pglite \
+    MALLOC_ARENA_MAX=2 \
+    FILES_DIR=/data/files \
+    DOCUMENT_KEY_FILE=/data/document.key
 WORKDIR /app
 
 COPY --from=prod-deps /out/bin/node /usr/local/bin/node
