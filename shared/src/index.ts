@@ -10,4 +10,8 @@ export * from './logger.ts';
 export * from './money.ts';
 export * from './api.ts';
 export * from './content.ts';
+export * from './dev.ts';
+export * from './format.ts';
+export * from './files.ts';
+export * from './verification.ts';
 export * from './text.ts';

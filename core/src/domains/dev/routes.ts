@@ -1,10 +1,12 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { LOCALES, NOTIFICATION_DISPLAYS, NOTIFICATION_TYPES, ZAuthType, ZLocale, ZNotificationButtonInput, ZOk } from '@obmen/shared';
+import { LOCALES, NOTIFICATION_DISPLAYS, isLoopbackAddress, NOTIFICATION_TYPES, ZAuthType, ZLocale, ZNotificationButtonInput } from '@obmen/shared';
+import { parseInput } from '../../validation.ts';
 import { listOutbox } from '../../mail/outbox.ts';
 import { setSiteSetting } from '../site/service.ts';
 import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
-import { notFoundOf } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
+import { approveSubmission, rejectSubmission, ZRejection } from '../verification/operator.ts';
 
 /** The options of the operator's `notify:send`, for tests that cannot run the CLI beside a live PGlite. */
 const ZDevNotifyBody = z.object({
@@ -20,70 +22,67 @@ const ZDevNotifyBody = z.object({
   locale: ZLocale.optional(),
 });
 
+/** The operator's kyc:approve / kyc:reject, for e2e runs beside a live PGlite. */
+const ZDevKycBody = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('approve'), id: z.uuid() }),
+  ZRejection.extend({ action: z.literal('reject'), id: z.uuid() }),
+]);
+
 const ZMailboxQuery = z.object({
   to: z.string().trim().max(254).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 
-const ZOutboxMail = z.object({
-  id: z.number(),
-  kind: z.string(),
-  to: z.string(),
-  subject: z.string(),
-  text: z.string(),
-  html: z.string(),
-  locale: ZLocale,
-  created_at: z.string(),
-  sent_at: z.string().nullable(),
-  links: z.array(z.string()),
-});
-
 /**
- * Development and test only (app.ts never registers this when NODE_ENV is production), and
- * hidden from the API document.
+ * Development and test only (app.ts never registers this when NODE_ENV is production):
+ *   GET  /api/dev/mailbox?to=&limit=  → {mails: [{id, kind, to, subject, text, html, locale, created_at, sent_at, links}]}, newest first
+ *   POST /api/dev/auth_type {auth_type: 'password'|'email'} → {status:'ok', auth_type}  (switch login modes in e2e)
+ *   POST /api/dev/notify {account_id? | all?, display, type, title, text?, buttons?, closable?, locale?} → {status:'ok', id}
+ *   POST /api/dev/kyc {action: 'approve', id} | {action: 'reject', id, files: [{side, reason, note?}], retry} → the decision (as kyc:approve / kyc:reject)
+ * They hand out sign-in and reset links, so they answer loopback clients only: the socket's peer
+ * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
+ * the same 404 as a route that does not exist.
  */
-const devRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get(
-    '/api/dev/mailbox',
-    { schema: { hide: true, querystring: ZMailboxQuery, response: { 200: z.object({ mails: z.array(ZOutboxMail) }) } } },
-    async (request, reply) => {
-      const query = request.query;
-      reply.header('cache-control', 'no-store');
-      return { mails: await listOutbox(app.db, { limit: query.limit, ...(query.to ? { to: query.to } : {}) }) };
-    },
-  );
+const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
+  app.addHook('onRequest', async (request) => {
+    if (!isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) throw new AppError('not_found', 404, 'error.not_found');
+  });
 
-  app.post(
-    '/api/dev/auth_type',
-    { schema: { hide: true, body: z.object({ auth_type: ZAuthType }), response: { 200: ZOk.extend({ auth_type: ZAuthType }) } } },
-    async (request) => {
-      const { auth_type } = request.body;
-      await setSiteSetting(app.db, 'auth_type', auth_type);
-      return { status: 'ok' as const, auth_type };
-    },
-  );
+  app.get('/api/dev/mailbox', async (request, reply) => {
+    const query = parseInput(ZMailboxQuery, request.query);
+    reply.header('cache-control', 'no-store');
+    return { mails: await listOutbox(app.db, { limit: query.limit, ...(query.to ? { to: query.to } : {}) }) };
+  });
 
-  app.post(
-    '/api/dev/notify',
-    { schema: { hide: true, body: ZDevNotifyBody, response: { 200: ZOk.extend({ id: z.number() }) } } },
-    async (request) => {
-      const body = request.body;
-      let userId: string | null = null;
-      if (body.account_id !== undefined) {
-        userId = await userIdOfAccount(app.db, body.account_id);
-        if (!userId) throw notFoundOf('account');
-      }
-      const locales = body.locale ? [body.locale] : LOCALES;
-      const id = await sendNotification(app.db, {
-        userId,
-        display: body.display,
-        type: body.type,
-        closable: body.closable,
-        texts: locales.map((locale) => ({ locale, title: body.title, text: body.text, buttons: body.buttons })),
-      });
-      return { status: 'ok' as const, id };
-    },
-  );
+  app.post('/api/dev/auth_type', async (request) => {
+    const { auth_type } = parseInput(z.object({ auth_type: ZAuthType }), request.body);
+    await setSiteSetting(app.db, 'auth_type', auth_type);
+    return { status: 'ok', auth_type };
+  });
+
+  app.post('/api/dev/notify', async (request) => {
+    const body = parseInput(ZDevNotifyBody, request.body);
+    let userId: string | null = null;
+    if (body.account_id !== undefined) {
+      userId = await userIdOfAccount(app.db, body.account_id);
+      if (!userId) throw new AppError('not_found', 404, 'error.not_found');
+    }
+    const locales = body.locale ? [body.locale] : LOCALES;
+    const id = await sendNotification(app.db, {
+      userId,
+      display: body.display,
+      type: body.type,
+      closable: body.closable,
+      texts: locales.map((locale) => ({ locale, title: body.title, text: body.text, buttons: body.buttons })),
+    });
+    return { status: 'ok', id };
+  });
+
+  app.post('/api/dev/kyc', async (request) => {
+    const body = parseInput(ZDevKycBody, request.body);
+    const ctx = { db: app.db, publicUrl };
+    return body.action === 'approve' ? approveSubmission(ctx, 'dev', body.id) : rejectSubmission(ctx, 'dev', body.id, body);
+  });
 };
 
 export default devRoutes;

@@ -76,7 +76,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
         status: 'ok' as const,
         search: search ?? '',
         pairs: [...(await listPairs(app.db, app.rates, search))],
-        currencies: [...byCode.values()].filter((c) => c.enabled).map(publicCurrency),
+        currencies: [...byCode.values()].filter((c) => c.enabled).map((currency) => publicCurrency(currency, request.locale)),
       };
     },
   );
@@ -198,7 +198,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/exchange/:src/:dst',
     { schema: { tags, summary: 'One pair for the exchange form (signed in: with both balances)', params: ZPairParams, response: { 200: ZPairResponse } } },
-    async (request) => ({ status: 'ok' as const, ...(await pairInfo(deps, request.user?.id ?? null, request.params.src, request.params.dst)) }),
+    async (request) => ({ status: 'ok' as const, ...(await pairInfo(deps, request.user?.id ?? null, request.params.src, request.params.dst, request.locale)) }),
   );
 
   app.post(
