@@ -35,6 +35,9 @@ export class AppError extends Error {
 export const MISSING_ENTITIES = ['article', 'notification', 'exchange', 'exchange_batch', 'account', 'currency', 'document'] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 
+/** No route of that method and path: a mistyped call, not a missing entity. */
+export const routeNotFound = () => new AppError('route_not_found', 404, 'api.route_not_found');
+
 export const notFoundOf = (entity: TMissingEntity) => new AppError(`${entity}_not_found`, 404, `api.${entity}_not_found`);
 
 /** No valid session: the answer also carries an anonymous `user` (spec §4: the client logs out). */

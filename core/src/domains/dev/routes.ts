@@ -5,7 +5,7 @@ import { parseInput } from '../../validation.ts';
 import { listOutbox } from '../../mail/outbox.ts';
 import { setSiteSetting } from '../site/service.ts';
 import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
-import { AppError } from '../../errors.ts';
+import { notFoundOf, routeNotFound } from '../../errors.ts';
 import { approveSubmission, rejectSubmission, ZRejection } from '../verification/operator.ts';
 
 /** The options of the operator's `notify:send`, for tests that cannot run the CLI beside a live PGlite. */
@@ -45,7 +45,11 @@ const ZMailboxQuery = z.object({
  */
 const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
   app.addHook('onRequest', async (request) => {
-    if (!isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) throw new AppError('not_found', 404, 'error.not_found');
+    if (!isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) throw routeNotFound();
+  });
+  // Not part of the API: kept out of the document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
   });
 
   app.get('/api/dev/mailbox', async (request, reply) => {
@@ -65,7 +69,7 @@ const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publi
     let userId: string | null = null;
     if (body.account_id !== undefined) {
       userId = await userIdOfAccount(app.db, body.account_id);
-      if (!userId) throw new AppError('not_found', 404, 'error.not_found');
+      if (!userId) throw notFoundOf('account');
     }
     const locales = body.locale ? [body.locale] : LOCALES;
     const id = await sendNotification(app.db, {
