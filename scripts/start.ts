@@ -18,7 +18,9 @@ try {
   if (!process.env.UPSTREAM_URL) {
     // The core trusts X-Forwarded-For from the BFF beside it only, whatever TRUST_PROXY the BFF
     // got for a load balancer in front of it.
-    supervisor.run('core', ['core/src/server.ts'], { PORT: corePort, HOST: '127.0.0.1', TRUST_PROXY: process.env.CORE_TRUST_PROXY ?? '127.0.0.1,::1' });
+    // Mailed links point at the site as started here unless PUBLIC_URL names its public address.
+    const publicUrl = process.env.PUBLIC_URL || `http://localhost:${process.env.PORT ?? '3000'}`;
+    supervisor.run('core', ['core/src/server.ts'], { PORT: corePort, HOST: '127.0.0.1', TRUST_PROXY: process.env.CORE_TRUST_PROXY ?? '127.0.0.1,::1', PUBLIC_URL: publicUrl });
     await waitForHealth(`${upstream}/api/health`, HEALTH_WAIT_MS);
   }
   supervisor.run('bff', ['bff/src/server.ts'], { UPSTREAM_URL: upstream, HOST: process.env.HOST ?? '0.0.0.0' });
