@@ -140,7 +140,7 @@ export type TDatabase = { env: Record<string, string>; open: () => Promise<impor
 
 export async function freshDatabase(engine: TMoneyEngine): Promise<TDatabase> {
   const { openDb } = await import('../core/src/db/index.ts');
-  const silent = { error: () => {} };
+  const silent = { error: () => {}, warn: () => {}, info: () => {} };
   if (engine === 'pglite') {
     const dir = tempDir('obmen-bench-money-');
     const dataDir = join(dir, 'pglite');

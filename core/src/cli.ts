@@ -29,7 +29,7 @@ if (!command) {
   process.exit(2);
 }
 const config = loadConfig();
-const db = await openDb(config, { error: (obj, msg) => console.error(msg, obj) });
+const db = await openDb(config, { error: (obj, msg) => console.error(msg, obj), warn: (obj, msg) => console.error(msg, obj), info: () => {} });
 try {
   await migrate(db);
   console.log(JSON.stringify(await command(db, args), null, 2));

@@ -15,6 +15,17 @@ const ZConfig = z.object({
    * pool of 8 moved 15% more transfers than a pool of 16, with a fifth less PostgreSQL CPU each.
    */
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(Math.min(32, 4 * availableParallelism())),
+  /**
+   * PostgreSQL: the longest wait to open a connection or to get a free one from the pool. Past
+   * it the request gets 503 database_unavailable with Retry-After.
+   */
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /**
+   * PostgreSQL: the longest a statement may run (and a transaction may sit idle) before the
+   * server cancels it and rolls its transaction back (503 database_unavailable). Kept below the
+   * BFF's UPSTREAM_TIMEOUT_MS (10 s) so that the core answers first; 0 turns it off.
+   */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(8_000),
   /** Seed currencies, settings, menus, articles and logos on an empty database. */
   SEED: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),

@@ -8,6 +8,7 @@ export * from './auth.ts';
 export * from './notifications.ts';
 export * from './logger.ts';
 export * from './money.ts';
+export * from './dev.ts';
 export * from './format.ts';
 export * from './files.ts';
 export * from './verification.ts';

@@ -12,7 +12,7 @@ import {
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { currencies, enabledCurrency, publicCurrency, type TCurrency } from '../currencies/service.ts';
-import { moneyError } from '../../money-errors.ts';
+import { moneyError, withRetry } from '../../money-errors.ts';
 import { formatExchange, type TRawExchange } from '../history/service.ts';
 import { ledgerCall, parseUserAmount, userBalances } from '../ledger/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
@@ -76,7 +76,8 @@ export async function createQuote(deps: TExchangeDeps, userId: string, body: TEx
   const priced = await price(deps, body);
   const { amounts } = priced;
   const token = randomBytes(24).toString('base64url');
-  const [row] = await deps.db.query<{ expires_at: string; balance: string }>(
+  // One statement, so retrying a serialization failure (SERIALIZABLE databases) is safe.
+  const [row] = await withRetry(() => deps.db.query<{ expires_at: string; balance: string }>(
     `INSERT INTO exchange_quotes (token_hash, user_id, src, dst, pay, fee, spent, remainder, receive, rate, requested, requested_amount, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now() + $13::int * interval '1 second')
      RETURNING iso_time(expires_at) AS expires_at,
@@ -85,7 +86,7 @@ export async function createQuote(deps: TExchangeDeps, userId: string, body: TEx
       hashToken(token), userId, priced.src.code, priced.dst.code, amounts.pay.toString(), amounts.fee.toString(), amounts.spent.toString(),
       amounts.remainder.toString(), amounts.receive.toString(), amounts.rate, priced.requested, priced.requestedAmount.toString(), QUOTE_TTL_S,
     ],
-  );
+  ));
   const balance = BigInt(row!.balance);
   return { ...quoteView(priced, row!.expires_at), token, balance: formatAmount(balance, priced.src.precision), sufficient: balance >= amounts.pay };
 }
