@@ -79,9 +79,11 @@ VOLUME ["/data"]
 USER node
 EXPOSE 3000
 
-# No curl in the slim image: Node asks the BFF, which answers 200 only when the core answers too.
+# No curl in the slim image: Node asks the BFF's liveness path (/local/livez: the process answers).
+# Not /local/healthcheck (readiness: core and database): a core or database outage must take the
+# container out of a load balancer's rotation, not get it restarted.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/local/healthcheck').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/local/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
 # start.ts forwards SIGTERM (docker stop) to the core and the BFF, which finish in-flight
 # requests within SHUTDOWN_GRACE_MS (10 s): give `docker stop` a little more (-t 15).
