@@ -1,0 +1,38 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { WEBHOOK_SIGNATURE_HEADER, ZWebhookParams } from '@obmen/shared';
+import { AppError, notFound } from '../../errors.ts';
+import type { TProviders } from './providers.ts';
+import { receiveWebhook } from './webhooks.ts';
+
+/** A provider's event is small; anything bigger is not one. */
+const WEBHOOK_BODY_LIMIT = 64 * 1024;
+
+/**
+ * Provider webhooks: POST /api/payments/webhook/{provider}. The signature covers the exact
+ * bytes sent, so this scope reads every body as a Buffer, untouched (its own content-type
+ * parser; the rest of the app keeps JSON parsing).
+ */
+const paymentRoutes: FastifyPluginAsync<{ providers: TProviders; now: () => Date }> = async (app, { providers, now }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+
+  app.post('/api/payments/webhook/:provider', { bodyLimit: WEBHOOK_BODY_LIMIT }, async (request) => {
+    const params = ZWebhookParams.safeParse(request.params);
+    const provider = params.success ? providers.get(params.data.provider) : undefined;
+    if (!provider) throw notFound();
+    const signature = request.headers[WEBHOOK_SIGNATURE_HEADER];
+    const { result } = await receiveWebhook(app.db, provider, {
+      rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+      signature: typeof signature === 'string' ? signature : undefined,
+      now: now(),
+    });
+    if (result === 'bad_signature' || result === 'stale') {
+      throw new AppError('webhook_signature_invalid', 401, 'payments.webhook_signature_invalid');
+    }
+    if (result === 'malformed') throw new AppError('validation', 400, 'error.validation');
+    // Accepted: the provider must not resend it, whatever it did to the payment (the inbox says).
+    return { status: 'ok', result };
+  });
+};
+
+export default paymentRoutes;
