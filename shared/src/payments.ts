@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZAmountText, ZCurrencyCode } from './money.ts';
 
 /*
  * Payments (spec §7 "Deposit"): the providers, the states of a deposit and the events a
@@ -33,3 +34,24 @@ export type TPaymentWebhookEvent = z.infer<typeof ZPaymentWebhookEvent>;
 
 /** The path parameter of a provider's webhook: an unknown provider is a missing route. */
 export const ZWebhookParams = z.object({ provider: z.enum(PAYMENT_PROVIDERS) });
+
+/** A payment system as GET /api/deposit/ps lists it, under each currency it takes. */
+export type TDepositSystem = { id: TPaymentProvider; name: { ru: string; en: string } };
+export type TDepositSystems = { status: 'ok'; currencies: Array<{ currency: string; systems: TDepositSystem[] }> };
+
+/** POST /api/deposit/integration_json: a deposit of `amount` (major units) through system `ps`. */
+export const ZDepositCreateBody = z.object({
+  ps: z.enum(PAYMENT_PROVIDERS, { message: 'payments.unknown_system' }),
+  currency: ZCurrencyCode,
+  amount: ZAmountText,
+});
+export type TDepositCreateBody = z.infer<typeof ZDepositCreateBody>;
+
+export type TDepositPayment = {
+  id: string;
+  ps: TPaymentProvider;
+  currency: string;
+  amount: string;
+  state: TDepositState;
+  expires_at: string;
+};

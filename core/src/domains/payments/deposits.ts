@@ -1,11 +1,17 @@
-import { parseAmount, type TPaymentProvider, type TPaymentWebhookEvent } from '@obmen/shared';
+import {
+  formatAmount, parseAmount,
+  type TDepositCreateBody, type TDepositPayment, type TDepositState, type TDepositSystems, type TPaymentProvider, type TPaymentWebhookEvent,
+} from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
-import { currencies } from '../currencies/service.ts';
+import { AppError } from '../../errors.ts';
+import { currencies, enabledCurrency } from '../currencies/service.ts';
+import { parseUserAmount } from '../ledger/service.ts';
+import type { TProviders } from './providers.ts';
 
 /** How long a created deposit waits for its payment before it may expire. */
 export const DEPOSIT_LIFETIME_MS = 30 * 60_000;
 
-export type TDepositRow = { id: string; public_id: string; user_id: string; currency: string; amount: string; state: string };
+export type TDepositRow = { id: string; public_id: string; user_id: string; currency: string; amount: string; state: string; expires_at: Date };
 
 /** A new deposit in state `created`, amount in minor units. */
 export async function createDeposit(
@@ -15,7 +21,7 @@ export async function createDeposit(
   const [row] = await db.query<TDepositRow>(
     `INSERT INTO payments (direction, provider, user_id, currency, amount, expires_at, created_at, updated_at)
      VALUES ('deposit', $1, $2, $3, $4, $5, $6, $6)
-     RETURNING id::text AS id, public_id::text AS public_id, user_id::text AS user_id, currency, amount::text AS amount, state`,
+     RETURNING id::text AS id, public_id::text AS public_id, user_id::text AS user_id, currency, amount::text AS amount, state, expires_at`,
     [input.provider, input.userId, input.currency, input.amount.toString(), new Date(input.now.getTime() + DEPOSIT_LIFETIME_MS), input.now],
   );
   return row!;
@@ -38,7 +44,7 @@ export async function applyDepositEvent(
 ): Promise<{ result: TEventResult; paymentId: string | null }> {
   if (!UUID.test(event.payment_id)) return { result: 'unknown_payment', paymentId: null };
   const [payment] = await tx.query<TDepositRow>(
-    `SELECT id::text AS id, public_id::text AS public_id, user_id::text AS user_id, currency, amount::text AS amount, state
+    `SELECT id::text AS id, public_id::text AS public_id, user_id::text AS user_id, currency, amount::text AS amount, state, expires_at
      FROM payments WHERE public_id = $1 AND provider = $2 AND direction = 'deposit' FOR UPDATE`,
     [event.payment_id, provider],
   );
@@ -79,4 +85,49 @@ export async function applyDepositEvent(
     [payment.id, posted!.tx, now],
   );
   return settle('credited');
+}
+
+/** GET /api/deposit/ps: per enabled currency, the systems that take deposits in it. */
+export async function listDepositSystems(db: Queryable, providers: TProviders): Promise<TDepositSystems> {
+  const list: TDepositSystems['currencies'] = [];
+  for (const currency of (await currencies(db)).values()) {
+    if (!currency.enabled) continue;
+    const systems = [...providers.values()]
+      .filter((provider) => provider.depositCurrencies.includes(currency.code))
+      .map((provider) => ({ id: provider.id, name: provider.names }));
+    if (systems.length) list.push({ currency: currency.code, systems });
+  }
+  return { status: 'ok', currencies: list };
+}
+
+/**
+ * POST /api/deposit/integration_json: a new deposit in state `created`. No money moves until
+ * the provider's signed `payment.paid` arrives, so a repeated form only leaves another unpaid
+ * deposit that expires.
+ */
+export async function openDeposit(
+  db: Queryable,
+  providers: TProviders,
+  userId: string,
+  body: TDepositCreateBody,
+  now: Date,
+): Promise<{ status: 'ok'; payment: TDepositPayment }> {
+  const currency = await enabledCurrency(db, body.currency);
+  const provider = providers.get(body.ps);
+  if (!provider?.depositCurrencies.includes(currency.code)) {
+    throw new AppError('validation', 400, 'error.validation', { fields: { currency: 'payments.currency_not_supported' } });
+  }
+  const amount = parseUserAmount(body.amount, currency);
+  const row = await createDeposit(db, { userId, provider: provider.id, currency: currency.code, amount, now });
+  return {
+    status: 'ok',
+    payment: {
+      id: row.public_id,
+      ps: provider.id,
+      currency: row.currency,
+      amount: formatAmount(row.amount, currency.precision),
+      state: row.state as TDepositState,
+      expires_at: row.expires_at.toISOString(),
+    },
+  };
 }
