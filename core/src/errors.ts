@@ -32,7 +32,7 @@ export class AppError extends Error {
  * What a call can name that may not exist. Each answers 404 with its own code and a message that
  * names it ("This exchange was not found"); another user's entity answers exactly the same.
  */
-export const MISSING_ENTITIES = ['article', 'notification', 'exchange', 'exchange_batch', 'account', 'currency', 'document'] as const;
+export const MISSING_ENTITIES = ['article', 'notification', 'exchange', 'exchange_batch', 'account', 'currency', 'document', 'payment_provider'] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 
 /** No route of that method and path: a mistyped call, not a missing entity. */
