@@ -22,7 +22,15 @@ try {
     // got for a load balancer in front of it.
     // Two malloc arenas: libvips' threads (upload re-encoding) otherwise each keep an arena of
     // freed memory; 20 uploads at once grew the core by 148 MB instead of 45 (pnpm bench upload).
-    supervisor.run('core', ['core/src/server.ts'], { PORT: corePort, HOST: '127.0.0.1', TRUST_PROXY: process.env.CORE_TRUST_PROXY ?? '127.0.0.1,::1', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' });
+    // Mailed links point at the site as started here unless PUBLIC_URL names its public address.
+    const publicUrl = process.env.PUBLIC_URL || `http://localhost:${process.env.PORT ?? '3000'}`;
+    supervisor.run('core', ['core/src/server.ts'], {
+      PORT: corePort,
+      HOST: '127.0.0.1',
+      TRUST_PROXY: process.env.CORE_TRUST_PROXY ?? '127.0.0.1,::1',
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+      PUBLIC_URL: publicUrl,
+    });
     await waitForHealth(`${upstream}/api/health`, HEALTH_WAIT_MS);
   }
   // Loopback unless asked: a development start must not be reachable from the network by default.

@@ -13,3 +13,4 @@ export * from './format.ts';
 export * from './files.ts';
 export * from './verification.ts';
 export * from './text.ts';
+export * from './payments.ts';
