@@ -2,7 +2,7 @@ import { formatAmount, stripTrailingZeros } from '@obmen/shared';
 import { AppError } from './errors.ts';
 
 /**
- * The errors of all money code: refusals raised by the SQL of migrations/003_ledger.sql carry SQLSTATE 'OB000', the error
+ * The errors of all money code: refusals raised by the SQL functions (core/sql/functions) carry SQLSTATE 'OB000', the error
  * code as message and a JSON detail; they become AppErrors here. 'OB9xx' are broken ledger
  * rules (unbalanced, append-only): internal errors, never the user's fault.
  */

@@ -3,7 +3,7 @@ import { statement, type Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { currencies } from '../currencies/service.ts';
 
-/** What the SQL function wallet_state(user) answers (migrations/003_ledger.sql). */
+/** What the SQL function wallet_state(user) answers (core/sql/functions/wallet_state.sql). */
 export type TWalletState = {
   account_id: number;
   last: string | null;

@@ -1,0 +1,49 @@
+-- A whole transfer in one round trip: idempotency key, checks, ledger, record, the sender's
+-- wallets. Same key and hash: the first answer again ({replayed: true}); same key, other
+-- hash: 'idempotency_key_reused'.
+CREATE OR REPLACE FUNCTION money_transfer(
+  p_user bigint, p_key text, p_hash text, p_recipient_account integer, p_currency text, p_amount numeric, p_comment text
+) RETURNS jsonb LANGUAGE plpgsql
+  SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  v_prev record;
+  p record;
+  v_from bigint;
+  v_to bigint;
+  v_tx bigint;
+  v_id bigint;
+  v_at timestamptz;
+  v_result jsonb;
+BEGIN
+  INSERT INTO idempotency_keys (user_id, key, request_hash) VALUES (p_user, p_key, p_hash) ON CONFLICT DO NOTHING;
+  IF NOT FOUND THEN
+    SELECT request_hash, response INTO v_prev FROM idempotency_keys WHERE user_id = p_user AND key = p_key;
+    IF v_prev.request_hash <> p_hash THEN
+      RAISE EXCEPTION 'idempotency_key_reused' USING ERRCODE = 'OB000', DETAIL = '{}';
+    END IF;
+    RETURN jsonb_build_object('replayed', true, 'result', v_prev.response, 'wallet', wallet_state(p_user));
+  END IF;
+
+  SELECT * INTO p FROM transfer_prepare(p_user, p_recipient_account, p_currency, p_amount);
+  v_from := (SELECT id FROM ledger_accounts WHERE user_id = p_user AND currency = p_currency);
+  IF v_from IS NULL THEN
+    RAISE EXCEPTION 'insufficient_funds' USING ERRCODE = 'OB000',
+      DETAIL = json_build_object('currency', p_currency, 'balance', '0', 'needed', (p_amount + p.fee)::text)::text;
+  END IF;
+  v_to := ledger_user_account(p.recipient_id, p_currency);
+  IF p.fee > 0 THEN
+    v_tx := ledger_post('transfer', ARRAY[v_from, v_to, ledger_house_account('fees', p_currency, p_user)],
+      ARRAY[-(p_amount + p.fee), p_amount, p.fee], NULL, 'user:' || p_user);
+  ELSE
+    v_tx := ledger_post('transfer', ARRAY[v_from, v_to], ARRAY[-p_amount, p_amount], NULL, 'user:' || p_user);
+  END IF;
+  INSERT INTO transfers (sender_id, recipient_id, currency, amount, fee, comment, ledger_transaction_id, idempotency_key)
+    VALUES (p_user, p.recipient_id, p_currency, p_amount, p.fee, p_comment, v_tx, p_key)
+    RETURNING id, created_at INTO v_id, v_at;
+  v_result := jsonb_build_object('transfer', jsonb_build_object(
+    'id', v_id::text, 'direction', 'out', 'account_id', p_recipient_account, 'name', p.recipient_name,
+    'currency', p_currency, 'amount', p_amount::text, 'fee', p.fee::text, 'comment', p_comment,
+    'status', 'completed', 'created_at', iso_time(v_at)));
+  UPDATE idempotency_keys SET response = v_result WHERE user_id = p_user AND key = p_key;
+  RETURN jsonb_build_object('replayed', false, 'result', v_result, 'wallet', wallet_state(p_user));
+END $$;
