@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, translate, type TApiError, type TLocale } from '@obmen/shared';
+import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, translate, type TApiError, type TI18nKey, type TLocale } from '@obmen/shared';
 
 export function requestLocale(request: FastifyRequest): TLocale {
   const fromCookie = request.cookies?.[LOCALE_COOKIE];
@@ -7,7 +7,7 @@ export function requestLocale(request: FastifyRequest): TLocale {
 }
 
 /** The shared error shape, localized for the caller. */
-export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: string, key: string) {
+export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: string, key: TI18nKey) {
   const body: TApiError = { status: 'error', code, message: translate(requestLocale(request), key) };
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }

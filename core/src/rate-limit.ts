@@ -70,7 +70,8 @@ export async function consumeRateLimit(db: Queryable, name: TRateName, subject: 
   );
   if (!row || row.hits <= rule.max) return;
   const seconds = Math.max(1, row.retry_after);
-  throw new AppError('rate_limited', 429, 'error.rate_limited_retry', {
+  throw new AppError('rate_limited', {
+    key: 'error.rate_limited_retry',
     vars: { minutes: Math.ceil(seconds / 60) },
     headers: { 'retry-after': String(seconds) },
   });

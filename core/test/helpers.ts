@@ -52,7 +52,8 @@ export async function build(engine: TEngine, overrides: Partial<Record<keyof TCo
   const { db, drop } = await openTestDb(engine);
   const config = testConfig(overrides);
   // As server.ts: X-Forwarded-For counts only from TRUST_PROXY (inject comes from 127.0.0.1).
-  const fastify: FastifyInstance = Fastify({ logger: false, trustProxy: config.TRUST_PROXY });
+  // A generous plugin timeout: migrations on a loaded shared machine may take longer than Fastify's 10 s.
+  const fastify: FastifyInstance = Fastify({ logger: false, trustProxy: config.TRUST_PROXY, pluginTimeout: 120_000 });
   await fastify.register(app, { config, db });
   await fastify.ready();
   return {

@@ -22,9 +22,9 @@ const NETWORK_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EH
 
 function classifyUpstreamError(error: { statusCode?: number; code?: string; cause?: { code?: string } }) {
   const code = error.cause?.code ?? error.code ?? '';
-  if (error.statusCode === 504 || code.includes('TIMEOUT')) return { status: 504, code: 'upstream_timeout', key: 'error.upstream_timeout' };
-  if (error.statusCode === 503 || NETWORK_FAILURES.has(code)) return { status: 503, code: 'upstream_unavailable', key: 'error.upstream_unavailable' };
-  return { status: 502, code: 'bad_gateway', key: 'error.bad_gateway' };
+  if (error.statusCode === 504 || code.includes('TIMEOUT')) return { status: 504, code: 'upstream_timeout', key: 'error.upstream_timeout' } as const;
+  if (error.statusCode === 503 || NETWORK_FAILURES.has(code)) return { status: 503, code: 'upstream_unavailable', key: 'error.upstream_unavailable' } as const;
+  return { status: 502, code: 'bad_gateway', key: 'error.bad_gateway' } as const;
 }
 
 /**

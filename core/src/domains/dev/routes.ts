@@ -50,7 +50,7 @@ const devRoutes: FastifyPluginAsync = async (app) => {
     let userId: string | null = null;
     if (body.account_id !== undefined) {
       userId = await userIdOfAccount(app.db, body.account_id);
-      if (!userId) throw new AppError('not_found', 404, 'error.not_found');
+      if (!userId) throw new AppError('not_found');
     }
     const locales = body.locale ? [body.locale] : LOCALES;
     const id = await sendNotification(app.db, {

@@ -93,13 +93,28 @@ export async function landingQuote(deps: TExchangeDeps, body: TExchangeCheckBody
   return quoteView(priced, new Date(Date.now() + QUOTE_TTL_S * 1000).toISOString());
 }
 
-/** A refused quote: the route answers with a fresh one for the same pair and typed amount. */
-export class QuoteRefused extends AppError {
+/** A quote that cannot be spent, and what the user asked for with it (to quote it afresh). */
+class QuoteRefused extends Error {
+  readonly code: 'quote_expired' | 'quote_used' | 'quote_invalid';
   readonly requote: TExchangeCheckBody | null;
-  constructor(code: 'quote_expired' | 'quote_used' | 'quote_invalid', requote: TExchangeCheckBody | null) {
-    super(code, 409, `exchange.${code}`, { fields: { quote: `exchange.${code}` } });
+  constructor(code: QuoteRefused['code'], requote: TExchangeCheckBody | null) {
+    super(code);
+    this.code = code;
     this.requote = requote;
   }
+}
+
+/** An expired or spent quote is refused with a fresh quote for the same pair and amount in the error body. */
+async function refuseQuote(deps: TExchangeDeps, userId: string, refused: QuoteRefused): Promise<AppError> {
+  let quote: TExchangeQuote | undefined;
+  if (refused.requote) {
+    try {
+      quote = await createQuote(deps, userId, refused.requote);
+    } catch {
+      quote = undefined;
+    }
+  }
+  return new AppError(refused.code, quote ? { data: { quote } } : {});
 }
 
 export const exchangeScope = (src: string, dst: string) => `POST /api/exchange/${src}/${dst}`;
@@ -117,7 +132,8 @@ export async function executeExchange(
   token: string,
 ): Promise<{ exchange: TRawExchange; replayed: boolean }> {
   await currencies(deps.db);
-  const { result, replayed } = await ledgerCall(deps.db, () =>
+  const run = () =>
+    ledgerCall(deps.db, () =>
     runIdempotent(deps.db, { userId, key, scope: exchangeScope(pair.src, pair.dst), payload: { quote: token } }, async (tx) => {
       const [quote] = await tx.query<{ id: string; src: string; dst: string; pay: string; fee: string; spent: string; remainder: string; receive: string; rate: string }>(
         `UPDATE exchange_quotes SET used_at = now()
@@ -134,8 +150,13 @@ export async function executeExchange(
       );
       return { exchange: row!.e };
     }, { storedByWork: true }),
-  );
-  return { exchange: result.exchange, replayed };
+    );
+  try {
+    const { result, replayed } = await run();
+    return { exchange: result.exchange, replayed };
+  } catch (err) {
+    throw err instanceof QuoteRefused ? await refuseQuote(deps, userId, err) : err;
+  }
 }
 
 async function whyRefused(tx: Queryable, userId: string, token: string): Promise<QuoteRefused> {

@@ -53,7 +53,7 @@ export function dateBounds(query: Pick<THistoryQuery, 'from' | 'to'>): { from: s
     const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
     const date = new Date(dayOnly ? `${text}T00:00:00Z` : text);
     if (Number.isNaN(date.getTime()) || (dayOnly && date.toISOString().slice(0, 10) !== text)) {
-      throw new AppError('validation', 400, 'error.validation', { fields: { [field]: 'validation.invalid' } });
+      throw new AppError('validation', { fields: { [field]: 'validation.invalid' } });
     }
     if (field === 'to') date.setTime(date.getTime() + (dayOnly ? 86_400_000 : 1));
     return date.toISOString();

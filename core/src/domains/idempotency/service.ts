@@ -20,8 +20,8 @@ import { moneyError, withRetry } from '../../money-errors.ts';
 export function idempotencyKeyOf(request: FastifyRequest): string {
   const raw = request.headers[IDEMPOTENCY_HEADER];
   const key = Array.isArray(raw) ? raw[0] : raw;
-  if (key === undefined || key === '') throw new AppError('idempotency_key_required', 400, 'money.idempotency_key_required');
-  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new AppError('idempotency_key_invalid', 400, 'money.idempotency_key_invalid');
+  if (key === undefined || key === '') throw new AppError('idempotency_key_required');
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new AppError('idempotency_key_invalid');
   return key;
 }
 

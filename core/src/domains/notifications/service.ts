@@ -43,13 +43,13 @@ export const ZSendNotification = z.object({
 });
 export type TSendNotification = z.input<typeof ZSendNotification>;
 
-const notificationNotFound = () => new AppError('not_found', 404, 'notify.not_found');
-const notClosable = () => new AppError('not_closable', 409, 'notify.not_closable');
+const notificationNotFound = () => new AppError('not_found', { key: 'notify.not_found' });
+const notClosable = () => new AppError('not_closable');
 
 /** Stores a notification (texts sanitised); returns its notification_id. */
 export async function sendNotification(db: Db, input: TSendNotification): Promise<number> {
   const data = ZSendNotification.parse(input);
-  if (data.expiresAt && data.expiresAt.getTime() <= Date.now()) throw new Error('expiresAt is in the past');
+  if (data.expiresAt && data.expiresAt.getTime() <= Date.now()) throw new AppError('expiry_passed');
   return db.transaction(async (tx) => {
     const [row] = await tx.query<{ id: string }>(
       `INSERT INTO notifications (user_id, display, type, closable, expires_at) VALUES ($1, $2, $3, $4, $5) RETURNING id::text AS id`,

@@ -153,7 +153,7 @@ describe.each(ENGINES)('rate sources on %s', (engine) => {
     await setRate(ctx.db, { src: 'BTC', dst: 'USDT', enabled: 'true' });
     await expect(setRate(ctx.db, { src: 'BTC', dst: 'USDT', spread: '1.5' })).rejects.toThrow(/spread/);
     await expect(setRate(ctx.db, { src: 'BTC', dst: 'USDT', min: '0.000000001' })).rejects.toThrow(/min/);
-    await expect(setRate(ctx.db, { src: 'BTC', dst: 'XXX', rate: '1' })).rejects.toThrow(/unknown currency/);
+    await expect(setRate(ctx.db, { src: 'BTC', dst: 'XXX', rate: '1' })).rejects.toMatchObject({ code: 'unknown_currency', vars: { currency: 'XXX' } });
     await expect(setRate(ctx.db, { src: 'BTC', dst: 'USDT', rate: '-1' })).rejects.toThrow();
     expect((await describeRates(ctx.db, 'BTC/USDT'))[0]).toMatchObject({ rate: '66000.5', min_amount: '0.00010000', max_amount: null });
   });
