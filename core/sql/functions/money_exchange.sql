@@ -44,9 +44,5 @@ BEGIN
   v_result := jsonb_build_object('id', v_id::text, 'batch_id', p_batch::text, 'src', p_src, 'dst', p_dst, 'amount', p_pay::text,
     'amount_receive', p_receive::text, 'fee', (p_fee + p_remainder)::text, 'rate', p_rate, 'status', 'completed',
     'error_code', NULL, 'created_at', iso_time(v_at));
-  -- A single exchange under an idempotency key stores its answer here, not one round trip later.
-  IF p_key IS NOT NULL AND p_batch IS NULL THEN
-    UPDATE idempotency_keys SET response = jsonb_build_object('exchange', v_result) WHERE user_id = p_user AND key = p_key;
-  END IF;
   RETURN v_result;
 END $$;

@@ -1,12 +1,12 @@
--- A whole transfer in one round trip: idempotency key, checks, ledger, record, the sender's
--- wallets. Same key and hash: the first answer again ({replayed: true}); same key, other
--- hash: 'idempotency_key_reused'.
+-- A whole transfer in one round trip: idempotency key (idempotency_claim), checks, ledger,
+-- record, the sender's wallets. Same key and hash: the first answer again ({replayed: true});
+-- same key, other hash: 'idempotency_key_reused'.
 CREATE OR REPLACE FUNCTION money_transfer(
   p_user bigint, p_key text, p_hash text, p_recipient_account integer, p_currency text, p_amount numeric, p_comment text
 ) RETURNS jsonb LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
-  v_prev record;
+  v_prev jsonb;
   p record;
   v_from bigint;
   v_to bigint;
@@ -15,13 +15,9 @@ DECLARE
   v_at timestamptz;
   v_result jsonb;
 BEGIN
-  INSERT INTO idempotency_keys (user_id, key, request_hash) VALUES (p_user, p_key, p_hash) ON CONFLICT DO NOTHING;
-  IF NOT FOUND THEN
-    SELECT request_hash, response INTO v_prev FROM idempotency_keys WHERE user_id = p_user AND key = p_key;
-    IF v_prev.request_hash <> p_hash THEN
-      RAISE EXCEPTION 'idempotency_key_reused' USING ERRCODE = 'OB000', DETAIL = '{}';
-    END IF;
-    RETURN jsonb_build_object('replayed', true, 'result', v_prev.response, 'wallet', wallet_state(p_user));
+  v_prev := idempotency_claim(p_user, p_key, p_hash);
+  IF v_prev IS NOT NULL THEN
+    RETURN jsonb_build_object('replayed', true, 'result', v_prev, 'wallet', wallet_state(p_user));
   END IF;
 
   SELECT * INTO p FROM transfer_prepare(p_user, p_recipient_account, p_currency, p_amount);
@@ -44,6 +40,6 @@ BEGIN
     'id', v_id::text, 'direction', 'out', 'account_id', p_recipient_account, 'name', p.recipient_name,
     'currency', p_currency, 'amount', p_amount::text, 'fee', p.fee::text, 'comment', p_comment,
     'status', 'completed', 'created_at', iso_time(v_at)));
-  UPDATE idempotency_keys SET response = v_result WHERE user_id = p_user AND key = p_key;
+  PERFORM idempotency_store(p_user, p_key, v_result);
   RETURN jsonb_build_object('replayed', false, 'result', v_result, 'wallet', wallet_state(p_user));
 END $$;
