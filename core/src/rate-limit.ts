@@ -1,4 +1,3 @@
-import { isIPv6 } from 'node:net';
 import type { Queryable } from './db/index.ts';
 import { AppError } from './errors.ts';
 
@@ -37,21 +36,6 @@ export const RATE_LIMITS = {
   transfer_check_user: { max: 60, windowS: 10 * 60 },
 } as const satisfies Record<string, TRateRule>;
 export type TRateName = keyof typeof RATE_LIMITS;
-
-/**
- * The key for a client address. IPv6 users usually hold a whole /64, so the /64 is the client;
- * IPv4-mapped IPv6 is the IPv4 address.
- */
-export function clientKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  if (!isIPv6(ip)) return ip;
-  const [head = '', tail = ''] = ip.toLowerCase().split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':') + '::/64';
-}
 
 /**
  * Counts one hit on `key` and throws 429 (with Retry-After) when the window is full. One

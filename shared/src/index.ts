@@ -8,3 +8,4 @@ export * from './notifications.ts';
 export * from './logger.ts';
 export * from './money.ts';
 export * from './text.ts';
+export * from './client-key.ts';

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { FRONT_LOG_BODY_LIMIT, FRONT_LOG_PATH, ZFrontLog, type TFrontLog } from '@obmen/shared';
+import { FRONT_LOG_BODY_LIMIT, FRONT_LOG_PATH, ZFrontLog, clientKey, type TFrontLog } from '@obmen/shared';
 import { sendError } from '../errors.ts';
 
 /*
@@ -57,18 +57,6 @@ const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 /** Visible escapes instead of control characters: one report is one line, with no terminal tricks. */
 export function escapeControl(value: string): string {
   return value.replace(UNSAFE, (ch) => NAMED[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/** IPv6 clients are counted per /64 (one subscriber's whole block), IPv4 per address. */
-export function clientKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  if (!ip.includes(':')) return ip;
-  const [head = '', tail = ''] = ip.toLowerCase().split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = ip.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g: string) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 type TRepeat = { first: number; repeats: number; type: string; message: string; url: string };

@@ -5,6 +5,7 @@ import {
   RESET_LINK_TTL_S,
   SIGN_IN_LINK_TTL_S,
   anonymousUser,
+  clientKey,
   makeAccountId,
   translate,
   type TAuthMessage,
@@ -22,7 +23,7 @@ import type { TConfig } from '../../config.ts';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { queueMail } from '../../mail/outbox.ts';
-import { clientKey, consumeRateLimit } from '../../rate-limit.ts';
+import { consumeRateLimit } from '../../rate-limit.ts';
 import { getSiteSettings } from '../site/service.ts';
 import { listOpenNotifications } from '../notifications/service.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';

@@ -16,7 +16,7 @@ import { currencies, publicCurrency } from '../currencies/service.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { listPairs } from '../rates/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
-import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, toCsv } from '../history/service.ts';
+import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, sendCsv } from '../history/service.ts';
 import { exchangeAll, exchangeAllStatus, previewExchangeAll } from './all.ts';
 import {
   createQuote,
@@ -64,10 +64,7 @@ const exchangeRoutes: FastifyPluginAsync = async (app) => {
     const query = parseInput(ZHistoryQuery, request.query ?? {});
     const page = await exchangeHistory(app.db, currentUser(request).id, query, request.locale);
     if (query.format === 'csv') {
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="exchange-history.csv"')
-        .send(toCsv(EXCHANGE_CSV_COLUMNS, page.items));
+      return sendCsv(reply, 'exchange-history.csv', EXCHANGE_CSV_COLUMNS, page.items);
     }
     return { status: 'ok', ...page };
   });
