@@ -54,7 +54,9 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
-    DATA_DIR=/data/pglite
+    DATA_DIR=/data/pglite \
+    FILES_DIR=/data/files \
+    DOCUMENT_KEY_FILE=/data/document.key
 WORKDIR /app
 
 # node_modules (the root one and each package's links into it), then the code: core and bff

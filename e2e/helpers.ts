@@ -170,7 +170,7 @@ export async function walletBalance(page: Page, currency: string): Promise<strin
   return balance!;
 }
 
-/** The header's total balance text, e.g. "10 095.00 USD" (ru, a narrow no-break space) or "10,095.00 USD" (en). */
+/** The header's total balance text, e.g. "10 095,00 USD" (ru: narrow no-break space, comma) or "10,095.00 USD" (en). */
 export async function headerBalance(page: Page): Promise<string> {
   return (await visible(page, 'balance').locator('[data-balance-amount]').textContent())?.trim() ?? '';
 }

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,15 @@ async function exchangeTotal(page: Page): Promise<number> {
   const response = await page.request.get('/api/exchange/history?per_page=1');
   expect(response.ok()).toBe(true);
   return ((await response.json()) as { total: number }).total;
+}
+
+/** Presses Tab until `target` has the focus (at most `limit` times): how a keyboard user gets there. */
+async function tabTo(page: Page, target: Locator, limit = 80) {
+  for (let step = 0; step < limit; step++) {
+    if (await target.evaluate((element) => element === document.activeElement)) return;
+    await page.keyboard.press('Tab');
+  }
+  await expect(target, `reachable with Tab within ${limit} presses`).toBeFocused();
 }
 
 /** Types an amount on the pair page and waits for the quote; returns what it says will be received. */
@@ -73,7 +82,7 @@ test.describe('money, signed in as the demo account', () => {
     const btcBefore = await walletBalance(page, 'BTC');
     const totalBefore = await headerBalance(page);
     // Thousands grouped as in the wallet list (ru: a narrow no-break space, en: a comma), on the server and live.
-    expect(totalBefore).toMatch(/^\d{1,3}([\u202f,]\d{3})*\.\d{2} USD$/);
+    expect(totalBefore).toMatch(/^\d{1,3}(\u202f\d{3})*,\d{2} USD$/);
     await markPage(page);
 
     const receive = await quoteFor(page, '100');
@@ -88,7 +97,7 @@ test.describe('money, signed in as the demo account', () => {
     expect(toMinor(await walletBalance(page, 'USDT'), 6)).toBe(toMinor(usdtBefore, 6) - toMinor('100', 6));
     // The header total moved (spread and fee) and the BTC wallet is the highlighted last exchange.
     await expect.poll(() => headerBalance(page)).not.toBe(totalBefore);
-    expect(await headerBalance(page)).toMatch(/^\d{1,3}([\u202f,]\d{3})*\.\d{2} USD$/);
+    expect(await headerBalance(page)).toMatch(/^\d{1,3}(\u202f\d{3})*,\d{2} USD$/);
     await expect(page.locator('.sidebar [data-wallet-item]:has([data-wallet-currency="BTC"])')).toHaveClass(/\blast\b/);
     await expectSamePage(page);
 
@@ -187,7 +196,7 @@ test.describe('money, signed in as the demo account', () => {
     await page.getByTestId('transfer-check-button').click();
     await expect(page.getByTestId('transfer-recipient')).toContainText(String(recipient.accountId));
     await expect(page.getByTestId('transfer-recipient')).toContainText('***');
-    await expect(page.getByTestId('transfer-total')).toHaveText('25.00 USDT');
+    await expect(page.getByTestId('transfer-total')).toHaveText('25,00 USDT');
 
     const posts: string[] = [];
     page.on('request', (request) => {
@@ -204,7 +213,7 @@ test.describe('money, signed in as the demo account', () => {
     expect(await walletBalance(recipientPage, 'USDT')).toBe('25.000000');
     const row = recipientPage.getByTestId('history-row').first();
     await expect(row).toHaveAttribute('data-direction', 'in');
-    await expect(row.getByTestId('history-amount')).toHaveText('+25.00 USDT');
+    await expect(row.getByTestId('history-amount')).toHaveText('+25,00 USDT');
     await expect(row).toContainText('e2e: за обед');
     await recipientContext.close();
   });
@@ -275,7 +284,7 @@ test.describe('money, signed in as the demo account', () => {
     await page.getByTestId('history-tab-transfer').click();
     await expect(page).toHaveURL(`${BASE_URL}/history/transfer`);
     const sent = page.locator('[data-testid="history-row"][data-direction="out"]').first();
-    await expect(sent.getByTestId('history-amount')).toHaveText('−25.00 USDT');
+    await expect(sent.getByTestId('history-amount')).toHaveText('−25,00 USDT');
 
     // Tabs whose features have not landed say so.
     for (const kind of ['payment', 'deposit', 'withdraw', 'referral']) {
@@ -288,7 +297,7 @@ test.describe('money, signed in as the demo account', () => {
     const context = await browser.newContext({ javaScriptEnabled: false, storageState: DEMO_STATE });
     const page = await context.newPage();
     await page.goto('/history/transfer?direction=out');
-    await expect(page.getByTestId('history-row').first()).toContainText('25.00 USDT');
+    await expect(page.getByTestId('history-row').first()).toContainText('25,00 USDT');
     await expect(page.getByTestId('filter-direction')).toHaveValue('out');
     await context.close();
   });
@@ -301,6 +310,67 @@ test.describe('money, signed in as the demo account', () => {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
     }
+    await context.close();
+  });
+
+  // Issue 12: the whole journey with the keyboard alone (Tab, typing, Enter, Escape), and focus
+  // lands on each result. Last in this block: it moves the demo account's money too.
+  test('keyboard only: skip link, sign in, exchange and transfer, focus on each result', async ({ browser }) => {
+    test.setTimeout(120_000);
+    const recipientContext = await browser.newContext(SIGNED_OUT);
+    const recipient = await signUp(await recipientContext.newPage(), { prefix: 'keys' });
+    await recipientContext.close();
+    const context = await browser.newContext(SIGNED_OUT);
+    const page = await context.newPage();
+
+    await page.goto('/login');
+    await islandsReady(page);
+    await page.keyboard.press('Tab');
+    await expect(page.getByTestId('skip-link')).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(page.locator('main')).toBeFocused();
+    await tabTo(page, page.locator('input[name="email"]'));
+    await page.keyboard.type(DEMO.email);
+    await page.keyboard.press('Tab');
+    await expect(page.locator('input[name="password"]')).toBeFocused();
+    await page.keyboard.type(DEMO.password);
+    await page.keyboard.press('Enter');
+    await expect(page).not.toHaveURL(/\/login/);
+
+    await page.goto('/exchange/USDT/BTC');
+    await islandsReady(page);
+    await tabTo(page, page.getByTestId('exchange-amount'));
+    await page.keyboard.type('10');
+    await expect(page.getByTestId('exchange-quote')).toHaveAttribute('data-state', 'ready');
+    await tabTo(page, page.getByTestId('exchange-confirm'));
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('exchange-result').locator('h2')).toBeFocused();
+
+    await page.goto('/transfer');
+    await islandsReady(page);
+    await tabTo(page, page.getByTestId('transfer-account'));
+    await page.keyboard.type(String(recipient.accountId));
+    const currency = page.getByTestId('transfer-currency');
+    await tabTo(page, currency);
+    await page.keyboard.press('Home');
+    for (let step = 0; step < 20 && (await currency.inputValue()) !== 'USDT'; step++) await page.keyboard.press('ArrowDown');
+    await expect(currency).toHaveValue('USDT');
+    await tabTo(page, page.getByTestId('transfer-amount'));
+    await page.keyboard.type('5');
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('transfer-check')).toBeFocused();
+    await tabTo(page, page.getByTestId('transfer-send'));
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('transfer-result').locator('h2')).toBeFocused();
+
+    // The logout dialog: opened from the keyboard, closed by Escape, focus back on its opener.
+    const logout = page.locator('[data-logout]').filter({ visible: true }).first();
+    await tabTo(page, logout);
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('logout-dialog')).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('logout-dialog')).toBeHidden();
+    await expect(logout).toBeFocused();
     await context.close();
   });
 });

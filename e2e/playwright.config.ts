@@ -52,7 +52,8 @@ export default defineConfig({
   workers: 2,
   timeout: 30_000,
   expect: { timeout: 10_000 },
-  globalTimeout: 10 * 60_000,
+  // The axe-core walk over every page state (a11y.spec.ts) takes minutes on a busy machine.
+  globalTimeout: 20 * 60_000,
   reporter: 'list',
   use: {
     baseURL,

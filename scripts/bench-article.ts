@@ -25,17 +25,13 @@
  * starting core + BFF here).
  * Exit status 1 when a server failed, a scenario saw errors, or a target was missed.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import type { TLoadOptions, TLoadResult } from './bench-load.ts';
-import { canPin, cpuSeconds, median, pinned, stopChild } from './bench-common.ts';
-
-const root = join(import.meta.dirname, '..');
+import type { TLoadResult } from './bench-load.ts';
+import { QUIET, SERVER_CPU, canPin, cpuMeter, envNumber, freePort, median, pinned, root, runLoad, startProcess, startServer, stopAll, tempDir, usPer, waitForHealth } from './bench-common.ts';
 
 export type TArticleBenchOptions = {
   rounds?: number;
@@ -83,52 +79,9 @@ export type TArticleBenchResult = {
 
 const JS_LIMIT_BYTES = 10 * 1024;
 const MIN_RPS_RATIO = 0.5;
-const CORE_PORT = 4210;
-const BFF_PORT = 3210;
-const NGINX_PORT = 8210;
 const LIGHTHOUSE_VERSION = '13.5.0';
 const CHROMIUM = '/usr/bin/chromium';
 
-
-// ---------------------------------------------------------------------------------------------
-// Child processes
-
-type TChild = { name: string; child: ChildProcess; output: string[] };
-const children: TChild[] = [];
-
-function startChild(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): TChild {
-  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  const keep = (chunk: Buffer) => {
-    output.push(chunk.toString());
-    if (output.length > 50) output.shift();
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const entry = { name, child, output };
-  children.push(entry);
-  return entry;
-}
-
-async function stopChildren(): Promise<void> {
-  await Promise.all(children.splice(0).reverse().map(({ child }) => stopChild(child)));
-}
-
-async function waitFor(url: string, what: TChild, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (what.child.exitCode !== null) throw new Error(`${what.name} exited (${what.child.exitCode}):\n${what.output.join('')}`);
-    try {
-      const res = await fetch(url);
-      await res.arrayBuffer();
-      if (res.ok) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${what.name} not ready at ${url} within ${timeoutMs} ms:\n${what.output.join('')}`);
-}
 
 // ---------------------------------------------------------------------------------------------
 // nginx: Debian's package, a throw-away instance on a loopback port with its own config
@@ -175,6 +128,7 @@ async function startNginx(binary: string, dir: string, files: Record<string, Buf
     for (let d = dirname(file); d.startsWith(www) && d !== www; d = dirname(d)) chmodSync(d, 0o755);
     writeFileSync(file, bytes, { mode: 0o644 });
   }
+  const port = await freePort();
   const conf = join(dir, 'nginx.conf');
   writeFileSync(
     conf,
@@ -200,7 +154,7 @@ http {
   open_file_cache max=100 inactive=60s;
   open_file_cache_valid 60s;
   server {
-    listen 127.0.0.1:${NGINX_PORT};
+    listen 127.0.0.1:${port};
     root ${www};
     location / {
       gzip_static on;
@@ -211,44 +165,14 @@ http {
 }
 `,
   );
-  const [command, args] = pinned('0', binary, ['-e', join(dir, 'error.log'), '-p', dir, '-c', conf]);
-  const nginx = startChild('nginx', command, args, process.env);
-  const url = `http://127.0.0.1:${NGINX_PORT}`;
-  await waitFor(`${url}/${Object.keys(files)[0]}`, nginx, 15_000);
-  return { url, pid: nginx.child.pid ?? null };
+  const [command, args] = pinned(SERVER_CPU, binary, ['-e', join(dir, 'error.log'), '-p', dir, '-c', conf]);
+  const nginx = startProcess('nginx', command, args, process.env);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealth(`${url}/${Object.keys(files)[0]}`, nginx, 15_000);
+  return { url, pid: nginx.pid ?? null };
 }
-
-// ---------------------------------------------------------------------------------------------
-// Load: scripts/bench-load.ts in its own pinned process, as bench.ts does
-
 
 type TRun = TLoadResult & { cpuUsPerRequest: number | null };
-
-/** One measured run; `pids`: the server processes whose CPU time per request is reported. */
-function runLoad(options: TLoadOptions, pids: number[]): Promise<TRun> {
-  const [command, args] = pinned('1', process.execPath, ['scripts/bench-load.ts', JSON.stringify(options)]);
-  const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  const sample = () => pids.reduce<number | null>((sum, pid) => (sum === null ? null : ((v) => (v === null ? null : sum + v))(cpuSeconds(pid, true))), 0);
-  return new Promise((resolve, reject) => {
-    let result: TLoadResult | null = null;
-    let before: number | null = null;
-    let after: number | null = null;
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line === 'measuring') before = sample();
-      else if (line.startsWith('{')) {
-        after = sample();
-        result = JSON.parse(line) as TLoadResult;
-      }
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code !== 0 || !result) return reject(new Error(`load generator failed (exit ${code})`));
-      const r = result as TLoadResult;
-      const cpu = before !== null && after !== null && r.requests > 0 && pids.length ? ((after - before) * 1e6) / r.requests : null;
-      resolve({ ...r, cpuUsPerRequest: cpu });
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // JavaScript a signed-out visitor downloads
@@ -355,7 +279,7 @@ export async function runArticleBench(options: TArticleBenchOptions = {}): Promi
     connections: options.connections ?? 50,
   };
   const article = options.article ?? '/article/fees';
-  const dir = mkdtempSync(join(tmpdir(), 'obmen-bench-article-'));
+  const dir = tempDir('obmen-bench-article-');
   let siteDist: { dir: string; remove: () => void } | null = null;
   try {
     const nginxBinary = ensureNginx(log);
@@ -366,18 +290,10 @@ export async function runArticleBench(options: TArticleBenchOptions = {}): Promi
     if (!options.bffUrl) siteDist = await snapshotSiteBuild(log);
     let bffPid: number | null = options.bffPid ?? null;
     if (!bffUrl) {
-      const quiet = { LOG_LEVEL: 'warn', NODE_ENV: 'production', HOST: '127.0.0.1' };
-      const coreEnv: NodeJS.ProcessEnv = { ...process.env, ...quiet, PORT: String(CORE_PORT), DATA_DIR: join(dir, 'pglite') };
-      delete coreEnv.DATABASE_URL;
-      const [coreCmd, coreArgs] = pinned('0', process.execPath, ['core/src/server.ts']);
-      const core = startChild('core', coreCmd, coreArgs, coreEnv);
-      await waitFor(`http://127.0.0.1:${CORE_PORT}/api/health`, core);
-      const bffEnv = { ...process.env, ...quiet, PORT: String(BFF_PORT), UPSTREAM_URL: `http://127.0.0.1:${CORE_PORT}`, LOG_REQUESTS: 'false', SITE_DIST: siteDist!.dir };
-      const [bffCmd, bffArgs] = pinned('0', process.execPath, ['bff/src/server.ts']);
-      const bff = startChild('bff', bffCmd, bffArgs, bffEnv);
-      bffPid = bff.child.pid ?? null;
-      bffUrl = `http://127.0.0.1:${BFF_PORT}`;
-      await waitFor(`${bffUrl}/local/healthcheck`, bff);
+      const core = await startServer({ name: 'core', script: 'core/src/server.ts', env: { ...QUIET, DATA_DIR: join(dir, 'pglite') }, health: '/api/health' });
+      const bff = await startServer({ name: 'bff', script: 'bff/src/server.ts', env: { ...QUIET, UPSTREAM_URL: core.url, SITE_DIST: siteDist!.dir }, health: '/local/healthcheck' });
+      bffPid = bff.pid ?? null;
+      bffUrl = bff.url;
       log(`[bench-article] core and BFF up (${bffUrl})`);
     }
     const pageUrl = bffUrl + article;
@@ -419,7 +335,12 @@ export async function runArticleBench(options: TArticleBenchOptions = {}): Promi
     const runs = new Map<string, TRun[]>(scenarios.map((s) => [s.id, []]));
     for (let round = 1; round <= settings.rounds; round++) {
       for (const s of scenarios) {
-        const run = await runLoad({ url: s.url, headers: s.headers, connections: settings.connections, duration: settings.duration, warmup: settings.warmup }, s.pids);
+        // The serving processes with their children (nginx: master + worker).
+        const measured = await runLoad(
+          { url: s.url, headers: s.headers, connections: settings.connections, duration: settings.duration, warmup: settings.warmup },
+          s.pids.length ? [cpuMeter(s.pids, true)] : [],
+        );
+        const run: TRun = { ...measured, cpuUsPerRequest: usPer(measured.cpuSeconds[0] ?? null, measured.requests) };
         runs.get(s.id)!.push(run);
         log(`[bench-article] round ${round}/${settings.rounds} ${s.id}: ${run.rps.toFixed(0)} req/s, p99 ${run.latencyMs.p99} ms, ${run.cpuUsPerRequest?.toFixed(0) ?? 'n/a'} CPU µs/req${run.errors + run.non2xx + run.timeouts ? `, ${run.errors} errors, ${run.non2xx} non-2xx` : ''}`);
       }
@@ -473,7 +394,7 @@ export async function runArticleBench(options: TArticleBenchOptions = {}): Promi
       ok,
     };
   } finally {
-    await stopChildren();
+    await stopAll();
     rmSync(dir, { recursive: true, force: true });
     siteDist?.remove();
   }
@@ -539,17 +460,13 @@ export function articleBenchTable(result: TArticleBenchResult): string {
 }
 
 if (import.meta.main) {
-  const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
   const out = process.env.BENCH_OUT ?? join(root, 'bench-article-results.json');
-  const stop = () => void stopChildren().then(() => process.exit(130));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   try {
     const result = await runArticleBench({
-      rounds: num('BENCH_ROUNDS', 3),
-      duration: num('BENCH_DURATION', 8),
-      warmup: num('BENCH_WARMUP', 2),
-      connections: num('BENCH_CONNECTIONS', 50),
+      rounds: envNumber('BENCH_ROUNDS', 3, { min: 1 }),
+      duration: envNumber('BENCH_DURATION', 8, { min: 1 }),
+      warmup: envNumber('BENCH_WARMUP', 2),
+      connections: envNumber('BENCH_CONNECTIONS', 50, { min: 1 }),
       article: process.env.BENCH_ARTICLE ?? '/article/fees',
       lighthouse: process.env.BENCH_LIGHTHOUSE !== '0',
       ...(process.env.BENCH_BFF_URL ? { bffUrl: process.env.BENCH_BFF_URL } : {}),
@@ -564,7 +481,7 @@ if (import.meta.main) {
     process.exit(result.ok ? 0 : 1);
   } catch (err) {
     console.error(`[bench-article] ${err instanceof Error ? err.stack : String(err)}`);
-    await stopChildren();
+    await stopAll();
     process.exit(1);
   }
 }

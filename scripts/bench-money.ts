@@ -17,7 +17,7 @@
  * to a CPU unless BENCH_MONEY_PIN=true (see `pin` below).
  *
  *   node scripts/bench-money.ts                      all runs, a Markdown table on stdout
- *   import { runMoneyBench } from './bench-money.ts' the same from scripts/bench.ts
+ *   import { runMoneyBench } from './bench-money.ts' the same from another script
  *
  * Knobs (environment): BENCH_MONEY_DURATION (8 s), BENCH_MONEY_WARMUP (2 s),
  * BENCH_MONEY_CONNECTIONS (64 on PostgreSQL, 16 on PGlite), BENCH_MONEY_ENGINES (postgres,pglite),
@@ -30,17 +30,10 @@
  * BENCH_MONEY_PIN=true (servers on CPU 0 and the load generator on CPU 1, with taskset).
  * Exit status 1 when a run saw errors or non-2xx answers, or an invariant was violated.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
-import { canPin, cpuSeconds, median, pinned, stopChild } from './bench-common.ts';
-
-const root = join(import.meta.dirname, '..');
+import { QUIET, canPin, cpuMeter, envList, envNumber, median, root, runLoad, startServer, stopProcess, tempDir, usPer, type TMeasuredLoad, type TMeter, type TServer } from './bench-common.ts';
 
 export type TMoneyEngine = 'postgres' | 'pglite';
 export type TMoneyPath = 'core' | 'bff';
@@ -83,35 +76,22 @@ const USERS = 100;
 const FUNDS = 1_000_000_000_000n; // 1 000 000 USDT (6 decimals)
 const AMOUNT = '0.1';
 
-// ---- the load generator (a child process: `--load <json>`) ----------------------------------
+// ---- the load: autocannon (scripts/bench-load.ts) with requests made here -------------------
 
-type TLoadPlan = {
-  url: string;
+/** What the load generator needs to make transfers (sent to it as JSON). */
+export type TTransferPlan = {
   /** The BFF takes the session as the remember_token cookie, the core as a Bearer token. */
   viaBff: boolean;
   tokens: string[];
   accountIds: number[];
+  /** Only between the first two users, both ways. */
   hot: boolean;
+  /** Prefix of the idempotency keys: the transfers of this run are found by it afterwards. */
   runId: string;
-  connections: number;
-  duration: number;
-  warmup: number;
 };
 
-type TLoadOutcome = { requests: number; rps: number; p50: number; p99: number; non2xx: number; errors: number; ok: number };
-
-type TAutocannonResult = {
-  requests: { total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  duration: number;
-  '2xx': number;
-};
-
-async function load(plan: TLoadPlan, onMeasuring: () => void): Promise<TLoadOutcome> {
-  const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Record<string, unknown>) => Promise<TAutocannonResult>;
+/** autocannon's requests for POST /api/transfer: random sender and receiver, a fresh idempotency key each (run by bench-load.ts). */
+export function transferRequests(plan: TTransferPlan): object[] {
   let counter = 0;
   const users = plan.hot ? 2 : plan.tokens.length;
   const setupRequest = (request: Record<string, unknown>) => {
@@ -127,28 +107,7 @@ async function load(plan: TLoadPlan, onMeasuring: () => void): Promise<TLoadOutc
     request.body = `account_id=${plan.accountIds[to]}&currency=USDT&amount=${AMOUNT}`;
     return request;
   };
-  const run = (duration: number) =>
-    autocannon({
-      url: plan.url,
-      connections: plan.connections,
-      duration,
-      timeout: 10,
-      requests: [{ method: 'POST', path: '/api/transfer', setupRequest }],
-    });
-  let ok = 0;
-  if (plan.warmup > 0) ok += (await run(plan.warmup))['2xx'];
-  onMeasuring();
-  const result = await run(plan.duration);
-  ok += result['2xx'];
-  return {
-    requests: result.requests.total,
-    rps: result['2xx'] / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    ok,
-  };
+  return [{ method: 'POST', path: '/api/transfer', setupRequest }];
 }
 
 // ---- servers --------------------------------------------------------------------------------
@@ -160,89 +119,14 @@ async function load(plan: TLoadPlan, onMeasuring: () => void): Promise<TLoadOutc
  * would on a two-CPU server.
  */
 const pin = canPin && process.env.BENCH_MONEY_PIN === 'true';
-const command = (cpu: string, args: string[]) => pinned(cpu, process.execPath, args, pin);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-type TServer = { child: ChildProcess; url: string; output: string[] };
-
-async function startServer(script: string, env: Record<string, string>, health: string, nodeArgs: string[] = []): Promise<TServer> {
-  const port = await freePort();
-  const [cmd, args] = command('0', [...nodeArgs, script]);
-  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  const keep = (chunk: Buffer) => {
-    output.push(chunk.toString());
-    if (output.length > 50) output.shift();
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) break;
-    try {
-      if ((await fetch(url + health)).ok) return { child, url, output };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${script} did not start:\n${output.join('')}`);
-}
-
-const stopServer = (server: TServer | null) => (server ? stopChild(server.child, 10_000) : Promise.resolve());
-
-/** A process whose CPU time is measured during the load: () => CPU seconds so far, or null. */
-type TMeter = () => number | null;
-
-/**
- * The load generator's run; `meters` are read when it starts measuring and when it ends, and
- * come back as CPU µs per transfer, then the load generator's own (taskset runs the command as
- * its child: the node process is the one that exec'd, same pid).
- */
-function runLoadProcess(plan: TLoadPlan, meters: TMeter[]): Promise<TLoadOutcome & { cpuUs: Array<number | null> }> {
-  const [cmd, args] = command('1', [join(root, 'scripts/bench-money.ts'), '--load', JSON.stringify(plan)]);
-  const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  const all = [...meters, () => cpuSeconds(child.pid)];
-  return new Promise((resolve, reject) => {
-    let outcome: TLoadOutcome | null = null;
-    let before: Array<number | null> = [];
-    let after: Array<number | null> = [];
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line === 'measuring') before = all.map((meter) => meter());
-      else if (line.startsWith('{')) {
-        after = all.map((meter) => meter());
-        outcome = JSON.parse(line) as TLoadOutcome;
-      }
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code !== 0 || !outcome) return reject(new Error(`load generator failed (exit ${code})`));
-      const done = outcome.rps * plan.duration;
-      const cpuUs = all.map((_, i) => (after[i] != null && before[i] != null && done > 0 ? ((after[i]! - before[i]!) * 1e6) / done : null));
-      resolve({ ...outcome, cpuUs });
-    });
-  });
-}
 
 /** The PostgreSQL server's CPU time (postmaster and its backends) when it runs on this machine and /proc shows it. */
-async function postgresMeter(database: TDatabase): Promise<TMeter> {
+export async function postgresMeter(database: TDatabase): Promise<TMeter> {
   const db = await database.open();
   try {
     const [row] = await db.query<{ dir: string }>("SELECT current_setting('data_directory') AS dir");
     const pid = Number(readFileSync(join(row!.dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    return () => cpuSeconds(pid, true);
+    return cpuMeter([pid], true);
   } catch {
     return () => null;
   } finally {
@@ -252,13 +136,13 @@ async function postgresMeter(database: TDatabase): Promise<TMeter> {
 
 // ---- databases ------------------------------------------------------------------------------
 
-type TDatabase = { env: Record<string, string>; open: () => Promise<import('../core/src/db/index.ts').Db>; drop: () => Promise<void> };
+export type TDatabase = { env: Record<string, string>; open: () => Promise<import('../core/src/db/index.ts').Db>; drop: () => Promise<void> };
 
-async function freshDatabase(engine: TMoneyEngine): Promise<TDatabase> {
+export async function freshDatabase(engine: TMoneyEngine): Promise<TDatabase> {
   const { openDb } = await import('../core/src/db/index.ts');
-  const silent = { error: () => {} };
+  const silent = { error: () => {}, warn: () => {}, info: () => {} };
   if (engine === 'pglite') {
-    const dir = mkdtempSync(join(tmpdir(), 'obmen-bench-money-'));
+    const dir = tempDir('obmen-bench-money-');
     const dataDir = join(dir, 'pglite');
     return {
       env: { DATA_DIR: dataDir },
@@ -286,9 +170,9 @@ async function freshDatabase(engine: TMoneyEngine): Promise<TDatabase> {
   };
 }
 
-type TPrepared = { tokens: string[]; accountIds: number[]; sums: Record<string, string> };
+export type TPrepared = { tokens: string[]; accountIds: number[]; sums: Record<string, string> };
 
-async function prepare(database: TDatabase): Promise<TPrepared> {
+export async function prepare(database: TDatabase): Promise<TPrepared> {
   const { migrate } = await import('../core/src/db/migrate.ts');
   const { seedDemoData } = await import('../core/src/seed/demo.ts');
   const { createFixtureUser, fund } = await import('../core/test/fixtures.ts');
@@ -317,7 +201,7 @@ async function sums(db: import('../core/src/db/index.ts').Db): Promise<Record<st
   return Object.fromEntries(rows.map((row) => [row.currency, row.total]));
 }
 
-async function verify(database: TDatabase, before: Record<string, string>, runId: string): Promise<{ violations: string[]; stored: number }> {
+export async function verify(database: TDatabase, before: Record<string, string>, runId: string): Promise<{ violations: string[]; stored: number }> {
   const { checkLedger } = await import('../core/src/domains/ledger/invariants.ts');
   const db = await database.open();
   try {
@@ -347,25 +231,12 @@ export type TMoneyBenchOptions = {
   log?: (line: string) => void;
 };
 
-const list = <T extends string>(name: string, all: T[]): T[] => {
-  const raw = process.env[name];
-  if (!raw) return all;
-  const picked = raw.split(',').map((s) => s.trim()).filter(Boolean) as T[];
-  const unknown = picked.filter((item) => !all.includes(item));
-  if (unknown.length) throw new Error(`${name}: unknown ${unknown.join(', ')} (have ${all.join(', ')})`);
-  return picked;
-};
-const number = (name: string, fallback: number) => {
-  const raw = process.env[name];
-  const value = raw ? Number(raw) : fallback;
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number, got "${raw}"`);
-  return value;
-};
+const number = (name: string, fallback: number) => envNumber(name, fallback, { fraction: true });
 
 export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<TMoneyRun[]> {
-  const engines = options.engines ?? list('BENCH_MONEY_ENGINES', ['postgres', 'pglite']);
-  const paths = options.paths ?? list('BENCH_MONEY_PATHS', ['core', 'bff']);
-  const scenarios = options.scenarios ?? list('BENCH_MONEY_SCENARIOS', ['spread', 'hot']);
+  const engines = options.engines ?? envList('BENCH_MONEY_ENGINES', ['postgres', 'pglite'] as const);
+  const paths = options.paths ?? envList('BENCH_MONEY_PATHS', ['core', 'bff'] as const);
+  const scenarios = options.scenarios ?? envList('BENCH_MONEY_SCENARIOS', ['spread', 'hot'] as const);
   const duration = options.duration ?? number('BENCH_MONEY_DURATION', 8);
   const warmup = options.warmup ?? number('BENCH_MONEY_WARMUP', 2);
   const rounds = Math.max(1, options.rounds ?? number('BENCH_MONEY_ROUNDS', 3));
@@ -388,40 +259,55 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
         const database = await freshDatabase(engine);
         let core: TServer | null = null;
         let bff: TServer | null = null;
+        type TOutcome = TMeasuredLoad & { cpuUs: Array<number | null> };
         try {
           const prepared = await prepare(database);
-          const quiet = { LOG_LEVEL: 'warn', NODE_ENV: 'production' };
-          const coreArgs = process.env.BENCH_MONEY_CORE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-          core = await startServer('core/src/server.ts', { ...quiet, ...database.env, ...(pool ? { DB_POOL_SIZE: String(pool) } : {}) }, '/api/health', coreArgs);
+          const nodeArgs = (name: string) => process.env[name]?.split(' ').filter(Boolean) ?? [];
+          core = await startServer({
+            name: 'core',
+            script: 'core/src/server.ts',
+            env: { ...QUIET, ...database.env, ...(pool ? { DB_POOL_SIZE: String(pool) } : {}) },
+            health: '/api/health',
+            nodeArgs: nodeArgs('BENCH_MONEY_CORE_NODE_ARGS'),
+            pin,
+          });
           if (path === 'bff') {
-            const bffArgs = process.env.BENCH_MONEY_BFF_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-            bff = await startServer('bff/src/server.ts', { ...quiet, UPSTREAM_URL: core.url, LOG_REQUESTS: 'false', SITE_DIST: siteDist }, '/local/healthcheck', bffArgs);
+            bff = await startServer({
+              name: 'bff',
+              script: 'bff/src/server.ts',
+              env: { ...QUIET, UPSTREAM_URL: core.url, SITE_DIST: siteDist },
+              health: '/local/healthcheck',
+              nodeArgs: nodeArgs('BENCH_MONEY_BFF_NODE_ARGS'),
+              pin,
+            });
           }
-          const meters: TMeter[] = [core, ...(bff ? [bff] : [])].map((server) => () => cpuSeconds(server.child.pid));
+          const meters: TMeter[] = [core, ...(bff ? [bff] : [])].map((server) => cpuMeter([server.pid]));
           if (engine === 'postgres') meters.push(await postgresMeter(database));
-          const outcomes: Awaited<ReturnType<typeof runLoadProcess>>[] = [];
-          const plan: TLoadPlan = {
-            url: (bff ?? core).url,
-            viaBff: path === 'bff',
-            tokens: prepared.tokens,
-            accountIds: prepared.accountIds,
-            hot: scenario === 'hot',
-            runId,
-            connections: connectionsFor(engine),
-            duration,
-            warmup,
+          const outcomes: TOutcome[] = [];
+          const transfers: TTransferPlan = { viaBff: path === 'bff', tokens: prepared.tokens, accountIds: prepared.accountIds, hot: scenario === 'hot', runId };
+          const url = (bff ?? core).url;
+          const measure = async (): Promise<TOutcome> => {
+            const run = await runLoad(
+              { url, connections: connectionsFor(engine), duration, warmup, requestsFrom: { module: 'scripts/bench-money.ts', name: 'transferRequests', plan: transfers } },
+              meters,
+              pin,
+            );
+            // Transfers per second: 2xx answers only; CPU per transfer of the measured part.
+            const rps = run.ok / run.seconds;
+            const done = rps * duration;
+            return { ...run, rps, cpuUs: [...run.cpuSeconds, run.loadgenCpuSeconds].map((used) => usPer(used, done)) };
           };
           for (let round = 1; round <= rounds; round++) {
-            const outcome = await runLoadProcess(plan, meters);
+            const outcome = await measure();
             outcomes.push(outcome);
-            log(`${id} round ${round}/${rounds}: ${outcome.rps.toFixed(0)} transfers/s, p99 ${outcome.p99} ms, ${outcome.non2xx} non-2xx, ${outcome.errors} errors`);
+            log(`${id} round ${round}/${rounds}: ${outcome.rps.toFixed(0)} transfers/s, p99 ${outcome.latencyMs.p99} ms, ${outcome.non2xx} non-2xx, ${outcome.errors + outcome.timeouts} errors`);
           }
-          await stopServer(bff);
-          await stopServer(core);
+          await stopProcess(bff);
+          await stopProcess(core);
           bff = core = null;
           const { violations, stored } = await verify(database, prepared.sums, runId);
-          const sum = (pick: (o: TLoadOutcome) => number) => outcomes.reduce((total, o) => total + pick(o), 0);
-          const answered = sum((o) => o.ok);
+          const sum = (pick: (o: TOutcome) => number) => outcomes.reduce((total, o) => total + pick(o), 0);
+          const answered = sum((o) => o.ok + o.warmupOk);
           // Requests still in flight when a timed run ends are applied but not counted: at most one per connection per run.
           if (stored < answered || stored > answered + 2 * rounds * connectionsFor(engine)) violations.push(`${answered} transfers answered 2xx but ${stored} stored`);
           const mid = (pick: (o: (typeof outcomes)[number]) => number | null | undefined) => {
@@ -442,11 +328,11 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
             bffCpuUs: path === 'bff' ? mid((o) => o.cpuUs[1]) : null,
             pgCpuUs: engine === 'postgres' ? mid((o) => o.cpuUs.at(-2)) : null,
             loadCpuUs: mid((o) => o.cpuUs.at(-1)),
-            p50Ms: mid((o) => o.p50)!,
-            p99Ms: mid((o) => o.p99)!,
+            p50Ms: mid((o) => o.latencyMs.p50)!,
+            p99Ms: mid((o) => o.latencyMs.p99)!,
             requests: sum((o) => o.requests),
             non2xx: sum((o) => o.non2xx),
-            errors: sum((o) => o.errors),
+            errors: sum((o) => o.errors + o.timeouts),
             answered,
             stored,
             violations,
@@ -459,8 +345,8 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
               `invariants ${violations.length ? `VIOLATED: ${violations.join('; ')}` : 'hold'}`,
           );
         } finally {
-          await stopServer(bff);
-          await stopServer(core);
+          await stopProcess(bff);
+          await stopProcess(core);
           await database.drop();
         }
       }
@@ -484,13 +370,6 @@ export function moneyTable(runs: TMoneyRun[]): string {
 }
 
 if (import.meta.main) {
-  const loadIndex = process.argv.indexOf('--load');
-  if (loadIndex > 0) {
-    const plan = JSON.parse(process.argv[loadIndex + 1] ?? '') as TLoadPlan;
-    const outcome = await load(plan, () => process.stdout.write('measuring\n'));
-    process.stdout.write(`${JSON.stringify(outcome)}\n`);
-    process.exit(0);
-  }
   const started = Date.now();
   const runs = await runMoneyBench();
   const header =

@@ -21,16 +21,9 @@
  * BENCH_DATABASE_URL (run the core on PostgreSQL instead of PGlite), SITE_DIST (site build).
  * Exit status 1 when a scenario saw errors or non-2xx answers, or a server failed to start.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { TLoadOptions, TLoadResult } from './bench-load.ts';
-import { canPin, cpuSeconds, median, pinned, stopChild } from './bench-common.ts';
-
-const root = join(import.meta.dirname, '..');
+import { LOADGEN_CPU, QUIET, SERVER_CPU, canPin, cpuMeter, envNumber, loadAverage, median, root, runLoad, startServer, stopAll, tempDir, usPer, type TMeasuredLoad, type TServer as TStarted } from './bench-common.ts';
 
 // ---------------------------------------------------------------------------------------------
 // What is measured. Later issues add scenarios (article page against nginx, transfers/s, …):
@@ -41,7 +34,6 @@ type TServerId = 'core' | 'bff' | 'stub' | 'bff-stub';
 type TServer = {
   id: TServerId;
   script: string;
-  port: number;
   health: string;
   /** Started first; their URL is available to env(). */
   needs?: TServerId[];
@@ -74,15 +66,14 @@ type TComparison = {
   maxP99Ratio?: number;
 };
 
-const dataDir = mkdtempSync(join(tmpdir(), 'obmen-bench-'));
-const quiet = { LOG_LEVEL: 'warn', NODE_ENV: process.env.BENCH_NODE_ENV ?? 'production', HOST: '127.0.0.1' };
+const dataDir = tempDir('obmen-bench-');
+const quiet = { ...QUIET, NODE_ENV: process.env.BENCH_NODE_ENV ?? 'production' };
 const siteDist: Record<string, string> = process.env.SITE_DIST ? { SITE_DIST: process.env.SITE_DIST } : {};
 
 const SERVERS: TServer[] = [
   {
     id: 'core',
     script: 'core/src/server.ts',
-    port: 4200,
     health: '/api/health',
     env: () => ({
       ...quiet,
@@ -92,19 +83,17 @@ const SERVERS: TServer[] = [
   {
     id: 'bff',
     script: 'bff/src/server.ts',
-    port: 3200,
     health: '/local/healthcheck',
     needs: ['core'],
-    env: (url) => ({ ...quiet, ...siteDist, UPSTREAM_URL: url('core'), LOG_REQUESTS: 'false' }),
+    env: (url) => ({ ...quiet, ...siteDist, UPSTREAM_URL: url('core') }),
   },
-  { id: 'stub', script: 'scripts/bench-stub.ts', port: 4201, health: '/api/health', env: () => ({}) },
+  { id: 'stub', script: 'scripts/bench-stub.ts', health: '/api/health', env: () => ({}) },
   {
     id: 'bff-stub',
     script: 'bff/src/server.ts',
-    port: 3201,
     health: '/local/healthcheck',
     needs: ['stub'],
-    env: (url) => ({ ...quiet, ...siteDist, UPSTREAM_URL: url('stub'), LOG_REQUESTS: 'false' }),
+    env: (url) => ({ ...quiet, ...siteDist, UPSTREAM_URL: url('stub') }),
   },
 ];
 
@@ -139,20 +128,12 @@ const COMPARISONS: TComparison[] = [
 // ---------------------------------------------------------------------------------------------
 
 const settings = {
-  rounds: positiveInt('BENCH_ROUNDS', 3),
-  duration: positiveInt('BENCH_DURATION', 8),
-  warmup: positiveInt('BENCH_WARMUP', 2, true),
-  connections: positiveInt('BENCH_CONNECTIONS', 50),
+  rounds: envNumber('BENCH_ROUNDS', 3, { min: 1 }),
+  duration: envNumber('BENCH_DURATION', 8, { min: 1 }),
+  warmup: envNumber('BENCH_WARMUP', 2),
+  connections: envNumber('BENCH_CONNECTIONS', 50, { min: 1 }),
   out: process.env.BENCH_OUT ?? join(root, 'bench-results.json'),
 };
-
-function positiveInt(name: string, fallback: number, zeroOk = false): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < (zeroOk ? 0 : 1)) throw new Error(`${name} must be a whole number${zeroOk ? '' : ' above 0'}, got "${raw}"`);
-  return value;
-}
 
 const only = process.env.BENCH_ONLY?.split(',').map((id) => id.trim()).filter(Boolean);
 const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS;
@@ -161,147 +142,44 @@ if (only) {
   if (unknown.length) throw new Error(`BENCH_ONLY: no scenario ${unknown.join(', ')} (have: ${SCENARIOS.map((s) => s.id).join(', ')})`);
 }
 
-// Pinning: servers on CPU 0, the load generator on CPU 1.
-const SERVER_CPU = '0';
-const LOADGEN_CPU = '1';
-
-const pinnedNode = (cpu: string, args: string[]) => pinned(cpu, process.execPath, args);
-
 // ---------------------------------------------------------------------------------------------
-// Servers
+// Servers (each after those it needs) and one measured run per scenario
 
-type TRunning = { server: TServer; child: ChildProcess; url: string; output: string[] };
-const running = new Map<TServerId, TRunning>();
+const running = new Map<TServerId, TStarted>();
 const serverById = (id: TServerId) => SERVERS.find((s) => s.id === id)!;
-const urlOf = (id: TServerId) => `http://127.0.0.1:${serverById(id).port}`;
-
-/** Something already listening there would answer the health check in our server's place. */
-function portInUse(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
+const urlOf = (id: TServerId) => running.get(id)!.url;
 
 async function start(id: TServerId): Promise<void> {
   if (running.has(id)) return;
   const server = serverById(id);
   for (const need of server.needs ?? []) await start(need);
-  if (await portInUse(server.port)) throw new Error(`port ${server.port} (for ${id}) is already in use: another bench running?`);
-  const env: NodeJS.ProcessEnv = { ...process.env, ...server.env(urlOf), PORT: String(server.port) };
-  if (!('DATABASE_URL' in server.env(urlOf))) delete env.DATABASE_URL;
-  if (!('UPSTREAM_URL' in server.env(urlOf))) delete env.UPSTREAM_URL;
-  const [command, args] = pinnedNode(SERVER_CPU, [server.script]);
-  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  const keep = (chunk: Buffer) => {
-    output.push(chunk.toString());
-    if (output.length > 50) output.shift();
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const entry: TRunning = { server, child, url: urlOf(id), output };
-  running.set(id, entry);
-  child.once('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`[bench] ${id} exited early (${signal ?? code}):\n${output.join('')}`);
-      void shutdown(1);
-    }
+  const started = await startServer({ name: id, script: server.script, env: server.env(urlOf), health: server.health });
+  running.set(id, started);
+  console.error(`[bench] ${id} up at ${started.url} (pid ${started.pid})`);
+}
+
+type TRun = TMeasuredLoad & { cpuUsPerRequest: Partial<Record<TServerId, number>> };
+
+async function measure(scenario: TScenario): Promise<TRun> {
+  const ids = [...running.keys()];
+  const run = await runLoad(
+    {
+      url: urlOf(scenario.server) + scenario.path,
+      method: scenario.method,
+      headers: scenario.headers,
+      body: scenario.body,
+      connections: scenario.connections ?? settings.connections,
+      duration: settings.duration,
+      warmup: settings.warmup,
+    },
+    ids.map((id) => cpuMeter([running.get(id)!.pid])),
+  );
+  const cpuUsPerRequest: Partial<Record<TServerId, number>> = {};
+  ids.forEach((id, i) => {
+    const us = usPer(run.cpuSeconds[i] ?? null, run.requests);
+    if (us !== null) cpuUsPerRequest[id] = us;
   });
-  await waitForHealth(entry, 90_000);
-  console.error(`[bench] ${id} up at ${entry.url} (pid ${child.pid})`);
-}
-
-async function waitForHealth({ server, url, output }: TRunning, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(url + server.health);
-      await res.arrayBuffer();
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${server.id} not healthy at ${url}${server.health} within ${timeoutMs} ms:\n${output.join('')}`);
-}
-
-const stopOne = ({ child }: TRunning) => stopChild(child);
-
-let stopping = false;
-async function stopAll(): Promise<void> {
-  stopping = true;
-  // The BFFs first, so that they don't log their upstream going away; then the upstreams.
-  const all = [...running.values()];
-  await Promise.all(all.filter((r) => r.server.needs?.length).map(stopOne));
-  await Promise.all(all.filter((r) => !r.server.needs?.length).map(stopOne));
-  running.clear();
-}
-// Whatever way this process ends, no server outlives it.
-process.once('exit', () => {
-  for (const { child } of running.values()) child.kill('SIGKILL');
-});
-
-async function shutdown(code: number): Promise<never> {
-  await stopAll();
-  rmSync(dataDir, { recursive: true, force: true });
-  process.exit(code);
-}
-process.once('SIGINT', () => void shutdown(130));
-process.once('SIGTERM', () => void shutdown(143));
-
-// ---------------------------------------------------------------------------------------------
-// CPU time of the server processes, from /proc (Linux); null elsewhere.
-
-function cpuSnapshot(): Map<TServerId, number | null> {
-  return new Map([...running.entries()].map(([id, r]) => [id, cpuSeconds(r.child.pid)]));
-}
-
-// ---------------------------------------------------------------------------------------------
-// One measured run: the load generator in its own pinned process.
-
-type TRun = TLoadResult & { cpuUsPerRequest: Partial<Record<TServerId, number>> };
-
-function runLoad(scenario: TScenario): Promise<TRun> {
-  const options: TLoadOptions = {
-    url: urlOf(scenario.server) + scenario.path,
-    method: scenario.method,
-    headers: scenario.headers,
-    body: scenario.body,
-    connections: scenario.connections ?? settings.connections,
-    duration: settings.duration,
-    warmup: settings.warmup,
-  };
-  const [command, args] = pinnedNode(LOADGEN_CPU, ['scripts/bench-load.ts', JSON.stringify(options)]);
-  const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let before: Map<TServerId, number | null> | null = null;
-    let result: TLoadResult | null = null;
-    let after: Map<TServerId, number | null> | null = null;
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line === 'measuring') before = cpuSnapshot();
-      else if (line.startsWith('{')) {
-        after = cpuSnapshot();
-        result = JSON.parse(line) as TLoadResult;
-      }
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code !== 0 || !result || !before || !after) return reject(new Error(`load generator failed (exit ${code})`));
-      const cpuUsPerRequest: Partial<Record<TServerId, number>> = {};
-      for (const [id, end] of after as Map<TServerId, number | null>) {
-        const begin = (before as Map<TServerId, number | null>).get(id);
-        if (end === null || begin === null || begin === undefined || result.requests === 0) continue;
-        cpuUsPerRequest[id] = ((end - begin) * 1e6) / result.requests;
-      }
-      resolve({ ...(result as TLoadResult), cpuUsPerRequest });
-    });
-  });
+  return { ...run, cpuUsPerRequest };
 }
 
 async function checkOnce(scenario: TScenario): Promise<void> {
@@ -314,9 +192,13 @@ async function checkOnce(scenario: TScenario): Promise<void> {
   if (problem) throw new Error(`${scenario.id}: ${urlOf(scenario.server)}${scenario.path} answered wrongly before the load: ${problem}`);
 }
 
+async function shutdown(code: number): Promise<never> {
+  await stopAll();
+  process.exit(code);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Summaries
-
 
 type TSummary = {
   id: string;
@@ -395,15 +277,6 @@ function table(summaries: TSummary[], comparisons: TCompared[]): string {
 
 // ---------------------------------------------------------------------------------------------
 
-/** The machine's 1-minute load average (Linux): other work on it disturbs every figure. */
-function loadAverage(): number | null {
-  try {
-    return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
-  } catch {
-    return null;
-  }
-}
-
 try {
   const started = Date.now();
   const loadBefore = loadAverage();
@@ -417,7 +290,7 @@ try {
   const runs = new Map<string, TRun[]>(scenarios.map((s) => [s.id, []]));
   for (let round = 1; round <= settings.rounds; round++) {
     for (const scenario of scenarios) {
-      const run = await runLoad(scenario);
+      const run = await measure(scenario);
       runs.get(scenario.id)!.push(run);
       console.error(
         `[bench] round ${round}/${settings.rounds} ${scenario.id}: ${fmt(run.rps)} req/s, p99 ${run.latencyMs.p99} ms` +

@@ -2,6 +2,7 @@ import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import react from '@astrojs/react';
 import { CSP_DIRECTIVES } from '../shared/src/csp.ts';
+import { HMR_PATH } from '../shared/src/dev-server.ts';
 
 export default defineConfig({
   output: 'server',
@@ -13,4 +14,6 @@ export default defineConfig({
   compressHTML: true,
   devToolbar: { enabled: false },
   markdown: { syntaxHighlight: false },
+  // `pnpm dev`: the browser reaches the dev server through the BFF, hot reload included.
+  vite: { server: { ws: { path: HMR_PATH } } },
 });

@@ -11,6 +11,7 @@ import health from './plugins/health.ts';
 import language from './plugins/language.ts';
 import i18n from './plugins/i18n.ts';
 import site from './plugins/site.ts';
+import siteDev from './plugins/site-dev.ts';
 import frontLogger from './plugins/logger.ts';
 import pageCache from './page-cache/plugin.ts';
 import type { TClock } from './clock.ts';
@@ -30,7 +31,8 @@ export type TAppOptions = {
  * (the page cache's statistics) is visible on the instance that registered it.
  */
 const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendVersion, frontDoor, clock }) => {
-  const fv = frontendVersion ?? readFrontendVersion(config.SITE_DIST);
+  // The dev server's pages say "dev" too (site middleware), so no answer asks them to reload.
+  const fv = frontendVersion ?? (config.SITE_DEV_URL ? 'dev' : readFrontendVersion(config.SITE_DIST));
   await fastify.register(cookie);
   await fastify.register(securityHeaders);
   // Before every route: a cross-site state-changing request is refused before anything runs.
@@ -42,6 +44,11 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   // BFF-owned, never proxied: POST /api/logger/front (a specific route wins over the /api/* proxy).
   await fastify.register(frontLogger, { perMinute: config.FRONT_LOG_PER_MINUTE });
   await fastify.register(apiProxy, { config, frontendVersion: fv });
+  if (config.SITE_DEV_URL) {
+    // Development: the Astro dev server renders every page afresh, so no page cache either.
+    await fastify.register(siteDev, { devServerUrl: config.SITE_DEV_URL });
+    return;
+  }
   // Signed-out article pages from memory: at the front door, else before the Astro handler.
   if (config.PAGE_CACHE_TTL_MS > 0) {
     await fastify.register(pageCache, {

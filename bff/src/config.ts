@@ -13,6 +13,8 @@ const ZConfig = z.object({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   UPSTREAM_CONNECTIONS: z.coerce.number().int().min(1).max(1024).default(64),
   SITE_DIST: z.string().default(fileURLToPath(new URL('../../site/dist/', import.meta.url))),
+  /** Development (`pnpm dev`): pages, assets and hot reload come from this Astro dev server instead of SITE_DIST. */
+  SITE_DEV_URL: z.url({ protocol: /^http$/ }).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** Behind a load balancer: its address (Fastify trustProxy syntax). Alone: unset, the socket is the client. */
   TRUST_PROXY: z.string().optional(),
@@ -25,8 +27,14 @@ const ZConfig = z.object({
   PAGE_CACHE_MAX_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   /** Front-end logger: reports per client address per minute (429 beyond). */
   FRONT_LOG_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(30),
+}).refine((config) => !(config.SITE_DEV_URL && config.NODE_ENV === 'production'), {
+  path: ['SITE_DEV_URL'],
+  message: 'the Astro dev server is for development only (NODE_ENV=production)',
 });
 export type TConfig = z.infer<typeof ZConfig>;
+
+/** Every variable the BFF reads (.env.example and docs/ops.md list them all; a test checks). */
+export const CONFIG_VARIABLES = Object.keys(ZConfig.shape);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): TConfig {
   const result = ZConfig.safeParse(env);

@@ -30,8 +30,8 @@ export async function buildBff(upstreamUrl: string, env: Partial<Record<keyof TC
 }
 
 /** The real core on a fresh in-memory PGlite, listening on 127.0.0.1:<random>. */
-export async function startRealCore() {
-  const core = await buildCore('pglite');
+export async function startRealCore(overrides: Parameters<typeof buildCore>[1] = {}) {
+  const core = await buildCore('pglite', overrides);
   await core.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = core.app.server.address() as AddressInfo;
   return { ...core, url: `http://127.0.0.1:${port}` };

@@ -15,16 +15,25 @@ import walletRoutes from './domains/wallets/routes.ts';
 import exchangeRoutes from './domains/exchange/routes.ts';
 import transferRoutes from './domains/transfer/routes.ts';
 import devRoutes from './domains/dev/routes.ts';
+import verificationRoutes from './domains/verification/routes.ts';
+import storagePlugin from './plugins/storage.ts';
+import type { TFileStorage } from './storage/index.ts';
 import sessionPlugin from './plugins/session.ts';
 import mailPlugin from './plugins/mail.ts';
 import housekeepingPlugin from './plugins/housekeeping.ts';
 import { prepareDummyHash } from './domains/auth/passwords.ts';
 import { DEMO_ACCOUNT, findDemoAccountId, seedDemoBalances, seedDemoData } from './seed/demo.ts';
 
-export type TAppOptions = { config: TConfig; db?: Db };
+export type TAppOptions = {
+  config: TConfig;
+  db?: Db;
+  /** Tests hand in their own storage and clock. */
+  storage?: TFileStorage;
+  now?: () => Date;
+};
 
 /** The core as a plugin: server.ts listens, tests inject. */
-const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db }) => {
+const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, storage, now }) => {
   await fastify.register(localePlugin);
   await fastify.register(errorsPlugin);
   await fastify.register(dbPlugin, { config, db });
@@ -46,6 +55,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db }) => 
   await fastify.register(sessionPlugin);
   await fastify.register(mailPlugin, { config });
   await fastify.register(housekeepingPlugin);
+  await fastify.register(storagePlugin, { config, ...(storage ? { storage } : {}) });
   void prepareDummyHash();
   await fastify.register(siteRoutes);
   await fastify.register(contentRoutes);
@@ -56,8 +66,9 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db }) => 
   await fastify.register(walletRoutes);
   await fastify.register(exchangeRoutes);
   await fastify.register(transferRoutes);
+  await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   // The outbox viewer and the auth-type switch exist outside production only.
-  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes);
+  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL });
 };
 
 export default app;

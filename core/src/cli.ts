@@ -11,6 +11,8 @@
  * Transfers (cli/transfer.ts): transfer:set <CUR> key=value….
  * Ledger (cli/ledger.ts): balance:credit|balance:debit <account_id> <CUR> <amount> <reason…>,
  *   ledger:reverse <transaction id> <reason…>, ledger:check.
+ * Identity (cli/verification.ts): kyc:queue, kyc:show <id>, kyc:file <file id> <path>,
+ *   kyc:approve <id>, kyc:reject <id> --file side=reason[:note]… --retry|--final, kyc:limits.
  * Run a command without arguments for its usage.
  * DATABASE_URL / DATA_DIR select the database as for the server.
  */
@@ -37,7 +39,7 @@ if (!command) {
   process.exit(2);
 }
 const config = loadConfig();
-const db = await openDb(config, { error: (obj, msg) => console.error(msg, obj) });
+const db = await openDb(config, { error: (obj, msg) => console.error(msg, obj), warn: (obj, msg) => console.error(msg, obj), info: () => {} });
 try {
   await migrate(db);
   console.log(JSON.stringify(await command(db, args), null, 2));

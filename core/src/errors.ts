@@ -16,12 +16,23 @@ export const ERRORS = {
   not_found: { status: 404, key: 'error.not_found' },
   rate_limited: { status: 429, key: 'error.rate_limited' },
   internal: { status: 500, key: 'error.internal' },
+  database_unavailable: { status: 503, key: 'error.database_unavailable' },
   // accounts
   auth_type_disabled: { status: 403, key: 'auth.auth_type_disabled' },
   invalid_credentials: { status: 401, key: 'auth.invalid_credentials' },
   invalid_token: { status: 400, key: 'auth.invalid_token' },
   invalid_password: { status: 400, key: 'auth.invalid_current_password', field: 'current_password' },
   not_closable: { status: 409, key: 'notify.not_closable' },
+  field_verified: { status: 409, key: 'user.field_verified' },
+  // identity verification and uploads (the state conflicts name their reason by key)
+  verification_state: { status: 409, key: 'verification.read_only' },
+  files_missing: { status: 400, key: 'verification.files_missing' },
+  file_refused: { status: 415, key: 'files.type_not_allowed' },
+  file_too_large: { status: 413, key: 'files.too_large' },
+  too_many_files: { status: 413, key: 'files.too_many' },
+  not_multipart: { status: 415, key: 'files.not_multipart' },
+  bad_form: { status: 400, key: 'files.bad_form' },
+  upload_too_large: { status: 413, key: 'files.request_too_large' },
   // money: refusals of the SQL functions (code = the raised message) and of the services
   insufficient_funds: { status: 422, key: 'money.insufficient_funds', field: 'amount', fieldKey: 'money.field_insufficient_funds' },
   amount_not_positive: { status: 422, key: 'money.amount_not_positive', field: 'amount' },

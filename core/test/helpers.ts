@@ -10,13 +10,17 @@ export type TEngine = 'pglite' | 'postgres';
 /** PGlite always; PostgreSQL too when TEST_DATABASE_URL names one (the test command sets it). */
 export const ENGINES: TEngine[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
-const silent = { error: () => {} };
+const silent = { error: () => {}, warn: () => {}, info: () => {} };
 
 /**
  * A fresh, empty database: PGlite in memory, or a new PostgreSQL database created beside
  * TEST_DATABASE_URL and dropped by `drop()`. Nothing is shared between test files.
  */
-export async function openTestDb(engine: TEngine, poolSize = 16): Promise<{ db: Db; url?: string; drop: () => Promise<void> }> {
+export async function openTestDb(
+  engine: TEngine,
+  poolSize = 16,
+  timeouts: Partial<Pick<TConfig, 'DB_CONNECT_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'>> = {},
+): Promise<{ db: Db; url?: string; drop: () => Promise<void> }> {
   if (engine === 'pglite') {
     const db = await openDb({ DATA_DIR: 'memory://', DB_POOL_SIZE: 1 }, silent);
     return { db, drop: () => db.close() };
@@ -29,7 +33,7 @@ export async function openTestDb(engine: TEngine, poolSize = 16): Promise<{ db: 
   await adminClient.end();
   const url = new URL(admin.href);
   url.pathname = `/${name}`;
-  const db = await openDb({ DATABASE_URL: url.href, DATA_DIR: '', DB_POOL_SIZE: poolSize }, silent);
+  const db = await openDb({ DATABASE_URL: url.href, DATA_DIR: '', DB_POOL_SIZE: poolSize, ...timeouts }, silent);
   return {
     db,
     url: url.href,
@@ -44,17 +48,20 @@ export async function openTestDb(engine: TEngine, poolSize = 16): Promise<{ db: 
 }
 
 export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {}): TConfig {
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ...overrides });
+  // Generous database waits: a test machine under load must not turn a slow moment into a 503.
+  const waits = { DB_CONNECT_TIMEOUT_MS: '30000', DB_STATEMENT_TIMEOUT_MS: '30000' };
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ...waits, ...overrides });
 }
 
 /** The real core app on a fresh database, ready for `inject`. Close it with `close()`. */
-export async function build(engine: TEngine, overrides: Partial<Record<keyof TConfig, string>> = {}) {
-  const { db, drop } = await openTestDb(engine);
+export async function build(engine: TEngine, overrides: Partial<Record<keyof TConfig, string>> = {}, options: { now?: () => Date } = {}) {
   const config = testConfig(overrides);
+  const { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS } = config;
+  const { db, drop } = await openTestDb(engine, 16, { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS });
   // As server.ts: X-Forwarded-For counts only from TRUST_PROXY (inject comes from 127.0.0.1).
   // A generous plugin timeout: migrations on a loaded shared machine may take longer than Fastify's 10 s.
   const fastify: FastifyInstance = Fastify({ logger: false, trustProxy: config.TRUST_PROXY, pluginTimeout: 120_000 });
-  await fastify.register(app, { config, db });
+  await fastify.register(app, { config, db, ...options });
   await fastify.ready();
   return {
     app: fastify,

@@ -138,7 +138,7 @@ function optionalField(schema: z.ZodType<string>) {
     });
 }
 
-const ZName = ZVisibleText(64).regex(NAME, 'user.name_invalid');
+export const ZName = ZVisibleText(64).regex(NAME, 'user.name_invalid');
 
 export function isAdultOn(birthDate: string, today: Date, years = USER_MIN_AGE_YEARS): boolean {
   const [y, m, d] = birthDate.split('-').map(Number) as [number, number, number];
@@ -146,7 +146,7 @@ export function isAdultOn(birthDate: string, today: Date, years = USER_MIN_AGE_Y
   return Date.UTC(y, m - 1, d) <= limit.getTime();
 }
 
-const ZBirthDate = z
+export const ZBirthDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'user.birth_date_invalid')
   .refine((value) => {
@@ -162,7 +162,7 @@ const ZPhone = z
   .pipe(z.string().regex(/^\+[1-9]\d{6,14}$/, 'user.phone_invalid'));
 
 /** ISO 3166-1 alpha-2, any case in, upper case out. */
-const ZCountry = z
+export const ZCountry = z
   .string()
   .transform((value) => value.toUpperCase())
   .pipe(z.string().regex(/^[A-Z]{2}$/, 'user.country_invalid'));
@@ -200,6 +200,8 @@ export const ZUserInfo = z.object({
   country: z.string().nullable(),
   city: z.string().nullable(),
   address: z.string().nullable(),
+  /** 0: e-mail confirmed; 1: identity verified (names, birth date and country then read-only). */
+  verification_level: z.number().int(),
 });
 export type TUserInfo = z.infer<typeof ZUserInfo>;
 

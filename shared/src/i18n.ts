@@ -2,6 +2,7 @@ import { z } from 'zod';
 import ru from '../i18n/ru.json' with { type: 'json' };
 import en from '../i18n/en.json' with { type: 'json' };
 import { DEFAULT_LOCALE, isLocale, type TLocale } from './constants.ts';
+import { localizeVars } from './format.ts';
 export { MISSING_KEY_MESSAGE } from './constants.ts';
 
 const KEY = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
@@ -41,10 +42,12 @@ export function pickLocale(value: unknown): TLocale {
 
 /**
  * A tiny translator for code that must not pull i18next in (core mails, BFF errors).
- * `{{name}}` placeholders are replaced from `vars`.
+ * `{{name}}` placeholders are replaced from `vars`; decimal amounts among them are written the
+ * locale's way (localizeVars), so core's messages and refusals read "1 234,50" in Russian.
  */
 export function translate(locale: TLocale, key: TI18nKey, vars: Record<string, string | number> = {}): string {
   const template = DICTIONARIES[locale][key] ?? DICTIONARIES[DEFAULT_LOCALE][key];
   if (template === undefined) return key;
-  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name: string) => String(vars[name] ?? ''));
+  const shown = localizeVars(vars, locale);
+  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name: string) => String(shown[name] ?? ''));
 }

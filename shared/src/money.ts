@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AMOUNT_INPUT_PATTERN, MAX_AMOUNT_TEXT } from './format.ts';
 import { ZVisibleText } from './text.ts';
 
 /*
@@ -24,8 +25,6 @@ export const HISTORY_PAGE_SIZE = 20;
 export const HISTORY_MAX_PAGE_SIZE = 100;
 /** A CSV export holds at most this many rows (the newest of the filter). */
 export const HISTORY_CSV_MAX_ROWS = 10_000;
-/** Longest amount accepted as text: 38 digits of numeric(38,0) plus a point. */
-const MAX_AMOUNT_TEXT = 40;
 
 /** A malformed amount; `key` is an i18n key, `vars` its placeholders. */
 export class MoneyFormatError extends Error {
@@ -80,9 +79,20 @@ export function formatAmount(minor: bigint | string, precision: number): string 
   return `${negative ? '-' : ''}${whole}${precision > 0 ? `.${fraction}` : ''}`;
 }
 
-/** "1.000000" → "1", "0.00150000" → "0.0015": the same amount without trailing zeros, for messages. */
+/** "1.000000" → "1", "0.00150000" → "0.0015": the same amount without trailing zeros, still machine-readable. */
 export function stripTrailingZeros(text: string): string {
   return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
+}
+
+/** The exact sum of decimal strings (non-negative, any number of decimals): "0.10" + "0.005" → "0.105". */
+export function sumAmounts(values: readonly string[]): string {
+  const scale = Math.max(0, ...values.map((value) => (value.split('.')[1] ?? '').length));
+  let total = 0n;
+  for (const value of values) {
+    const [whole = '0', fraction = ''] = value.split('.');
+    total += BigInt((whole || '0') + fraction.padEnd(scale, '0'));
+  }
+  return formatAmount(total, scale);
 }
 
 /** An exact decimal: value = num / 10^scale. */
@@ -130,7 +140,7 @@ export const ZAmountText = z
   .trim()
   .min(1, 'validation.required')
   .max(MAX_AMOUNT_TEXT, 'money.amount_invalid')
-  .regex(/^(?:\d+(?:[.,]\d*)?|[.,]\d+)$/, 'money.amount_invalid');
+  .regex(AMOUNT_INPUT_PATTERN, 'money.amount_invalid');
 
 export const ZCurrencyCode = z
   .string({ error: (issue) => (issue.input === undefined ? 'validation.required' : 'money.currency_invalid') })
@@ -241,6 +251,8 @@ export const ZExchangePair = z.object({
   rate_inverse: z.string(),
   fee_percent: z.string(),
   fee_fixed: z.string(),
+  /** Fee and spread together against the mid-market rate, a fraction ("0.005995"); the fixed fee aside. */
+  cost_percent: z.string(),
   min: z.string(),
   max: z.string().nullable(),
 });
@@ -258,6 +270,9 @@ export const ZExchangeQuote = z.object({
   fee: z.string(),
   rate: z.string(),
   rate_inverse: z.string(),
+  /** What `amount` costs over the mid-market rate (fee and spread together), in src, and as a fraction of `amount`. */
+  cost: z.string(),
+  cost_percent: z.string(),
   limits: z.object({ min: z.string(), max: z.string().nullable() }),
   expires_at: z.string(),
   expires_in: z.number().int(),

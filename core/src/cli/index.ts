@@ -5,6 +5,7 @@ import { NOTIFY_COMMANDS } from './notifications.ts';
 import { RATES_COMMANDS } from './rates.ts';
 import { TRANSFER_COMMANDS } from './transfer.ts';
 import { LEDGER_COMMANDS } from './ledger.ts';
+import { VERIFICATION_COMMANDS } from './verification.ts';
 
 /** Every operator command by name, one file per domain. */
 export const COMMANDS: Record<string, TCommand> = {
@@ -14,4 +15,5 @@ export const COMMANDS: Record<string, TCommand> = {
   ...RATES_COMMANDS,
   ...TRANSFER_COMMANDS,
   ...LEDGER_COMMANDS,
+  ...VERIFICATION_COMMANDS,
 };

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { TConfig } from '../config.ts';
+import { databaseUnavailable, isConnectionFailure, trackOutage } from './outage.ts';
 
 export type TRow = Record<string, unknown>;
 
@@ -27,41 +28,70 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
-type Logger = { error: (obj: object, msg: string) => void };
+type Logger = {
+  error: (obj: object, msg: string) => void;
+  warn: (obj: object, msg: string) => void;
+  info: (obj: object, msg: string) => void;
+};
 
-export async function openDb(config: Pick<TConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_SIZE'>, log: Logger): Promise<Db> {
-  return config.DATABASE_URL
-    ? openPostgres(config.DATABASE_URL, config.DB_POOL_SIZE, log)
-    : openPglite(config.DATA_DIR);
+type TDbConfig = Pick<TConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_SIZE'> &
+  Partial<Pick<TConfig, 'DB_CONNECT_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'>>;
+
+export async function openDb(config: TDbConfig, log: Logger): Promise<Db> {
+  return config.DATABASE_URL ? openPostgres(config.DATABASE_URL, config, log) : openPglite(config.DATA_DIR);
 }
 
-async function openPostgres(url: string, max: number, log: Logger): Promise<Db> {
+async function openPostgres(url: string, config: TDbConfig, log: Logger): Promise<Db> {
   const { default: pg } = await import('pg');
   // numeric and int8 stay strings: money never passes through a float.
-  const pool = new pg.Pool({ connectionString: url, max });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: config.DB_POOL_SIZE,
+    // Bounds both opening a connection and waiting for a free one of the pool.
+    connectionTimeoutMillis: config.DB_CONNECT_TIMEOUT_MS ?? 0,
+    // Server-side: a statement running longer is cancelled and its transaction rolls back, and
+    // a transaction left idle that long (a stalled process) ends and frees its row locks.
+    statement_timeout: config.DB_STATEMENT_TIMEOUT_MS ?? 0,
+    idle_in_transaction_session_timeout: config.DB_STATEMENT_TIMEOUT_MS ?? 0,
+  });
+  const outage = trackOutage(log);
+  // A lost connection becomes one 503 per request and one log line per outage (outage.ts).
+  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await work();
+      outage.succeeded();
+      return result;
+    } catch (err) {
+      if (!isConnectionFailure(err)) throw err;
+      outage.failed(err);
+      throw databaseUnavailable(err);
+    }
+  };
   // An idle client that loses its connection emits here; without a listener the process dies.
-  pool.on('error', (err) => log.error({ err }, 'postgres pool client error'));
+  pool.on('error', (err) => (isConnectionFailure(err) ? outage.failed(err) : log.error({ err }, 'postgres pool client error')));
   const run = async <T extends TRow>(client: Pool | PoolClient, sql: string | TStatement, params?: unknown[]) =>
     (await (typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params }))).rows as T[];
   return {
     engine: 'postgres',
-    query: (sql, params) => run(pool, sql, params),
-    exec: async (sql) => void (await pool.query(sql)),
+    query: (sql, params) => guard(() => run(pool, sql, params)),
+    exec: (sql) => guard(async () => void (await pool.query(sql))),
     async transaction(work) {
-      const client = await pool.connect();
+      const client = await guard(() => pool.connect());
+      let broken: unknown;
       try {
-        await client.query('BEGIN');
+        await guard(() => client.query('BEGIN'));
         const result = await work({
-          query: (sql, params) => run(client, sql, params),
-          exec: async (sql) => void (await client.query(sql)),
+          query: (sql, params) => guard(() => run(client, sql, params)),
+          exec: (sql) => guard(async () => void (await client.query(sql))),
         });
-        await client.query('COMMIT');
+        await guard(() => client.query('COMMIT'));
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
+        await client.query('ROLLBACK').catch((rollbackErr: unknown) => (broken = rollbackErr));
         throw err;
       } finally {
-        client.release();
+        // A connection that could not even roll back is dropped, not handed to the next caller.
+        client.release(broken instanceof Error ? broken : undefined);
       }
     },
     close: () => pool.end(),

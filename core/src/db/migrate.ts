@@ -15,6 +15,8 @@ const MIGRATION_LOCK = 727_001;
 export async function migrate(db: Db, dir = MIGRATIONS_DIR, functionsDir = FUNCTIONS_DIR): Promise<string[]> {
   const files = await sqlFiles(dir);
   return db.transaction(async (tx) => {
+    // A migration may rightly run longer than a request's statement timeout (DB_STATEMENT_TIMEOUT_MS).
+    await tx.exec('SET LOCAL statement_timeout = 0');
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);

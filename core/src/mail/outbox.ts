@@ -2,7 +2,17 @@ import { translate, type TLocale } from '@obmen/shared';
 import type { Queryable } from '../db/index.ts';
 
 /** Every mail core sends; the texts are the i18n keys `mail.<kind>.subject` and `mail.<kind>.text`. */
-export type TMailKind = 'sign_in' | 'signup_confirm' | 'signup_existing' | 'reset' | 'reset_unknown' | 'confirm_email' | 'password_changed';
+export type TMailKind =
+  | 'sign_in'
+  | 'signup_confirm'
+  | 'signup_existing'
+  | 'reset'
+  | 'reset_unknown'
+  | 'confirm_email'
+  | 'password_changed'
+  | 'verification_approved'
+  | 'verification_rejected_retry'
+  | 'verification_rejected_final';
 
 export type TMail = { kind: TMailKind; to: string; locale: TLocale; vars: Record<string, string | number> };
 export type TRenderedMail = { subject: string; text: string; html: string };

@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Db } from '../db/index.ts';
+import { isDatabaseUnavailable } from '../db/outage.ts';
 
 type TLogger = { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void; error: (obj: object, msg: string) => void };
 type TTransport = { sendMail: (message: { from: string; to: string; subject: string; text: string; html: string }) => Promise<unknown>; close: () => void };
@@ -59,7 +60,7 @@ export function startMailSender(db: Db, options: { smtpUrl: string; from: string
     }
     running = round()
       .catch((err: unknown) => {
-        options.log.error({ err }, 'mail sender round failed');
+        if (!isDatabaseUnavailable(err)) options.log.error({ err }, 'mail sender round failed');
         return 0;
       })
       .finally(() => {

@@ -1,13 +1,15 @@
 import fp from 'fastify-plugin';
 import { anonymousUser, isI18nKey, translate, type TApiError, type TLocale, type TUser } from '@obmen/shared';
 import { AppError } from '../errors.ts';
+import { isDatabaseUnavailable } from '../db/outage.ts';
 
 /** Every failure leaves as the shared error shape, localized; 5xx say nothing of internals. */
 export default fp(
   async (app) => {
     app.setErrorHandler((err: unknown, request, reply) => {
       const known = toAppError(err);
-      if (known.statusCode >= 500) request.log.error({ err }, 'request failed');
+      // A database outage is logged once by the db layer (db/outage.ts), not once per request.
+      if (known.statusCode >= 500 && !isDatabaseUnavailable(known)) request.log.error({ err }, 'request failed');
       const body: TApiError & { user?: TUser } = {
         status: 'error',
         code: known.code,

@@ -4,6 +4,7 @@ import { purgeSessions } from '../domains/auth/sessions.ts';
 import { purgeTokens } from '../domains/auth/service.ts';
 import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
+import { isDatabaseUnavailable } from '../db/outage.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
 
@@ -14,9 +15,9 @@ const EVERY_MS = 10 * 60 * 1000;
 export default fp(
   async (app) => {
     const timer = setInterval(() => {
-      Promise.all([purgeRateLimits(app.db), purgeSessions(app.db), purgeTokens(app.db), purgeIdempotencyKeys(app.db), purgeQuotes(app.db)]).catch(
-        (err: unknown) => app.log.warn({ err }, 'housekeeping failed'),
-      );
+      Promise.all([purgeRateLimits(app.db), purgeSessions(app.db), purgeTokens(app.db), purgeIdempotencyKeys(app.db), purgeQuotes(app.db)]).catch((err: unknown) => {
+        if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');
+      });
     }, EVERY_MS);
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));

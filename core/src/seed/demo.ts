@@ -15,19 +15,20 @@ export async function findDemoAccountId(db: Queryable): Promise<number | null> {
   return row?.account_id ?? null;
 }
 
-const CURRENCIES: Array<[code: string, kind: 'fiat' | 'crypto', precision: number, name: string]> = [
-  ['RUB', 'fiat', 2, 'Российский рубль'],
-  ['USD', 'fiat', 2, 'US Dollar'],
-  ['EUR', 'fiat', 2, 'Euro'],
-  ['KZT', 'fiat', 2, 'Қазақстан теңгесі'],
-  ['UAH', 'fiat', 2, 'Українська гривня'],
-  ['BTC', 'crypto', 8, 'Bitcoin'],
-  ['ETH', 'crypto', 18, 'Ethereum'],
-  ['USDT', 'crypto', 6, 'Tether'],
-  ['USDC', 'crypto', 6, 'USD Coin'],
-  ['TON', 'crypto', 9, 'Toncoin'],
-  ['LTC', 'crypto', 8, 'Litecoin'],
-  ['TRX', 'crypto', 6, 'TRON'],
+/** Names per locale (migration 009); `name` is the fallback for other locales. */
+const CURRENCIES: Array<[code: string, kind: 'fiat' | 'crypto', precision: number, names: { ru: string; en: string }]> = [
+  ['RUB', 'fiat', 2, { ru: 'Российский рубль', en: 'Russian rouble' }],
+  ['USD', 'fiat', 2, { ru: 'Доллар США', en: 'US dollar' }],
+  ['EUR', 'fiat', 2, { ru: 'Евро', en: 'Euro' }],
+  ['KZT', 'fiat', 2, { ru: 'Казахстанский тенге', en: 'Kazakhstani tenge' }],
+  ['UAH', 'fiat', 2, { ru: 'Украинская гривна', en: 'Ukrainian hryvnia' }],
+  ['BTC', 'crypto', 8, { ru: 'Биткоин', en: 'Bitcoin' }],
+  ['ETH', 'crypto', 18, { ru: 'Эфириум', en: 'Ethereum' }],
+  ['USDT', 'crypto', 6, { ru: 'Tether', en: 'Tether' }],
+  ['USDC', 'crypto', 6, { ru: 'USD Coin', en: 'USD Coin' }],
+  ['TON', 'crypto', 9, { ru: 'Тонкоин', en: 'Toncoin' }],
+  ['LTC', 'crypto', 8, { ru: 'Лайткоин', en: 'Litecoin' }],
+  ['TRX', 'crypto', 6, { ru: 'TRON', en: 'TRON' }],
 ];
 
 type TSeedMenu = Record<'header_menu' | 'footer_menu' | 'main_menu', Array<[url: string, title: string]>>;
@@ -71,10 +72,10 @@ function seedPlatform(db: Db): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [existing] = await tx.query('SELECT 1 FROM currencies LIMIT 1');
     if (existing) return false;
-    for (const [index, [code, kind, precision, name]] of CURRENCIES.entries()) {
+    for (const [index, [code, kind, precision, names]] of CURRENCIES.entries()) {
       await tx.query(
-        'INSERT INTO currencies (code, kind, precision, name, logo, position) VALUES ($1, $2, $3, $4, $5, $6)',
-        [code, kind, precision, name, `/image/currencies/${code.toLowerCase()}.svg`, index],
+        'INSERT INTO currencies (code, kind, precision, name, names, logo, position) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [code, kind, precision, names.en, JSON.stringify(names), `/image/currencies/${code.toLowerCase()}.svg`, index],
       );
     }
     await tx.query(

@@ -1,8 +1,9 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZChangePasswordBody, ZEmailBody, ZLoginByPasswordBody, ZRegisterBody, ZResetPasswordBody } from '@obmen/shared/auth';
 import { resolveRedirect } from '@obmen/shared/routes';
 import { api, ApiError } from '../lib/api.ts';
+import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TField = 'email' | 'password' | 'current_password';
@@ -37,6 +38,9 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   // Until React has taken over, a submit would be a native one: the button waits for hydration.
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
+  const formRef = useRef<HTMLFormElement>(null);
+  const doneRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => focusWhenShown(doneRef.current), [done]);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -46,6 +50,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
       const next: Record<string, string> = {};
       for (const issue of parsed.error.issues) next[String(issue.path[0] ?? '_')] ??= t(issue.message);
       setErrors(next);
+      focusFirstInvalid(formRef.current);
       return;
     }
     setErrors({});
@@ -60,6 +65,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
     } catch (err) {
       if (err instanceof ApiError) {
         setErrors(err.fields);
+        focusFirstInvalid(formRef.current);
         if (!Object.keys(err.fields).length || err.fields._) setFormError(err.message);
       } else setFormError(t('error.generic'));
     } finally {
@@ -67,15 +73,17 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
     }
   }
 
-  if (done) return <p className="form-success" role="status" data-testid="form-success">{done}</p>;
+  if (done) return <p className="form-success" role="status" tabIndex={-1} ref={doneRef} data-testid="form-success">{done}</p>;
 
   return (
     // method="post": even a native submit never puts a password into a URL.
-    <form className="auth-form" method="post" noValidate onSubmit={onSubmit} data-testid={`form-${kind}`}>
+    <form className="auth-form" method="post" noValidate onSubmit={onSubmit} ref={formRef} data-testid={`form-${kind}`}>
       {formError && <p className="form-error" role="alert" data-testid="form-error">{formError}</p>}
       {form.fields.map((field) => {
         const label = kind === 'change' && field === 'password' ? 'authpage.new_password' : LABELS[field];
         const error = errors[field];
+        const hint = field === 'password' && kind !== 'login_password' && !error;
+        const described = error ? `${kind}-${field}-error` : hint ? `${kind}-${field}-hint` : undefined;
         return (
           <label key={field} className="field">
             <span className="field-label">{t(label)}</span>
@@ -86,10 +94,11 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
               value={values[field] ?? ''}
               onChange={(event) => setValues({ ...values, [field]: event.target.value })}
               aria-invalid={error ? 'true' : undefined}
+              aria-describedby={described}
               required
             />
-            {field === 'password' && kind !== 'login_password' && !error && <span className="field-hint">{t('authpage.password_hint')}</span>}
-            {error && <span className="field-error" data-testid={`error-${field}`}>{error}</span>}
+            {hint && <span className="field-hint" id={described}>{t('authpage.password_hint')}</span>}
+            {error && <span className="field-error" id={described} role="alert" data-testid={`error-${field}`}>{error}</span>}
           </label>
         );
       })}

@@ -2,7 +2,8 @@ import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TCurrencyInfo, TExchangeAllLeg, TExchangeBatch } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
-import { displayAmount, sumAmounts } from '../lib/amount.ts';
+import { sumAmounts } from '@obmen/shared/money';
+import { displayAmount } from '@obmen/shared/format';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & {

@@ -4,7 +4,9 @@ import { useStore } from '@nanostores/react';
 import type { TCurrencyInfo, TExchangePair, TExchangeQuote, TExchangeRecord } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
-import { displayAmount, isZeroAmount, percentText, shortDecimal, trimAmount } from '../lib/amount.ts';
+import { focusWhenShown } from '../lib/focus.ts';
+import { stripTrailingZeros } from '@obmen/shared/money';
+import { displayAmount, displayPairRate, displayPercent, isAmountText, isZeroAmount } from '@obmen/shared/format';
 import { $wallets } from '../stores/wallets.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
@@ -25,8 +27,6 @@ type TProps = TIslandProps & {
   balances?: { src: string; dst: string } | undefined;
 };
 
-/** A typed amount the core may accept: digits with one point or comma. */
-const AMOUNT_TEXT = /^(?:\d+(?:[.,]\d*)?|[.,]\d+)$/;
 const DEBOUNCE_MS = 350;
 
 type TResult = { message: string; exchange: TExchangeRecord };
@@ -79,8 +79,8 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
         setNow(Date.now());
         setErrors({});
         setFormError('');
-        if (which === 'pay') setReceiveText(trimAmount(answer.quote.amount_receive, 0));
-        else setPayText(trimAmount(answer.quote.amount, 0));
+        if (which === 'pay') setReceiveText(stripTrailingZeros(answer.quote.amount_receive));
+        else setPayText(stripTrailingZeros(answer.quote.amount));
       } catch (err) {
         if ((err as Error).name === 'AbortError' || seq !== requestSeq.current) return;
         setQuote(null);
@@ -111,7 +111,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
       else setPayText('');
       return;
     }
-    if (!AMOUNT_TEXT.test(text)) {
+    if (!isAmountText(text)) {
       requestSeq.current++;
       setQuote(null);
       setLoading(false);
@@ -134,6 +134,9 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
   // Typed before the island woke up (a slow phone): take what the inputs hold.
   const payRef = useRef<HTMLInputElement>(null);
   const receiveRef = useRef<HTMLInputElement>(null);
+  // Confirmed: focus moves to the result's heading; "again" brings it back to the amount.
+  const resultRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => focusWhenShown(resultRef.current), [result]);
   useEffect(() => {
     const pay = payRef.current?.value ?? '';
     const receive = receiveRef.current?.value ?? '';
@@ -153,7 +156,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
   }
 
   function payWholeBalance() {
-    if (srcBalance && !isZeroAmount(srcBalance)) onType('pay', trimAmount(srcBalance, 0));
+    if (srcBalance && !isZeroAmount(srcBalance)) onType('pay', stripTrailingZeros(srcBalance));
   }
 
   async function confirm(event: FormEvent<HTMLFormElement>) {
@@ -183,8 +186,8 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
           setQuote(fresh);
           setQuoteAt(Date.now());
           setNow(Date.now());
-          if (side === 'pay') setReceiveText(trimAmount(fresh.amount_receive, 0));
-          else setPayText(trimAmount(fresh.amount, 0));
+          if (side === 'pay') setReceiveText(stripTrailingZeros(fresh.amount_receive));
+          else setPayText(stripTrailingZeros(fresh.amount));
           setNotice(err.message);
         } else {
           setFormError(err.message);
@@ -204,6 +207,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
     setReceiveText('');
     setSide('pay');
     setNotice('');
+    requestAnimationFrame(() => payRef.current?.focus());
   }
 
   const pairExists = (a: string, b: string) => pairs.includes(`${a}/${b}`);
@@ -222,7 +226,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
     return (
       <div className="xf-result" data-testid="exchange-result" role="status">
         <div className="xf-result-icon" aria-hidden="true">✓</div>
-        <h2>{t('exchangepage.done_title')}</h2>
+        <h2 tabIndex={-1} ref={resultRef}>{t('exchangepage.done_title')}</h2>
         <p className="xf-result-message" data-testid="exchange-result-message">{result.message}</p>
         <dl className="xf-terms">
           <div><dt>{t('exchangepage.you_paid')}</dt><dd>{displayAmount(exchange.amount, locale)} {exchange.src}</dd></div>
@@ -242,10 +246,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
   const insufficient = signedIn && quote?.sufficient === false;
   const canConfirm = signedIn && quote !== null && !loading && !sending && !insufficient;
   const rateLine = quote ?? pair;
-  const rateText =
-    Number(rateLine.rate) >= 1 || !rateLine.rate_inverse
-      ? `1 ${src.code} ≈ ${displayAmount(shortDecimal(rateLine.rate, 8), locale, 0)} ${dst.code}`
-      : `1 ${dst.code} ≈ ${displayAmount(shortDecimal(rateLine.rate_inverse, 8), locale, 0)} ${src.code}`;
+  const rateText = displayPairRate({ src: src.code, dst: dst.code, rate: rateLine.rate, rate_inverse: rateLine.rate_inverse }, locale);
 
   return (
     <form className="xf" noValidate onSubmit={confirm} data-testid="exchange-form">
@@ -276,7 +277,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
             {srcOptions.map((c) => <option key={c.code} value={c.code}>{c.code}</option>)}
           </select>
         </div>
-        {payError && <p className="field-error" id="xf-pay-error" data-testid="error-amount">{payError}</p>}
+        {payError && <p className="field-error" id="xf-pay-error" role="alert" data-testid="error-amount">{payError}</p>}
       </div>
 
       <div className="xf-swap">
@@ -314,11 +315,21 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
             {dstOptions.map((c) => <option key={c.code} value={c.code}>{c.code}</option>)}
           </select>
         </div>
-        {receiveError && <p className="field-error" id="xf-receive-error" data-testid="error-amount_receive">{receiveError}</p>}
+        {receiveError && <p className="field-error" id="xf-receive-error" role="alert" data-testid="error-amount_receive">{receiveError}</p>}
       </div>
 
       <dl className="xf-terms" aria-live="polite" data-testid="exchange-quote" data-state={loading ? 'loading' : quote ? (expired ? 'expired' : 'ready') : 'idle'}>
-        <div><dt>{t('exchangepage.rate')}</dt><dd data-testid="quote-rate">{rateText}</dd></div>
+        <div>
+          <dt>{t('exchangepage.rate')}</dt>
+          <dd>
+            <span data-testid="quote-rate">{rateText}</span>
+            <span className="xf-cost" title={t('exchangepage.cost_hint')} data-testid="quote-cost">
+              {quote
+                ? t('exchangepage.cost_quote', { cost: displayAmount(quote.cost, locale), currency: src.code, percent: displayPercent(quote.cost_percent, locale, 2) })
+                : t('exchangepage.cost_pair', { percent: displayPercent(pair.cost_percent, locale, 2) })}
+            </span>
+          </dd>
+        </div>
         {quote ? (
           <>
             <div><dt>{t('exchangepage.fee')}</dt><dd data-testid="quote-fee">{displayAmount(quote.fee, locale)} {src.code}</dd></div>
@@ -326,7 +337,7 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
             <div className="xf-strong"><dt>{t('exchangepage.you_receive')}</dt><dd data-testid="quote-receive" data-amount={quote.amount_receive}>{displayAmount(quote.amount_receive, locale)} {dst.code}</dd></div>
           </>
         ) : (
-          <div><dt>{t('exchangepage.fee')}</dt><dd>{percentText(pair.fee_percent)}%{!isZeroAmount(pair.fee_fixed) && ` + ${displayAmount(pair.fee_fixed, locale)} ${src.code}`}</dd></div>
+          <div><dt>{t('exchangepage.fee')}</dt><dd>{displayPercent(pair.fee_percent, locale)}%{!isZeroAmount(pair.fee_fixed) && ` + ${displayAmount(pair.fee_fixed, locale)} ${src.code}`}</dd></div>
         )}
         <div>
           <dt>{t('exchangepage.limits')}</dt>

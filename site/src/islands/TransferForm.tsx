@@ -4,7 +4,9 @@ import { useStore } from '@nanostores/react';
 import type { TTransferCheck, TTransferCurrency, TTransferRecord } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
-import { displayAmount, isZeroAmount, percentText, trimAmount } from '../lib/amount.ts';
+import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
+import { stripTrailingZeros } from '@obmen/shared/money';
+import { displayAmount, displayPercent, isAmountText, isZeroAmount } from '@obmen/shared/format';
 import { $wallets } from '../stores/wallets.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
@@ -19,7 +21,6 @@ type TValues = Record<TField, string>;
 type TResult = { message: string; transfer: TTransferRecord };
 
 const ACCOUNT_TEXT = /^\d{8}$/;
-const AMOUNT_TEXT = /^(?:\d+(?:[.,]\d*)?|[.,]\d+)$/;
 const COMMENT_MAX = 140;
 
 /** /transfer: check (recipient's masked name, fee, total), then send once per checked form. */
@@ -39,6 +40,11 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
 
   // Typed before the island woke up (a slow phone): take what the fields hold.
   const formRef = useRef<HTMLFormElement>(null);
+  // After a check, a send or "edit": focus moves to what replaced the button pressed.
+  const checkRef = useRef<HTMLDivElement>(null);
+  const resultRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => focusWhenShown(checkRef.current), [check]);
+  useEffect(() => focusWhenShown(resultRef.current), [result]);
   useEffect(() => {
     const form = formRef.current;
     if (!form) return;
@@ -67,7 +73,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     if (!account) found.account_id = t('validation.required');
     else if (!ACCOUNT_TEXT.test(account)) found.account_id = t('money.account_id_invalid');
     if (!values.amount.trim()) found.amount = t('validation.required');
-    else if (!AMOUNT_TEXT.test(values.amount.trim())) found.amount = t('money.amount_invalid');
+    else if (!isAmountText(values.amount.trim())) found.amount = t('money.amount_invalid');
     if (values.comment.trim().length > COMMENT_MAX) found.comment = t('validation.too_long');
     return found;
   }
@@ -77,6 +83,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
   function showError(err: unknown) {
     if (err instanceof ApiError) {
       setErrors(fieldErrors(err) as Partial<Record<TField, string>>);
+      focusFirstInvalid(formRef.current);
       const named = Object.keys(err.fields).some((field) => ['account_id', 'currency', 'amount', 'comment'].includes(field));
       if (!named) setFormError(err.message);
     } else setFormError(t('error.generic'));
@@ -88,6 +95,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     const found = localErrors();
     if (Object.keys(found).length) {
       setErrors(found);
+      focusFirstInvalid(formRef.current);
       return;
     }
     busyRef.current = true;
@@ -132,6 +140,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     setResult(null);
     setCheck(null);
     setValues((current) => ({ ...current, amount: '', comment: '' }));
+    requestAnimationFrame(() => document.getElementById('tf-amount')?.focus());
   }
 
   if (result) {
@@ -139,7 +148,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     return (
       <div className="xf-result" role="status" data-testid="transfer-result">
         <div className="xf-result-icon" aria-hidden="true">✓</div>
-        <h2>{t('transferpage.done_title')}</h2>
+        <h2 tabIndex={-1} ref={resultRef}>{t('transferpage.done_title')}</h2>
         <p className="xf-result-message" data-testid="transfer-result-message">{result.message}</p>
         <dl className="xf-terms">
           <div><dt>{t('transferpage.recipient')}</dt><dd>{transfer.name} · {transfer.account_id}</dd></div>
@@ -156,7 +165,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
 
   const balance = currency ? balanceOf(currency.code) : '0';
   const feeText = currency
-    ? [isZeroAmount(currency.fee_percent) ? '' : `${percentText(currency.fee_percent)}%`, isZeroAmount(currency.fee_fixed) ? '' : `${displayAmount(currency.fee_fixed, locale)} ${currency.code}`]
+    ? [isZeroAmount(currency.fee_percent) ? '' : `${displayPercent(currency.fee_percent, locale)}%`, isZeroAmount(currency.fee_fixed) ? '' : `${displayAmount(currency.fee_fixed, locale)} ${currency.code}`]
         .filter(Boolean)
         .join(' + ') || t('transferpage.no_fee')
     : '';
@@ -175,26 +184,31 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
           value={values.account_id}
           onChange={(event) => set('account_id', event.target.value)}
           aria-invalid={errors.account_id ? 'true' : undefined}
+          aria-describedby="tf-account-note"
           data-testid="transfer-account"
         />
-        {errors.account_id ? <span className="field-error" data-testid="error-account_id">{errors.account_id}</span> : <span className="field-hint">{t('transferpage.account_hint')}</span>}
+        {errors.account_id ? (
+          <span className="field-error" id="tf-account-note" role="alert" data-testid="error-account_id">{errors.account_id}</span>
+        ) : (
+          <span className="field-hint" id="tf-account-note">{t('transferpage.account_hint')}</span>
+        )}
       </label>
 
       <div className="tf-pair">
         <label className="field">
           <span className="field-label">{t('transferpage.currency')}</span>
-          <select name="currency" value={values.currency} onChange={(event) => set('currency', event.target.value)} aria-invalid={errors.currency ? 'true' : undefined} data-testid="transfer-currency">
+          <select name="currency" value={values.currency} onChange={(event) => set('currency', event.target.value)} aria-invalid={errors.currency ? 'true' : undefined} aria-describedby={errors.currency ? 'tf-currency-error' : undefined} data-testid="transfer-currency">
             {currencies.map((c) => (
               <option key={c.code} value={c.code}>{c.code} — {displayAmount(balanceOf(c.code), locale)}</option>
             ))}
           </select>
-          {errors.currency && <span className="field-error" data-testid="error-currency">{errors.currency}</span>}
+          {errors.currency && <span className="field-error" id="tf-currency-error" role="alert" data-testid="error-currency">{errors.currency}</span>}
         </label>
         <div className="field">
           <span className="tf-amount-label">
             <label className="field-label" htmlFor="tf-amount">{t('transferpage.amount')}</label>
             {!isZeroAmount(balance) && (
-              <button type="button" className="xf-balance" onClick={() => set('amount', trimAmount(balance, 0))} data-testid="transfer-max">
+              <button type="button" className="xf-balance" onClick={() => set('amount', stripTrailingZeros(balance))} data-testid="transfer-max">
                 {t('transferpage.max')}
               </button>
             )}
@@ -208,13 +222,14 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
             value={values.amount}
             onChange={(event) => set('amount', event.target.value)}
             aria-invalid={errors.amount ? 'true' : undefined}
+            aria-describedby={errors.amount ? 'tf-amount-error tf-terms' : 'tf-terms'}
             data-testid="transfer-amount"
           />
-          {errors.amount && <span className="field-error" data-testid="error-amount">{errors.amount}</span>}
+          {errors.amount && <span className="field-error" id="tf-amount-error" role="alert" data-testid="error-amount">{errors.amount}</span>}
         </div>
       </div>
       {currency && (
-        <p className="field-hint tf-terms" data-testid="transfer-terms">
+        <p className="field-hint tf-terms" id="tf-terms" data-testid="transfer-terms">
           {t('transferpage.terms', { balance: displayAmount(balance, locale), currency: currency.code, min: displayAmount(currency.min, locale), fee: feeText })}
           {currency.max && ` ${t('transferpage.terms_max', { max: displayAmount(currency.max, locale), currency: currency.code })}`}
         </p>
@@ -229,13 +244,14 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
           value={values.comment}
           onChange={(event) => set('comment', event.target.value)}
           aria-invalid={errors.comment ? 'true' : undefined}
+          aria-describedby={errors.comment ? 'tf-comment-error' : undefined}
           data-testid="transfer-comment"
         />
-        {errors.comment && <span className="field-error" data-testid="error-comment">{errors.comment}</span>}
+        {errors.comment && <span className="field-error" id="tf-comment-error" role="alert" data-testid="error-comment">{errors.comment}</span>}
       </label>
 
       {check ? (
-        <div className="tf-check" data-testid="transfer-check">
+        <div className="tf-check" tabIndex={-1} ref={checkRef} aria-label={t('transferpage.check_group')} role="group" data-testid="transfer-check">
           <dl className="xf-terms">
             <div><dt>{t('transferpage.recipient')}</dt><dd data-testid="transfer-recipient">{check.recipient.name} · {check.recipient.account_id}</dd></div>
             <div><dt>{t('transferpage.amount')}</dt><dd>{displayAmount(check.amount, locale)} {check.currency}</dd></div>
@@ -246,7 +262,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
             <button type="button" className="btn btn-primary xf-submit" onClick={onSend} disabled={busy !== null} data-testid="transfer-send">
               {busy === 'send' ? t('transferpage.sending') : t('transferpage.send', { amount: displayAmount(check.total, locale), currency: check.currency })}
             </button>
-            <button type="button" className="btn btn-ghost" onClick={() => { setCheck(null); keyRef.current = null; }} disabled={busy !== null} data-testid="transfer-edit">
+            <button type="button" className="btn btn-ghost" onClick={() => { setCheck(null); keyRef.current = null; requestAnimationFrame(() => document.getElementById('tf-amount')?.focus()); }} disabled={busy !== null} data-testid="transfer-edit">
               {t('transferpage.edit')}
             </button>
           </div>

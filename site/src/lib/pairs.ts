@@ -1,13 +1,9 @@
 import type { TExchangePair, TLocale } from '@obmen/shared';
-import { displayAmount, isZeroAmount, percentText, shortDecimal } from './amount.ts';
+import { displayAmount, displayPercent, isZeroAmount } from '@obmen/shared/format';
+import type { TTranslate } from './i18n.ts';
 
-/** "1 BTC ≈ 65 326.63 USDT": quoted from the side that makes the number at least 1. */
-export function pairRateText(pair: TExchangePair, locale: TLocale): string {
-  return Number(pair.rate) >= 1
-    ? `1 ${pair.src} ≈ ${displayAmount(shortDecimal(pair.rate, 8), locale, 0)} ${pair.dst}`
-    : `1 ${pair.dst} ≈ ${displayAmount(shortDecimal(pair.rate_inverse, 8), locale, 0)} ${pair.src}`;
-}
-
-export function pairFeeText(pair: TExchangePair, locale: TLocale): string {
-  return `${percentText(pair.fee_percent)}%${isZeroAmount(pair.fee_fixed) ? '' : ` + ${displayAmount(pair.fee_fixed, locale)} ${pair.src}`}`;
+/** "0,6% over the market rate" (fee and spread together), plus a fixed fee when the pair has one. */
+export function pairCostText(pair: TExchangePair, locale: TLocale, t: TTranslate): string {
+  const percent = t('exchangepage.cost_pair', { percent: displayPercent(pair.cost_percent, locale, 2) });
+  return isZeroAmount(pair.fee_fixed) ? percent : `${percent} ${t('exchangepage.cost_fixed', { fee: displayAmount(pair.fee_fixed, locale), currency: pair.src })}`;
 }

@@ -5,7 +5,7 @@
 import { TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared/constants';
 import type { TBalance, TNotification, TSiteSettings, TUnreadMsgs, TUser, TWallet } from '@obmen/shared';
 import { clientMessage, setClientMessages } from '../lib/client-i18n.ts';
-import { displayAmount, groupAmount } from '../lib/amount.ts';
+import { displayAmount } from '@obmen/shared/format';
 import { reportFrontError } from '../lib/logger.ts';
 import { $frontendVersion } from '../stores/version.ts';
 import { $totalBalance, $wallets } from '../stores/wallets.ts';
@@ -68,10 +68,17 @@ function initBurger() {
   const menu = document.getElementById('mobile-menu');
   const open = document.querySelector<HTMLButtonElement>('[data-testid="burger-open"]');
   if (!menu || !open) return;
+  // Open, the menu is the page: what lies behind is inert (no focus, no clicks), focus starts
+  // on its close button and returns to the burger when it closes.
+  const behind = () => [...document.body.children].filter((element): element is HTMLElement => element instanceof HTMLElement && element !== menu && element.tagName !== 'SCRIPT' && element.tagName !== 'DIALOG' && !element.classList.contains('toasts'));
   const setOpen = (isOpen: boolean) => {
+    const wasOpen = !menu.hidden;
     menu.hidden = !isOpen;
     open.setAttribute('aria-expanded', String(isOpen));
     document.body.style.overflow = isOpen ? 'hidden' : '';
+    for (const element of behind()) element.inert = isOpen;
+    if (isOpen) menu.querySelector<HTMLElement>('[data-testid="burger-close"]')?.focus();
+    else if (wasOpen) open.focus();
   };
   open.addEventListener('click', () => setOpen(true));
   menu.querySelector('[data-testid="burger-close"]')?.addEventListener('click', () => setOpen(false));
@@ -120,7 +127,17 @@ function initAccountId() {
 function initLogout() {
   const dialog = document.getElementById('logout-dialog') as HTMLDialogElement | null;
   if (!dialog) return;
-  for (const trigger of document.querySelectorAll('[data-logout]')) trigger.addEventListener('click', () => dialog.showModal());
+  // A native modal dialog keeps focus inside and closes on Escape; closing returns focus to
+  // whatever opened it (the burger menu's item stays reachable: the dialog is above it).
+  let opener: HTMLElement | null = null;
+  for (const trigger of document.querySelectorAll<HTMLElement>('[data-logout]')) {
+    trigger.addEventListener('click', () => {
+      opener = trigger;
+      dialog.showModal();
+      dialog.querySelector<HTMLElement>('[data-logout-cancel]')?.focus();
+    });
+  }
+  dialog.addEventListener('close', () => opener?.focus());
   dialog.querySelector('[data-logout-cancel]')?.addEventListener('click', () => dialog.close());
   const confirm = dialog.querySelector<HTMLButtonElement>('[data-logout-confirm]');
   confirm?.addEventListener('click', async () => {
@@ -139,7 +156,7 @@ function initLogout() {
 function initLiveHeader() {
   $totalBalance.subscribe((balance) => {
     if (!balance) return;
-    const amount = `${groupAmount(balance.amount, document.documentElement.lang)} ${balance.currency}`;
+    const amount = `${displayAmount(balance.amount, document.documentElement.lang as TLocale)} ${balance.currency}`;
     for (const element of document.querySelectorAll('[data-balance-amount]')) element.textContent = amount;
   });
   // The wallet lists (sidebar, burger menu): amounts and the last-exchange highlight follow $wallets.
@@ -150,7 +167,7 @@ function initLiveHeader() {
       if (!wallet) continue;
       link.dataset.balance = wallet.balance;
       const amount = link.querySelector('[data-wallet-amount]');
-      if (amount) amount.textContent = displayAmount(wallet.balance, document.documentElement.lang);
+      if (amount) amount.textContent = displayAmount(wallet.balance, document.documentElement.lang as TLocale);
       link.closest('[data-wallet-item]')?.classList.toggle('last', wallet.last_exchange);
     }
   });

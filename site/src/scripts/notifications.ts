@@ -62,9 +62,26 @@ function render(notification: TNotification): HTMLElement {
     closeButton.textContent = '×';
     closeButton.addEventListener('click', () => {
       closeButton.disabled = true;
-      close(notification).catch(() => (closeButton.disabled = false));
+      close(notification)
+        .then(() => {
+          // The button is gone with its notice: focus goes to the content, not the page body.
+          if (!document.activeElement || document.activeElement === document.body) document.getElementById('main')?.focus();
+        })
+        .catch(() => (closeButton.disabled = false));
     });
     element.append(closeButton);
+  }
+  if (element instanceof HTMLDialogElement) {
+    element.setAttribute('aria-labelledby', (title.id = `notice-title-${notification.notification_id}`));
+    // Escape closes a closable one for good, as its × does; any other only for this page view.
+    element.addEventListener('cancel', (event) => {
+      if (!notification.closable) return;
+      event.preventDefault();
+      element.querySelector<HTMLButtonElement>('.notice-close')?.click();
+    });
+    element.addEventListener('close', () => {
+      if (!document.activeElement || document.activeElement === document.body) document.getElementById('main')?.focus();
+    });
   }
   return element;
 }

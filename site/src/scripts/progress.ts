@@ -18,7 +18,8 @@ export function initProgressBar(): void {
   document.addEventListener('click', (event) => {
     const link = (event.target as Element).closest<HTMLAnchorElement>('a[href]');
     if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    if (link.target && link.target !== '_self') return;
+    // A download (the history CSV) is no navigation: the page stays, so no bar would ever finish.
+    if ((link.target && link.target !== '_self') || link.hasAttribute('download')) return;
     const url = new URL(link.href, window.location.href);
     if (url.origin !== window.location.origin || (url.pathname === window.location.pathname && url.search === window.location.search)) return;
     clearTimeout(timer);

@@ -26,10 +26,15 @@ export function initTutorial(): void {
     if (!step) return;
     localStorage.setItem(KEY, JSON.stringify({ ...readFlags(), [step]: { show: false } }));
     apply();
+    // The pressed button is hidden with its hint: focus goes to the next hint's, else to "show all".
+    const at = hints.findIndex((hint) => hint.dataset.step === step);
+    const next = [...hints.slice(at + 1), ...hints.slice(0, at).reverse()].find((hint) => !hint.hidden);
+    (next?.querySelector<HTMLElement>('[data-tutorial-hide]') ?? reset)?.focus();
   });
   reset?.addEventListener('click', () => {
     localStorage.removeItem(KEY);
     apply();
+    hints[0]?.querySelector<HTMLElement>('[data-tutorial-hide]')?.focus();
   });
   apply();
 }

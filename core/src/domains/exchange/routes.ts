@@ -41,7 +41,7 @@ const exchangeRoutes: FastifyPluginAsync = async (app) => {
       status: 'ok',
       search: search ?? '',
       pairs: await listPairs(app.db, app.rates, search),
-      currencies: [...byCode.values()].filter((c) => c.enabled).map(publicCurrency),
+      currencies: [...byCode.values()].filter((c) => c.enabled).map((currency) => publicCurrency(currency, request.locale)),
     };
   });
 
@@ -108,7 +108,7 @@ const exchangeRoutes: FastifyPluginAsync = async (app) => {
   // ---- one pair ----
   app.get('/api/exchange/:src/:dst', async (request) => {
     const { src, dst } = parseInput(ZPairParams, request.params);
-    return { status: 'ok', ...(await pairInfo(deps, request.user?.id ?? null, src, dst)) };
+    return { status: 'ok', ...(await pairInfo(deps, request.user?.id ?? null, src, dst, request.locale)) };
   });
 
   app.post('/api/exchange/:src/:dst', { preHandler: requireUser }, async (request, reply) => {

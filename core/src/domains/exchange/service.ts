@@ -16,7 +16,7 @@ import { fromDbError, moneyError, withRetry } from '../../money-errors.ts';
 import { formatExchange, type TRawExchange } from '../history/service.ts';
 import { parseUserAmount, userBalances } from '../ledger/service.ts';
 import { requestHash } from '../idempotency/service.ts';
-import { quoteFromPay, quoteFromReceive, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
+import { quoteCost, quoteFromPay, quoteFromReceive, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
 import { publicPair } from '../rates/service.ts';
 import type { RateSource } from '../rates/source.ts';
 
@@ -48,6 +48,7 @@ export async function price(deps: TExchangeDeps, body: TExchangeCheckBody): Prom
 
 function quoteView(priced: TPriced, expiresAt: string): TExchangeQuote {
   const { src, dst, terms, amounts } = priced;
+  const cost = quoteCost(terms, { src: src.precision, dst: dst.precision }, amounts);
   return {
     src: src.code,
     dst: dst.code,
@@ -56,6 +57,8 @@ function quoteView(priced: TPriced, expiresAt: string): TExchangeQuote {
     fee: formatAmount(amounts.fee + amounts.remainder, src.precision),
     rate: amounts.rate,
     rate_inverse: amounts.rateInverse,
+    cost: formatAmount(cost.cost, src.precision),
+    cost_percent: cost.fraction,
     limits: { min: formatAmount(terms.min, src.precision), max: terms.max === null ? null : formatAmount(terms.max, src.precision) },
     expires_at: expiresAt,
     expires_in: QUOTE_TTL_S,
@@ -73,7 +76,8 @@ export async function createQuote(deps: TExchangeDeps, userId: string, body: TEx
   const priced = await price(deps, body);
   const { amounts } = priced;
   const token = randomBytes(24).toString('base64url');
-  const [row] = await deps.db.query<{ expires_at: string; balance: string }>(
+  // One statement, so retrying a serialization failure (SERIALIZABLE databases) is safe.
+  const [row] = await withRetry(() => deps.db.query<{ expires_at: string; balance: string }>(
     `INSERT INTO exchange_quotes (token_hash, user_id, src, dst, pay, fee, spent, remainder, receive, rate, requested, requested_amount, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now() + $13::int * interval '1 second')
      RETURNING iso_time(expires_at) AS expires_at,
@@ -82,7 +86,7 @@ export async function createQuote(deps: TExchangeDeps, userId: string, body: TEx
       hashToken(token), userId, priced.src.code, priced.dst.code, amounts.pay.toString(), amounts.fee.toString(), amounts.spent.toString(),
       amounts.remainder.toString(), amounts.receive.toString(), amounts.rate, priced.requested, priced.requestedAmount.toString(), QUOTE_TTL_S,
     ],
-  );
+  ));
   const balance = BigInt(row!.balance);
   return { ...quoteView(priced, row!.expires_at), token, balance: formatAmount(balance, priced.src.precision), sufficient: balance >= amounts.pay };
 }
@@ -179,13 +183,14 @@ export async function pairInfo(
   userId: string | null,
   src: string,
   dst: string,
+  locale: TLocale,
 ): Promise<{ pair: TExchangePair; src: TCurrencyInfo; dst: TCurrencyInfo; balances?: { src: string; dst: string } }> {
   const source = await enabledCurrency(deps.db, src, 'src');
   const target = await enabledCurrency(deps.db, dst, 'dst');
   const byCode = await currencies(deps.db);
   const pair = publicPair(await pairTerms(deps, source.code, target.code), byCode);
   if (!pair) throw moneyError('pair_unavailable', { src, dst }, 'dst');
-  const info = { pair, src: publicCurrency(source), dst: publicCurrency(target) };
+  const info = { pair, src: publicCurrency(source, locale), dst: publicCurrency(target, locale) };
   if (!userId) return info;
   const balances = await userBalances(deps.db, userId);
   return {

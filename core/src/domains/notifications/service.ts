@@ -48,21 +48,24 @@ const notClosable = () => new AppError('not_closable');
 
 /** Stores a notification (texts sanitised); returns its notification_id. */
 export async function sendNotification(db: Db, input: TSendNotification): Promise<number> {
+  return db.transaction((tx) => insertNotification(tx, input));
+}
+
+/** sendNotification inside the caller's transaction: the notice exists exactly when the change it tells of does. */
+export async function insertNotification(tx: Queryable, input: TSendNotification): Promise<number> {
   const data = ZSendNotification.parse(input);
   if (data.expiresAt && data.expiresAt.getTime() <= Date.now()) throw new AppError('expiry_passed');
-  return db.transaction(async (tx) => {
-    const [row] = await tx.query<{ id: string }>(
-      `INSERT INTO notifications (user_id, display, type, closable, expires_at) VALUES ($1, $2, $3, $4, $5) RETURNING id::text AS id`,
-      [data.userId, data.display, data.type, data.closable, data.expiresAt ?? null],
+  const [row] = await tx.query<{ id: string }>(
+    `INSERT INTO notifications (user_id, display, type, closable, expires_at) VALUES ($1, $2, $3, $4, $5) RETURNING id::text AS id`,
+    [data.userId, data.display, data.type, data.closable, data.expiresAt ?? null],
+  );
+  for (const text of data.texts) {
+    await tx.query(
+      'INSERT INTO notification_texts (notification_id, locale, title, text_html, buttons) VALUES ($1, $2, $3, $4, $5::jsonb)',
+      [row!.id, text.locale, text.title, sanitizeHtmlContent(text.text), JSON.stringify(text.buttons)],
     );
-    for (const text of data.texts) {
-      await tx.query(
-        'INSERT INTO notification_texts (notification_id, locale, title, text_html, buttons) VALUES ($1, $2, $3, $4, $5::jsonb)',
-        [row!.id, text.locale, text.title, sanitizeHtmlContent(text.text), JSON.stringify(text.buttons)],
-      );
-    }
-    return Number(row!.id);
-  });
+  }
+  return Number(row!.id);
 }
 
 type TOpenRow = { id: string; display: TNotification['display']; type: TNotification['type']; closable: boolean; title: string; text_html: string; buttons: unknown };

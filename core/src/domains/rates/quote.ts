@@ -118,3 +118,31 @@ export function quoteFromReceive(terms: TPairTerms, precision: TPrecisions, rece
   while (pay - feeOf(terms, pay) < netMin) pay++;
   return quoteFromPay(terms, precision, pay, field);
 }
+
+/*
+ * THE WHOLE COST: what the user gives up against the mid-market rate, the fee and the spread
+ * together, so the page can say "you pay X (Y%) over the market rate" instead of showing the
+ * fee beside a rate that already holds the spread.
+ */
+
+/** 1 − (1 − spread)(1 − fee_percent), exactly: the share of a payment lost to both (fixed fee aside). */
+export function costFraction(terms: Pick<TPairTerms, 'spread' | 'feePercent'>): string {
+  const spread = decimal(terms.spread);
+  const fee = decimal(terms.feePercent);
+  const one = pow10(spread.scale + fee.scale);
+  const kept = (pow10(spread.scale) - spread.num) * (pow10(fee.scale) - fee.num);
+  return decimalToString({ num: one - kept, scale: spread.scale + fee.scale });
+}
+
+/**
+ * A quote's cost over the market: `pay` less the market value of `receive` (receive ÷ mid, in
+ * src minor units, rounded down so the cost is never understated); its share of `pay` in
+ * hundredths of a percent, rounded up.
+ */
+export function quoteCost(terms: TPairTerms, precision: TPrecisions, amounts: Pick<TQuoteAmounts, 'pay' | 'receive'>): { cost: bigint; fraction: string } {
+  const mid = decimal(terms.rate);
+  const worth = divFloor(amounts.receive * pow10(precision.src) * pow10(mid.scale), pow10(precision.dst) * mid.num);
+  const cost = amounts.pay - worth;
+  const basisPoints = amounts.pay > 0n ? divCeil(cost * 10_000n, amounts.pay) : 0n;
+  return { cost, fraction: decimalToString({ num: basisPoints, scale: 4 }) };
+}

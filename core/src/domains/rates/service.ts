@@ -2,7 +2,7 @@ import { formatAmount, parseDecimal, pow10, type TExchangePair } from '@obmen/sh
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { currencies, operatorCurrency, parseFraction, parseOperatorAmount, type TCurrency } from '../currencies/service.ts';
-import { quoteFromPay, significant, type TPairTerms } from './quote.ts';
+import { costFraction, quoteFromPay, significant, type TPairTerms } from './quote.ts';
 import type { RateSource } from './source.ts';
 
 /** A pair as GET /api/exchange/list shows it: the user rate (after the spread) and limits in src. */
@@ -24,6 +24,7 @@ export function publicPair(terms: TPairTerms, byCode: Map<string, TCurrency>): T
     rate_inverse: significant(pow10(scale), num, 10),
     fee_percent: terms.feePercent,
     fee_fixed: formatAmount(terms.feeFixed, src.precision),
+    cost_percent: costFraction(terms),
     min: formatAmount(terms.min, src.precision),
     max: terms.max === null ? null : formatAmount(terms.max, src.precision),
   };

@@ -15,7 +15,7 @@ async function start(nodeEnv: 'development' | 'production') {
       done();
     },
   });
-  const db = await openDb({ DATA_DIR: 'memory://', DB_POOL_SIZE: 1 }, { error: () => {} });
+  const db = await openDb({ DATA_DIR: 'memory://', DB_POOL_SIZE: 1 }, { error: () => {}, warn: () => {}, info: () => {} });
   const config = testConfig({ NODE_ENV: nodeEnv, LOG_LEVEL: 'info' });
   const fastify = Fastify({ logger: { level: 'info', stream }, trustProxy: config.TRUST_PROXY });
   await fastify.register(app, { config, db });

@@ -236,7 +236,7 @@ describe('operator commands', () => {
   it('rates:set, balance:credit and ledger:check work from the command line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'obmen-cli-'));
     try {
-      const db = await openDb({ DATA_DIR: dir, DB_POOL_SIZE: 1 }, { error: () => {} });
+      const db = await openDb({ DATA_DIR: dir, DB_POOL_SIZE: 1 }, { error: () => {}, warn: () => {}, info: () => {} });
       await migrate(db);
       await seedDemoData(db, { demoAccount: false });
       const user = await createFixtureUser(db);

@@ -115,7 +115,7 @@ describe.each(ENGINES)('transfers on %s', (engine) => {
     const body = first.json();
     expect(body).toMatchObject({
       status: 'ok',
-      message: 'Sent 10.000000 USDT to Bob S.',
+      message: 'Sent 10.00 USDT to Bob S.',
       transfer: { direction: 'out', account_id: bob.accountId, name: 'Bob S.', currency: 'USDT', amount: '10.000000', fee: '0.000000', comment: 'lunch', status: 'completed' },
       total_balance: { currency: 'USD', amount: '90.00' },
     });

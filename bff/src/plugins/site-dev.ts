@@ -1,0 +1,29 @@
+import proxy from '@fastify/http-proxy';
+import type { FastifyPluginAsync } from 'fastify';
+import { HMR_PATH } from '@obmen/shared';
+
+/**
+ * Development (`pnpm dev`): pages, modules and assets come from the Astro dev server, and its
+ * hot-reload websocket passes through, so the browser sees one origin (this BFF) for pages,
+ * /api, /i18n and cookies alike. Routes the BFF owns (/api, /i18n, health) are more specific
+ * and still win. Only the HMR path is proxied as a websocket: other upgrades stay the BFF's.
+ */
+const siteDev: FastifyPluginAsync<{ devServerUrl: string }> = async (app, { devServerUrl }) => {
+  // The browser's Host reaches Astro, so Astro.url and cookies are those of the BFF's origin.
+  const keepHost = { rewriteRequestHeaders: (request: { headers: { host?: string } }, headers: Record<string, unknown>) => ({ ...headers, host: request.headers.host }) };
+  // A page pulls a hundred modules: their lines would bury the /api ones (Astro logs each page itself).
+  const logLevel = 'warn';
+  await app.register(proxy, { upstream: devServerUrl, prefix: HMR_PATH, rewritePrefix: HMR_PATH, websocket: true, httpMethods: ['GET'], logLevel });
+  await app.register(proxy, { upstream: devServerUrl, prefix: '/', replyOptions: keepHost, logLevel });
+  // Without a websocket route of the BFF's own, every upgrade is routed here: only HMR's passes.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.headers.upgrade && request.url.split('?', 1)[0] !== HMR_PATH) return reply.callNotFound();
+  });
+  // Vite injects inline scripts the production policy (script-src 'self') would block; Astro
+  // adds no hashed policy in dev. The other security headers stay.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.removeHeader('content-security-policy');
+  });
+};
+
+export default siteDev;

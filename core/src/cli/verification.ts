@@ -1,0 +1,83 @@
+import { userInfo } from 'node:os';
+import { parseArgs } from 'node:util';
+import { REJECT_REASONS, VERIFICATION_SIDES, type TRejectReason, type TVerificationSide } from '@obmen/shared';
+import { loadConfig, type TConfig } from '../config.ts';
+import type { Db } from '../db/index.ts';
+import { openStorage } from '../storage/index.ts';
+import { openDocumentCipher } from '../domains/verification/cipher.ts';
+import { approveSubmission, listQueue, rejectSubmission, saveFile, showSubmission } from '../domains/verification/operator.ts';
+import { listLimits, type TVerificationContext } from '../domains/verification/service.ts';
+import type { TCommand } from './command.ts';
+
+const REJECT_USAGE = `usage: kyc:reject <submission id> --file <side>=<reason>[:<note>]... (--retry | --final) [--note <text>] [--operator <name>]
+  sides: ${VERIFICATION_SIDES.join(', ')}; reasons: ${REJECT_REASONS.join(', ')} (other needs a note)
+  --retry: the user may upload the rejected files again; --final: this submission is closed for good`;
+
+/** Who is acting, for the audit log: --operator, else OBMEN_OPERATOR, else the login name. */
+function operatorOf(value: string | undefined): string {
+  const name = (value ?? process.env.OBMEN_OPERATOR ?? userInfo().username).trim();
+  if (!name) throw new Error('say who you are: --operator <name> or OBMEN_OPERATOR');
+  return name;
+}
+
+/**
+ * Identity verification for operators: kyc:queue, kyc:show, kyc:file, kyc:approve, kyc:reject,
+ * kyc:limits. Every look and every decision is audited under the operator's name.
+ */
+export function makeVerificationCommands(getConfig: () => TConfig): Record<string, TCommand> {
+  const context = (db: Db): TVerificationContext => {
+    const config = getConfig();
+    return {
+      db,
+      storage: openStorage(config),
+      cipher: openDocumentCipher(config, (msg) => console.error(msg)),
+      publicUrl: config.PUBLIC_URL,
+      now: () => new Date(),
+    };
+  };
+  const withOperator = (args: string[]) => parseArgs({ args, strict: true, allowPositionals: true, options: { operator: { type: 'string' } } });
+
+  return {
+    'kyc:queue': async (db, args) => {
+      const { values } = withOperator(args);
+      return listQueue(db, operatorOf(values.operator));
+    },
+    'kyc:show': async (db, args) => {
+      const { values, positionals } = withOperator(args);
+      if (!positionals[0]) throw new Error('usage: kyc:show <submission id> [--operator <name>]');
+      return showSubmission(context(db), operatorOf(values.operator), positionals[0]);
+    },
+    'kyc:file': async (db, args) => {
+      const { values, positionals } = withOperator(args);
+      if (!positionals[0] || !positionals[1]) throw new Error('usage: kyc:file <file id> <save to path> [--operator <name>]');
+      return saveFile(context(db), operatorOf(values.operator), positionals[0], positionals[1]);
+    },
+    'kyc:approve': async (db, args) => {
+      const { values, positionals } = withOperator(args);
+      if (!positionals[0]) throw new Error('usage: kyc:approve <submission id> [--operator <name>]');
+      return approveSubmission(context(db), operatorOf(values.operator), positionals[0]);
+    },
+    'kyc:reject': async (db, args) => {
+      const { values, positionals } = parseArgs({
+        args,
+        strict: true,
+        allowPositionals: true,
+        options: { file: { type: 'string', multiple: true }, retry: { type: 'boolean' }, final: { type: 'boolean' }, note: { type: 'string' }, operator: { type: 'string' } },
+      });
+      if (!positionals[0] || !values.file?.length || values.retry === values.final) throw new Error(REJECT_USAGE);
+      const files = values.file.map((spec) => {
+        const match = /^([a-z]+)=([a-z_]+)(?::(.*))?$/s.exec(spec);
+        if (!match) throw new Error(`--file wants <side>=<reason>[:<note>], got: ${spec}\n${REJECT_USAGE}`);
+        return { side: match[1] as TVerificationSide, reason: match[2] as TRejectReason, ...(match[3] ? { note: match[3] } : {}) };
+      });
+      return rejectSubmission(context(db), operatorOf(values.operator), positionals[0], {
+        files,
+        retry: Boolean(values.retry),
+        ...(values.note ? { note: values.note } : {}),
+      });
+    },
+    'kyc:limits': (db) => listLimits(db),
+  };
+}
+
+export const VERIFICATION_COMMANDS = makeVerificationCommands(loadConfig);

@@ -1,0 +1,90 @@
+import { expect, type Page } from '@playwright/test';
+
+/*
+ * Every page and page state that axe-core checks (e2e/a11y.spec.ts), signed in and out, ru and
+ * en, at 375 and 1280 px. A new page adds its routes here, and the states that change what is
+ * on screen (an open dialog or menu, a form showing its errors, a quote): CI then fails when it
+ * has serious or critical accessibility violations.
+ *
+ * Signed-in states run as the seeded demo account and must not move money (other specs check
+ * its balances to the unit): quotes are fine, confirming is not.
+ */
+
+export type TViewport = 'phone' | 'desktop';
+export type TA11yState = {
+  /** Shown in the report: route plus state. */
+  name: string;
+  path: string;
+  /** Who sees it: signed-out visitors, signed-in users, or both. */
+  auth: 'out' | 'in' | 'both';
+  /** Only at these widths (default both): the burger menu exists only on a phone. */
+  viewports?: readonly TViewport[];
+  /** Brings the page into the state to check, after it has loaded and hydrated. */
+  prepare?: (page: Page) => Promise<void>;
+  /**
+   * The part of the page `prepare` changes (a CSS selector). The same path without `prepare` is
+   * audited whole; this state then audits only this part again, which keeps the run short.
+   */
+  scope?: string;
+};
+
+export const VIEWPORTS: Record<TViewport, { width: number; height: number }> = {
+  phone: { width: 375, height: 812 },
+  desktop: { width: 1280, height: 800 },
+};
+
+async function openBurger(page: Page) {
+  await page.getByTestId('burger-open').click();
+  await expect(page.getByTestId('mobile-menu')).toBeVisible();
+}
+
+async function submitEmpty(page: Page, form: string) {
+  await page.locator(`${form} button[type="submit"]`).click();
+  await expect(page.locator(`${form} [aria-invalid="true"]`).first()).toBeVisible();
+}
+
+async function quote(page: Page) {
+  await page.getByTestId('exchange-amount').fill('100');
+  await expect(page.getByTestId('exchange-quote')).toHaveAttribute('data-state', 'ready');
+}
+
+async function openLogoutDialog(page: Page) {
+  await page.locator('[data-logout]').filter({ visible: true }).first().click();
+  await expect(page.getByTestId('logout-dialog')).toBeVisible();
+}
+
+async function copyAccountId(page: Page) {
+  await page.getByTestId('account-id').filter({ visible: true }).click();
+  await expect(page.getByTestId('toast')).toBeVisible();
+}
+
+export const A11Y_STATES: readonly TA11yState[] = [
+  { name: 'home', path: '/', auth: 'both' },
+  { name: 'home, burger menu open', path: '/', auth: 'both', viewports: ['phone'], prepare: openBurger, scope: '#mobile-menu' },
+  { name: 'pairs', path: '/exchanges', auth: 'both' },
+  { name: 'pairs, searched', path: '/exchanges?search=BTC%2F', auth: 'both' },
+  { name: 'pair page', path: '/exchange/USDT/BTC', auth: 'both' },
+  { name: 'pair page, quoted', path: '/exchange/USDT/BTC', auth: 'both', prepare: quote, scope: '[data-testid="exchange-form"]' },
+  { name: 'pair page, invalid amount', path: '/exchange/USDT/BTC?amount=0.0000001', auth: 'in' },
+  { name: 'exchange all', path: '/exchange/all', auth: 'in' },
+  { name: 'exchange all into BTC', path: '/exchange/all/BTC', auth: 'in' },
+  { name: 'transfer', path: '/transfer', auth: 'in' },
+  { name: 'transfer, form errors', path: '/transfer', auth: 'in', prepare: (page) => submitEmpty(page, '[data-testid="transfer-form"]'), scope: '[data-testid="transfer-form"]' },
+  { name: 'history', path: '/history', auth: 'in' },
+  { name: 'history of transfers', path: '/history/transfer', auth: 'in' },
+  { name: 'history, empty filter', path: '/history/exchange?currency=TRX&status=failed', auth: 'in' },
+  { name: 'change password', path: '/settings/change-password', auth: 'in' },
+  { name: 'logout dialog', path: '/exchanges', auth: 'in', prepare: async (page) => {
+    if ((page.viewportSize()?.width ?? 0) < 992) await openBurger(page);
+    await openLogoutDialog(page);
+  }, scope: '#logout-dialog' },
+  { name: 'account id copied (toast)', path: '/transfer', auth: 'in', viewports: ['desktop'], prepare: copyAccountId, scope: '#toasts' },
+  { name: 'login', path: '/login', auth: 'out' },
+  { name: 'login, form errors', path: '/login', auth: 'out', prepare: (page) => submitEmpty(page, '[data-testid="form-login_password"]'), scope: '[data-testid="form-login_password"]' },
+  { name: 'signup', path: '/signup', auth: 'out' },
+  { name: 'forgot password', path: '/forgot-password', auth: 'out' },
+  { name: 'reset password', path: '/reset-password?token=e2e-not-a-token', auth: 'out' },
+  { name: 'support', path: '/support', auth: 'both' },
+  { name: 'article', path: '/article/fees', auth: 'both' },
+  { name: 'not found', path: '/no-such-page', auth: 'both' },
+];

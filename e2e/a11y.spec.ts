@@ -1,0 +1,143 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { A11Y_STATES, VIEWPORTS, type TA11yState, type TViewport } from './a11y-routes.ts';
+import { BASE_URL, DEMO, islandsReady, logIn, sendNotification, signUp } from './helpers.ts';
+
+/*
+ * Issue 12: axe-core finds no serious or critical WCAG 2.2 A/AA violation on any page state of
+ * e2e/a11y-routes.ts, signed in and out, ru and en, 375 and 1280 px. One browser context per
+ * locale and sign-in state walks every state at both widths; failures are collected and
+ * reported together, so one run shows everything that is wrong.
+ */
+
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+const LOCALES = ['ru', 'en'] as const;
+const WIDTHS: readonly TViewport[] = ['desktop', 'phone'];
+
+type TFinding = { state: string; rule: string; impact: string; help: string; targets: string[] };
+
+/** The serious and critical violations on the page as it is now. */
+async function audit(page: Page, state: string, scope?: string): Promise<TFinding[]> {
+  // Only violations are read: axe then skips collecting every passing node (faster).
+  const builder = new AxeBuilder({ page }).withTags(TAGS).options({ resultTypes: ['violations'] });
+  const result = await (scope ? builder.include(scope) : builder).analyze();
+  return result.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => ({
+      state,
+      rule: violation.id,
+      impact: violation.impact ?? '',
+      help: violation.help,
+      targets: violation.nodes.slice(0, 5).map((node) => `${node.target.join(' ')}${node.failureSummary ? ` (${node.failureSummary.split('\n').slice(1, 2).join('').trim()})` : ''}`),
+    }));
+}
+
+async function withLocale(context: BrowserContext, locale: string) {
+  await context.addCookies([{ name: 'i18n_redirected', value: locale, url: BASE_URL }]);
+}
+
+/** Walks the states for this sign-in state at both widths in one page; returns every finding. */
+async function auditStates(page: Page, auth: 'in' | 'out', label: string): Promise<TFinding[]> {
+  const findings: TFinding[] = [];
+  for (const width of WIDTHS) {
+    await page.setViewportSize(VIEWPORTS[width]);
+    const states = A11Y_STATES.filter((state: TA11yState) => (state.auth === auth || state.auth === 'both') && (state.viewports ?? WIDTHS).includes(width));
+    for (const state of states) {
+      const name = `${label} ${width} ${state.name} (${state.path})`;
+      await test.step(name, async () => {
+        await page.goto(state.path);
+        await islandsReady(page);
+        if (state.prepare) await state.prepare(page);
+        findings.push(...(await audit(page, name, state.scope)));
+      });
+    }
+  }
+  return findings;
+}
+
+function report(findings: TFinding[]): string {
+  return findings.map((f) => `${f.state}\n  ${f.impact} ${f.rule}: ${f.help}\n    ${f.targets.join('\n    ')}`).join('\n');
+}
+
+async function newContext(browser: Browser, locale: string, storageState?: string): Promise<BrowserContext> {
+  const context = await browser.newContext(storageState ? { storageState } : { storageState: { cookies: [], origins: [] } });
+  await withLocale(context, locale);
+  return context;
+}
+
+test.describe('axe-core, signed out', () => {
+  for (const locale of LOCALES) {
+    test(`every page, ${locale}`, async ({ browser }) => {
+      test.setTimeout(240_000);
+      const context = await newContext(browser, locale);
+      const findings = await auditStates(await context.newPage(), 'out', `out ${locale}`);
+      await context.close();
+      expect(findings, report(findings)).toEqual([]);
+    });
+  }
+});
+
+test.describe('axe-core, signed in as the demo account', () => {
+  for (const locale of LOCALES) {
+    test(`every page, ${locale}`, async ({ browser }) => {
+      test.setTimeout(300_000);
+      const context = await newContext(browser, locale, await demoSession(browser));
+      const findings = await auditStates(await context.newPage(), 'in', `in ${locale}`);
+      await context.close();
+      expect(findings, report(findings)).toEqual([]);
+    });
+  }
+});
+
+/**
+ * One sign-in of the demo account for the whole run, shared by the workers (its sign-ins are
+ * rate-limited; see helpers.ts): the first worker signs in and writes the session where the
+ * others wait for it, in the run's output folder (emptied when a run starts).
+ */
+async function demoSession(browser: Browser): Promise<string> {
+  const folder = test.info().project.outputDir;
+  // Named by the runner's process: checkouts running side by side may share the output folder.
+  const file = join(folder, `a11y-demo-session-${process.ppid}.json`);
+  mkdirSync(folder, { recursive: true });
+  try {
+    closeSync(openSync(`${file}.lock`, 'wx'));
+  } catch {
+    await expect.poll(() => existsSync(file), { message: 'the demo session of another worker', timeout: 60_000 }).toBe(true);
+    return file;
+  }
+  const context = await newContext(browser, 'ru');
+  await logIn(await context.newPage(), DEMO.email, DEMO.password);
+  await context.storageState({ path: `${file}.tmp` });
+  renameSync(`${file}.tmp`, file);
+  await context.close();
+  return file;
+}
+
+test('axe-core: notifications (banner and modal) over the pages, ru and en', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const context = await newContext(browser, 'ru');
+  const page = await context.newPage();
+  const account = await signUp(page, { prefix: 'a11y' });
+  for (const type of ['success', 'danger', 'secondary'] as const) {
+    await sendNotification(page.request, { account_id: account.accountId, display: 'inner', type, title: `A11y ${type}`, text: '<p>Text with <a href="/exchanges">a link</a>.</p>', buttons: [{ url: '/exchanges', title: 'Go' }] });
+  }
+  await sendNotification(page.request, { account_id: account.accountId, display: 'modal', type: 'danger', title: 'A11y modal', text: '<p>Modal text</p>', closable: true });
+  const findings: TFinding[] = [];
+  for (const locale of LOCALES) {
+    await withLocale(context, locale);
+    for (const width of WIDTHS) {
+      await page.setViewportSize(VIEWPORTS[width]);
+      for (const path of ['/', '/exchange/USDT/BTC']) {
+        await page.goto(path);
+        await islandsReady(page);
+        await expect(page.locator('dialog.notice-modal[open]')).toBeVisible();
+        await expect(page.locator('.notice-inner')).toHaveCount(3);
+        findings.push(...(await audit(page, `${locale} ${width} ${path} with notifications`)));
+      }
+    }
+  }
+  await context.close();
+  expect(findings, report(findings)).toEqual([]);
+});

@@ -1,0 +1,66 @@
+/**
+ * What start.ts (production and tests) and dev.ts (`pnpm dev`) share: `.env`, child processes
+ * that stop together, and waiting for a health URL.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** `.env` at the top of the checkout, when there is one; variables already set win over it. */
+export function loadDotEnv(): void {
+  const file = join(root, '.env');
+  if (existsSync(file)) process.loadEnvFile(file);
+}
+
+export type TSupervisor = {
+  /** `node <args>` as a child; its exit stops the others (and us) with its code. */
+  run(name: string, args: string[], env: NodeJS.ProcessEnv, options?: Pick<SpawnOptions, 'cwd' | 'stdio'>): ChildProcess;
+  stop(code: number): Promise<void>;
+};
+
+/** Children get SIGTERM on our SIGTERM/SIGINT, the last started first, and finish their in-flight requests. */
+export function supervise(tag: string): TSupervisor {
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const exited = (child: ChildProcess) => (child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : null);
+
+  async function stop(code: number) {
+    stopping = true;
+    for (const child of [...children].reverse()) {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+    process.exit(code);
+  }
+  process.once('SIGTERM', () => void stop(0));
+  process.once('SIGINT', () => void stop(0));
+
+  function run(name: string, args: string[], env: NodeJS.ProcessEnv, options: Pick<SpawnOptions, 'cwd' | 'stdio'> = {}) {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', ...options, env: { ...process.env, ...env } });
+    child.on('exit', (code, signal) => {
+      if (stopping) return;
+      console.error(`[${tag}] ${name} exited (${signal ?? code}); stopping the rest`);
+      void stop(code ?? 1);
+    });
+    children.push(child);
+    return child;
+  }
+  return { run, stop };
+}
+
+export async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not become healthy within ${timeoutMs} ms`);
+}

@@ -1,0 +1,219 @@
+import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ACCEPTED_FILE_TYPES, FILE_INPUT_ACCEPT, FILE_MAX_BYTES } from '@obmen/shared/files';
+import {
+  REQUIRED_SIDES,
+  isoDay,
+  verificationSubmitSchema,
+  type TVerificationFile,
+  type TVerificationSide,
+  type TVerificationState,
+  type TVerificationSubmission,
+  type TVerificationType,
+} from '@obmen/shared/verification';
+import { api, ApiError } from '../lib/api.ts';
+import { uploadForm } from '../lib/upload.ts';
+import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+
+/** What the form starts with: the sent document's fields on a retry (its number is never shown, so typed again), else the personal data. */
+type TPrefill = Record<'issuing_country' | 'issue_date' | 'expiry_date' | 'first_name' | 'last_name' | 'middle_name' | 'birth_date', string>;
+type TProps = TIslandProps & { type: TVerificationType; current: TVerificationSubmission | null; prefill: TPrefill };
+
+type TSideState = { preview?: string; previewIsImage?: boolean; progress?: number; error?: string };
+
+const FIELDS = [
+  { name: 'number', type: 'text', autoComplete: 'off', label: 'kycpage.number' },
+  { name: 'issuing_country', type: 'text', autoComplete: 'country', label: 'kycpage.issuing_country' },
+  { name: 'issue_date', type: 'date', autoComplete: 'off', label: 'kycpage.issue_date' },
+  { name: 'expiry_date', type: 'date', autoComplete: 'off', label: 'kycpage.expiry_date' },
+  { name: 'last_name', type: 'text', autoComplete: 'family-name', label: 'settingspage.last_name' },
+  { name: 'first_name', type: 'text', autoComplete: 'given-name', label: 'settingspage.first_name' },
+  { name: 'middle_name', type: 'text', autoComplete: 'additional-name', label: 'settingspage.middle_name' },
+  { name: 'birth_date', type: 'date', autoComplete: 'bday', label: 'settingspage.birth_date' },
+] as const;
+
+function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' | 'messages'>) {
+  const { t } = useTranslation();
+  const [current, setCurrent] = useState(initial);
+  const [sides, setSides] = useState<Partial<Record<TVerificationSide, TSideState>>>({});
+  const [values, setValues] = useState<Record<string, string>>({ number: '', ...prefill });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState('');
+  const [sending, setSending] = useState(false);
+  const [hydrated, setHydrated] = useState(false);
+  const [dragging, setDragging] = useState<TVerificationSide | null>(null);
+  useEffect(() => setHydrated(true), []);
+  const previews = useRef<string[]>([]);
+  useEffect(() => () => previews.current.forEach((url) => URL.revokeObjectURL(url)), []);
+
+  const required = REQUIRED_SIDES[type];
+  const uploadable = current ? current.uploadable_sides : [...required];
+  const fileOf = (side: TVerificationSide): TVerificationFile | undefined => current?.files.find((file) => file.side === side);
+  const patchSide = (side: TVerificationSide, patch: TSideState) => setSides((all) => ({ ...all, [side]: { ...all[side], ...patch } }));
+
+  /** The draft to upload into: the open one, or a new one (spec: get new id, then upload). */
+  async function draftId(): Promise<string> {
+    if (current) return current.id;
+    const answer = await api<{ verification: TVerificationState }>(`/verification/${type}/new`);
+    setCurrent(answer.verification.current);
+    return answer.verification.current!.id;
+  }
+
+  async function pick(side: TVerificationSide, file: File | undefined) {
+    if (!file) return;
+    // Early hints only: the server decides by the bytes.
+    if (file.size > FILE_MAX_BYTES) return patchSide(side, { error: t('kycpage.file_too_big_local'), progress: undefined });
+    if (file.type && !(ACCEPTED_FILE_TYPES as readonly string[]).includes(file.type)) return patchSide(side, { error: t('kycpage.file_type_local'), progress: undefined });
+    const preview = URL.createObjectURL(file);
+    previews.current.push(preview);
+    patchSide(side, { preview, previewIsImage: file.type.startsWith('image/'), progress: 0, error: undefined });
+    try {
+      const form = new FormData();
+      form.append('id', await draftId());
+      form.append('side0', side);
+      form.append('file0', file);
+      const answer = await uploadForm<{ verification: TVerificationState }>(`/verification/${type}/upload`, form, (fraction) => patchSide(side, { progress: fraction }));
+      setCurrent(answer.verification.current);
+      patchSide(side, { progress: undefined });
+      setErrors((all) => ({ ...all, [side]: '' }));
+    } catch (err) {
+      const message = err instanceof ApiError ? (err.fields.file0 ?? err.fields[side] ?? err.message) : t('error.generic');
+      patchSide(side, { progress: undefined, error: message });
+    }
+  }
+
+  function onDrop(side: TVerificationSide, event: DragEvent<HTMLElement>) {
+    event.preventDefault();
+    setDragging(null);
+    if (uploadable.includes(side)) void pick(side, event.dataTransfer.files[0]);
+  }
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setFormError('');
+    const id = current?.id ?? '00000000-0000-4000-8000-000000000000';
+    const parsed = verificationSubmitSchema(isoDay(new Date())).safeParse({ ...values, id });
+    const next: Record<string, string> = {};
+    if (!parsed.success) for (const issue of parsed.error.issues) next[String(issue.path[0] ?? '_')] ??= t(issue.message);
+    for (const side of required) {
+      const file = fileOf(side);
+      if (!file) next[side] = t('verification.file_missing');
+      else if (file.reject_reason && uploadable.includes(side)) next[side] = t('verification.file_still_rejected');
+    }
+    if (Object.keys(next).length) {
+      setErrors(next);
+      return;
+    }
+    setErrors({});
+    setSending(true);
+    try {
+      await api(`/verification/${type}/submit`, { json: { ...values, id } });
+      window.location.assign('/settings/verification');
+    } catch (err) {
+      if (err instanceof ApiError) {
+        setErrors(err.fields);
+        setFormError(err.message);
+      } else setFormError(t('error.generic'));
+      setSending(false);
+    }
+  }
+
+  return (
+    <form className="settings-form" method="post" noValidate onSubmit={onSubmit} data-testid="form-verification">
+      <h2>{t('kycpage.step_files')}</h2>
+      <p className="settings-lead">{t('kycpage.files_rules')}</p>
+      <div className="kyc-sides">
+        {required.map((side) => {
+          const state = sides[side] ?? {};
+          const file = fileOf(side);
+          const editable = uploadable.includes(side);
+          const error = state.error || errors[side];
+          const rejected = file?.reject_reason;
+          const capture = side === 'selfie' ? 'user' : 'environment';
+          return (
+            <section
+              key={side}
+              className={['kyc-side', dragging === side ? 'dragging' : '', error ? 'has-error' : '', file && !rejected ? 'done' : ''].join(' ')}
+              onDragOver={(event) => {
+                event.preventDefault();
+                if (editable) setDragging(side);
+              }}
+              onDragLeave={() => setDragging(null)}
+              onDrop={(event) => onDrop(side, event)}
+              data-testid={`side-${side}`}
+              aria-labelledby={`side-title-${side}`}
+            >
+              <h3 id={`side-title-${side}`}>{t(`verification.side.${side}`)}</h3>
+              {state.preview && state.previewIsImage ? (
+                <img className="kyc-preview" src={state.preview} alt={t(`verification.side.${side}`)} />
+              ) : file && file.mime.startsWith('image/') ? (
+                <img className="kyc-preview" src={file.url} alt={t(`verification.side.${side}`)} />
+              ) : file || state.preview ? (
+                <div className="kyc-preview-file">PDF</div>
+              ) : (
+                <div className="kyc-preview-file">{t('kycpage.drop')}</div>
+              )}
+              {state.progress !== undefined && (
+                <>
+                  <progress max={1} value={state.progress} aria-label={t('kycpage.uploading')} />
+                  <p className="kyc-side-status" role="status">{t('kycpage.uploading')}</p>
+                </>
+              )}
+              {state.progress === undefined && file && !rejected && <p className="kyc-side-status ok" data-testid={`uploaded-${side}`}>{t('kycpage.uploaded')}</p>}
+              {rejected && (
+                <p className="field-error" data-testid={`rejected-${side}`}>
+                  {t('kycpage.rejected_because', { reason: t(`verification.reason.${rejected}`) + (file.reject_note ? ` (${file.reject_note})` : '') })}
+                </p>
+              )}
+              {error && <p className="field-error" role="alert" data-testid={`error-${side}`}>{error}</p>}
+              {editable && (
+                <div className="kyc-side-buttons">
+                  <label className="btn btn-outline">
+                    {file ? t('kycpage.replace') : t('kycpage.choose_file')}
+                    <input className="visually-hidden" type="file" accept={FILE_INPUT_ACCEPT} disabled={!hydrated} data-testid={`file-${side}`} onChange={(event) => void pick(side, event.target.files?.[0])} />
+                  </label>
+                  <label className="btn btn-ghost">
+                    {t('kycpage.take_photo')}
+                    <input className="visually-hidden" type="file" accept="image/jpeg,image/png,image/webp" capture={capture} disabled={!hydrated} onChange={(event) => void pick(side, event.target.files?.[0])} />
+                  </label>
+                </div>
+              )}
+            </section>
+          );
+        })}
+      </div>
+
+      <h2>{t('kycpage.step_fields')}</h2>
+      {formError && <p className="form-error" role="alert" data-testid="form-error">{formError}</p>}
+      <div className="settings-grid">
+        {FIELDS.map(({ name, type: inputType, autoComplete, label }) => (
+          <label key={name} className="field">
+            <span className="field-label">{t(label)}</span>
+            <input
+              name={name}
+              type={inputType}
+              autoComplete={autoComplete}
+              value={values[name] ?? ''}
+              aria-invalid={errors[name] ? 'true' : undefined}
+              onChange={(event) => setValues({ ...values, [name]: event.target.value })}
+            />
+            {errors[name] && <span className="field-error" data-testid={`error-${name}`}>{errors[name]}</span>}
+          </label>
+        ))}
+      </div>
+      <div className="settings-actions">
+        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated} data-testid="kyc-submit">
+          {sending ? t('kycpage.submitting') : t('kycpage.submit')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export default function VerificationUpload({ locale, messages, ...rest }: TProps) {
+  return (
+    <IslandRoot locale={locale} messages={messages}>
+      <UploadBody {...rest} />
+    </IslandRoot>
+  );
+}
