@@ -33,6 +33,8 @@ export const ERRORS = {
   not_multipart: { status: 415, key: 'files.not_multipart' },
   bad_form: { status: 400, key: 'files.bad_form' },
   upload_too_large: { status: 413, key: 'files.request_too_large' },
+  // payments
+  webhook_signature_invalid: { status: 401, key: 'payments.webhook_signature_invalid' },
   // money: refusals of the SQL functions (code = the raised message) and of the services
   insufficient_funds: { status: 422, key: 'money.insufficient_funds', field: 'amount', fieldKey: 'money.field_insufficient_funds' },
   amount_not_positive: { status: 422, key: 'money.amount_not_positive', field: 'amount' },

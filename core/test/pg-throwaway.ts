@@ -8,7 +8,8 @@ import pg from 'pg';
  * A PostgreSQL server of the test's own, for tests that stop, start or crash the database (never
  * the shared one). As scripts/pg-throwaway.sh: initdb into a temp dir, a free 127.0.0.1 port,
  * durability off; as root the server runs as the "postgres" user. Null when no server binaries
- * are installed (the test command installs them when it needs a throw-away server itself).
+ * (or, as root, no postgres user) are installed: the test command installs them when it needs a
+ * throw-away server itself.
  */
 export type TThrowawayPostgres = {
   url: string;
@@ -41,6 +42,8 @@ export async function startThrowawayPostgres(): Promise<TThrowawayPostgres | nul
   const bin = serverBinaries();
   if (!bin) return null;
   const asRoot = process.getuid?.() === 0;
+  // initdb refuses root: the server then runs as "postgres", which Debian's package creates.
+  if (asRoot && spawnSync('id', ['-u', 'postgres']).status !== 0) return null;
   const dir = mkdtempSync('/tmp/obmen-pg-test.');
   mkdirSync(join(dir, 'sock'));
   chmodSync(dir, 0o700);

@@ -4,15 +4,23 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Pool } from 'undici';
 import type { TConfig } from '../config.ts';
 import { applySecurityHeaders } from './security-headers.ts';
+import { errorBody } from '../errors.ts';
 
 type TAstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: object) => Promise<void>;
 
-/** What every page render gets in Astro.locals. */
-export type TPageLocals = { fv: string; clientIp: string };
+/**
+ * What every page render gets in Astro.locals (site/src/env.d.ts): the build version, the
+ * client's address (for the core's per-IP limits), the scheme decided in onRequest (Secure
+ * cookies), the BFF's validated configuration and its one pool to the core.
+ */
+export type TPageLocals = { fv: string; clientIp: string; https: boolean; config: TConfig; core: Pool };
 
-const NOT_FOUND_PATH = '/404';
+export const NOT_FOUND_PAGE = '/404';
+/** The catch-all route of page renders. */
+export const SITE_ROUTE = '/*';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=3600';
 
@@ -34,24 +42,30 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
 
     app.route({
       method: ['GET', 'HEAD'],
-      url: '/*',
+      url: SITE_ROUTE,
       handler: async (request, reply) => {
         reply.hijack();
-        applySecurityHeaders(reply.raw, request.protocol === 'https');
-        const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip };
+        applySecurityHeaders(reply.raw, request.https);
+        const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip, https: request.https, config, core: app.core };
         const fail = (err: unknown) => {
           request.log.error({ err }, 'page render failed');
           if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
           reply.raw.end('Internal Server Error');
         };
-        // Astro calls next() without an error when no page matches: render the 404 page instead.
+        // Astro calls next() without an error when no page matches: render the 404 page instead,
+        // unless this client has asked for too many missing pages (each render asks the core).
         await handler(request.raw, reply.raw, (err) => {
           if (err) return fail(err);
-          request.raw.url = NOT_FOUND_PATH;
+          const retryAfterS = app.notFoundWindow.hit(request.ip);
+          if (retryAfterS > 0) {
+            reply.raw.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfterS) });
+            return void reply.raw.end(JSON.stringify(errorBody(request, 'rate_limited', 'error.rate_limited')));
+          }
+          request.raw.url = NOT_FOUND_PAGE;
           handler(request.raw, reply.raw, fail, locals).catch(fail);
         }, locals);
       },
     });
   },
-  { name: 'site' },
+  { name: 'site', dependencies: ['upstream', 'scheme', 'own-errors'] },
 );
