@@ -63,7 +63,8 @@ export async function build(
   const { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS } = config;
   const { db, drop } = await openTestDb(engine, 16, { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS });
   // As server.ts: X-Forwarded-For counts only from TRUST_PROXY (inject comes from 127.0.0.1).
-  const fastify: FastifyInstance = Fastify({ logger: false, trustProxy: config.TRUST_PROXY });
+  // A generous plugin timeout: migrations on a loaded shared machine may take longer than Fastify's 10 s.
+  const fastify: FastifyInstance = Fastify({ logger: false, trustProxy: config.TRUST_PROXY, pluginTimeout: 120_000 });
   const { onRoute, ...appOptions } = options;
   if (onRoute) fastify.addHook('onRoute', onRoute);
   await fastify.register(app, { config, db, ...appOptions });

@@ -15,4 +15,5 @@ export * from './format.ts';
 export * from './files.ts';
 export * from './verification.ts';
 export * from './text.ts';
+export * from './client-key.ts';
 export * from './payments.ts';

@@ -132,7 +132,7 @@ function validatorCompiler({ schema }: { schema: unknown }) {
     if (result.success) return { value: result.data };
     const fields: Record<string, string> = {};
     for (const issue of result.error.issues) fields[issue.path.join('.') || '_'] ??= issue.message;
-    return { error: new AppError('validation', 400, 'error.validation', { fields }) };
+    return { error: new AppError('validation', { fields }) };
   };
 }
 

@@ -1,4 +1,4 @@
-import { DEFAULT_LOCALE, DICTIONARIES, MISSING_KEY_MESSAGE, translate, type TLocale } from '@obmen/shared';
+import { MISSING_KEY_MESSAGE, isI18nKey, translate, type TLocale } from '@obmen/shared';
 
 /** What pages get as `Astro.locals.t`: a key (flat, dotted) and its `{{name}}` values. */
 export type TTranslate = (key: string, vars?: Record<string, string | number>) => string;
@@ -15,10 +15,9 @@ export function getT(locale: TLocale): TTranslate {
   let t = translators.get(locale);
   if (!t) {
     t = (key, vars) => {
-      if (DICTIONARIES[locale][key] === undefined && DICTIONARIES[DEFAULT_LOCALE][key] === undefined) {
-        console.warn(JSON.stringify({ type: 'i18n', message: MISSING_KEY_MESSAGE, key, locale }));
-      }
-      return translate(locale, key, vars);
+      if (isI18nKey(key)) return translate(locale, key, vars);
+      console.warn(JSON.stringify({ type: 'i18n', message: MISSING_KEY_MESSAGE, key, locale }));
+      return key;
     };
     translators.set(locale, t);
   }

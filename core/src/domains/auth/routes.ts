@@ -49,7 +49,7 @@ function signedIn(reply: FastifyReply, result: TSignedIn) {
 }
 
 /** A malformed mailed-link token is the same "invalid or expired link" as a spent one. */
-const tokenRoute = { paramsError: () => new AppError('invalid_token', 400, 'auth.invalid_token') };
+const tokenRoute = { paramsError: () => new AppError('invalid_token') };
 
 /**
  * The account calls (spec §7 Auth). Every answer with a session carries `user`, `locale` and

@@ -13,7 +13,7 @@ import {
 import { currentUser, requireUser } from '../user/current.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
-import { TRANSFER_CSV_COLUMNS, toCsv, transferHistory } from '../history/service.ts';
+import { TRANSFER_CSV_COLUMNS, sendCsv, transferHistory } from '../history/service.ts';
 import { checkTransfer, makeTransfer, transferInfo } from './service.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 
@@ -81,10 +81,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
       const query = request.query;
       const page = await transferHistory(app.db, currentUser(request).id, query);
       if (query.format === 'csv') {
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header('content-disposition', 'attachment; filename="transfer-history.csv"')
-          .send(toCsv(TRANSFER_CSV_COLUMNS, page.items));
+        return sendCsv(reply, 'transfer-history.csv', TRANSFER_CSV_COLUMNS, page.items);
       }
       return { status: 'ok' as const, ...page };
     },
