@@ -9,6 +9,7 @@ import app from '../src/app.ts';
 import type { TClock } from '../src/clock.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
 import { createFrontDoor } from '../src/front-door.ts';
+import { genRequestId } from '../src/request-id.ts';
 
 /** The real Astro build: `pnpm build` (scripts/test.sh runs it before vitest). */
 export const REAL_SITE_DIST = fileURLToPath(new URL('../../site/dist/', import.meta.url));
@@ -142,7 +143,7 @@ export async function build(options: TBuildOptions = {}) {
   process.env.UPSTREAM_URL = config.UPSTREAM_URL;
   process.env.UPSTREAM_TIMEOUT_MS = String(config.UPSTREAM_TIMEOUT_MS);
   const frontDoor = createFrontDoor();
-  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, serverFactory: frontDoor.serverFactory });
+  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, serverFactory: frontDoor.serverFactory, genReqId: genRequestId });
   await fastify.register(app, { config, frontDoor, clock: options.clock, frontendVersion: options.frontendVersion });
   await fastify.ready();
   return {

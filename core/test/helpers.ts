@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { makeGenReqId } from '../src/request-id.ts';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import app from '../src/app.ts';
@@ -54,13 +55,19 @@ export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {
 }
 
 /** The real core app on a fresh database, ready for `inject`. Close it with `close()`. */
-export async function build(engine: TEngine, overrides: Partial<Record<keyof TConfig, string>> = {}, options: { now?: () => Date } = {}) {
+export async function build(
+  engine: TEngine,
+  overrides: Partial<Record<keyof TConfig, string>> = {},
+  options: { now?: () => Date; loggerInstance?: FastifyBaseLogger } = {},
+) {
+  const { loggerInstance, ...appOptions } = options;
   const config = testConfig(overrides);
   const { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS } = config;
   const { db, drop } = await openTestDb(engine, 16, { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS });
-  // As server.ts: X-Forwarded-For counts only from TRUST_PROXY (inject comes from 127.0.0.1).
-  const fastify: FastifyInstance = Fastify({ logger: false, trustProxy: config.TRUST_PROXY });
-  await fastify.register(app, { config, db, ...options });
+  // As server.ts: X-Forwarded-For and X-Request-Id count only from TRUST_PROXY (inject comes from 127.0.0.1).
+  const logging = loggerInstance ? { loggerInstance } : { logger: false };
+  const fastify = Fastify({ ...logging, trustProxy: config.TRUST_PROXY, genReqId: makeGenReqId(config.TRUST_PROXY) }) as unknown as FastifyInstance;
+  await fastify.register(app, { config, db, ...appOptions });
   await fastify.ready();
   return {
     app: fastify,

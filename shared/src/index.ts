@@ -12,3 +12,4 @@ export * from './format.ts';
 export * from './files.ts';
 export * from './verification.ts';
 export * from './text.ts';
+export * from './request-log.ts';

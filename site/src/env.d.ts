@@ -1,5 +1,5 @@
 /// <reference types="astro/client" />
-import type { TFooterImage, TLocale, TMenus, TSiteSettings, TUser, TBalance, TWallet, TUnreadMsgs, TNotification } from '@obmen/shared';
+import type { TPageLog, TFooterImage, TLocale, TMenus, TSiteSettings, TUser, TBalance, TWallet, TUnreadMsgs, TNotification } from '@obmen/shared';
 import type { TTranslate } from './lib/i18n.ts';
 
 declare global {
@@ -8,6 +8,10 @@ declare global {
       /** From the BFF: the front-end build version. */
       fv: string;
       clientIp: string;
+      /** From the BFF: this request's id (x-request-id), sent on with every call to the core. */
+      requestId?: string;
+      /** From the BFF: its pino logger for this request (reqId bound); the site's own in `astro dev`. */
+      log: TPageLog;
       locale: TLocale;
       t: TTranslate;
       user: TUser;

@@ -3,6 +3,7 @@ import type { APIContext } from 'astro';
 import { LOCALE_COOKIE, SESSION_COOKIE, SESSION_TOKEN_HEADER, SESSION_STATE_HEADER, SESSION_CLEARED, SESSION_TTL_S, pickLocale, type TMenuResponse, type TEnvelope, type TSiteSettings, type TUser } from '@obmen/shared';
 import { coreGet, coreGetWithHeaders } from './lib/core.ts';
 import { getT } from './lib/i18n.ts';
+import { siteLog } from './lib/server-log.ts';
 
 const MAINTENANCE_PATH = '/maintenance';
 
@@ -26,10 +27,11 @@ function applySessionHeaders(context: APIContext, headers: Record<string, string
 export const onRequest = defineMiddleware(async (context, next) => {
   const locals = context.locals;
   locals.fv ??= 'dev';
+  locals.log ??= siteLog;
   const cookieLocale = context.cookies.get(LOCALE_COOKIE)?.value;
   const token = context.cookies.get(SESSION_COOKIE)?.value;
   let locale = pickLocale(cookieLocale);
-  const call = { locale, token, clientIp: locals.clientIp };
+  const call = { locale, token, clientIp: locals.clientIp, requestId: locals.requestId };
   let check: TCheck;
   let menu: TMenuResponse;
   try {
@@ -41,7 +43,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
     applySessionHeaders(context, checkHeaders);
   } catch (err) {
     // The core is down or too slow: one honest, localized page (503), not a stack trace.
-    console.error(JSON.stringify({ msg: 'core unavailable for page', path: context.url.pathname, err: String(err) }));
+    locals.log.error({ path: context.url.pathname, err: String(err) }, 'core unavailable for page');
     locals.locale = locale;
     locals.t = getT(locale);
     locals.unavailable = true;

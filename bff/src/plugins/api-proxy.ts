@@ -3,7 +3,7 @@ import proxy from '@fastify/http-proxy';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { LOCALE_COOKIE, isLocale } from '@obmen/shared';
+import { LOCALE_COOKIE, REQUEST_ID_HEADER, isLocale } from '@obmen/shared';
 import type { TConfig } from '../config.ts';
 import { frontendVersionMember, injectFrontendVersion } from '../envelope.ts';
 import { sendError } from '../errors.ts';
@@ -16,7 +16,7 @@ declare module 'fastify' {
 }
 
 /** Headers only the BFF may set towards the core: a browser sending them is ignored. */
-const INTERNAL_REQUEST_HEADERS = ['authorization', 'x-obmen-locale', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip', 'cookie'];
+const INTERNAL_REQUEST_HEADERS = [REQUEST_ID_HEADER, 'authorization', 'x-obmen-locale', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip', 'cookie'];
 
 const NETWORK_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
@@ -79,6 +79,7 @@ export default fp<TApiProxyOptions>(
           const headers = rawHeaders as IncomingHttpHeaders;
           for (const name of INTERNAL_REQUEST_HEADERS) delete headers[name];
           headers['x-forwarded-for'] = request.ip;
+          headers[REQUEST_ID_HEADER] = request.id;
           forwardSession(request, headers);
           const locale = request.cookies[LOCALE_COOKIE];
           if (isLocale(locale)) headers['x-obmen-locale'] = locale;

@@ -4,13 +4,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TPageLog } from '@obmen/shared';
 import type { TConfig } from '../config.ts';
 import { applySecurityHeaders } from './security-headers.ts';
 
 type TAstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: object) => Promise<void>;
 
-/** What every page render gets in Astro.locals. */
-export type TPageLocals = { fv: string; clientIp: string };
+/** What every page render gets in Astro.locals: pages log through `log` (pino, with this request's reqId). */
+export type TPageLocals = { fv: string; clientIp: string; requestId: string; log: TPageLog };
 
 const NOT_FOUND_PATH = '/404';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -38,7 +39,7 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
       handler: async (request, reply) => {
         reply.hijack();
         applySecurityHeaders(reply.raw, request.protocol === 'https');
-        const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip };
+        const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip, requestId: request.id, log: request.log };
         const fail = (err: unknown) => {
           request.log.error({ err }, 'page render failed');
           if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
