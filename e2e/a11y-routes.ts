@@ -74,6 +74,12 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'history of transfers', path: '/history/transfer', auth: 'in' },
   { name: 'history, empty filter', path: '/history/exchange?currency=TRX&status=failed', auth: 'in' },
   { name: 'change password', path: '/settings/change-password', auth: 'in' },
+  { name: 'personal data', path: '/settings/personal', auth: 'in' },
+  { name: 'verification', path: '/settings/verification', auth: 'in' },
+  { name: 'passport', path: '/settings/passport', auth: 'in' },
+  { name: 'passport, form errors', path: '/settings/passport', auth: 'in', prepare: (page) => submitEmpty(page, '[data-testid="form-verification"]'), scope: '[data-testid="form-verification"]' },
+  { name: 'id card', path: '/settings/id_card', auth: 'in' },
+  { name: "driver's licence", path: '/settings/drivers_license', auth: 'in' },
   { name: 'logout dialog', path: '/exchanges', auth: 'in', prepare: async (page) => {
     if ((page.viewportSize()?.width ?? 0) < 992) await openBurger(page);
     await openLogoutDialog(page);

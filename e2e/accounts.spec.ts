@@ -62,9 +62,11 @@ test('sign up by password, confirm by the mailed link, log out through the dialo
   expect(new URL(href!).pathname).toBe('/login');
   await link.click();
 
-  // The link signs the new account in and lands on the home page with the account id in the header.
-  await expect(page).toHaveURL(`${BASE_URL}/`);
+  // The link signs the new account in and lands on the account's pair list, with the account id
+  // in the header and, its wallets being empty, a call to deposit (issue 12).
+  await expect(page).toHaveURL(`${BASE_URL}/exchanges`);
   await expectSignedIn(page);
+  await expect(page.getByTestId('deposit-cta').getByRole('link')).toHaveAttribute('href', '/deposit');
   const accountId = Number(await visible(page, 'account-id').getAttribute('data-account-id'));
   expect(accountId).toBeGreaterThan(9_999_999);
   const state = await authCheck(page.request);

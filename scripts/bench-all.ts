@@ -3,6 +3,8 @@
  *   api      scripts/bench.ts          BFF vs core-direct on a small /api call, SSR page
  *   article  scripts/bench-article.ts  cached article page vs nginx, JS weight, Lighthouse
  *   money    scripts/bench-money.ts    transfers/s on PostgreSQL and PGlite, invariants after
+ *   upload   scripts/bench-upload.ts   5 MB identity photos through the BFF: MB/s, core RSS peak
+ *            while 20 run at once (must stay within 100 MB of idle)
  *   soak     scripts/bench-soak.ts     10 minutes of mixed load through the BFF: RSS growth of
  *                                      core and BFF < 10%, failure rate < 1%, ledger after
  * BENCH_SUITES=api,money picks some (BENCH_SUITES=soak BENCH_SOAK_DURATION=120: a short soak). The money bench uses BENCH_DATABASE_URL or
@@ -12,7 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
-const SUITES = { api: 'bench.ts', article: 'bench-article.ts', money: 'bench-money.ts', soak: 'bench-soak.ts' } as const;
+const SUITES = { api: 'bench.ts', article: 'bench-article.ts', money: 'bench-money.ts', upload: 'bench-upload.ts', soak: 'bench-soak.ts' } as const;
 type TSuite = keyof typeof SUITES;
 
 const wanted = (process.env.BENCH_SUITES?.split(',').map((name) => name.trim()).filter(Boolean) ?? Object.keys(SUITES)) as TSuite[];

@@ -3,6 +3,8 @@
  * front of it. Children get SIGTERM on our SIGTERM/SIGINT and finish their in-flight requests.
  *   PORT (3000) the BFF; CORE_PORT (4000) the core; DATA_DIR (.data/pglite) PGlite's files;
  *   DATABASE_URL to use PostgreSQL instead; UPSTREAM_URL to run the BFF alone. `.env` is read first.
+ *   HOST (127.0.0.1) where the BFF listens: set HOST=0.0.0.0 to open it to the network (the
+ *   development helpers /api/dev/* and /dev/* still answer loopback clients only).
  */
 import { loadDotEnv, supervise, waitForHealth } from './supervise.ts';
 
@@ -18,12 +20,25 @@ try {
   if (!process.env.UPSTREAM_URL) {
     // The core trusts X-Forwarded-For from the BFF beside it only, whatever TRUST_PROXY the BFF
     // got for a load balancer in front of it.
-    supervisor.run('core', ['core/src/server.ts'], { PORT: corePort, HOST: '127.0.0.1', TRUST_PROXY: process.env.CORE_TRUST_PROXY ?? '127.0.0.1,::1' });
+    // Two malloc arenas: libvips' threads (upload re-encoding) otherwise each keep an arena of
+    // freed memory; 20 uploads at once grew the core by 148 MB instead of 45 (pnpm bench upload).
+    // Mailed links point at the site as started here unless PUBLIC_URL names its public address.
+    const publicUrl = process.env.PUBLIC_URL || `http://localhost:${process.env.PORT ?? '3000'}`;
+    supervisor.run('core', ['core/src/server.ts'], {
+      PORT: corePort,
+      HOST: '127.0.0.1',
+      TRUST_PROXY: process.env.CORE_TRUST_PROXY ?? '127.0.0.1,::1',
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+      PUBLIC_URL: publicUrl,
+    });
     await waitForHealth(`${upstream}/api/health`, HEALTH_WAIT_MS);
   }
-  supervisor.run('bff', ['bff/src/server.ts'], { UPSTREAM_URL: upstream, HOST: process.env.HOST ?? '0.0.0.0' });
-  await waitForHealth(`http://127.0.0.1:${process.env.PORT ?? '3000'}/local/healthcheck`, HEALTH_WAIT_MS);
-  console.log(`[start] Obmen is up at http://localhost:${process.env.PORT ?? '3000'}`);
+  // Loopback unless asked: a development start must not be reachable from the network by default.
+  const host = process.env.HOST ?? '127.0.0.1';
+  const port = process.env.PORT ?? '3000';
+  supervisor.run('bff', ['bff/src/server.ts'], { UPSTREAM_URL: upstream, HOST: host });
+  await waitForHealth(`http://127.0.0.1:${port}/local/healthcheck`, HEALTH_WAIT_MS);
+  console.log(`[start] Obmen is up at http://${host.includes(':') ? `[${host}]` : host}:${port} (HOST=${host}); development helpers answer loopback clients only`);
 } catch (err) {
   // Never leave a half-started stack behind.
   console.error(`[start] ${(err as Error).message}`);

@@ -4,7 +4,9 @@ import cookie from '@fastify/cookie';
 import type { TConfig } from './config.ts';
 import { readFrontendVersion } from './frontend-version.ts';
 import securityHeaders from './plugins/security-headers.ts';
+import scheme from './plugins/scheme.ts';
 import csrf from './plugins/csrf.ts';
+import devGuard from './plugins/dev-guard.ts';
 import apiProxy from './plugins/api-proxy.ts';
 import upstream from './plugins/upstream.ts';
 import health from './plugins/health.ts';
@@ -35,10 +37,15 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   // The dev server's pages say "dev" too (site middleware), so no answer asks them to reload.
   const fv = frontendVersion ?? (config.SITE_DEV_URL ? 'dev' : readFrontendVersion(config.SITE_DIST));
   await fastify.register(requestId);
+  const publicHttps = config.PUBLIC_URL?.startsWith('https:') ?? false;
   await fastify.register(cookie);
+  // First of all: http or https, once per request (cookies and HSTS read it).
+  await fastify.register(scheme, { publicHttps });
   await fastify.register(securityHeaders);
   // Before every route: a cross-site state-changing request is refused before anything runs.
   await fastify.register(csrf, { allowedOrigins: config.PUBLIC_URL ? [config.PUBLIC_URL] : [] });
+  // Development helpers (/api/dev/*, /dev/*) for loopback clients only, before the proxy and pages.
+  await fastify.register(devGuard);
   await fastify.register(upstream, { config });
   await fastify.register(health);
   await fastify.register(language);
@@ -60,6 +67,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
       logRequests: config.LOG_REQUESTS,
       frontDoor,
       clock,
+      publicHttps,
     });
   }
   await fastify.register(site, { config, frontendVersion: fv });

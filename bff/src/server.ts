@@ -1,4 +1,5 @@
 import Fastify, { LogController } from 'fastify';
+import { API_BODY_LIMIT_BYTES } from '@obmen/shared';
 import app from './app.ts';
 import { loadConfig } from './config.ts';
 import { createFrontDoor } from './front-door.ts';
@@ -15,7 +16,7 @@ const server = Fastify({
   // logController, not the deprecated top-level disableRequestLogging (a warning at every start).
   logController: new LogController({ disableRequestLogging: !config.LOG_REQUESTS }),
   trustProxy: config.TRUST_PROXY ?? false,
-  bodyLimit: 1024 * 1024,
+  bodyLimit: API_BODY_LIMIT_BYTES,
 });
 
 await server.register(app, { config, frontDoor });
@@ -32,4 +33,8 @@ async function shutdown(signal: string) {
 process.once('SIGTERM', () => void shutdown('SIGTERM'));
 process.once('SIGINT', () => void shutdown('SIGINT'));
 
-await server.listen({ host: config.HOST, port: config.PORT });
+const address = await server.listen({ host: config.HOST, port: config.PORT });
+server.log.info(
+  { address, host: config.HOST, nodeEnv: config.NODE_ENV },
+  `listening on ${address}; development helpers (/api/dev/*, /dev/*) answer loopback clients only${config.NODE_ENV === 'production' ? ' (and are off in production)' : ''}`,
+);

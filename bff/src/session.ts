@@ -40,7 +40,7 @@ export function applySessionHeaders(headers: IncomingHttpHeaders, request: Fasti
   if (token === undefined && state === undefined) return;
   delete headers[SESSION_TOKEN_HEADER];
   delete headers[SESSION_STATE_HEADER];
-  const secure = request.protocol === 'https';
+  const secure = request.https;
   if (typeof token === 'string' && TOKEN_PATTERN.test(token)) appendSetCookie(headers, sessionCookie(token, secure));
   else if (state === SESSION_CLEARED && request.cookies[SESSION_COOKIE] !== undefined) appendSetCookie(headers, clearedSessionCookie(secure));
 }

@@ -1,7 +1,7 @@
-import Fastify, { type FastifyInstance } from 'fastify';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -38,11 +38,17 @@ export function makeFakeSiteDist(): { dir: string; remove: () => void } {
   if (req.url === '/boom') return next(new Error('render failed'));
   if (req.url !== '/' && req.url !== '/404') return next();
   res.writeHead(req.url === '/' ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
-  res.end('<!doctype html><html lang="ru"><body data-fv="' + locals.fv + '" data-ip="' + locals.clientIp + '">page ' + req.url + '</body></html>');
+  globalThis.lastPageLocals = locals;
+  res.end('<!doctype html><html lang="ru"><body data-fv="' + locals.fv + '" data-ip="' + locals.clientIp + '" data-https="' + locals.https + '">page ' + req.url + '</body></html>');
 }
 `,
   );
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+declare global {
+  /** What the stand-in site's handler got as Astro.locals at its last render. */
+  var lastPageLocals: Record<string, unknown> | undefined;
 }
 
 export type TUpstreamHit = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
@@ -118,6 +124,10 @@ export type TBuildOptions = {
   siteDist?: string;
   frontendVersion?: string;
   env?: Partial<Record<keyof TConfig, string>>;
+  /** As server.ts would pass them (e.g. trustProxy). */
+  fastifyOptions?: FastifyServerOptions;
+  /** Root hooks for a test to observe every request (added before the app loads, so it inherits them). */
+  observe?: (fastify: FastifyInstance) => void;
   /** The page cache's time (a test moves it instead of sleeping). */
   clock?: TClock;
 };
@@ -138,12 +148,9 @@ export async function build(options: TBuildOptions = {}) {
     SITE_DIST: siteDist,
     ...options.env,
   });
-  // The site's server code calls the core itself and reads where from the environment
-  // (at its first import, i.e. the first build() of a test file that uses the real site).
-  process.env.UPSTREAM_URL = config.UPSTREAM_URL;
-  process.env.UPSTREAM_TIMEOUT_MS = String(config.UPSTREAM_TIMEOUT_MS);
   const frontDoor = createFrontDoor();
-  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, serverFactory: frontDoor.serverFactory, genReqId: genRequestId });
+  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, serverFactory: frontDoor.serverFactory, genReqId: genRequestId, ...options.fastifyOptions });
+  options.observe?.(fastify);
   await fastify.register(app, { config, frontDoor, clock: options.clock, frontendVersion: options.frontendVersion });
   await fastify.ready();
   return {
@@ -157,4 +164,47 @@ export async function build(options: TBuildOptions = {}) {
       fakeSite?.remove();
     },
   };
+}
+
+export type TRawAnswer = { status: number; headers: IncomingHttpHeaders; body: string };
+
+/**
+ * One HTTP/1.1 request over a real socket, the path sent exactly as given (fetch would
+ * normalize `..` and `//`), optionally from a chosen local address of this machine.
+ */
+export function rawRequest(
+  origin: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer; localAddress?: string } = {},
+): Promise<TRawAnswer> {
+  const target = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: target.hostname.replace(/^\[|\]$/g, ''),
+        port: target.port,
+        path,
+        method: options.method ?? 'GET',
+        headers: options.headers ?? {},
+        agent: false,
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** An IPv4 address of this machine that is not loopback (none: the tests that need one skip). */
+export function nonLoopbackAddress(): string | undefined {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const entry of list ?? []) if (entry.family === 'IPv4' && !entry.internal) return entry.address;
+  }
+  return undefined;
 }

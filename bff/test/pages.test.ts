@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Pool } from 'undici';
 import { readFrontendVersion } from '../src/frontend-version.ts';
 import { build, requireRealSiteBuild } from './helpers.ts';
 
@@ -17,6 +18,17 @@ describe('BFF pages (stand-in site build)', () => {
     expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
     expect(res.body).toContain(`data-fv="${readFrontendVersion(ctx.siteDist)}"`);
     expect(res.body).toContain('data-ip="198.51.100.4"');
+  });
+
+  it('hands pages the BFF’s validated configuration, its scheme and its one pool to the core', async () => {
+    const res = await ctx.app.inject({ url: '/', headers: { 'x-forwarded-proto': 'https' } });
+    // No trusted proxy: a client's X-Forwarded-Proto does not make the request https.
+    expect(res.body).toContain('data-https="false"');
+    expect(globalThis.lastPageLocals?.config).toBe(ctx.config);
+    const pool = globalThis.lastPageLocals?.core;
+    expect(pool).toBeInstanceOf(Pool);
+    await ctx.app.inject({ url: '/' });
+    expect(globalThis.lastPageLocals?.core, 'one pool for every render').toBe(pool);
   });
 
   it('renders the 404 page, with status 404, when no page matches', async () => {
@@ -103,5 +115,48 @@ describe('BFF pages (real site build)', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
+describe('page renders call the core through the BFF’s own pool (real site build)', () => {
+  let first: Awaited<ReturnType<typeof build>>;
+  let second: Awaited<ReturnType<typeof build>>;
+  beforeAll(async () => {
+    first = await build({ siteDist: requireRealSiteBuild() });
+    second = await build({ siteDist: requireRealSiteBuild(), env: { UPSTREAM_TIMEOUT_MS: '1000' } });
+  });
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+  });
+
+  const layoutHits = (ctx: typeof first) => ctx.upstream.hits.filter((hit) => hit.url === '/api/auth/check' || hit.url === '/api/content/menu');
+
+  it('asks the core of its own BFF (two BFFs in one process), with the visitor’s address', async () => {
+    first.upstream.hits.length = 0;
+    second.upstream.hits.length = 0;
+    expect((await second.app.inject({ url: '/', remoteAddress: '198.51.100.9' })).statusCode).toBe(200);
+    expect(layoutHits(first)).toEqual([]);
+    expect(layoutHits(second)).toHaveLength(2);
+    for (const hit of layoutHits(second)) expect(hit.headers['x-forwarded-for']).toBe('198.51.100.9');
+  });
+
+  it('shows the maintenance page when the core hangs, without asking it again, within the timeout', async () => {
+    second.upstream.hits.length = 0;
+    const hung = second.upstream.handle;
+    second.upstream.handle = () => {};
+    try {
+      const started = performance.now();
+      const res = await second.app.inject({ url: '/' });
+      const took = performance.now() - started;
+      expect(res.statusCode).toBe(503);
+      expect(res.body).toContain('data-testid="maintenance"');
+      // The two layout calls, once: the rewrite to the maintenance page does not repeat them.
+      expect(second.upstream.hits.map((hit) => hit.url).sort()).toEqual(['/api/auth/check', '/api/content/menu']);
+      // Asking again would have taken twice the timeout.
+      expect(took).toBeLessThan(2 * second.config.UPSTREAM_TIMEOUT_MS);
+    } finally {
+      second.upstream.handle = hung;
+    }
   });
 });

@@ -16,6 +16,8 @@ import exchangeRoutes from './domains/exchange/routes.ts';
 import transferRoutes from './domains/transfer/routes.ts';
 import devRoutes from './domains/dev/routes.ts';
 import verificationRoutes from './domains/verification/routes.ts';
+import paymentRoutes from './domains/payments/routes.ts';
+import { loadProviders } from './domains/payments/providers.ts';
 import storagePlugin from './plugins/storage.ts';
 import type { TFileStorage } from './storage/index.ts';
 import sessionPlugin from './plugins/session.ts';
@@ -67,6 +69,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(exchangeRoutes);
   await fastify.register(transferRoutes);
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
+  await fastify.register(paymentRoutes, { providers: loadProviders(config), now: now ?? (() => new Date()) });
   // The outbox viewer and the auth-type switch exist outside production only.
   if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL });
 };

@@ -62,6 +62,11 @@ const ZConfig = z.object({
     .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes in base64')
     .optional(),
   DOCUMENT_KEY_FILE: z.string().min(1).default('.data/document.key'),
+  /**
+   * The secret the sandbox-card provider signs its webhooks with (at least 32 characters).
+   * Unset: a fixed development secret outside production; in production its webhooks are refused.
+   */
+  WEBHOOK_SECRET_SANDBOX_CARD: z.string().min(32).optional(),
 }).superRefine((config, ctx) => {
   if (config.S3_URL && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {
     ctx.addIssue({ code: 'custom', path: ['S3_ACCESS_KEY_ID'], message: 'S3_URL needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY' });

@@ -1,4 +1,5 @@
 import Fastify from 'fastify';
+import { API_BODY_LIMIT_BYTES } from '@obmen/shared';
 import app from './app.ts';
 import { loadConfig } from './config.ts';
 import { loggerOptions } from '@obmen/shared';
@@ -9,7 +10,7 @@ const server = Fastify({
   logger: loggerOptions(config.LOG_LEVEL),
   genReqId: makeGenReqId(config.TRUST_PROXY),
   // Bodies bigger than this are never legitimate for the JSON/form API; uploads get their own limit.
-  bodyLimit: 1024 * 1024,
+  bodyLimit: API_BODY_LIMIT_BYTES,
   // A fresh PGlite directory on a busy machine can take longer than Fastify's default 10 s to open.
   pluginTimeout: 60_000,
   // The BFF is the only expected caller: trust its X-Forwarded-For for the client address.
@@ -34,4 +35,8 @@ async function shutdown(signal: string) {
 process.once('SIGTERM', () => void shutdown('SIGTERM'));
 process.once('SIGINT', () => void shutdown('SIGINT'));
 
-await server.listen({ host: config.HOST, port: config.PORT });
+const address = await server.listen({ host: config.HOST, port: config.PORT });
+server.log.info(
+  { address, nodeEnv: config.NODE_ENV },
+  config.NODE_ENV === 'production' ? `listening on ${address}` : `listening on ${address}; development helpers (/api/dev/*) answer loopback clients only`,
+);

@@ -14,6 +14,9 @@ export const DEFAULT_LOCALE: TLocale = 'ru';
 export const LOCALE_COOKIE = 'i18n_redirected';
 export const LOCALE_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 
+/** The largest request body the API takes (core and BFF alike): 413 beyond. */
+export const API_BODY_LIMIT_BYTES = 1024 * 1024;
+
 export const SESSION_COOKIE = 'remember_token';
 /** core → BFF only; the BFF strips it before the browser sees the response. */
 export const SESSION_TOKEN_HEADER = 'x-obmen-session-token';

@@ -7,6 +7,8 @@
 export const FILE_MAX_BYTES = 10 * 1024 * 1024;
 /** Per request: the 7th file ends the request with 413. */
 export const FILES_MAX_PER_REQUEST = 6;
+/** A whole multipart upload: every file at its cap plus generous room for part headers and fields (core and BFF). */
+export const UPLOAD_BODY_MAX_BYTES = FILES_MAX_PER_REQUEST * FILE_MAX_BYTES + 256 * 1024;
 
 /**
  * What an upload may be, by its sniffed bytes. HEIC is refused: the prebuilt image library has

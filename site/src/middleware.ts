@@ -1,9 +1,22 @@
 import { defineMiddleware } from 'astro:middleware';
-import type { APIContext } from 'astro';
-import { LOCALE_COOKIE, SESSION_COOKIE, SESSION_TOKEN_HEADER, SESSION_STATE_HEADER, SESSION_CLEARED, SESSION_TTL_S, pickLocale, type TMenuResponse, type TEnvelope, type TSiteSettings, type TUser } from '@obmen/shared';
+import {
+  LOCALE_COOKIE,
+  SESSION_CLEARED,
+  SESSION_COOKIE,
+  SESSION_STATE_HEADER,
+  SESSION_TOKEN_HEADER,
+  TOKEN_PATTERN,
+  clearedSessionCookie,
+  pickLocale,
+  sessionCookie,
+  type TEnvelope,
+  type TMenuResponse,
+  type TSiteSettings,
+  type TUser,
+} from '@obmen/shared';
 import { coreGet, coreGetWithHeaders } from './lib/core.ts';
 import { getT } from './lib/i18n.ts';
-import { siteLog } from './lib/server-log.ts';
+import { fillDevServerLocals } from './lib/dev-locals.ts';
 
 const MAINTENANCE_PATH = '/maintenance';
 
@@ -11,36 +24,51 @@ type TCheck = TEnvelope & { user: TUser; site_settings: TSiteSettings };
 
 /**
  * Pages talk to the core directly, so they do what the BFF's proxy does for /api: a renewed
- * session token becomes the cookie again (a page is often the first request of the day).
+ * session token becomes the cookie again (a page is often the first request of the day), a
+ * dead one clears it. The cookie is written by the shared helpers, Secure when the BFF says the
+ * visitor came over https.
  */
-function applySessionHeaders(context: APIContext, headers: Record<string, string | string[] | undefined>) {
+function sessionSetCookie(headers: Record<string, string | string[] | undefined>, token: string | undefined, authenticated: boolean, https: boolean): string | undefined {
   const renewed = headers[SESSION_TOKEN_HEADER];
-  const https = context.url.protocol === 'https:';
-  if (typeof renewed === 'string') {
-    context.cookies.set(SESSION_COOKIE, renewed, { path: '/', httpOnly: true, sameSite: 'lax', secure: https, maxAge: SESSION_TTL_S });
-  } else if (headers[SESSION_STATE_HEADER] === SESSION_CLEARED) {
-    context.cookies.delete(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: https });
+  if (typeof renewed === 'string' && TOKEN_PATTERN.test(renewed)) return sessionCookie(renewed, https);
+  // Spec §4: an unauthenticated answer clears the remember_token cookie.
+  if (token !== undefined && (headers[SESSION_STATE_HEADER] === SESSION_CLEARED || !authenticated)) return clearedSessionCookie(https);
+  return undefined;
+}
+
+/** Adds a Set-Cookie to the page's answer (a redirect's headers may be immutable: copy it then). */
+function withSetCookie(response: Response, cookie: string): Response {
+  try {
+    response.headers.append('set-cookie', cookie);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.append('set-cookie', cookie);
+    return copy;
   }
 }
 
 /** Everything the root layout needs, fetched once per page from the core, in parallel. */
 export const onRequest = defineMiddleware(async (context, next) => {
   const locals = context.locals;
-  locals.fv ??= 'dev';
-  locals.log ??= siteLog;
+  // A rewrite (to the maintenance page) runs the middleware again: the core was asked already,
+  // and asking a failed core again would double the visitor's wait.
+  if (locals.layoutLoaded) return next();
+  locals.layoutLoaded = true;
+  // Rendered by the Astro dev server (`pnpm dev`), not inside the BFF.
+  if (locals.core === undefined) fillDevServerLocals(locals, context.request);
   const cookieLocale = context.cookies.get(LOCALE_COOKIE)?.value;
   const token = context.cookies.get(SESSION_COOKIE)?.value;
   let locale = pickLocale(cookieLocale);
-  const call = { locale, token, clientIp: locals.clientIp, requestId: locals.requestId };
+  const call = { locale, token };
   let check: TCheck;
   let menu: TMenuResponse;
+  let checkHeaders: Record<string, string | string[] | undefined>;
   try {
-    let checkHeaders;
     [{ body: check, headers: checkHeaders }, menu] = await Promise.all([
-      coreGetWithHeaders<TCheck>('/api/auth/check', call),
-      coreGet<TMenuResponse>('/api/content/menu', call),
+      coreGetWithHeaders<TCheck>(locals, '/api/auth/check', call),
+      coreGet<TMenuResponse>(locals, '/api/content/menu', call),
     ]);
-    applySessionHeaders(context, checkHeaders);
   } catch (err) {
     // The core is down or too slow: one honest, localized page (503), not a stack trace.
     locals.log.error({ path: context.url.pathname, err: String(err) }, 'core unavailable for page');
@@ -49,8 +77,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
     locals.unavailable = true;
     return context.url.pathname === MAINTENANCE_PATH ? next() : context.rewrite(MAINTENANCE_PATH);
   }
-  // Spec §4: an unauthenticated answer clears the remember_token cookie.
-  if (token && !check.user.is_authenticated) context.cookies.delete(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax' });
+  const setCookie = sessionSetCookie(checkHeaders, token, check.user.is_authenticated, locals.https);
   // A signed-in user's stored language wins over a missing cookie, never over an explicit choice.
   if (!cookieLocale && check.user.is_authenticated) locale = check.user.locale;
   locals.locale = locale;
@@ -64,6 +91,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
   if (check.unread_msgs) locals.unreadMsgs = check.unread_msgs;
   if (check.notifications) locals.notifications = check.notifications;
   if (Array.isArray(check.wallets)) locals.wallets = check.wallets.filter((wallet) => 'currency' in wallet);
-  if (check.site_settings.site_blocked && context.url.pathname !== MAINTENANCE_PATH) return context.rewrite(MAINTENANCE_PATH);
-  return next();
+  const blocked = check.site_settings.site_blocked && context.url.pathname !== MAINTENANCE_PATH;
+  const response = blocked ? await context.rewrite(MAINTENANCE_PATH) : await next();
+  return setCookie ? withSetCookie(response, setCookie) : response;
 });

@@ -45,6 +45,8 @@ export type TPageCacheOptions = {
   frontDoor?: TFrontDoor;
   /** Write an access line for front-door hits too (LOG_REQUESTS). */
   logRequests?: boolean;
+  /** Every visitor comes over https (an https PUBLIC_URL): front-door hits carry HSTS too. */
+  publicHttps?: boolean;
   clock?: TClock;
 };
 
@@ -156,7 +158,7 @@ export default fp<TPageCacheOptions>(
       const key = keyOf(cookies[LOCALE_COOKIE], request.url);
       const hit = hitCounted((entry) => {
         reply.hijack();
-        writeStoredPage(request.method, request.headers, request.protocol === 'https', reply.raw, entry);
+        writeStoredPage(request.method, request.headers, request.https, reply.raw, entry);
       });
       const render = () => {
         stats.misses++;
@@ -192,7 +194,7 @@ export default fp<TPageCacheOptions>(
         const key = keyOf(locale, req.url!);
         const hit = hitCounted((entry) => {
           stats.fastHits++;
-          writeStoredPage(method, headers, (req.socket as { encrypted?: boolean }).encrypted === true, res, entry);
+          writeStoredPage(method, headers, options.publicHttps === true || (req.socket as { encrypted?: boolean }).encrypted === true, res, entry);
           if (options.logRequests) app.log.info({ req: { method, url: redactUrl(req.url ?? '') }, res: { statusCode: res.statusCode }, pageCache: 'hit' }, 'request completed');
         });
         const taken = serveOrWait(key, hit, toFastify);

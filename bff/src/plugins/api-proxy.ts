@@ -1,9 +1,10 @@
 import fp from 'fastify-plugin';
-import proxy from '@fastify/http-proxy';
+import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
-import { LOCALE_COOKIE, REQUEST_ID_HEADER, isLocale } from '@obmen/shared';
+import { Transform, type Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { API_BODY_LIMIT_BYTES, IDEMPOTENCY_HEADER, LOCALE_COOKIE, REQUEST_ID_HEADER, UPLOAD_BODY_MAX_BYTES, isLocale } from '@obmen/shared';
 import type { TConfig } from '../config.ts';
 import { frontendVersionMember, injectFrontendVersion } from '../envelope.ts';
 import { sendError } from '../errors.ts';
@@ -12,19 +13,62 @@ import { applySessionHeaders, forwardSession } from '../session.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     upstreamJson: boolean;
+    /** The running UPSTREAM_TIMEOUT_MS timer of a proxied request (null once its answer came). */
+    upstreamDeadline: NodeJS.Timeout | null;
+    /** Aborted when that deadline passes: a call still queued for a connection is never sent. */
+    upstreamSignal: AbortSignal | null;
   }
 }
 
-/** Headers only the BFF may set towards the core: a browser sending them is ignored. */
-const INTERNAL_REQUEST_HEADERS = [REQUEST_ID_HEADER, 'authorization', 'x-obmen-locale', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip', 'cookie'];
+/**
+ * Dropped from what the browser sent: headers only the BFF may set towards the core, and proxy
+ * headers the core must never believe from a client (X-Forwarded-*, Forwarded, X-Original-URL,
+ * X-Rewrite-URL). `expect`: Node has answered 100-continue to the client already and the body
+ * is streamed on; undici refuses to send that header (it made every such request a 502).
+ */
+const DROPPED_REQUEST_HEADERS = [
+  'authorization',
+  'cookie',
+  'x-obmen-locale',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'x-forwarded-prefix',
+  'forwarded',
+  'x-real-ip',
+  'x-original-url',
+  'x-rewrite-url',
+  'expect',
+];
 
 const NETWORK_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const BODY_TOO_LARGE = 'BFF_BODY_TOO_LARGE';
+const DEADLINE_PASSED = 'BFF_UPSTREAM_DEADLINE';
 
-function classifyUpstreamError(error: { statusCode?: number; code?: string; cause?: { code?: string } }) {
+type TFailure = { status: number; code: string; key: string };
+type TUpstreamError = { statusCode?: number; code?: string; cause?: { code?: string } };
+
+const TOO_LARGE: TFailure = { status: 413, code: 'payload_too_large', key: 'error.payload_too_large' };
+
+function classifyUpstreamError(error: TUpstreamError): TFailure {
   const code = error.cause?.code ?? error.code ?? '';
-  if (error.statusCode === 504 || code.includes('TIMEOUT')) return { status: 504, code: 'upstream_timeout', key: 'error.upstream_timeout' };
+  if (code === BODY_TOO_LARGE) return TOO_LARGE;
+  if (error.statusCode === 504 || code.includes('TIMEOUT') || code === DEADLINE_PASSED) return { status: 504, code: 'upstream_timeout', key: 'error.upstream_timeout' };
   if (error.statusCode === 503 || NETWORK_FAILURES.has(code)) return { status: 503, code: 'upstream_unavailable', key: 'error.upstream_unavailable' };
   return { status: 502, code: 'bad_gateway', key: 'error.bad_gateway' };
+}
+
+/**
+ * A failed proxied request, answered in the shared error shape. A request with an
+ * Idempotency-Key (money) whose outcome is unknown (504, or the core gone mid-request) is told
+ * to send it again with the same key: the core then replays the first outcome, never a second.
+ */
+function sendFailure(request: FastifyRequest, reply: FastifyReply, failure: TFailure) {
+  const unknownOutcome = failure.status >= 502 && request.headers[IDEMPOTENCY_HEADER] !== undefined;
+  // The rest of a refused body is not worth reading: close the connection after the answer.
+  if (failure.status === 413) reply.header('connection', 'close');
+  return sendError(request, reply, failure.status, failure.code, unknownOutcome ? `${failure.key}_retry_same_key` : failure.key);
 }
 
 /**
@@ -47,13 +91,94 @@ function readAll(stream: Readable, done: (err: Error | null, body?: Buffer) => v
   stream.once('close', () => settled || finish(new Error('upstream body closed before its end')));
 }
 
+function codedError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** The core's own limits: uploads (multipart) have theirs, everything else API_BODY_LIMIT_BYTES. */
+function bodyLimitOf(contentType: string | string[] | undefined): number {
+  return typeof contentType === 'string' && contentType.startsWith('multipart/form-data') ? UPLOAD_BODY_MAX_BYTES : API_BODY_LIMIT_BYTES;
+}
+
+/**
+ * The request body on its way to the core, cut at its limit (a chunked body has no length to
+ * check first). undici destroys the stream it was given when a request is aborted:
+ * this stream, not the client's request, whose socket must live on to carry the 413 or 504.
+ */
+function limitBody(source: Readable, limit: number): Readable {
+  let seen = 0;
+  const limited = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > limit) callback(codedError(BODY_TOO_LARGE, 'request body over the limit'));
+      else callback(null, chunk);
+    },
+  });
+  source.pipe(limited);
+  return limited;
+}
+
+function endDeadline(request: FastifyRequest): void {
+  if (request.upstreamDeadline === null) return;
+  clearTimeout(request.upstreamDeadline);
+  request.upstreamDeadline = null;
+}
+
+/** reply-from hands the dispatcher the headers rewriteRequestHeaders returned: the deadline rides along. */
+const DEADLINE_SIGNAL = Symbol('deadline signal');
+type TProxiedHeaders = IncomingHttpHeaders & { [DEADLINE_SIGNAL]?: AbortSignal | null };
+
+/** What reply-from takes as a ready client (typed with both call forms; it uses the callback one). */
+type TRequestable = Extract<NonNullable<FastifyHttpProxyOptions['undici']>, { request: unknown }>;
+
 export type TApiProxyOptions = { config: TConfig; frontendVersion: string };
 
-/** /api/* → the core, streamed; JSON answers get `fv`; failures become JSON 502/503/504. */
+/** /api/* → the core, streamed; JSON answers get `fv`; failures become JSON 413/502/503/504. */
 export default fp<TApiProxyOptions>(
   async (app, { config, frontendVersion }) => {
     const fvMember = frontendVersionMember(frontendVersion);
     app.decorateRequest('upstreamJson', false);
+    app.decorateRequest('upstreamDeadline', null);
+    app.decorateRequest('upstreamSignal', null);
+
+    /**
+     * UPSTREAM_TIMEOUT_MS bounds the whole wait from the request's arrival (the body is streamed,
+     * so the handler starts as the request arrives), the time queued for
+     * one of the pool's connections included (undici's own timeouts start on the socket): when
+     * it passes the client gets 504 at once, and the abort keeps a request still queued from
+     * ever reaching the core.
+     */
+    function startDeadline(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+      const controller = new AbortController();
+      request.upstreamSignal = controller.signal;
+      request.upstreamDeadline = setTimeout(
+        () => {
+          request.upstreamDeadline = null;
+          if (!reply.sent) {
+            request.log.warn({ timeoutMs: config.UPSTREAM_TIMEOUT_MS }, 'upstream deadline passed');
+            void sendFailure(request, reply, classifyUpstreamError({ code: DEADLINE_PASSED }));
+          }
+          controller.abort(codedError(DEADLINE_PASSED, 'upstream deadline passed'));
+        },
+        config.UPSTREAM_TIMEOUT_MS,
+      );
+      done();
+    }
+
+    const dispatcher = {
+      request(options: Dispatcher.RequestOptions & { headers: TProxiedHeaders }, callback: (err: Error | null, data: Dispatcher.ResponseData) => void) {
+        const signal = options.headers[DEADLINE_SIGNAL] ?? null;
+        delete options.headers[DEADLINE_SIGNAL];
+        const limit = bodyLimitOf(options.headers['content-type']);
+        const length = Number(options.headers['content-length'] ?? 0);
+        if (length > limit) {
+          process.nextTick(callback, codedError(BODY_TOO_LARGE, 'request body over the limit'));
+          return;
+        }
+        const body = options.body && typeof (options.body as Readable).pipe === 'function' ? limitBody(options.body as Readable, limit) : options.body;
+        app.core.request({ ...options, body, signal }, callback);
+      },
+    };
 
     await app.register(proxy, {
       upstream: config.UPSTREAM_URL,
@@ -62,27 +187,22 @@ export default fp<TApiProxyOptions>(
       // The core answers a GET with 503 on purpose (maintenance): retrying it 10 times helps nobody.
       retryMethods: [],
       disableRequestLogging: true,
-      undici: {
-        connections: config.UPSTREAM_CONNECTIONS,
-        pipelining: 1,
-        keepAliveTimeout: 60_000,
-        keepAliveMaxTimeout: 600_000,
-        headersTimeout: config.UPSTREAM_TIMEOUT_MS,
-        bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
-        connect: { timeout: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000) },
-      },
+      preHandler: startDeadline,
+      // The BFF's one pool to the core (plugins/upstream.ts), shared with page renders.
+      // reply-from calls request(options, callback) only (its type also wants the promise form).
+      undici: dispatcher as unknown as TRequestable,
       replyOptions: {
-        timeout: config.UPSTREAM_TIMEOUT_MS,
         // The proxy's types allow an HTTP/2 server; this one is HTTP/1, hence the narrowing casts.
         rewriteRequestHeaders: (raw, rawHeaders) => {
           const request = raw as FastifyRequest;
-          const headers = rawHeaders as IncomingHttpHeaders;
-          for (const name of INTERNAL_REQUEST_HEADERS) delete headers[name];
+          const headers = rawHeaders as TProxiedHeaders;
+          for (const name of DROPPED_REQUEST_HEADERS) delete headers[name];
           headers['x-forwarded-for'] = request.ip;
           headers[REQUEST_ID_HEADER] = request.id;
           forwardSession(request, headers);
           const locale = request.cookies[LOCALE_COOKIE];
           if (isLocale(locale)) headers['x-obmen-locale'] = locale;
+          headers[DEADLINE_SIGNAL] = request.upstreamSignal;
           return headers;
         },
         rewriteHeaders: (rawHeaders, raw) => {
@@ -96,6 +216,9 @@ export default fp<TApiProxyOptions>(
           if (headers['content-type']?.startsWith('application/json')) {
             request.upstreamJson = true;
             delete headers['content-length'];
+          } else {
+            // A streamed answer (a CSV export) has begun: its body is bounded by undici's bodyTimeout.
+            endDeadline(request);
           }
           return headers;
         },
@@ -105,23 +228,26 @@ export default fp<TApiProxyOptions>(
           const res = rawRes as unknown as { stream: Readable };
           if (!request.upstreamJson) return void reply.send(res.stream);
           readAll(res.stream, (err, body) => {
+            endDeadline(request);
+            // The deadline answered already (504): nothing more to say.
+            if (reply.sent) return;
             if (!err) return void reply.send(injectFrontendVersion(body!, fvMember));
             request.log.warn({ err }, 'upstream body failed');
             // Nothing was sent yet (JSON is buffered): the client gets JSON 502/503/504 too.
             if (reply.raw.headersSent) return void reply.raw.destroy(err);
-            const failure = classifyUpstreamError(err as { code?: string; cause?: { code?: string } });
-            void sendError(request, reply, failure.status, failure.code, failure.key);
+            void sendFailure(request, reply, classifyUpstreamError(err as TUpstreamError));
           });
         },
         onError: (rawReply, { error: rawError }) => {
           const reply = rawReply as FastifyReply;
-          const error = rawError as Error & { statusCode?: number; code?: string; cause?: { code?: string } };
+          const error = rawError as Error & TUpstreamError;
+          endDeadline(reply.request);
           const failure = classifyUpstreamError(error);
-          reply.request.log.warn({ code: error.code, cause: error.cause?.code }, 'upstream failed');
-          void sendError(reply.request, reply, failure.status, failure.code, failure.key);
+          if (failure.status !== 413) reply.request.log.warn({ code: error.code, cause: error.cause?.code }, 'upstream failed');
+          void sendFailure(reply.request, reply, failure);
         },
       },
     });
   },
-  { name: 'api-proxy', dependencies: ['@fastify/cookie'] },
+  { name: 'api-proxy', dependencies: ['@fastify/cookie', 'upstream', 'scheme'] },
 );

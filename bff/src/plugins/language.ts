@@ -36,7 +36,7 @@ export default fp(
           path: '/',
           maxAge: LOCALE_COOKIE_MAX_AGE_S,
           sameSite: 'lax',
-          secure: request.protocol === 'https',
+          secure: request.https,
         });
       }
       return reply.code(answer.statusCode).type('application/json; charset=utf-8').send(body);

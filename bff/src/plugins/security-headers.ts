@@ -26,7 +26,7 @@ export default fp(
   async (app) => {
     app.addHook('onSend', async (request, reply) => {
       reply.headers(SECURITY_HEADERS);
-      if (request.protocol === 'https') reply.header('strict-transport-security', HSTS);
+      if (request.https) reply.header('strict-transport-security', HSTS);
     });
   },
   { name: 'security-headers' },

@@ -1,6 +1,6 @@
 import proxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync } from 'fastify';
-import { HMR_PATH } from '@obmen/shared';
+import { HMR_PATH, REQUEST_ID_HEADER } from '@obmen/shared';
 
 /**
  * Development (`pnpm dev`): pages, modules and assets come from the Astro dev server, and its
@@ -9,8 +9,16 @@ import { HMR_PATH } from '@obmen/shared';
  * and still win. Only the HMR path is proxied as a websocket: other upgrades stay the BFF's.
  */
 const siteDev: FastifyPluginAsync<{ devServerUrl: string }> = async (app, { devServerUrl }) => {
-  // The browser's Host reaches Astro, so Astro.url and cookies are those of the BFF's origin.
-  const keepHost = { rewriteRequestHeaders: (request: { headers: { host?: string } }, headers: Record<string, unknown>) => ({ ...headers, host: request.headers.host }) };
+  // The browser's Host reaches Astro, so Astro.url and cookies are those of the BFF's origin;
+  // the client's address and scheme as the BFF decided them (site/src/lib/dev-locals.ts).
+  const keepHost = {
+    rewriteRequestHeaders: (request: { headers: { host?: string }; ip: string; https: boolean }, headers: Record<string, unknown>) => ({
+      ...headers,
+      host: request.headers.host,
+      'x-forwarded-for': request.ip,
+      'x-forwarded-proto': request.https ? 'https' : 'http',
+    }),
+  };
   // A page pulls a hundred modules: their lines would bury the /api ones (Astro logs each page itself).
   const logLevel = 'warn';
   await app.register(proxy, { upstream: devServerUrl, prefix: HMR_PATH, rewritePrefix: HMR_PATH, websocket: true, httpMethods: ['GET'], logLevel });

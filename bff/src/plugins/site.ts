@@ -5,15 +5,23 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TPageLog } from '@obmen/shared';
+import type { Pool } from 'undici';
 import type { TConfig } from '../config.ts';
 import { applySecurityHeaders } from './security-headers.ts';
 
 type TAstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: object) => Promise<void>;
 
-/** What every page render gets in Astro.locals: pages log through `log` (pino, with this request's reqId). */
-export type TPageLocals = { fv: string; clientIp: string; requestId: string; log: TPageLog };
+/**
+ * What every page render gets in Astro.locals (site/src/env.d.ts): the build version, the
+ * client's address (for the core's per-IP limits), the scheme decided in onRequest (Secure
+ * cookies), the BFF's validated configuration, its one pool to the core, the request's id (sent
+ * on with the page's core calls) and its logger (pino, reqId bound: pages log through it).
+ */
+export type TPageLocals = { fv: string; clientIp: string; https: boolean; config: TConfig; core: Pool; requestId: string; log: TPageLog };
 
-const NOT_FOUND_PATH = '/404';
+export const NOT_FOUND_PAGE = '/404';
+/** The catch-all route of page renders. */
+export const SITE_ROUTE = '/*';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=3600';
 
@@ -35,11 +43,11 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
 
     app.route({
       method: ['GET', 'HEAD'],
-      url: '/*',
+      url: SITE_ROUTE,
       handler: async (request, reply) => {
         reply.hijack();
-        applySecurityHeaders(reply.raw, request.protocol === 'https');
-        const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip, requestId: request.id, log: request.log };
+        applySecurityHeaders(reply.raw, request.https);
+        const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip, https: request.https, config, core: app.core, requestId: request.id, log: request.log };
         const fail = (err: unknown) => {
           request.log.error({ err }, 'page render failed');
           if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
@@ -48,11 +56,11 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
         // Astro calls next() without an error when no page matches: render the 404 page instead.
         await handler(request.raw, reply.raw, (err) => {
           if (err) return fail(err);
-          request.raw.url = NOT_FOUND_PATH;
+          request.raw.url = NOT_FOUND_PAGE;
           handler(request.raw, reply.raw, fail, locals).catch(fail);
         }, locals);
       },
     });
   },
-  { name: 'site' },
+  { name: 'site', dependencies: ['upstream', 'scheme'] },
 );

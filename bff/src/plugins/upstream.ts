@@ -4,7 +4,10 @@ import type { TConfig } from '../config.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Pooled keep-alive client for the BFF's own calls to the core (not the /api proxy). */
+    /**
+     * The one pooled keep-alive client to the core: the /api proxy, the BFF's own calls and
+     * page renders (through Astro.locals) share its UPSTREAM_CONNECTIONS connections.
+     */
     core: Pool;
   }
 }
@@ -12,9 +15,13 @@ declare module 'fastify' {
 export default fp<{ config: TConfig }>(
   async (app, { config }) => {
     const core = new Pool(config.UPSTREAM_URL, {
-      connections: 8,
+      connections: config.UPSTREAM_CONNECTIONS,
+      pipelining: 1,
+      keepAliveTimeout: 60_000,
+      keepAliveMaxTimeout: 600_000,
       headersTimeout: config.UPSTREAM_TIMEOUT_MS,
       bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
+      connect: { timeout: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000) },
     });
     app.decorate('core', core);
     app.addHook('onClose', () => core.close());

@@ -38,10 +38,25 @@ const PDF_ACTIVE_MARKS = ['/JavaScript', '/JS', '/Launch', '/EmbeddedFile', '/Ri
 const ZIP_END = Buffer.from('PK\x05\x06', 'latin1');
 const PDF_HEADER = Buffer.from('%PDF-');
 const OVERLAP = 32;
+/** Small chunks: twenty uploads scanned at once must not add up to a burst of memory. */
+const SCAN_CHUNK = 64 * 1024;
 
-/** One re-encode per CPU at a time: each holds a decoded picture (tens of MB) in memory. */
+function asciiLowerCase(bytes: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(bytes.length);
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    out[i] = byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte;
+  }
+  return out;
+}
+
+/**
+ * One re-encode per CPU at a time, one libvips thread each: a decoded picture holds tens of MB,
+ * and each extra libvips thread keeps its own buffers (and malloc arena) alive.
+ */
 const encodeSlots = createSlots(Math.max(1, availableParallelism()));
 sharp.cache(false);
+sharp.concurrency(1);
 
 /**
  * Checks one received file by its bytes (never its name or declared type) and, for images,
@@ -68,20 +83,19 @@ export async function checkFile(file: TReceivedFile): Promise<TCheckedFile> {
 async function reencode(input: string, output: string, mime: TAcceptedFileType): Promise<void> {
   // failOn 'error': a truncated or corrupt picture is refused rather than half-decoded.
   const image = sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', pages: 1 }).rotate();
-  if (mime === 'image/jpeg') await image.jpeg({ quality: 90, mozjpeg: true }).toFile(output);
+  if (mime === 'image/jpeg') await image.jpeg({ quality: 90 }).toFile(output);
   else if (mime === 'image/png') await image.png({ compressionLevel: 9 }).toFile(output);
   else await image.webp({ quality: 90 }).toFile(output);
 }
 
 /** Scans the file in chunks (overlapping, so a mark split between two chunks is still found). */
 async function hasForeignContent(filePath: string, size: number, mime: TAcceptedFileType): Promise<boolean> {
-  const lower = (chunk: Buffer) => Buffer.from(chunk.toString('latin1').toLowerCase(), 'latin1');
   let offset = 0;
   let tail = Buffer.alloc(0);
-  for await (const chunk of createReadStream(filePath, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(filePath, { highWaterMark: SCAN_CHUNK }) as AsyncIterable<Buffer>) {
     const window = Buffer.concat([tail, chunk]);
     const start = offset - tail.length;
-    const folded = lower(window);
+    const folded = asciiLowerCase(window);
     if (ACTIVE_MARKS.some((mark) => folded.includes(mark))) return true;
     if (mime === 'application/pdf' && PDF_ACTIVE_MARKS.some((mark) => window.includes(mark))) return true;
     // A PDF header inside a picture (PDF readers accept one anywhere in the first KiB).

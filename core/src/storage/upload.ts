@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { FILE_MAX_BYTES, FILES_MAX_PER_REQUEST } from '@obmen/shared';
+import { FILE_MAX_BYTES, FILES_MAX_PER_REQUEST, UPLOAD_BODY_MAX_BYTES } from '@obmen/shared';
 import { AppError } from '../errors.ts';
 
 /** One received file part, on local temporary disk, not yet checked. */
@@ -22,8 +22,6 @@ export type TReceivedUpload = {
 /** Text fields are short (sides, ids): this bounds a form's non-file bytes. */
 const FIELD_MAX_BYTES = 1024;
 const FIELDS_MAX = 32;
-/** Every file at its cap plus generous room for part headers and fields. */
-export const UPLOAD_BODY_MAX_BYTES = FILES_MAX_PER_REQUEST * FILE_MAX_BYTES + 256 * 1024;
 
 export const fileTooLarge = (field: string) =>
   new AppError('file_too_large', 413, 'files.too_large', { fields: { [field]: 'files.too_large' }, headers: { connection: 'close' }, vars: { mb: FILE_MAX_BYTES / 1024 / 1024 } });

@@ -5,6 +5,9 @@ import { ENGINES, build } from '../helpers.ts';
 import { DEMO, call, freshEmail, lastMailTo, linkToken, signUp } from '../auth-helpers.ts';
 import { renderMail } from '../../src/mail/outbox.ts';
 
+/** The development helpers answer loopback clients only (the BFF forwards its client's address). */
+const LOOPBACK = '127.0.0.1';
+
 /** Delivery runs after the answer (the request never waits for SMTP): poll the outbox. */
 async function waitForRow<T>(read: () => Promise<T | undefined>, done: (row: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -72,7 +75,7 @@ describe.each(ENGINES)('mail on %s', (engine) => {
       const email = freshEmail('mailbox');
       await call(ctx.app, '/api/auth/login', { payload: { email }, locale: 'en' });
       await call(ctx.app, '/api/auth/login', { payload: { email } });
-      const res = await call(ctx.app, `/api/dev/mailbox?to=${encodeURIComponent(email.toUpperCase())}`);
+      const res = await call(ctx.app, `/api/dev/mailbox?to=${encodeURIComponent(email.toUpperCase())}`, { ip: LOOPBACK });
       expect(res.statusCode).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');
       const { mails } = res.json();
@@ -83,7 +86,7 @@ describe.each(ENGINES)('mail on %s', (engine) => {
       expect(mails[0].links[0]).toMatch(/^https:\/\/obmen\.example\/login\?token=[A-Za-z0-9_-]{43}$/);
       expect(mails[0].html).toContain(`<a href="${mails[0].links[0]}">`);
       expect(mails[0].created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-      const all = await call(ctx.app, '/api/dev/mailbox?limit=1');
+      const all = await call(ctx.app, '/api/dev/mailbox?limit=1', { ip: LOOPBACK });
       expect(all.json().mails).toHaveLength(1);
     });
 
@@ -97,11 +100,11 @@ describe.each(ENGINES)('mail on %s', (engine) => {
     });
 
     it('switches the auth type for e2e (dev only)', async () => {
-      const res = await call(ctx.app, '/api/dev/auth_type', { payload: { auth_type: 'email' } });
+      const res = await call(ctx.app, '/api/dev/auth_type', { ip: LOOPBACK, payload: { auth_type: 'email' } });
       expect(res.json()).toEqual({ status: 'ok', auth_type: 'email' });
       expect((await call(ctx.app, '/api/auth/check')).json().site_settings.auth_type).toBe('email');
-      await call(ctx.app, '/api/dev/auth_type', { payload: { auth_type: 'password' } });
-      expect((await call(ctx.app, '/api/dev/auth_type', { payload: { auth_type: 'nope' } })).statusCode).toBe(400);
+      await call(ctx.app, '/api/dev/auth_type', { ip: LOOPBACK, payload: { auth_type: 'password' } });
+      expect((await call(ctx.app, '/api/dev/auth_type', { ip: LOOPBACK, payload: { auth_type: 'nope' } })).statusCode).toBe(400);
     });
   });
 
@@ -113,8 +116,8 @@ describe.each(ENGINES)('mail on %s', (engine) => {
     afterAll(() => ctx.close());
 
     it('has no dev mailbox, no auth-type switch and no demo account', async () => {
-      expect((await call(ctx.app, '/api/dev/mailbox')).statusCode).toBe(404);
-      expect((await call(ctx.app, '/api/dev/auth_type', { payload: { auth_type: 'email' } })).statusCode).toBe(404);
+      expect((await call(ctx.app, '/api/dev/mailbox', { ip: LOOPBACK })).statusCode).toBe(404);
+      expect((await call(ctx.app, '/api/dev/auth_type', { ip: LOOPBACK, payload: { auth_type: 'email' } })).statusCode).toBe(404);
       expect(await ctx.db.query('SELECT 1 FROM users WHERE email = $1', [DEMO.email])).toEqual([]);
       expect((await call(ctx.app, '/api/auth/login_by_password', { payload: DEMO })).statusCode).toBe(401);
     });

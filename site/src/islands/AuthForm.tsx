@@ -37,8 +37,17 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   const [sending, setSending] = useState(false);
   // Until React has taken over, a submit would be a native one: the button waits for hydration.
   const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
   const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    // Typed before the island woke up (a slow phone): take what the fields hold.
+    const typed: Record<string, string> = {};
+    for (const field of form.fields) {
+      const input = formRef.current?.elements.namedItem(field) as HTMLInputElement | null;
+      if (input?.value) typed[field] = input.value;
+    }
+    if (Object.keys(typed).length) setValues((current) => ({ ...current, ...typed }));
+    setHydrated(true);
+  }, []);
   const doneRef = useRef<HTMLParagraphElement>(null);
   useEffect(() => focusWhenShown(doneRef.current), [done]);
 

@@ -3,21 +3,22 @@ import { useTranslation } from 'react-i18next';
 import { api, ApiError } from '../lib/api.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
-type TProps = TIslandProps & { path: string };
+/** `landing`: where the signed-in user goes (a confirmed sign-up: their account, to deposit). */
+type TProps = TIslandProps & { path: string; landing: string };
 
 /**
  * Spends a mailed token by POST once the page runs: a GET never signs anyone in, so mail
  * scanners that open links burn nothing.
  */
-function LinkSignInBody({ path }: { path: string }) {
+function LinkSignInBody({ path, landing }: { path: string; landing: string }) {
   const { t } = useTranslation();
   const [error, setError] = useState('');
   useEffect(() => {
     api(path, { method: 'POST', json: {} }).then(
-      () => window.location.assign('/'),
+      () => window.location.assign(landing),
       (err: unknown) => setError(err instanceof ApiError ? err.message : t('authpage.link_failed')),
     );
-  }, [path, t]);
+  }, [path, landing, t]);
   if (!error) return <p role="status" data-testid="link-signing-in">{t('authpage.signing_in')}</p>;
   return (
     <div>
@@ -27,10 +28,10 @@ function LinkSignInBody({ path }: { path: string }) {
   );
 }
 
-export default function LinkSignIn({ locale, messages, path }: TProps) {
+export default function LinkSignIn({ locale, messages, path, landing }: TProps) {
   return (
     <IslandRoot locale={locale} messages={messages}>
-      <LinkSignInBody path={path} />
+      <LinkSignInBody path={path} landing={landing} />
     </IslandRoot>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useStore } from '@nanostores/react';
 import type { TTransferCheck, TTransferCurrency, TTransferRecord } from '@obmen/shared';
-import { api, ApiError } from '../lib/api.ts';
+import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { stripTrailingZeros } from '@obmen/shared/money';
@@ -124,8 +124,8 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
       keyRef.current = null;
       setResult(answer);
     } catch (err) {
-      // A lost answer keeps the key: sending again replays the first attempt.
-      if (!(err instanceof ApiError && err.status === 0)) {
+      // An unknown outcome (lost answer, 502/503/504) keeps the key: sending again replays the first attempt.
+      if (!isOutcomeUnknown(err)) {
         keyRef.current = null;
         setCheck(null);
       }

@@ -29,6 +29,14 @@ export type TApiOptions = {
 };
 
 /**
+ * Did a money-moving call perhaps go through? No answer, or the BFF's 502/503/504: the client
+ * must send it again with the same Idempotency-Key (the core replays the first outcome).
+ */
+export function isOutcomeUnknown(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === 0 || err.status === 502 || err.status === 503 || err.status === 504);
+}
+
+/**
  * The one way the browser talks to /api: applies the envelope to the stores and turns every
  * failure into an ApiError whose message is already in the user's language.
  */

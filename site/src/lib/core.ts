@@ -1,14 +1,13 @@
-import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import { REQUEST_ID_HEADER, type TLocale } from '@obmen/shared';
 
 /**
- * Server-side calls from pages to the core: one pooled keep-alive client per process
- * (fetch() costs about three times as much per call).
+ * Server-side calls from pages to the core, through the BFF's one pooled client
+ * (Astro.locals.core; fetch() costs about three times as much per call). Every call carries the
+ * visitor's address (the core's per-IP limits are per visitor, not per BFF) and the page
+ * request's id, and is bounded by
+ * UPSTREAM_TIMEOUT_MS from the moment it is made, waiting for a free connection included.
  */
-const upstream = process.env.UPSTREAM_URL ?? 'http://127.0.0.1:4000';
-const timeoutMs = Number(process.env.UPSTREAM_TIMEOUT_MS ?? 10_000);
-const pool = new Pool(upstream, { connections: 32, keepAliveTimeout: 60_000 });
-
 export class CoreError extends Error {
   readonly status: number;
   readonly body: unknown;
@@ -19,32 +18,29 @@ export class CoreError extends Error {
   }
 }
 
-export type TCoreCall = { locale: TLocale; token?: string | undefined; clientIp?: string | undefined; requestId?: string | undefined };
+/** What pages read of the BFF's validated configuration (Astro.locals.config). */
+export type TPageConfig = { NODE_ENV: 'development' | 'production' | 'test'; UPSTREAM_TIMEOUT_MS: number };
 
-type TCallLocals = { locale: TLocale; sessionToken?: string | undefined; clientIp?: string | undefined; requestId?: string | undefined };
+/** What a call needs of the page's locals (the middleware calls before `locale` is set). */
+export type TCoreLocals = { core: Dispatcher; config: TPageConfig; clientIp: string; locale?: TLocale; requestId?: string | undefined };
 
-/** A page's call on behalf of its visitor: their session and address, and the page's request id. */
-export function visitorCall(locals: TCallLocals): TCoreCall {
-  return { locale: locals.locale, token: locals.sessionToken, clientIp: locals.clientIp, requestId: locals.requestId };
-}
-
-/** The same without the session: public data, the same for every visitor. */
-export function publicCall(locals: TCallLocals): TCoreCall {
-  return { locale: locals.locale, clientIp: locals.clientIp, requestId: locals.requestId };
-}
+/** Who the call is for: the visitor's session token, when it acts as them; the locale when not the page's. */
+export type TCoreCall = { token?: string | undefined; locale?: TLocale };
 
 /** A GET with the answer's headers too (the session headers live there). */
-export async function coreGetWithHeaders<T>(path: string, call: TCoreCall): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
-  const headers: Record<string, string> = { accept: 'application/json', 'x-obmen-locale': call.locale };
+export async function coreGetWithHeaders<T>(locals: TCoreLocals, path: string, call: TCoreCall = {}): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
+  const locale = call.locale ?? locals.locale;
+  const headers: Record<string, string> = { accept: 'application/json', 'x-forwarded-for': locals.clientIp };
+  if (locale) headers['x-obmen-locale'] = locale;
   if (call.token) headers.authorization = `Bearer ${call.token}`;
-  if (call.clientIp) headers['x-forwarded-for'] = call.clientIp;
-  if (call.requestId) headers[REQUEST_ID_HEADER] = call.requestId;
-  const res = await pool.request({ path, method: 'GET', headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  // The core logs the call under the page request's id (its reqId): one request, one id.
+  if (locals.requestId) headers[REQUEST_ID_HEADER] = locals.requestId;
+  const res = await locals.core.request({ path, method: 'GET', headers, signal: AbortSignal.timeout(locals.config.UPSTREAM_TIMEOUT_MS) });
   const body = (await res.body.json()) as T;
   if (res.statusCode >= 400) throw new CoreError(res.statusCode, body);
   return { body, headers: res.headers };
 }
 
-export async function coreGet<T>(path: string, call: TCoreCall): Promise<T> {
-  return (await coreGetWithHeaders<T>(path, call)).body;
+export async function coreGet<T>(locals: TCoreLocals, path: string, call: TCoreCall = {}): Promise<T> {
+  return (await coreGetWithHeaders<T>(locals, path, call)).body;
 }

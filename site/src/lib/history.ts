@@ -1,5 +1,5 @@
 import type { TExchangeRecord, TLocale, TTransferRecord } from '@obmen/shared';
-import { coreGet, CoreError } from './core.ts';
+import { coreGet, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
 
 /** Spec §2: /history has the tabs exchange, transfer and payment, and these children. */
 export const HISTORY_TABS = ['exchange', 'transfer', 'payment'] as const;
@@ -40,13 +40,13 @@ export function historyApiPath(kind: 'exchange' | 'transfer', filters: URLSearch
 }
 
 /** One page of a history table from the core; a refused filter comes back as messages, not a 500. */
-export async function loadHistory(kind: THistoryKind, url: URL, call: { locale: TLocale; token?: string | undefined }): Promise<THistoryLoad> {
+export async function loadHistory(locals: TCoreLocals, kind: THistoryKind, url: URL, call: TCoreCall): Promise<THistoryLoad> {
   const pageText = url.searchParams.get('page') ?? '1';
   const page = /^\d{1,7}$/.test(pageText) && Number(pageText) >= 1 ? Number(pageText) : 1;
   if (kind !== 'exchange' && kind !== 'transfer') return { kind, filters: new URLSearchParams(), page, data: null, error: '', fields: {} };
   const filters = historyFilters(kind, url);
   try {
-    const data = await coreGet<THistoryPage<never>>(historyApiPath(kind, filters, { page: String(page) }), call);
+    const data = await coreGet<THistoryPage<never>>(locals, historyApiPath(kind, filters, { page: String(page) }), call);
     return { kind, filters, page, data, error: '', fields: {} } as THistoryLoad;
   } catch (err) {
     if (!(err instanceof CoreError && err.status === 400)) throw err;

@@ -1,5 +1,5 @@
 import type { TCurrencyInfo, TExchangeBatch, TLocale } from '@obmen/shared';
-import { coreGet, CoreError } from './core.ts';
+import { coreGet, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
 
 /** What each money island gets of the dictionary (pickMessages prefixes). */
 export const EXCHANGE_MESSAGE_PREFIXES = ['exchangepage', 'exchange', 'money', 'validation', 'error'] as const;
@@ -27,10 +27,10 @@ export function formatDateTime(iso: string, locale: TLocale): string {
 export type TExchangeAllPreview = { currency: string; currencies: TCurrencyInfo[]; preview: TExchangeBatch };
 
 /** GET /api/exchange/all[/{currency}] for a page; null when the currency is unknown or disabled (a 404). */
-export async function loadExchangeAll(currency: string | undefined, call: { locale: TLocale; token?: string | undefined }): Promise<TExchangeAllPreview | null> {
+export async function loadExchangeAll(locals: TCoreLocals, currency: string | undefined, call: TCoreCall): Promise<TExchangeAllPreview | null> {
   if (currency !== undefined && !/^[A-Z0-9]{2,10}$/.test(currency)) return null;
   try {
-    return await coreGet<TExchangeAllPreview>(currency ? `/api/exchange/all/${currency}` : '/api/exchange/all', call);
+    return await coreGet<TExchangeAllPreview>(locals, currency ? `/api/exchange/all/${currency}` : '/api/exchange/all', call);
   } catch (err) {
     if (err instanceof CoreError && err.status >= 400 && err.status < 500 && err.status !== 401) return null;
     throw err;

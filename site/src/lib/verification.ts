@@ -1,7 +1,7 @@
 import { VERIFICATION_PAGES, type TVerificationState, type TVerificationSubmission, type TVerificationType } from '@obmen/shared/verification';
 import type { TLocale, TUser, TUserInfo } from '@obmen/shared';
 import type { TTranslate } from './i18n.ts';
-import { coreGet, visitorCall } from './core.ts';
+import { coreGet, type TCoreLocals } from './core.ts';
 import { loginPath } from './money-pages.ts';
 
 /** What the user should do next, as a status key of kycpage.status.* (retry apart from final rejection). */
@@ -44,13 +44,13 @@ export type TDocumentPage = {
 export async function loadDocumentPage(
   type: TVerificationType,
   url: URL,
-  locals: { user: TUser; locale: TLocale; sessionToken?: string | undefined; clientIp?: string | undefined; requestId?: string | undefined },
+  locals: TCoreLocals & { user: TUser; locale: TLocale; sessionToken?: string | undefined },
 ): Promise<{ redirect: string } | { page: TDocumentPage }> {
   if (!locals.user.is_authenticated) return { redirect: loginPath(url) };
-  const call = visitorCall(locals);
+  const call = { token: locals.sessionToken };
   const [{ verification }, { info }] = await Promise.all([
-    coreGet<{ verification: TVerificationState }>('/api/verification', call),
-    coreGet<{ info: TUserInfo }>('/api/user/info', call),
+    coreGet<{ verification: TVerificationState }>(locals, '/api/verification', call),
+    coreGet<{ info: TUserInfo }>(locals, '/api/user/info', call),
   ]);
   if (verification.level >= 1) return { redirect: '/settings/verification_success' };
   const open = openSubmission(verification);

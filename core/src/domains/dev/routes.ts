@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { LOCALES, NOTIFICATION_DISPLAYS, NOTIFICATION_TYPES, ZAuthType, ZLocale, ZNotificationButtonInput } from '@obmen/shared';
+import { LOCALES, NOTIFICATION_DISPLAYS, isLoopbackAddress, NOTIFICATION_TYPES, ZAuthType, ZLocale, ZNotificationButtonInput } from '@obmen/shared';
 import { parseInput } from '../../validation.ts';
 import { listOutbox } from '../../mail/outbox.ts';
 import { setSiteSetting } from '../site/service.ts';
@@ -39,8 +39,15 @@ const ZMailboxQuery = z.object({
  *   POST /api/dev/auth_type {auth_type: 'password'|'email'} → {status:'ok', auth_type}  (switch login modes in e2e)
  *   POST /api/dev/notify {account_id? | all?, display, type, title, text?, buttons?, closable?, locale?} → {status:'ok', id}
  *   POST /api/dev/kyc {action: 'approve', id} | {action: 'reject', id, files: [{side, reason, note?}], retry} → the decision (as kyc:approve / kyc:reject)
+ * They hand out sign-in and reset links, so they answer loopback clients only: the socket's peer
+ * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
+ * the same 404 as a route that does not exist.
  */
 const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
+  app.addHook('onRequest', async (request) => {
+    if (!isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) throw new AppError('not_found', 404, 'error.not_found');
+  });
+
   app.get('/api/dev/mailbox', async (request, reply) => {
     const query = parseInput(ZMailboxQuery, request.query);
     reply.header('cache-control', 'no-store');

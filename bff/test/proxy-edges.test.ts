@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { DICTIONARIES } from '@obmen/shared';
+import { build, defaultUpstreamHandler, json, rawRequest } from './helpers.ts';
+
+const MB = 1024 * 1024;
+
+/** Edge cases of the /api proxy over real sockets (inject's fake socket hides some of them). */
+describe('BFF /api proxy edge cases (real sockets)', () => {
+  let ctx: Awaited<ReturnType<typeof build>>;
+  let origin: string;
+  beforeAll(async () => {
+    ctx = await build({ env: { UPSTREAM_TIMEOUT_MS: '5000' } });
+    origin = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(() => ctx.close());
+
+  it('forwards a request sent with Expect: 100-continue, body and all', async () => {
+    ctx.upstream.hits.length = 0;
+    const body = JSON.stringify({ email: 'expect@example.test', pad: 'x'.repeat(4096) });
+    const res = await rawRequest(origin, '/api/auth/login', {
+      method: 'POST',
+      headers: { expect: '100-continue', 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect(ctx.upstream.hits).toHaveLength(1);
+    expect(ctx.upstream.hits[0]!.body).toBe(body);
+    expect(ctx.upstream.hits[0]!.headers.expect).toBeUndefined();
+  });
+
+  it('answers a 50 MB JSON body 413 in the error shape, localized, and never sends it on', async () => {
+    ctx.upstream.hits.length = 0;
+    const res = await rawRequest(origin, '/api/transfer', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: 'i18n_redirected=en' },
+      body: Buffer.alloc(50 * MB, 0x20),
+    }).catch((err: Error) => ({ status: 0, body: String(err), headers: {} }));
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toEqual({ status: 'error', code: 'payload_too_large', message: DICTIONARIES.en['error.payload_too_large'] });
+    expect(ctx.upstream.hits).toEqual([]);
+  });
+
+  it('answers a 2 MB form sent chunked (no length to check first) 413, not 502', async () => {
+    ctx.upstream.hits.length = 0;
+    const port = Number(new URL(origin).port);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', (err) => (text ? resolve(text) : reject(err)));
+      socket.write('POST /api/transfer HTTP/1.1\r\nHost: obmen.test\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n');
+      const chunk = `amount=${'1'.repeat(64 * 1024)}&`;
+      for (let sent = 0; sent < 2 * MB; sent += chunk.length) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+      socket.end('0\r\n\r\n');
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+    expect(JSON.parse(body)).toEqual({ status: 'error', code: 'payload_too_large', message: DICTIONARIES.ru['error.payload_too_large'] });
+  });
+
+  it('never lets client-sent proxy headers reach the core', async () => {
+    ctx.upstream.hits.length = 0;
+    const res = await rawRequest(origin, '/api/auth/check', {
+      headers: {
+        'x-forwarded-proto': 'https',
+        'x-forwarded-host': 'evil.example',
+        'x-forwarded-port': '443',
+        'x-forwarded-prefix': '/admin',
+        forwarded: 'for=127.0.0.1;proto=https;host=evil.example',
+        'x-original-url': '/api/dev/mailbox',
+        'x-rewrite-url': '/api/dev/mailbox',
+        'x-real-ip': '127.0.0.1',
+      },
+    });
+    expect(res.status).toBe(200);
+    const sent = ctx.upstream.hits[0]!.headers;
+    for (const name of ['x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'x-forwarded-prefix', 'forwarded', 'x-original-url', 'x-rewrite-url', 'x-real-ip']) {
+      expect(sent[name], name).toBeUndefined();
+    }
+    expect(sent['x-forwarded-for']).toBe('127.0.0.1');
+  });
+
+  it('lets an upload (multipart) through up to the core’s upload limit', async () => {
+    ctx.upstream.hits.length = 0;
+    ctx.upstream.handle = (_req, res, body) => json(res, 200, { length: body.length });
+    try {
+      const boundary = 'xBoundary42';
+      const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n${'z'.repeat(3 * MB)}\r\n--${boundary}--\r\n`;
+      const res = await rawRequest(origin, '/api/verification/files', { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body).length).toBe(Buffer.byteLength(body));
+    } finally {
+      ctx.upstream.handle = defaultUpstreamHandler;
+    }
+  });
+
+  it('still proxies an ordinary body within the limit', async () => {
+    ctx.upstream.hits.length = 0;
+    ctx.upstream.handle = (_req, res, body) => json(res, 200, { length: body.length });
+    try {
+      const body = JSON.stringify({ pad: 'y'.repeat(MB - 100) });
+      const res = await rawRequest(origin, '/api/transfer', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body).length).toBe(Buffer.byteLength(body));
+    } finally {
+      ctx.upstream.handle = defaultUpstreamHandler;
+    }
+  });
+});

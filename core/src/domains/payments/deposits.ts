@@ -1,0 +1,133 @@
+import {
+  formatAmount, parseAmount,
+  type TDepositCreateBody, type TDepositPayment, type TDepositState, type TDepositSystems, type TPaymentProvider, type TPaymentWebhookEvent,
+} from '@obmen/shared';
+import type { Queryable } from '../../db/index.ts';
+import { AppError } from '../../errors.ts';
+import { currencies, enabledCurrency } from '../currencies/service.ts';
+import { parseUserAmount } from '../ledger/service.ts';
+import type { TProviders } from './providers.ts';
+
+/** How long a created deposit waits for its payment before it may expire. */
+export const DEPOSIT_LIFETIME_MS = 30 * 60_000;
+
+export type TDepositRow = { id: string; public_id: string; user_id: string; currency: string; amount: string; state: string; expires_at: Date };
+
+/** A new deposit in state `created`, amount in minor units. */
+export async function createDeposit(
+  db: Queryable,
+  input: { userId: string; provider: TPaymentProvider; currency: string; amount: bigint; now: Date },
+): Promise<TDepositRow> {
+  const [row] = await db.query<TDepositRow>(
+    `INSERT INTO payments (direction, provider, user_id, currency, amount, expires_at, created_at, updated_at)
+     VALUES ('deposit', $1, $2, $3, $4, $5, $6, $6)
+     RETURNING id::text AS id, public_id::text AS public_id, user_id::text AS user_id, currency, amount::text AS amount, state, expires_at`,
+    [input.provider, input.userId, input.currency, input.amount.toString(), new Date(input.now.getTime() + DEPOSIT_LIFETIME_MS), input.now],
+  );
+  return row!;
+}
+
+export type TEventResult = 'credited' | 'pending' | 'declined' | 'unknown_payment' | 'amount_mismatch' | 'currency_mismatch' | 'wrong_state';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Applies one provider event to its deposit, inside the caller's transaction (the one that
+ * recorded the event id). The payment row is locked first, then the ledger accounts (in
+ * ledger_post's id order). Anything that does not match the payment exactly moves nothing.
+ */
+export async function applyDepositEvent(
+  tx: Queryable,
+  provider: TPaymentProvider,
+  event: TPaymentWebhookEvent,
+  now: Date,
+): Promise<{ result: TEventResult; paymentId: string | null }> {
+  if (!UUID.test(event.payment_id)) return { result: 'unknown_payment', paymentId: null };
+  const [payment] = await tx.query<TDepositRow>(
+    `SELECT id::text AS id, public_id::text AS public_id, user_id::text AS user_id, currency, amount::text AS amount, state, expires_at
+     FROM payments WHERE public_id = $1 AND provider = $2 AND direction = 'deposit' FOR UPDATE`,
+    [event.payment_id, provider],
+  );
+  if (!payment) return { result: 'unknown_payment', paymentId: null };
+  const settle = (result: TEventResult) => ({ result, paymentId: payment.id });
+  const open = payment.state === 'created' || payment.state === 'pending';
+
+  if (event.type === 'payment.pending') {
+    if (payment.state === 'pending') return settle('pending');
+    if (!open) return settle('wrong_state');
+    await tx.query(`UPDATE payments SET state = 'pending', updated_at = $2 WHERE id = $1`, [payment.id, now]);
+    return settle('pending');
+  }
+  if (!open) return settle('wrong_state');
+  if (event.type === 'payment.declined') {
+    await tx.query(`UPDATE payments SET state = 'declined', reason = 'payments.declined_by_provider', updated_at = $2 WHERE id = $1`, [payment.id, now]);
+    return settle('declined');
+  }
+
+  if (event.currency !== payment.currency) return settle('currency_mismatch');
+  const precision = (await currencies(tx)).get(payment.currency)?.precision;
+  let amount: bigint;
+  try {
+    amount = parseAmount(event.amount, precision ?? 0);
+  } catch {
+    return settle('amount_mismatch');
+  }
+  if (amount !== BigInt(payment.amount)) return settle('amount_mismatch');
+
+  // Paid and credited in one step: a deposit has nothing to wait for once the provider has the money.
+  const [posted] = await tx.query<{ tx: string }>(
+    `SELECT ledger_post('deposit', ARRAY[ledger_user_account($1, $2), ledger_system_account('clearing', $2, $3)],
+       ARRAY[$4::numeric, -$4::numeric], $5, $6)::text AS tx`,
+    [payment.user_id, payment.currency, provider, payment.amount, `deposit ${payment.public_id}`, `provider:${provider}`],
+  );
+  await tx.query(
+    `UPDATE payments SET state = 'credited', ledger_transaction_id = $2, paid_at = $3, credited_at = $3, updated_at = $3 WHERE id = $1`,
+    [payment.id, posted!.tx, now],
+  );
+  return settle('credited');
+}
+
+/** GET /api/deposit/ps: per enabled currency, the systems that take deposits in it. */
+export async function listDepositSystems(db: Queryable, providers: TProviders): Promise<TDepositSystems> {
+  const list: TDepositSystems['currencies'] = [];
+  for (const currency of (await currencies(db)).values()) {
+    if (!currency.enabled) continue;
+    const systems = [...providers.values()]
+      .filter((provider) => provider.depositCurrencies.includes(currency.code))
+      .map((provider) => ({ id: provider.id, name: provider.names }));
+    if (systems.length) list.push({ currency: currency.code, systems });
+  }
+  return { status: 'ok', currencies: list };
+}
+
+/**
+ * POST /api/deposit/integration_json: a new deposit in state `created`. No money moves until
+ * the provider's signed `payment.paid` arrives, so a repeated form only leaves another unpaid
+ * deposit that expires.
+ */
+export async function openDeposit(
+  db: Queryable,
+  providers: TProviders,
+  userId: string,
+  body: TDepositCreateBody,
+  now: Date,
+): Promise<{ status: 'ok'; payment: TDepositPayment }> {
+  const currency = await enabledCurrency(db, body.currency);
+  const provider = providers.get(body.ps);
+  if (!provider?.depositCurrencies.includes(currency.code)) {
+    throw new AppError('validation', 400, 'error.validation', { fields: { currency: 'payments.currency_not_supported' } });
+  }
+  const amount = parseUserAmount(body.amount, currency);
+  const row = await createDeposit(db, { userId, provider: provider.id, currency: currency.code, amount, now });
+  return {
+    status: 'ok',
+    payment: {
+      id: row.public_id,
+      ps: provider.id,
+      currency: row.currency,
+      amount: formatAmount(row.amount, currency.precision),
+      state: row.state as TDepositState,
+      expires_at: row.expires_at.toISOString(),
+    },
+  };
+}

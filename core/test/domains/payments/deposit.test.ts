@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_SIGNATURE_HEADER, type TDepositSystems } from '@obmen/shared';
+import { build, ENGINES } from '../../helpers.ts';
+import { call } from '../../auth-helpers.ts';
+import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
+import { signWebhook } from '../../../src/domains/payments/signature.ts';
+import { DEPOSIT_LIFETIME_MS } from '../../../src/domains/payments/deposits.ts';
+
+const SECRET = 'test-sandbox-card-secret-0123456789abcdef';
+const NOW = new Date('2026-11-23T10:00:00Z');
+
+describe.each(ENGINES)('GET /api/deposit/ps and POST /api/deposit/integration_json (%s)', (engine) => {
+  let ctx: Awaited<ReturnType<typeof build>>;
+  let user: TFixtureUser;
+
+  beforeAll(async () => {
+    ctx = await build(engine, { WEBHOOK_SECRET_SANDBOX_CARD: SECRET }, { now: () => NOW });
+    user = await createFixtureUser(ctx.db);
+  });
+  afterAll(async () => ctx?.close());
+
+  const paymentCount = async () => (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payments'))[0]!.n;
+
+  it('lists the systems per enabled currency, named in ru and en; signed-out callers get 401', async () => {
+    expect((await call(ctx.app, '/api/deposit/ps')).statusCode).toBe(401);
+    await ctx.db.query(`UPDATE currencies SET enabled = false WHERE code = 'KZT'`);
+    const res = await call(ctx.app, '/api/deposit/ps', { token: user.token });
+    await ctx.db.query(`UPDATE currencies SET enabled = true WHERE code = 'KZT'`);
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as TDepositSystems;
+    const card = { id: 'sandbox-card', name: { ru: 'Банковская карта (песочница)', en: 'Bank card (sandbox)' } };
+    expect(body.currencies.map((entry) => entry.currency).sort()).toEqual(['EUR', 'RUB', 'UAH', 'USD']);
+    for (const entry of body.currencies) expect(entry.systems).toEqual([card]);
+  });
+
+  it('creates a deposit in state created, which the signed paid event then credits', async () => {
+    const res = await call(ctx.app, '/api/deposit/integration_json', {
+      token: user.token, payload: { ps: 'sandbox-card', currency: 'RUB', amount: '1500.5' },
+    });
+    expect(res.statusCode).toBe(200);
+    const { payment } = res.json();
+    expect(payment).toMatchObject({ ps: 'sandbox-card', currency: 'RUB', amount: '1500.50', state: 'created' });
+    expect(payment.expires_at).toBe(new Date(NOW.getTime() + DEPOSIT_LIFETIME_MS).toISOString());
+    const [stored] = await ctx.db.query<{ amount: string; user_id: string }>(
+      'SELECT amount::text AS amount, user_id::text AS user_id FROM payments WHERE public_id = $1', [payment.id],
+    );
+    expect(stored).toEqual({ amount: '150050', user_id: user.id });
+
+    const body = JSON.stringify({ id: `evt-${engine}-1`, type: 'payment.paid', payment_id: payment.id, amount: '1500.50', currency: 'RUB' });
+    const webhook = await ctx.app.inject({
+      method: 'POST', url: '/api/payments/webhook/sandbox-card', payload: body,
+      headers: { 'content-type': 'application/json', [WEBHOOK_SIGNATURE_HEADER]: signWebhook(SECRET, Buffer.from(body), NOW.getTime() / 1000) },
+    });
+    expect(webhook.json()).toMatchObject({ result: 'credited' });
+    const [wallet] = await ctx.db.query<{ balance: string }>(
+      `SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = 'RUB'`, [user.id],
+    );
+    expect(wallet!.balance).toBe('150050');
+  });
+
+  it('refuses bad input field by field, in the caller language, and creates nothing', async () => {
+    const before = await paymentCount();
+    // 422: the money refusals' status (an unknown or disabled currency, a non-positive amount).
+    const cases: Array<[object, string, number]> = [
+      [{ ps: 'sandbox-card', currency: 'BTC', amount: '1' }, 'currency', 400],
+      [{ ps: 'sandbox-card', currency: 'XXX', amount: '1' }, 'currency', 422],
+      [{ ps: 'nobody', currency: 'USD', amount: '1' }, 'ps', 400],
+      [{ ps: 'sandbox-card', currency: 'USD', amount: '0' }, 'amount', 422],
+      [{ ps: 'sandbox-card', currency: 'USD', amount: '1.001' }, 'amount', 400],
+      [{ ps: 'sandbox-card', currency: 'USD', amount: 'ten' }, 'amount', 400],
+      [{ ps: 'sandbox-card', currency: 'USD' }, 'amount', 400],
+    ];
+    for (const [payload, field, status] of cases) {
+      const en = await call(ctx.app, '/api/deposit/integration_json', { token: user.token, payload, locale: 'en' });
+      expect(en.statusCode, JSON.stringify(payload)).toBe(status);
+      expect(Object.keys(en.json().fields ?? {}), JSON.stringify(payload)).toContain(field);
+      const ru = await call(ctx.app, '/api/deposit/integration_json', { token: user.token, payload, locale: 'ru' });
+      expect(ru.json().message).not.toBe(en.json().message);
+    }
+    const unsupported = await call(ctx.app, '/api/deposit/integration_json', {
+      token: user.token, locale: 'en', payload: { ps: 'sandbox-card', currency: 'BTC', amount: '1' },
+    });
+    expect(unsupported.json().fields.currency).toBe('This payment system does not take this currency.');
+    expect(await paymentCount()).toBe(before);
+    expect((await call(ctx.app, '/api/deposit/integration_json', { payload: { ps: 'sandbox-card', currency: 'USD', amount: '1' } })).statusCode).toBe(401);
+  });
+});

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_SIGNATURE_HEADER, type TPaymentWebhookEvent } from '@obmen/shared';
+import { build, ENGINES } from '../../helpers.ts';
+import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
+import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
+import { createDeposit } from '../../../src/domains/payments/deposits.ts';
+import { signWebhook } from '../../../src/domains/payments/signature.ts';
+
+const SECRET = 'test-sandbox-card-secret-0123456789abcdef';
+const NOW = new Date('2026-11-23T10:00:00Z');
+const unix = (date: Date) => Math.floor(date.getTime() / 1000);
+
+describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) => {
+  let ctx: Awaited<ReturnType<typeof build>>;
+  let user: TFixtureUser;
+  let clock = NOW;
+  let eventSeq = 0;
+
+  beforeAll(async () => {
+    ctx = await build(engine, { WEBHOOK_SECRET_SANDBOX_CARD: SECRET }, { now: () => clock });
+    user = await createFixtureUser(ctx.db);
+  });
+  afterAll(async () => ctx?.close());
+
+  const balance = async (currency = 'USD') => {
+    const [row] = await ctx.db.query<{ balance: string }>(
+      'SELECT coalesce((SELECT balance::text FROM ledger_accounts WHERE user_id = $1 AND currency = $2), \'0\') AS balance',
+      [user.id, currency],
+    );
+    return BigInt(row!.balance);
+  };
+  const paymentState = async (publicId: string) =>
+    (await ctx.db.query<{ state: string }>('SELECT state FROM payments WHERE public_id = $1', [publicId]))[0]!.state;
+  const newDeposit = (amount = 12_345n, currency = 'USD') =>
+    createDeposit(ctx.db, { userId: user.id, provider: 'sandbox-card', currency, amount, now: clock });
+  const paidEvent = (paymentId: string, overrides: Partial<TPaymentWebhookEvent> = {}): TPaymentWebhookEvent => ({
+    id: `evt_${engine}_${++eventSeq}`, type: 'payment.paid', payment_id: paymentId, amount: '123.45', currency: 'USD', ...overrides,
+  });
+  const deliver = (body: string, options: { secret?: string; at?: Date; provider?: string; signature?: string } = {}) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: `/api/payments/webhook/${options.provider ?? 'sandbox-card'}`,
+      headers: {
+        'content-type': 'application/json',
+        [WEBHOOK_SIGNATURE_HEADER]: options.signature ?? signWebhook(options.secret ?? SECRET, Buffer.from(body), unix(options.at ?? clock)),
+      },
+      payload: body,
+    });
+  const inbox = (eventId: string) =>
+    ctx.db.query<{ signature_valid: boolean; result: string; processed_at: Date | null }>(
+      'SELECT signature_valid, result, processed_at FROM payment_webhooks WHERE event_id = $1 ORDER BY id',
+      [eventId],
+    );
+
+  it('a valid paid event credits the deposit once, from the clearing account, and a redelivery moves nothing', async () => {
+    const deposit = await newDeposit();
+    const before = await balance();
+    const event = paidEvent(deposit.public_id);
+    const body = JSON.stringify(event);
+    const first = await deliver(body);
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toMatchObject({ status: 'ok', result: 'credited' });
+    expect(await balance()).toBe(before + 12_345n);
+    expect(await paymentState(deposit.public_id)).toBe('credited');
+    const [clearing] = await ctx.db.query<{ balance: string }>(
+      `SELECT balance::text AS balance FROM ledger_accounts WHERE kind = 'clearing' AND name = 'sandbox-card' AND currency = 'USD'`,
+    );
+    expect(BigInt(clearing!.balance)).toBeLessThanOrEqual(-12_345n);
+
+    const again = await deliver(body);
+    expect(again.json()).toMatchObject({ status: 'ok', result: 'duplicate' });
+    expect(await balance()).toBe(before + 12_345n);
+    expect((await inbox(event.id)).map((row) => row.result)).toEqual(['credited', 'duplicate']);
+  });
+
+  it('the body is checked byte for byte: the same JSON re-serialised with other spacing is refused', async () => {
+    const deposit = await newDeposit();
+    const event = paidEvent(deposit.public_id);
+    const signed = JSON.stringify(event);
+    const res = await deliver(JSON.stringify(event, null, 1), { signature: signWebhook(SECRET, Buffer.from(signed), unix(clock)) });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ status: 'error', code: 'webhook_signature_invalid' });
+    expect(await paymentState(deposit.public_id)).toBe('created');
+  });
+
+  it('forged, stale, unsigned and future-dated deliveries are stored and move nothing; they do not use up the event id', async () => {
+    const deposit = await newDeposit();
+    const before = await balance();
+    const event = paidEvent(deposit.public_id);
+    const body = JSON.stringify(event);
+    const refused = [
+      await deliver(body, { secret: 'another-secret-of-enough-length-000000' }),
+      await deliver(body, { at: new Date(clock.getTime() - 301_000) }),
+      await deliver(body, { at: new Date(clock.getTime() + 301_000) }),
+      await deliver(body, { signature: '' }),
+      await deliver(body, { signature: `t=${unix(clock)},v1=${'0'.repeat(64)}` }),
+      await deliver(body, { signature: `t=${unix(clock)},v1=abc` }),
+    ];
+    for (const res of refused) {
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['content-type']).toMatch(/json/);
+    }
+    expect(await balance()).toBe(before);
+    expect(await paymentState(deposit.public_id)).toBe('created');
+    const stored = await ctx.db.query<{ signature_valid: boolean; result: string; raw_body: Buffer }>(
+      'SELECT signature_valid, result, raw_body FROM payment_webhooks ORDER BY id DESC LIMIT 6',
+    );
+    expect(stored.every((row) => !row.signature_valid && Buffer.from(row.raw_body).toString() === body)).toBe(true);
+    expect(stored.map((row) => row.result).sort()).toEqual(['bad_signature', 'bad_signature', 'bad_signature', 'bad_signature', 'stale', 'stale']);
+
+    // Within the window (4 min 59 s late), the genuine delivery still credits.
+    const genuine = await deliver(body, { at: new Date(clock.getTime() - 299_000) });
+    expect(genuine.json()).toMatchObject({ result: 'credited' });
+    expect(await balance()).toBe(before + 12_345n);
+  });
+
+  it('an unknown payment, a wrong amount or currency, a malformed event or an unknown provider moves nothing', async () => {
+    const deposit = await newDeposit();
+    const before = await balance();
+    const cases: Array<[Partial<TPaymentWebhookEvent>, string]> = [
+      [{ payment_id: '00000000-0000-4000-8000-000000000000' }, 'unknown_payment'],
+      [{ payment_id: 'not-a-uuid' }, 'unknown_payment'],
+      [{ amount: '123.46' }, 'amount_mismatch'],
+      [{ amount: '123.451' }, 'amount_mismatch'],
+      [{ amount: '-123.45' }, 'amount_mismatch'],
+      [{ currency: 'EUR' }, 'currency_mismatch'],
+    ];
+    for (const [overrides, result] of cases) {
+      const res = await deliver(JSON.stringify(paidEvent(deposit.public_id, overrides)));
+      expect(res.statusCode).toBe(200);
+      expect(res.json().result).toBe(result);
+    }
+    expect(await balance()).toBe(before);
+    expect(await paymentState(deposit.public_id)).toBe('created');
+    expect((await deliver('{"id":"x"}')).statusCode).toBe(400);
+    expect((await deliver('{}', { provider: 'nobody' })).statusCode).toBe(404);
+  });
+
+  it('pending then declined ends the deposit without money; a later paid event moves nothing', async () => {
+    const deposit = await newDeposit();
+    const before = await balance();
+    expect((await deliver(JSON.stringify(paidEvent(deposit.public_id, { type: 'payment.pending' })))).json().result).toBe('pending');
+    expect(await paymentState(deposit.public_id)).toBe('pending');
+    expect((await deliver(JSON.stringify(paidEvent(deposit.public_id, { type: 'payment.declined' })))).json().result).toBe('declined');
+    expect(await paymentState(deposit.public_id)).toBe('declined');
+    expect((await deliver(JSON.stringify(paidEvent(deposit.public_id)))).json().result).toBe('wrong_state');
+    expect(await balance()).toBe(before);
+  });
+
+  it.runIf(engine === 'postgres')('the same event delivered 5 times concurrently credits once (20 deposits)', async () => {
+    const before = await balance();
+    const deposits = await Promise.all(Array.from({ length: 20 }, () => newDeposit()));
+    const bodies = deposits.map((deposit) => JSON.stringify(paidEvent(deposit.public_id)));
+    const answers = await Promise.all(bodies.flatMap((body) => Array.from({ length: 5 }, () => deliver(body))));
+    const results = answers.map((res) => res.json().result);
+    expect(results.filter((result) => result === 'credited')).toHaveLength(20);
+    expect(results.filter((result) => result === 'duplicate')).toHaveLength(80);
+    expect(await balance()).toBe(before + 20n * 12_345n);
+  });
+
+  it('the ledger invariants hold after all of it, deposits included', async () => {
+    const report = await checkLedger(ctx.db);
+    expect(report.violations).toEqual([]);
+    const [deposits] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE kind = 'deposit'`);
+    expect(deposits!.n).toBe(engine === 'postgres' ? 22 : 2);
+  });
+});
