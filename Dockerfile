@@ -103,9 +103,11 @@ VOLUME ["/data"]
 USER 1000:1000
 EXPOSE 3000
 
-# Node asks the BFF (no curl in a minimal base), which answers 200 only when the core answers too.
+# Node asks the BFF's liveness path (no curl in a minimal base): /local/livez answers while the
+# process runs. Not /local/healthcheck (readiness: core and database): a core or database outage
+# must take the container out of a load balancer's rotation, not get it restarted.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/local/healthcheck').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/local/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
 # start.ts forwards SIGTERM (docker stop) to the core and the BFF, which finish in-flight
 # requests within SHUTDOWN_GRACE_MS (10 s): give `docker stop` a little more (-t 15).

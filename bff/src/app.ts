@@ -5,6 +5,8 @@ import type { TConfig } from './config.ts';
 import { readFrontendVersion } from './frontend-version.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import scheme from './plugins/scheme.ts';
+import ownErrors from './plugins/own-errors.ts';
+import loadShedding from './plugins/load-shedding.ts';
 import csrf from './plugins/csrf.ts';
 import devGuard from './plugins/dev-guard.ts';
 import apiProxy from './plugins/api-proxy.ts';
@@ -41,6 +43,9 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   await fastify.register(cookie);
   // First of all: http or https, once per request (cookies and HSTS read it).
   await fastify.register(scheme, { publicHttps });
+  await fastify.register(ownErrors, { notFoundPerMinute: config.NOT_FOUND_PER_MINUTE });
+  // Overloaded: 503 + Retry-After before any work; /local/livez answers regardless.
+  await fastify.register(loadShedding, { maxEventLoopDelayMs: config.SHED_EVENT_LOOP_DELAY_MS });
   await fastify.register(securityHeaders);
   // Before every route: a cross-site state-changing request is refused before anything runs.
   await fastify.register(csrf, { allowedOrigins: config.PUBLIC_URL ? [config.PUBLIC_URL] : [] });

@@ -27,6 +27,10 @@ const ZConfig = z.object({
   PAGE_CACHE_MAX_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   /** Front-end logger: reports per client address per minute (429 beyond). */
   FRONT_LOG_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(30),
+  /** Paths that do not exist (404s the BFF answers or renders): per client address per minute (429 beyond). */
+  NOT_FOUND_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(120),
+  /** Overload: above this mean event-loop delay (ms, sampled each second) requests get 503 + Retry-After (0: never). */
+  SHED_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
 }).refine((config) => !(config.SITE_DEV_URL && config.NODE_ENV === 'production'), {
   path: ['SITE_DEV_URL'],
   message: 'the Astro dev server is for development only (NODE_ENV=production)',

@@ -1,13 +1,41 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, translate, type TApiError, type TLocale } from '@obmen/shared';
 
+const LOCALE_IN_COOKIE = new RegExp(`(?:^|;)\\s*${LOCALE_COOKIE}=([^;\\s]*)`);
+
+/** The caller's language; also before the cookie plugin ran (a URL the router refused). */
 export function requestLocale(request: FastifyRequest): TLocale {
-  const fromCookie = request.cookies?.[LOCALE_COOKIE];
+  const fromCookie = request.cookies?.[LOCALE_COOKIE] ?? LOCALE_IN_COOKIE.exec(request.headers.cookie ?? '')?.[1];
   return isLocale(fromCookie) ? fromCookie : DEFAULT_LOCALE;
 }
 
 /** The shared error shape, localized for the caller. */
+export function errorBody(request: FastifyRequest, code: string, key: string): TApiError {
+  return { status: 'error', code, message: translate(requestLocale(request), key) };
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: string, key: string) {
-  const body: TApiError = { status: 'error', code, message: translate(requestLocale(request), key) };
-  return reply.code(status).type('application/json; charset=utf-8').send(body);
+  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(request, code, key));
+}
+
+/** What the BFF says for a failure it answers itself, by status: code and message key. */
+const OWN_ERRORS: Record<number, { code: string; key: string }> = {
+  400: { code: 'bad_request', key: 'error.bad_request' },
+  404: { code: 'not_found', key: 'error.not_found' },
+  413: { code: 'payload_too_large', key: 'error.payload_too_large' },
+  415: { code: 'bad_request', key: 'error.bad_request' },
+  429: { code: 'rate_limited', key: 'error.rate_limited' },
+  503: { code: 'overloaded', key: 'error.overloaded' },
+};
+
+/**
+ * Every error the BFF answers itself, in the project's shape (setErrorHandler, and Fastify's
+ * frameworkErrors for a URL the router cannot read): 4xx by status, anything else a 500 that
+ * says nothing of internals.
+ */
+export function answerError(error: { statusCode?: number }, request: FastifyRequest, reply: FastifyReply) {
+  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
+  const known = OWN_ERRORS[status] ?? (status < 500 ? OWN_ERRORS[400]! : { code: 'internal', key: 'error.internal' });
+  if (status >= 500 && status !== 503) request.log.error({ err: error }, 'request failed');
+  return sendError(request, reply, status, known.code, known.key);
 }

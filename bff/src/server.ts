@@ -1,9 +1,9 @@
 import Fastify, { LogController } from 'fastify';
-import { API_BODY_LIMIT_BYTES } from '@obmen/shared';
+import { API_BODY_LIMIT_BYTES, loggerOptions } from '@obmen/shared';
 import app from './app.ts';
+import { answerError } from './errors.ts';
 import { loadConfig } from './config.ts';
 import { createFrontDoor } from './front-door.ts';
-import { loggerOptions } from '@obmen/shared';
 import { genRequestId } from './request-id.ts';
 
 const config = loadConfig();
@@ -17,6 +17,8 @@ const server = Fastify({
   logController: new LogController({ disableRequestLogging: !config.LOG_REQUESTS }),
   trustProxy: config.TRUST_PROXY ?? false,
   bodyLimit: API_BODY_LIMIT_BYTES,
+  // A URL the router cannot read gets the project's error shape too.
+  frameworkErrors: answerError,
 });
 
 await server.register(app, { config, frontDoor });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import app from '../src/app.ts';
+import { answerError } from '../src/errors.ts';
 import type { TClock } from '../src/clock.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
 import { createFrontDoor } from '../src/front-door.ts';
@@ -149,7 +150,7 @@ export async function build(options: TBuildOptions = {}) {
     ...options.env,
   });
   const frontDoor = createFrontDoor();
-  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, serverFactory: frontDoor.serverFactory, genReqId: genRequestId, ...options.fastifyOptions });
+  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, serverFactory: frontDoor.serverFactory, frameworkErrors: answerError, genReqId: genRequestId, ...options.fastifyOptions });
   options.observe?.(fastify);
   await fastify.register(app, { config, frontDoor, clock: options.clock, frontendVersion: options.frontendVersion });
   await fastify.ready();

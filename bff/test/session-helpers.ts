@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import app from '../src/app.ts';
+import { answerError } from '../src/errors.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
 import { makeFakeSiteDist } from './helpers.ts';
 import { genRequestId } from '../src/request-id.ts';
@@ -18,7 +19,7 @@ export async function buildBff(upstreamUrl: string, env: Partial<Record<keyof TC
     SITE_DIST: site.dir,
     ...env,
   });
-  const fastify: FastifyInstance = Fastify({ ...(options.loggerInstance ? {} : { logger: false }), forceCloseConnections: true, genReqId: genRequestId, ...options });
+  const fastify: FastifyInstance = Fastify({ ...(options.loggerInstance ? {} : { logger: false }), forceCloseConnections: true, frameworkErrors: answerError, genReqId: genRequestId, ...options });
   await fastify.register(app, { config, frontendVersion: 'fv-session-test' });
   await fastify.ready();
   return {

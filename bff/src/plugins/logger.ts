@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FRONT_LOG_BODY_LIMIT, FRONT_LOG_PATH, ZFrontLog, type TFrontLog } from '@obmen/shared';
 import { sendError } from '../errors.ts';
+import { createRateWindow } from '../rate-window.ts';
 
 /*
  * POST /api/logger/front (spec §8): front-end errors into the BFF's own log. Owned by the BFF
@@ -46,7 +47,6 @@ export type TFrontLoggerOptions = {
   now?: () => number;
 };
 
-const RATE_WINDOW_MS = 60_000;
 const FRONT_ERROR = 'front-end error';
 const FRONT_ERROR_REPEATED = 'front-end error repeated';
 
@@ -59,17 +59,6 @@ export function escapeControl(value: string): string {
   return value.replace(UNSAFE, (ch) => NAMED[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** IPv6 clients are counted per /64 (one subscriber's whole block), IPv4 per address. */
-export function clientKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  if (!ip.includes(':')) return ip;
-  const [head = '', tail = ''] = ip.toLowerCase().split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = ip.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g: string) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
-}
 
 type TRepeat = { first: number; repeats: number; type: string; message: string; url: string };
 
@@ -84,21 +73,12 @@ export default fp<TFrontLoggerOptions>(
     const log: TWarnLogger = options.logger ?? app.log;
 
     // ---- rate limit: fixed one-minute windows per client -------------------------------------
-    const clients = new Map<string, { start: number; hits: number }>();
+    const clients = createRateWindow({ perWindow: perMinute, maxClients, now });
 
     function overLimit(request: FastifyRequest, reply: FastifyReply): boolean {
-      const key = clientKey(request.ip);
-      const t = now();
-      let entry = clients.get(key);
-      if (!entry || t - entry.start >= RATE_WINDOW_MS) {
-        if (entry) clients.delete(key);
-        else if (clients.size >= maxClients) clients.delete(clients.keys().next().value!);
-        entry = { start: t, hits: 0 };
-        clients.set(key, entry);
-      }
-      entry.hits++;
-      if (entry.hits <= perMinute) return false;
-      reply.header('retry-after', String(Math.max(1, Math.ceil((entry.start + RATE_WINDOW_MS - t) / 1000))));
+      const retryAfterS = clients.hit(request.ip);
+      if (retryAfterS === 0) return false;
+      reply.header('retry-after', String(retryAfterS));
       return true;
     }
 

@@ -8,6 +8,7 @@ import type { TPageLog } from '@obmen/shared';
 import type { Pool } from 'undici';
 import type { TConfig } from '../config.ts';
 import { applySecurityHeaders } from './security-headers.ts';
+import { errorBody } from '../errors.ts';
 
 type TAstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: object) => Promise<void>;
 
@@ -53,14 +54,20 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
           if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
           reply.raw.end('Internal Server Error');
         };
-        // Astro calls next() without an error when no page matches: render the 404 page instead.
+        // Astro calls next() without an error when no page matches: render the 404 page instead,
+        // unless this client has asked for too many missing pages (each render asks the core).
         await handler(request.raw, reply.raw, (err) => {
           if (err) return fail(err);
+          const retryAfterS = app.notFoundWindow.hit(request.ip);
+          if (retryAfterS > 0) {
+            reply.raw.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfterS) });
+            return void reply.raw.end(JSON.stringify(errorBody(request, 'rate_limited', 'error.rate_limited')));
+          }
           request.raw.url = NOT_FOUND_PAGE;
           handler(request.raw, reply.raw, fail, locals).catch(fail);
         }, locals);
       },
     });
   },
-  { name: 'site', dependencies: ['upstream', 'scheme'] },
+  { name: 'site', dependencies: ['upstream', 'scheme', 'own-errors'] },
 );

@@ -4,18 +4,19 @@ import { purgeSessions } from '../domains/auth/sessions.ts';
 import { purgeTokens } from '../domains/auth/service.ts';
 import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
+import { expireDeposits } from '../domains/payments/deposits.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
 
 /**
  * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
- * keys and exchange quotes. Any instance may run it.
+ * keys and exchange quotes; and deposits left unpaid past their time. Any instance may run it.
  */
 export default fp(
   async (app) => {
     const timer = setInterval(() => {
-      Promise.all([purgeRateLimits(app.db), purgeSessions(app.db), purgeTokens(app.db), purgeIdempotencyKeys(app.db), purgeQuotes(app.db)]).catch((err: unknown) => {
+      Promise.all([purgeRateLimits(app.db), purgeSessions(app.db), purgeTokens(app.db), purgeIdempotencyKeys(app.db), purgeQuotes(app.db), expireDeposits(app.db, new Date())]).catch((err: unknown) => {
         if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');
       });
     }, EVERY_MS);

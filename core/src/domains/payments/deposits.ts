@@ -131,3 +131,18 @@ export async function openDeposit(
     },
   };
 }
+
+/**
+ * Ends the deposits nobody started paying in time (`created` past expires_at). A `pending`
+ * one is left for the provider's final word: its payer may be paying right now. The row lock
+ * of UPDATE and the webhook's FOR UPDATE serialise the two: whichever comes second sees the
+ * other's state (a paid event after expiry moves nothing and is kept in the inbox).
+ */
+export async function expireDeposits(db: Queryable, now: Date): Promise<number> {
+  const rows = await db.query(
+    `UPDATE payments SET state = 'expired', reason = 'payments.expired', updated_at = $1
+     WHERE direction = 'deposit' AND state = 'created' AND expires_at <= $1 RETURNING id`,
+    [now],
+  );
+  return rows.length;
+}

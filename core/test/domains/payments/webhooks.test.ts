@@ -3,7 +3,7 @@ import { WEBHOOK_SIGNATURE_HEADER, type TPaymentWebhookEvent } from '@obmen/shar
 import { build, ENGINES } from '../../helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
-import { createDeposit } from '../../../src/domains/payments/deposits.ts';
+import { createDeposit, DEPOSIT_LIFETIME_MS, expireDeposits } from '../../../src/domains/payments/deposits.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
 
 const SECRET = 'test-sandbox-card-secret-0123456789abcdef';
@@ -147,6 +147,23 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     expect(await balance()).toBe(before);
   });
 
+  it('an unpaid deposit expires at its time; a paid event after that moves nothing; a pending one waits', async () => {
+    const created = await newDeposit();
+    const pending = await newDeposit();
+    await deliver(JSON.stringify(paidEvent(pending.public_id, { type: 'payment.pending' })));
+    const before = await balance();
+    await expireDeposits(ctx.db, new Date(clock.getTime() + DEPOSIT_LIFETIME_MS - 1000));
+    expect(await paymentState(created.public_id)).toBe('created');
+    await expireDeposits(ctx.db, new Date(clock.getTime() + DEPOSIT_LIFETIME_MS));
+    expect(await paymentState(created.public_id)).toBe('expired');
+    expect(await paymentState(pending.public_id)).toBe('pending');
+    expect((await deliver(JSON.stringify(paidEvent(created.public_id)))).json().result).toBe('wrong_state');
+    expect(await balance()).toBe(before);
+    // The pending one is still credited when its provider says paid (its ledger row counts below).
+    expect((await deliver(JSON.stringify(paidEvent(pending.public_id)))).json().result).toBe('credited');
+    expect(await balance()).toBe(before + 12_345n);
+  });
+
   it.runIf(engine === 'postgres')('the same event delivered 5 times concurrently credits once (20 deposits)', async () => {
     const before = await balance();
     const deposits = await Promise.all(Array.from({ length: 20 }, () => newDeposit()));
@@ -162,6 +179,6 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     const report = await checkLedger(ctx.db);
     expect(report.violations).toEqual([]);
     const [deposits] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE kind = 'deposit'`);
-    expect(deposits!.n).toBe(engine === 'postgres' ? 22 : 2);
+    expect(deposits!.n).toBe(engine === 'postgres' ? 23 : 3);
   });
 });
