@@ -145,11 +145,9 @@ test('notification HTML with XSS payloads is rendered without running any script
   // The title is text, not HTML.
   await expect(notice.locator('.notice-title')).toHaveText('<img src=x onerror="window.__xss=\'title\'">');
   await expect(notice.locator('script, iframe, [onerror], [onload], [ontoggle]')).toHaveCount(0);
-  const link = notice.locator('#xss-link, a:has-text("ссылка")');
-  if ((await link.count()) > 0) {
-    expect(await link.first().getAttribute('href') ?? '').not.toMatch(/^\s*javascript:/i);
-    await link.first().click();
-  }
+  // A javascript: link loses its anchor (the sanitiser keeps only its text): nothing to click.
+  await expect(notice).toContainText('ссылка');
+  await expect(notice.locator('a')).toHaveCount(0);
   await page.waitForTimeout(300);
   expect(await page.evaluate(() => (window as unknown as { __xss?: string }).__xss)).toBeUndefined();
   expect(dialogs).toEqual([]);

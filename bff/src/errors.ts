@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, translate, type TApiError, type TLocale } from '@obmen/shared';
+import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, translate, type TApiError, type TI18nKey, type TLocale } from '@obmen/shared';
 
 const LOCALE_IN_COOKIE = new RegExp(`(?:^|;)\\s*${LOCALE_COOKIE}=([^;\\s]*)`);
 
@@ -10,16 +10,16 @@ export function requestLocale(request: FastifyRequest): TLocale {
 }
 
 /** The shared error shape, localized for the caller. */
-export function errorBody(request: FastifyRequest, code: string, key: string): TApiError {
+export function errorBody(request: FastifyRequest, code: string, key: TI18nKey): TApiError {
   return { status: 'error', code, message: translate(requestLocale(request), key) };
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: string, key: string) {
+export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: string, key: TI18nKey) {
   return reply.code(status).type('application/json; charset=utf-8').send(errorBody(request, code, key));
 }
 
 /** What the BFF says for a failure it answers itself, by status: code and message key. */
-const OWN_ERRORS: Record<number, { code: string; key: string }> = {
+const OWN_ERRORS: Record<number, { code: string; key: TI18nKey }> = {
   400: { code: 'bad_request', key: 'error.bad_request' },
   404: { code: 'not_found', key: 'error.not_found' },
   413: { code: 'payload_too_large', key: 'error.payload_too_large' },

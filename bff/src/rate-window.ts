@@ -1,14 +1,4 @@
-/** IPv6 clients are counted per /64 (one subscriber's whole block), IPv4 per address. */
-export function clientKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  if (!ip.includes(':')) return ip;
-  const [head = '', tail = ''] = ip.toLowerCase().split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = ip.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g: string) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
-}
+import { clientKey } from '@obmen/shared';
 
 export type TRateWindowOptions = {
   /** Requests per client per window; beyond, refused until the window ends. */

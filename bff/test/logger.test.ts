@@ -6,8 +6,8 @@ import { Writable } from 'node:stream';
 import { FRONT_LOG_BODY_LIMIT, FRONT_LOG_LIMITS, FRONT_LOG_PATH, type TFrontLogInput } from '@obmen/shared';
 import app from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import { clientKey } from '@obmen/shared';
 import frontLogger, { escapeControl } from '../src/plugins/logger.ts';
-import { clientKey } from '../src/rate-window.ts';
 import { makeFakeSiteDist, startFakeUpstream, type TFakeUpstream } from './helpers.ts';
 
 type TLine = { level: number; msg: string; front: Record<string, unknown>; window_s?: number };

@@ -17,10 +17,20 @@
  * DATABASE_URL / DATA_DIR select the database as for the server.
  */
 import { z } from 'zod';
+import { isI18nKey, translate } from '@obmen/shared';
 import { loadConfig } from './config.ts';
 import { openDb } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
 import { COMMANDS } from './cli/index.ts';
+import { AppError } from './errors.ts';
+
+/** A failure on the operator's terminal: an AppError as its code and English message, with the offending fields. */
+function describe(err: unknown): string {
+  if (err instanceof z.ZodError) return z.prettifyError(err);
+  if (!(err instanceof AppError)) return (err as Error).message;
+  const fields = Object.entries(err.fields ?? {}).map(([field, key]) => `${field}: ${isI18nKey(key) ? translate('en', key) : key}`);
+  return [err.message, ...fields].join('\n');
+}
 
 const [name = '', ...args] = process.argv.slice(2);
 const command = COMMANDS[name];
@@ -34,7 +44,7 @@ try {
   await migrate(db);
   console.log(JSON.stringify(await command(db, args), null, 2));
 } catch (err) {
-  console.error(err instanceof z.ZodError ? z.prettifyError(err) : (err as Error).message);
+  console.error(describe(err));
   process.exitCode = 1;
 } finally {
   await db.close();

@@ -1,34 +1,124 @@
+import { translate, type TI18nKey } from '@obmen/shared';
+
 /**
- * The one application error. `messageKey` is an i18n key: the error handler localizes it for
- * the caller, so services never deal with languages.
+ * What an error code means: its HTTP status, the i18n key of its message (which may use vars),
+ * and the form field it marks by default with the i18n key of the field's message (no vars:
+ * the error handler localizes fields without them).
+ */
+type TErrorSpec = { status: number; key: TI18nKey; field?: string; fieldKey?: TI18nKey };
+
+/** The closed set of error codes the core answers with. A new failure adds its code here. */
+export const ERRORS = {
+  // the request
+  validation: { status: 400, key: 'error.validation' },
+  bad_request: { status: 400, key: 'error.validation' },
+  unauthorized: { status: 401, key: 'error.unauthorized' },
+  not_found: { status: 404, key: 'error.not_found' },
+  rate_limited: { status: 429, key: 'error.rate_limited' },
+  internal: { status: 500, key: 'error.internal' },
+  database_unavailable: { status: 503, key: 'error.database_unavailable' },
+  // accounts
+  auth_type_disabled: { status: 403, key: 'auth.auth_type_disabled' },
+  invalid_credentials: { status: 401, key: 'auth.invalid_credentials' },
+  invalid_token: { status: 400, key: 'auth.invalid_token' },
+  invalid_password: { status: 400, key: 'auth.invalid_current_password', field: 'current_password' },
+  not_closable: { status: 409, key: 'notify.not_closable' },
+  field_verified: { status: 409, key: 'user.field_verified' },
+  // identity verification and uploads (the state conflicts name their reason by key)
+  verification_state: { status: 409, key: 'verification.read_only' },
+  files_missing: { status: 400, key: 'verification.files_missing' },
+  file_refused: { status: 415, key: 'files.type_not_allowed' },
+  file_too_large: { status: 413, key: 'files.too_large' },
+  too_many_files: { status: 413, key: 'files.too_many' },
+  not_multipart: { status: 415, key: 'files.not_multipart' },
+  bad_form: { status: 400, key: 'files.bad_form' },
+  upload_too_large: { status: 413, key: 'files.request_too_large' },
+  // payments
+  webhook_signature_invalid: { status: 401, key: 'payments.webhook_signature_invalid' },
+  // money: refusals of the SQL functions (code = the raised message) and of the services
+  insufficient_funds: { status: 422, key: 'money.insufficient_funds', field: 'amount', fieldKey: 'money.field_insufficient_funds' },
+  amount_not_positive: { status: 422, key: 'money.amount_not_positive', field: 'amount' },
+  amount_too_small: { status: 422, key: 'money.amount_too_small', field: 'amount', fieldKey: 'money.field_too_small' },
+  amount_too_large: { status: 422, key: 'money.amount_too_large', field: 'amount', fieldKey: 'money.field_too_large' },
+  amount_too_precise: { status: 400, key: 'money.amount_too_precise_n', field: 'amount', fieldKey: 'money.amount_too_precise' },
+  currency_disabled: { status: 422, key: 'money.currency_disabled', field: 'currency', fieldKey: 'money.field_unavailable' },
+  pair_unavailable: { status: 422, key: 'exchange.pair_unavailable', field: 'dst', fieldKey: 'money.field_unavailable' },
+  same_currency: { status: 422, key: 'exchange.same_currency', field: 'dst' },
+  rates_unavailable: { status: 503, key: 'exchange.rates_unavailable' },
+  quote_expired: { status: 409, key: 'exchange.quote_expired', field: 'quote' },
+  quote_used: { status: 409, key: 'exchange.quote_used', field: 'quote' },
+  quote_invalid: { status: 409, key: 'exchange.quote_invalid', field: 'quote' },
+  recipient_not_found: { status: 422, key: 'transfer.recipient_not_found', field: 'account_id', fieldKey: 'transfer.field_not_found' },
+  transfer_to_self: { status: 422, key: 'transfer.to_self', field: 'account_id' },
+  idempotency_key_required: { status: 400, key: 'money.idempotency_key_required' },
+  idempotency_key_invalid: { status: 400, key: 'money.idempotency_key_invalid' },
+  idempotency_key_reused: { status: 422, key: 'money.idempotency_key_reused' },
+  already_reversed: { status: 409, key: 'money.already_reversed' },
+  transaction_not_found: { status: 404, key: 'error.not_found' },
+  busy: { status: 503, key: 'money.busy' },
+  // operator input (rates:set, transfer:set, notify:send)
+  unknown_currency: { status: 400, key: 'ops.unknown_currency' },
+  not_a_decimal: { status: 400, key: 'ops.not_a_decimal' },
+  not_an_amount: { status: 400, key: 'ops.not_an_amount' },
+  fraction_out_of_range: { status: 400, key: 'ops.fraction_out_of_range' },
+  rate_not_positive: { status: 400, key: 'ops.rate_not_positive' },
+  rate_required: { status: 400, key: 'ops.rate_required' },
+  expiry_passed: { status: 400, key: 'ops.expiry_passed' },
+} as const satisfies Record<string, TErrorSpec>;
+
+export type TErrorCode = keyof typeof ERRORS;
+
+export function isErrorCode(code: string): code is TErrorCode {
+  return Object.hasOwn(ERRORS, code);
+}
+
+export type TAppErrorOptions = {
+  vars?: Record<string, string | number>;
+  /** Field name → i18n key (or an already readable message); replaces the code's default field. */
+  fields?: Record<string, string>;
+  /** Marks this field (with the code's field message) instead of the code's default one. */
+  field?: string;
+  /** Response headers that belong to the error, e.g. Retry-After. */
+  headers?: Record<string, string>;
+  /** More members of the answer's body, e.g. the fresh quote of a refused one. */
+  data?: Record<string, unknown>;
+  /** A more precise message than the code's own (a notification, not a page, was not found). */
+  key?: TI18nKey;
+  /** Only for the framework's own client errors, which come with their status (413, 415…). */
+  status?: number;
+};
+
+/**
+ * The one application error: a code of ERRORS, whose status and messages follow from it. The
+ * error handler localizes `messageKey` and the fields for the caller, so services never deal
+ * with languages. Its `message` is the code and the English text, for logs and terminals.
  */
 export class AppError extends Error {
-  readonly code: string;
+  readonly code: TErrorCode;
   readonly statusCode: number;
-  readonly messageKey: string;
+  readonly messageKey: TI18nKey;
   readonly vars: Record<string, string | number>;
-  /** Field name → i18n key (or an already readable message); localized by the error handler. */
   readonly fields: Record<string, string> | undefined;
-  /** Response headers that belong to the error, e.g. Retry-After. */
   readonly headers: Record<string, string> | undefined;
+  readonly data: Record<string, unknown> | undefined;
 
-  constructor(
-    code: string,
-    statusCode: number,
-    messageKey: string,
-    options: { vars?: Record<string, string | number>; fields?: Record<string, string>; headers?: Record<string, string> } = {},
-  ) {
-    super(code);
+  constructor(code: TErrorCode, options: TAppErrorOptions = {}) {
+    const spec: TErrorSpec = ERRORS[code];
+    const key = options.key ?? spec.key;
+    const vars = options.vars ?? {};
+    super(`${code}: ${translate('en', key, vars)}`);
     this.code = code;
-    this.statusCode = statusCode;
-    this.messageKey = messageKey;
-    this.vars = options.vars ?? {};
-    this.fields = options.fields;
+    this.statusCode = options.status ?? spec.status;
+    this.messageKey = key;
+    this.vars = vars;
+    const field = options.field ?? spec.field;
+    this.fields = options.fields ?? (field ? { [field]: spec.fieldKey ?? spec.key } : undefined);
     this.headers = options.headers;
+    this.data = options.data;
   }
 }
 
-export const notFound = () => new AppError('not_found', 404, 'error.not_found');
+export const notFound = () => new AppError('not_found');
 
 /** No valid session: the answer also carries an anonymous `user` (spec §4: the client logs out). */
-export const unauthorized = () => new AppError('unauthorized', 401, 'error.unauthorized');
+export const unauthorized = () => new AppError('unauthorized');

@@ -1,4 +1,3 @@
-import { isIPv6 } from 'node:net';
 import type { Queryable } from './db/index.ts';
 import { AppError } from './errors.ts';
 
@@ -41,21 +40,6 @@ export const RATE_LIMITS = {
 export type TRateName = keyof typeof RATE_LIMITS;
 
 /**
- * The key for a client address. IPv6 users usually hold a whole /64, so the /64 is the client;
- * IPv4-mapped IPv6 is the IPv4 address.
- */
-export function clientKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  if (!isIPv6(ip)) return ip;
-  const [head = '', tail = ''] = ip.toLowerCase().split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':') + '::/64';
-}
-
-/**
  * Counts one hit on `key` and throws 429 (with Retry-After) when the window is full. One
  * atomic upsert: concurrent requests on any instance can't both take the last slot.
  */
@@ -72,7 +56,8 @@ export async function consumeRateLimit(db: Queryable, name: TRateName, subject: 
   );
   if (!row || row.hits <= rule.max) return;
   const seconds = Math.max(1, row.retry_after);
-  throw new AppError('rate_limited', 429, 'error.rate_limited_retry', {
+  throw new AppError('rate_limited', {
+    key: 'error.rate_limited_retry',
     vars: { minutes: Math.ceil(seconds / 60) },
     headers: { 'retry-after': String(seconds) },
   });

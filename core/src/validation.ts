@@ -10,5 +10,5 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
     const key = issue.path.join('.') || '_';
     fields[key] ??= issue.message;
   }
-  throw new AppError('validation', 400, 'error.validation', { fields });
+  throw new AppError('validation', { fields });
 }

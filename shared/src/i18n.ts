@@ -29,6 +29,13 @@ function validateDictionaries(raw: Record<TLocale, unknown>): Record<TLocale, TD
 
 export const DICTIONARIES: Record<TLocale, TDictionary> = validateDictionaries({ ru, en });
 
+/** Every key of the dictionaries (ru and en hold the same set, checked above). */
+export type TI18nKey = keyof typeof ru;
+
+export function isI18nKey(key: string): key is TI18nKey {
+  return Object.hasOwn(DICTIONARIES[DEFAULT_LOCALE], key);
+}
+
 export function pickLocale(value: unknown): TLocale {
   return isLocale(value) ? value : DEFAULT_LOCALE;
 }
@@ -38,7 +45,7 @@ export function pickLocale(value: unknown): TLocale {
  * `{{name}}` placeholders are replaced from `vars`; decimal amounts among them are written the
  * locale's way (localizeVars), so core's messages and refusals read "1 234,50" in Russian.
  */
-export function translate(locale: TLocale, key: string, vars: Record<string, string | number> = {}): string {
+export function translate(locale: TLocale, key: TI18nKey, vars: Record<string, string | number> = {}): string {
   const template = DICTIONARIES[locale][key] ?? DICTIONARIES[DEFAULT_LOCALE][key];
   if (template === undefined) return key;
   const shown = localizeVars(vars, locale);

@@ -34,12 +34,14 @@ describe('parseAmount', () => {
 
   it('refuses more decimals than the currency has, never rounding', () => {
     expect(() => parseAmount('0.001', 2)).toThrowError(MoneyFormatError);
+    let thrown: unknown;
     try {
       parseAmount('0.123456789', 8);
     } catch (err) {
-      expect((err as MoneyFormatError).key).toBe('money.amount_too_precise');
-      expect((err as MoneyFormatError).vars).toEqual({ precision: 8 });
+      thrown = err;
     }
+    expect(thrown).toBeInstanceOf(MoneyFormatError);
+    expect(thrown).toMatchObject({ key: 'money.amount_too_precise', vars: { precision: 8 } });
   });
 
   it('refuses what is not a plain amount', () => {

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { API_BODY_LIMIT_BYTES, IDEMPOTENCY_HEADER, LOCALE_COOKIE, REQUEST_ID_HEADER, UPLOAD_BODY_MAX_BYTES, isLocale } from '@obmen/shared';
+import { API_BODY_LIMIT_BYTES, IDEMPOTENCY_HEADER, LOCALE_COOKIE, REQUEST_ID_HEADER, UPLOAD_BODY_MAX_BYTES, isI18nKey, isLocale, type TI18nKey } from '@obmen/shared';
 import type { TConfig } from '../config.ts';
 import { frontendVersionMember, injectFrontendVersion } from '../envelope.ts';
 import { sendError } from '../errors.ts';
@@ -46,7 +46,7 @@ const NETWORK_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EH
 const BODY_TOO_LARGE = 'BFF_BODY_TOO_LARGE';
 const DEADLINE_PASSED = 'BFF_UPSTREAM_DEADLINE';
 
-type TFailure = { status: number; code: string; key: string };
+type TFailure = { status: number; code: string; key: TI18nKey };
 type TUpstreamError = { statusCode?: number; code?: string; cause?: { code?: string } };
 
 const TOO_LARGE: TFailure = { status: 413, code: 'payload_too_large', key: 'error.payload_too_large' };
@@ -54,9 +54,9 @@ const TOO_LARGE: TFailure = { status: 413, code: 'payload_too_large', key: 'erro
 function classifyUpstreamError(error: TUpstreamError): TFailure {
   const code = error.cause?.code ?? error.code ?? '';
   if (code === BODY_TOO_LARGE) return TOO_LARGE;
-  if (error.statusCode === 504 || code.includes('TIMEOUT') || code === DEADLINE_PASSED) return { status: 504, code: 'upstream_timeout', key: 'error.upstream_timeout' };
-  if (error.statusCode === 503 || NETWORK_FAILURES.has(code)) return { status: 503, code: 'upstream_unavailable', key: 'error.upstream_unavailable' };
-  return { status: 502, code: 'bad_gateway', key: 'error.bad_gateway' };
+  if (error.statusCode === 504 || code.includes('TIMEOUT') || code === DEADLINE_PASSED) return { status: 504, code: 'upstream_timeout', key: 'error.upstream_timeout' } as const;
+  if (error.statusCode === 503 || NETWORK_FAILURES.has(code)) return { status: 503, code: 'upstream_unavailable', key: 'error.upstream_unavailable' } as const;
+  return { status: 502, code: 'bad_gateway', key: 'error.bad_gateway' } as const;
 }
 
 /**
@@ -68,7 +68,8 @@ function sendFailure(request: FastifyRequest, reply: FastifyReply, failure: TFai
   const unknownOutcome = failure.status >= 502 && request.headers[IDEMPOTENCY_HEADER] !== undefined;
   // The rest of a refused body is not worth reading: close the connection after the answer.
   if (failure.status === 413) reply.header('connection', 'close');
-  return sendError(request, reply, failure.status, failure.code, unknownOutcome ? `${failure.key}_retry_same_key` : failure.key);
+  const retryKey = `${failure.key}_retry_same_key`;
+  return sendError(request, reply, failure.status, failure.code, unknownOutcome && isI18nKey(retryKey) ? retryKey : failure.key);
 }
 
 /**

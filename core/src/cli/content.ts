@@ -21,7 +21,7 @@ import type { TCommand } from './command.ts';
 
 /*
  * Operator commands for content (core/src/cli.ts runs them). Every change bumps the content
- * version in its own transaction (migration 004), so BFF page caches drop within a second.
+ * version in its own transaction (core/sql/functions/bump_content_version.sql), so BFF page caches drop within a second.
  */
 
 const isMenu = (value: unknown): value is TMenuName => (MENU_NAMES as readonly unknown[]).includes(value);

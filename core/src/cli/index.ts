@@ -6,6 +6,7 @@ import { RATES_COMMANDS } from './rates.ts';
 import { TRANSFER_COMMANDS } from './transfer.ts';
 import { LEDGER_COMMANDS } from './ledger.ts';
 import { VERIFICATION_COMMANDS } from './verification.ts';
+import { PAYMENT_COMMANDS } from './payments.ts';
 
 /** Every operator command by name, one file per domain. */
 export const COMMANDS: Record<string, TCommand> = {
@@ -16,4 +17,5 @@ export const COMMANDS: Record<string, TCommand> = {
   ...TRANSFER_COMMANDS,
   ...LEDGER_COMMANDS,
   ...VERIFICATION_COMMANDS,
+  ...PAYMENT_COMMANDS,
 };

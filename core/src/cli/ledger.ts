@@ -1,6 +1,6 @@
 import { adjustBalance, reverseTransaction } from '../domains/ledger/service.ts';
 import { checkLedger } from '../domains/ledger/invariants.ts';
-import { readable, type TCommand } from './command.ts';
+import type { TCommand } from './command.ts';
 
 const BALANCE_USAGE = (verb: string) => `usage: balance:${verb} <account_id> <CURRENCY> <amount> <reason…>  e.g. balance:${verb} 12345678 USDT 100 "support ticket 42"`;
 
@@ -13,12 +13,12 @@ function adjust(direction: 'credit' | 'debit'): TCommand {
 
 /** Ledger operator commands: balance corrections, reversals, the rules check. */
 export const LEDGER_COMMANDS: Record<string, TCommand> = {
-  'balance:credit': readable(adjust('credit')),
-  'balance:debit': readable(adjust('debit')),
-  'ledger:reverse': readable(async (db, [transaction, ...reason]) => {
+  'balance:credit': adjust('credit'),
+  'balance:debit': adjust('debit'),
+  'ledger:reverse': async (db, [transaction, ...reason]) => {
     if (!transaction || !reason.join(' ').trim()) throw new Error('usage: ledger:reverse <ledger transaction id> <reason…>');
     return reverseTransaction(db, transaction, reason.join(' '));
-  }),
+  },
   'ledger:check': async (db) => {
     const report = await checkLedger(db);
     if (!report.ok) process.exitCode = 1;

@@ -18,7 +18,7 @@ export function statement(name: string, text: string): TStatement {
 /** What both engines offer: the same SQL runs on PGlite and on PostgreSQL. */
 export interface Queryable {
   query<T extends TRow = TRow>(sql: string | TStatement, params?: unknown[]): Promise<T[]>;
-  /** Several statements, no parameters: migrations. */
+  /** Several statements, no parameters: migrations and the SQL functions. */
   exec(sql: string): Promise<void>;
 }
 

@@ -21,7 +21,7 @@ export function isConnectionFailure(err: unknown): boolean {
 
 /** What a request gets while the database is unreachable: 503 with Retry-After, localized. */
 export function databaseUnavailable(cause: unknown): AppError {
-  const err = new AppError('database_unavailable', 503, 'error.database_unavailable', {
+  const err = new AppError('database_unavailable', {
     headers: { 'retry-after': String(DATABASE_RETRY_AFTER_S) },
   });
   err.cause = cause;

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { anonymousUser, translate, type TApiError, type TUser } from '@obmen/shared';
+import { anonymousUser, isI18nKey, translate, type TApiError, type TLocale, type TUser } from '@obmen/shared';
 import { AppError } from '../errors.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
@@ -15,25 +15,25 @@ export default fp(
         code: known.code,
         message: translate(request.locale, known.messageKey, known.vars),
         ...(known.fields ? { fields: localizeFields(request.locale, known.fields) } : {}),
+        ...known.data,
       };
       if (known.code === 'unauthorized') body.user = anonymousUser(request.locale);
       if (known.headers) reply.headers(known.headers);
       return reply.code(known.statusCode).send(body);
     });
-    app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(_request.locale, 'not_found', 'error.not_found')));
+    app.setNotFoundHandler((request, reply) => {
+      const body: TApiError = { status: 'error', code: 'not_found', message: translate(request.locale, 'error.not_found') };
+      return reply.code(404).send(body);
+    });
   },
   { name: 'errors', dependencies: ['locale'] },
 );
 
 /** Shared schemas carry i18n keys as messages; a message that is no key passes unchanged. */
-function localizeFields(locale: Parameters<typeof translate>[0], fields: Record<string, string>): Record<string, string> {
+function localizeFields(locale: TLocale, fields: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, message] of Object.entries(fields)) out[name] = translate(locale, message);
+  for (const [name, message] of Object.entries(fields)) out[name] = isI18nKey(message) ? translate(locale, message) : message;
   return out;
-}
-
-function errorBody(locale: Parameters<typeof translate>[0], code: string, key: string): TApiError {
-  return { status: 'error', code, message: translate(locale, key) };
 }
 
 function toAppError(err: unknown): AppError {
@@ -41,8 +41,8 @@ function toAppError(err: unknown): AppError {
   const status = (err as { statusCode?: number }).statusCode;
   // Fastify's own client errors (bad JSON, body too large, unsupported type) keep their status.
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    if (status === 429) return new AppError('rate_limited', 429, 'error.rate_limited');
-    return new AppError('bad_request', status, 'error.validation');
+    if (status === 429) return new AppError('rate_limited');
+    return new AppError('bad_request', { status });
   }
-  return new AppError('internal', 500, 'error.internal');
+  return new AppError('internal');
 }

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileTypeFromFile } from 'file-type';
 import sharp from 'sharp';
-import { ACCEPTED_FILE_TYPES, type TAcceptedFileType } from '@obmen/shared';
+import { ACCEPTED_FILE_TYPES, type TAcceptedFileType, type TI18nKey } from '@obmen/shared';
 import { AppError } from '../errors.ts';
 import type { TReceivedFile } from './upload.ts';
 
@@ -24,7 +24,7 @@ const EXT: Record<TAcceptedFileType, TCheckedFile['ext']> = { 'image/jpeg': 'jpg
 /** A decompression bomb (a tiny file of a huge picture) stops here: 50 megapixels is any phone's photo. */
 const MAX_INPUT_PIXELS = 50_000_000;
 
-const refused = (field: string, key: string) => new AppError('file_refused', 415, key, { fields: { [field]: key } });
+const refused = (field: string, key: TI18nKey) => new AppError('file_refused', { key, fields: { [field]: key } });
 
 /*
  * Marks of another format hidden inside an allowed one: a file that is both a picture and a

@@ -24,11 +24,11 @@ const FIELD_MAX_BYTES = 1024;
 const FIELDS_MAX = 32;
 
 export const fileTooLarge = (field: string) =>
-  new AppError('file_too_large', 413, 'files.too_large', { fields: { [field]: 'files.too_large' }, headers: { connection: 'close' }, vars: { mb: FILE_MAX_BYTES / 1024 / 1024 } });
+  new AppError('file_too_large', { fields: { [field]: 'files.too_large' }, headers: { connection: 'close' }, vars: { mb: FILE_MAX_BYTES / 1024 / 1024 } });
 export const tooManyFiles = () =>
-  new AppError('too_many_files', 413, 'files.too_many', { headers: { connection: 'close' }, vars: { max: FILES_MAX_PER_REQUEST } });
-const notMultipart = () => new AppError('not_multipart', 415, 'files.not_multipart');
-const badForm = () => new AppError('bad_form', 400, 'files.bad_form');
+  new AppError('too_many_files', { headers: { connection: 'close' }, vars: { max: FILES_MAX_PER_REQUEST } });
+const notMultipart = () => new AppError('not_multipart');
+const badForm = () => new AppError('bad_form');
 
 /**
  * preValidation for upload routes: a declared length beyond what any valid upload can be is
@@ -37,7 +37,7 @@ const badForm = () => new AppError('bad_form', 400, 'files.bad_form');
 export async function refuseOversizedUpload(request: FastifyRequest): Promise<void> {
   const length = Number(request.headers['content-length'] ?? 0);
   if (length > UPLOAD_BODY_MAX_BYTES) {
-    throw new AppError('upload_too_large', 413, 'files.request_too_large', { headers: { connection: 'close' }, vars: { mb: UPLOAD_BODY_MAX_BYTES / 1024 / 1024 | 0 } });
+    throw new AppError('upload_too_large', { headers: { connection: 'close' }, vars: { mb: UPLOAD_BODY_MAX_BYTES / 1024 / 1024 | 0 } });
   }
 }
 

@@ -1,5 +1,5 @@
 import { siteLog } from './server-log.ts';
-import { DEFAULT_LOCALE, DICTIONARIES, MISSING_KEY_MESSAGE, translate, type TLocale } from '@obmen/shared';
+import { MISSING_KEY_MESSAGE, isI18nKey, translate, type TLocale } from '@obmen/shared';
 
 /** What pages get as `Astro.locals.t`: a key (flat, dotted) and its `{{name}}` values. */
 export type TTranslate = (key: string, vars?: Record<string, string | number>) => string;
@@ -16,10 +16,9 @@ export function getT(locale: TLocale): TTranslate {
   let t = translators.get(locale);
   if (!t) {
     t = (key, vars) => {
-      if (DICTIONARIES[locale][key] === undefined && DICTIONARIES[DEFAULT_LOCALE][key] === undefined) {
-        siteLog.warn({ type: 'i18n', key, locale }, MISSING_KEY_MESSAGE);
-      }
-      return translate(locale, key, vars);
+      if (isI18nKey(key)) return translate(locale, key, vars);
+      siteLog.warn({ type: 'i18n', key, locale }, MISSING_KEY_MESSAGE);
+      return key;
     };
     translators.set(locale, t);
   }

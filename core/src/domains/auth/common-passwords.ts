@@ -42,6 +42,6 @@ export function commonPasswords(): Promise<Set<string>> {
 /** Refuses a new password found in the common-password list, as a field error. */
 export async function refuseCommonPassword(password: string): Promise<void> {
   if ((await commonPasswords()).has(comparable(password))) {
-    throw new AppError('validation', 400, 'error.validation', { fields: { password: 'auth.password_common' } });
+    throw new AppError('validation', { fields: { password: 'auth.password_common' } });
   }
 }

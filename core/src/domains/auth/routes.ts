@@ -48,7 +48,7 @@ function tokenOf(request: FastifyRequest): string {
   try {
     return parseInput(ZTokenParams, request.params).token;
   } catch {
-    throw new AppError('invalid_token', 400, 'auth.invalid_token');
+    throw new AppError('invalid_token');
   }
 }
 

@@ -5,6 +5,7 @@ import {
   RESET_LINK_TTL_S,
   SIGN_IN_LINK_TTL_S,
   anonymousUser,
+  clientKey,
   makeAccountId,
   translate,
   type TAuthMessage,
@@ -12,6 +13,7 @@ import {
   type TNotification,
   type TChangePasswordBody,
   type TEmailBody,
+  type TI18nKey,
   type TLocale,
   type TLoginByPasswordBody,
   type TRegisterBody,
@@ -21,7 +23,7 @@ import type { TConfig } from '../../config.ts';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { queueMail } from '../../mail/outbox.ts';
-import { clientKey, consumeRateLimit } from '../../rate-limit.ts';
+import { consumeRateLimit } from '../../rate-limit.ts';
 import { getSiteSettings } from '../site/service.ts';
 import { listOpenNotifications } from '../notifications/service.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
@@ -39,9 +41,9 @@ export type TClient = { ip: string; userAgent?: string; locale: TLocale; user: T
 /** A sign-in: the route hands `token` to the BFF in SESSION_TOKEN_HEADER, never in the body. */
 export type TSignedIn = { token: string; state: TAuthState };
 
-const authTypeDisabled = () => new AppError('auth_type_disabled', 403, 'auth.auth_type_disabled');
-const invalidCredentials = () => new AppError('invalid_credentials', 401, 'auth.invalid_credentials');
-const invalidToken = () => new AppError('invalid_token', 400, 'auth.invalid_token');
+const authTypeDisabled = () => new AppError('auth_type_disabled');
+const invalidCredentials = () => new AppError('invalid_credentials');
+const invalidToken = () => new AppError('invalid_token');
 
 type TTokenKind = 'sign_in' | 'reset' | 'confirm_email';
 type TTokenRow = { id: string; user_id: string | null; email: string | null; locale: TLocale; password_hash: string | null };
@@ -59,7 +61,7 @@ function link(deps: TAuthDeps, path: string, token = ''): string {
   return `${deps.config.PUBLIC_URL}${path}${token}`;
 }
 
-function message(locale: TLocale, key: string, vars: Record<string, string | number> = {}): TAuthMessage {
+function message(locale: TLocale, key: TI18nKey, vars: Record<string, string | number> = {}): TAuthMessage {
   return { status: 'ok', message: translate(locale, key, vars) };
 }
 
@@ -73,7 +75,7 @@ async function findUserByEmail(db: Queryable, email: string): Promise<(TAuthUser
 
 async function loadUser(db: Queryable, id: string): Promise<TAuthUser> {
   const [row] = await db.query<TAuthUser>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`, [id]);
-  if (!row) throw new AppError('internal', 500, 'error.internal');
+  if (!row) throw new AppError('internal');
   return row;
 }
 
@@ -361,7 +363,7 @@ async function queuePasswordChanged(deps: TAuthDeps, db: Queryable, userId: stri
  */
 export async function changePassword(deps: TAuthDeps, client: TClient, body: TChangePasswordBody): Promise<TSignedIn> {
   const user = client.user;
-  if (!user) throw new AppError('unauthorized', 401, 'error.unauthorized');
+  if (!user) throw new AppError('unauthorized');
   await requireAuthType(deps.db, 'password');
   await consumeRateLimit(deps.db, 'change_user', user.id);
   await refuseCommonPassword(body.password);
@@ -369,12 +371,10 @@ export async function changePassword(deps: TAuthDeps, client: TClient, body: TCh
   const hadPassword = Boolean(stored?.password_hash);
   if (hadPassword) {
     if (!body.current_password) {
-      throw new AppError('validation', 400, 'error.validation', { fields: { current_password: 'validation.required' } });
+      throw new AppError('validation', { fields: { current_password: 'validation.required' } });
     }
     if (!(await verifyPassword(body.current_password, stored!.password_hash))) {
-      throw new AppError('invalid_password', 400, 'auth.invalid_current_password', {
-        fields: { current_password: 'auth.invalid_current_password' },
-      });
+      throw new AppError('invalid_password');
     }
   }
   const passwordHash = await hashPassword(body.password);
@@ -400,7 +400,7 @@ export async function logOut(deps: TAuthDeps, client: TClient): Promise<TAuthSta
 /** GET /api/auth/send_confirmation_instructions: mails a confirmation link (24 hours). */
 export async function sendConfirmationInstructions(deps: TAuthDeps, client: TClient): Promise<TAuthMessage & { email_confirmed: boolean }> {
   const user = client.user;
-  if (!user) throw new AppError('unauthorized', 401, 'error.unauthorized');
+  if (!user) throw new AppError('unauthorized');
   if (user.email_confirmed) return { ...message(client.locale, 'auth.email_already_confirmed'), email_confirmed: true };
   await consumeRateLimit(deps.db, 'confirm_user', user.id);
   await deps.db.transaction(async (tx) => {

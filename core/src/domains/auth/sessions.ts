@@ -27,7 +27,7 @@ const FIND_SESSION = statement('session_find', 'SELECT * FROM session_find($1, $
 /** The live session of a token, or null (unknown, expired, revoked, malformed). */
 export async function findSession(db: Queryable, token: string): Promise<TSession | null> {
   if (!isTokenShaped(token)) return null;
-  // session_find() (migration 005): the same query with its plan kept per database session.
+  // session_find() (core/sql/functions/session_find.sql): the same query with its plan kept per database session.
   const [row] = await db.query<TAuthUser & { session_id: string; renew: boolean }>(FIND_SESSION, [
     hashToken(token),
     RENEW_AFTER_S,

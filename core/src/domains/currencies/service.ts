@@ -1,5 +1,6 @@
-import type { TCurrencyInfo, TLocale } from '@obmen/shared';
+import { MoneyFormatError, parseAmount, parseDecimal, pow10, type TCurrencyInfo, type TLocale } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
+import { AppError } from '../../errors.ts';
 import { moneyError } from '../../money-errors.ts';
 
 /** `name` is the fallback; `names` holds one per locale (migration 009). */
@@ -54,4 +55,33 @@ export function precisionLookup(byCode: Map<string, TCurrency>): (code: string) 
 /** A currency as the API shows it, named in the reader's language. */
 export function publicCurrency(currency: TCurrency, locale: TLocale): TCurrencyInfo {
   return { code: currency.code, kind: currency.kind, precision: currency.precision, name: currency.names[locale] ?? currency.name, logo: currency.logo };
+}
+
+/** A currency an operator named (any case), enabled or not. */
+export async function operatorCurrency(db: Queryable, code: string): Promise<TCurrency> {
+  const currency = (await currencies(db)).get(code.toUpperCase());
+  if (!currency) throw new AppError('unknown_currency', { vars: { currency: code } });
+  return currency;
+}
+
+/** An operator's amount option (min=, fee_fixed=…) in major units → minor units as text. */
+export function parseOperatorAmount(name: string, text: string, currency: TCurrency): string {
+  try {
+    return parseAmount(text, currency.precision).toString();
+  } catch (err) {
+    if (!(err instanceof MoneyFormatError)) throw err;
+    throw new AppError('not_an_amount', { vars: { name, currency: currency.code, precision: currency.precision, value: text } });
+  }
+}
+
+/** An operator's fraction option (spread=, fee_percent=): at least 0 and below `below`. */
+export function parseFraction(name: string, text: string, below = 1): string {
+  let value;
+  try {
+    value = parseDecimal(text);
+  } catch {
+    throw new AppError('not_a_decimal', { vars: { name, value: text } });
+  }
+  if (value.num < 0n || value.num >= BigInt(below) * pow10(value.scale)) throw new AppError('fraction_out_of_range', { vars: { name, below } });
+  return text.trim();
 }

@@ -45,7 +45,7 @@ const ZMailboxQuery = z.object({
  */
 const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
   app.addHook('onRequest', async (request) => {
-    if (!isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) throw new AppError('not_found', 404, 'error.not_found');
+    if (!isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) throw new AppError('not_found');
   });
 
   app.get('/api/dev/mailbox', async (request, reply) => {
@@ -65,7 +65,7 @@ const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publi
     let userId: string | null = null;
     if (body.account_id !== undefined) {
       userId = await userIdOfAccount(app.db, body.account_id);
-      if (!userId) throw new AppError('not_found', 404, 'error.not_found');
+      if (!userId) throw new AppError('not_found');
     }
     const locales = body.locale ? [body.locale] : LOCALES;
     const id = await sendNotification(app.db, {

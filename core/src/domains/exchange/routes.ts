@@ -16,10 +16,9 @@ import { currencies, publicCurrency } from '../currencies/service.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { listPairs } from '../rates/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
-import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, toCsv } from '../history/service.ts';
+import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, sendCsv } from '../history/service.ts';
 import { exchangeAll, exchangeAllStatus, previewExchangeAll } from './all.ts';
 import {
-  QuoteRefused,
   createQuote,
   executeExchange,
   exchangeStatus,
@@ -30,25 +29,6 @@ import {
 
 const ZIdParams = z.object({ id: z.string().regex(/^\d{1,18}$/, 'validation.invalid') });
 const ZCurrencyParams = z.object({ currency: ZPairParams.shape.src });
-
-/** An expired or spent quote: the localized refusal plus a fresh quote for the same pair and amount. */
-async function refuseQuote(deps: TExchangeDeps, request: FastifyRequest, reply: FastifyReply, err: QuoteRefused) {
-  let quote;
-  if (err.requote) {
-    try {
-      quote = await createQuote(deps, currentUser(request).id, err.requote);
-    } catch {
-      quote = undefined;
-    }
-  }
-  return reply.code(err.statusCode).send({
-    status: 'error',
-    code: err.code,
-    message: translate(request.locale, err.messageKey),
-    fields: { quote: translate(request.locale, err.messageKey) },
-    ...(quote ? { quote } : {}),
-  });
-}
 
 /** Exchange (spec §7): pairs, quotes, one pair, all-to-one, statuses, history. */
 const exchangeRoutes: FastifyPluginAsync = async (app) => {
@@ -84,10 +64,7 @@ const exchangeRoutes: FastifyPluginAsync = async (app) => {
     const query = parseInput(ZHistoryQuery, request.query ?? {});
     const page = await exchangeHistory(app.db, currentUser(request).id, query, request.locale);
     if (query.format === 'csv') {
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="exchange-history.csv"')
-        .send(toCsv(EXCHANGE_CSV_COLUMNS, page.items));
+      return sendCsv(reply, 'exchange-history.csv', EXCHANGE_CSV_COLUMNS, page.items);
     }
     return { status: 'ok', ...page };
   });
@@ -139,22 +116,17 @@ const exchangeRoutes: FastifyPluginAsync = async (app) => {
     const key = idempotencyKeyOf(request);
     const pair = parseInput(ZPairParams, request.params);
     const { quote } = parseInput(ZExchangeBody, request.body ?? {});
-    try {
-      const { exchange: raw, replayed } = await executeExchange(deps, user.id, key, pair, quote);
-      if (replayed) reply.header(REPLAYED_HEADER, 'true');
-      const exchange = formatExchange(raw, await currencies(app.db), request.locale);
-      return {
-        status: 'ok',
-        message: translate(request.locale, 'exchange.done', {
-          amount: exchange.amount, src: exchange.src, receive: exchange.amount_receive, dst: exchange.dst,
-        }),
-        exchange,
-        ...(await getWalletEnvelope(app.db, user.id)),
-      };
-    } catch (err) {
-      if (err instanceof QuoteRefused) return refuseQuote(deps, request, reply, err);
-      throw err;
-    }
+    const { exchange: raw, replayed } = await executeExchange(deps, user.id, key, pair, quote);
+    if (replayed) reply.header(REPLAYED_HEADER, 'true');
+    const exchange = formatExchange(raw, await currencies(app.db), request.locale);
+    return {
+      status: 'ok',
+      message: translate(request.locale, 'exchange.done', {
+        amount: exchange.amount, src: exchange.src, receive: exchange.amount_receive, dst: exchange.dst,
+      }),
+      exchange,
+      ...(await getWalletEnvelope(app.db, user.id)),
+    };
   });
 };
 

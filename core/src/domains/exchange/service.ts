@@ -9,13 +9,13 @@ import {
   type TExchangeRecord,
   type TLocale,
 } from '@obmen/shared';
-import type { Db, Queryable } from '../../db/index.ts';
+import { statement, type Db, type Queryable } from '../../db/index.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { currencies, enabledCurrency, publicCurrency, type TCurrency } from '../currencies/service.ts';
-import { moneyError, withRetry } from '../../money-errors.ts';
+import { currencies, enabledCurrency, precisionLookup, publicCurrency, type TCurrency } from '../currencies/service.ts';
+import { fromDbError, moneyError, withRetry } from '../../money-errors.ts';
 import { formatExchange, type TRawExchange } from '../history/service.ts';
-import { ledgerCall, parseUserAmount, userBalances } from '../ledger/service.ts';
-import { runIdempotent } from '../idempotency/service.ts';
+import { parseUserAmount, userBalances } from '../ledger/service.ts';
+import { requestHash } from '../idempotency/service.ts';
 import { quoteCost, quoteFromPay, quoteFromReceive, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
 import { publicPair } from '../rates/service.ts';
 import type { RateSource } from '../rates/source.ts';
@@ -97,21 +97,44 @@ export async function landingQuote(deps: TExchangeDeps, body: TExchangeCheckBody
   return quoteView(priced, new Date(Date.now() + QUOTE_TTL_S * 1000).toISOString());
 }
 
-/** A refused quote: the route answers with a fresh one for the same pair and typed amount. */
-export class QuoteRefused extends AppError {
-  readonly requote: TExchangeCheckBody | null;
-  constructor(code: 'quote_expired' | 'quote_used' | 'quote_invalid', requote: TExchangeCheckBody | null) {
-    super(code, 409, `exchange.${code}`, { fields: { quote: `exchange.${code}` } });
-    this.requote = requote;
+type TQuoteRefusal = { code: 'quote_expired' | 'quote_used' | 'quote_invalid'; requote: TExchangeCheckBody | null };
+
+/** A refusal of exchange_execute() about the quote, with what the user asked for; null for any other error. */
+function quoteRefusal(err: unknown, byCode: Map<string, TCurrency>): TQuoteRefusal | null {
+  const pg = err as { code?: string; message?: string; detail?: string };
+  if (pg?.code !== 'OB000' || (pg.message !== 'quote_expired' && pg.message !== 'quote_used' && pg.message !== 'quote_invalid')) return null;
+  const asked = JSON.parse(pg.detail || '{}') as { src?: string; dst?: string; requested?: 'pay' | 'receive'; requested_amount?: string };
+  const precision = asked.requested === 'pay' ? byCode.get(asked.src ?? '')?.precision : byCode.get(asked.dst ?? '')?.precision;
+  if (!asked.src || !asked.dst || !asked.requested_amount || precision === undefined) return { code: pg.message, requote: null };
+  const amount = formatAmount(asked.requested_amount, precision);
+  return {
+    code: pg.message,
+    requote: asked.requested === 'pay' ? { src: asked.src, dst: asked.dst, amount } : { src: asked.src, dst: asked.dst, amount_receive: amount },
+  };
+}
+
+/** An expired or spent quote is refused with a fresh quote for the same pair and amount in the error body. */
+async function refuseQuote(deps: TExchangeDeps, userId: string, refused: TQuoteRefusal): Promise<AppError> {
+  let quote: TExchangeQuote | undefined;
+  if (refused.requote) {
+    try {
+      quote = await createQuote(deps, userId, refused.requote);
+    } catch {
+      quote = undefined;
+    }
   }
+  return new AppError(refused.code, quote ? { data: { quote } } : {});
 }
 
 export const exchangeScope = (src: string, dst: string) => `POST /api/exchange/${src}/${dst}`;
 
+const EXCHANGE_EXECUTE = statement('exchange_execute', 'SELECT exchange_execute($1, $2, $3, $4, $5, $6) AS r');
+
 /**
  * POST /api/exchange/{src}/{dst} {quote}: spends the quote (once, unexpired, this user's, this
- * pair) and posts exactly its amounts as two linked legs through the liquidity accounts,
- * all in one database transaction that starts by claiming the idempotency key.
+ * pair) and posts exactly its amounts as two linked legs through the liquidity accounts, in ONE
+ * round trip (the SQL function exchange_execute(): idempotency key, quote, ledger, record, answer).
+ * Deadlocks are retried; the same key replays the first answer.
  */
 export async function executeExchange(
   deps: TExchangeDeps,
@@ -120,42 +143,20 @@ export async function executeExchange(
   pair: { src: string; dst: string },
   token: string,
 ): Promise<{ exchange: TRawExchange; replayed: boolean }> {
-  await currencies(deps.db);
-  const { result, replayed } = await ledgerCall(deps.db, () =>
-    runIdempotent(deps.db, { userId, key, scope: exchangeScope(pair.src, pair.dst), payload: { quote: token } }, async (tx) => {
-      const [quote] = await tx.query<{ id: string; src: string; dst: string; pay: string; fee: string; spent: string; remainder: string; receive: string; rate: string }>(
-        `UPDATE exchange_quotes SET used_at = now()
-         WHERE token_hash = $1 AND user_id = $2 AND used_at IS NULL AND expires_at > now()
-         RETURNING id::text AS id, src, dst, pay::text AS pay, fee::text AS fee, spent::text AS spent, remainder::text AS remainder,
-                   receive::text AS receive, rate`,
-        [hashToken(token), userId],
-      );
-      if (!quote) throw await whyRefused(tx, userId, token);
-      if (quote.src !== pair.src || quote.dst !== pair.dst) throw new QuoteRefused('quote_invalid', null);
-      const [row] = await tx.query<{ e: TRawExchange }>(
-        'SELECT money_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10, $11) AS e',
-        [userId, quote.src, quote.dst, quote.pay, quote.fee, quote.spent, quote.remainder, quote.receive, quote.rate, quote.id, key],
-      );
-      return { exchange: row!.e };
-    }, { storedByWork: true }),
-  );
-  return { exchange: result.exchange, replayed };
-}
-
-async function whyRefused(tx: Queryable, userId: string, token: string): Promise<QuoteRefused> {
-  const [row] = await tx.query<{ src: string; dst: string; used: boolean; requested: 'pay' | 'receive'; requested_amount: string; sp: number; dp: number }>(
-    `SELECT q.src, q.dst, q.used_at IS NOT NULL AS used, q.requested, q.requested_amount::text AS requested_amount,
-            s.precision AS sp, d.precision AS dp
-     FROM exchange_quotes q JOIN currencies s ON s.code = q.src JOIN currencies d ON d.code = q.dst
-     WHERE q.token_hash = $1 AND q.user_id = $2`,
-    [hashToken(token), userId],
-  );
-  if (!row) return new QuoteRefused('quote_invalid', null);
-  const requote: TExchangeCheckBody =
-    row.requested === 'pay'
-      ? { src: row.src, dst: row.dst, amount: formatAmount(row.requested_amount, Number(row.sp)) }
-      : { src: row.src, dst: row.dst, amount_receive: formatAmount(row.requested_amount, Number(row.dp)) };
-  return new QuoteRefused(row.used ? 'quote_used' : 'quote_expired', requote);
+  const byCode = await currencies(deps.db);
+  const hash = requestHash(exchangeScope(pair.src, pair.dst), { quote: token });
+  try {
+    const [row] = await withRetry(() =>
+      deps.db.query<{ r: { replayed: boolean; result: { exchange: TRawExchange } } }>(EXCHANGE_EXECUTE, [
+        userId, key, hash, hashToken(token), pair.src, pair.dst,
+      ]),
+    );
+    return { exchange: row!.r.result.exchange, replayed: row!.r.replayed };
+  } catch (err) {
+    const refused = quoteRefusal(err, byCode);
+    if (refused) throw await refuseQuote(deps, userId, refused);
+    throw fromDbError(err, precisionLookup(byCode));
+  }
 }
 
 /** Housekeeping: quotes a day past their expiry are of no use to anyone. */

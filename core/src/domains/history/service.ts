@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import {
   HISTORY_CSV_MAX_ROWS,
   formatAmount,
@@ -53,7 +54,7 @@ export function dateBounds(query: Pick<THistoryQuery, 'from' | 'to'>): { from: s
     const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
     const date = new Date(dayOnly ? `${text}T00:00:00Z` : text);
     if (Number.isNaN(date.getTime()) || (dayOnly && date.toISOString().slice(0, 10) !== text)) {
-      throw new AppError('validation', 400, 'error.validation', { fields: { [field]: 'validation.invalid' } });
+      throw new AppError('validation', { fields: { [field]: 'validation.invalid' } });
     }
     if (field === 'to') date.setTime(date.getTime() + (dayOnly ? 86_400_000 : 1));
     return date.toISOString();
@@ -125,8 +126,16 @@ export function csvCell(value: unknown): string {
   return /[",\r\n;]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function toCsv<T extends Record<string, unknown>>(columns: Array<keyof T & string>, rows: T[]): string {
+function toCsv<T extends Record<string, unknown>>(columns: Array<keyof T & string>, rows: T[]): string {
   return [columns.join(','), ...rows.map((row) => columns.map((column) => csvCell(row[column])).join(','))].join('\r\n') + '\r\n';
+}
+
+/** A history's `format=csv` answer: a download named `filename`. */
+export function sendCsv<T extends Record<string, unknown>>(reply: FastifyReply, filename: string, columns: Array<keyof T & string>, rows: T[]) {
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(toCsv(columns, rows));
 }
 
 export const EXCHANGE_CSV_COLUMNS: Array<keyof TExchangeRecord & string> = [

@@ -3,25 +3,28 @@ import type { FastifyRequest } from 'fastify';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
-import { moneyError, withRetry } from '../../money-errors.ts';
+import { fromDbError, withRetry } from '../../money-errors.ts';
 
 /**
- * Idempotency of money-moving POSTs. The client sends `Idempotency-Key` once per submitted
- * form; core keeps one row per (user, key), inserted FIRST in the same database transaction
- * as the money movement:
- *   - a new key applies the request and stores its answer with the row;
+ * Idempotency of money-moving POSTs, one mechanism for all of them: the client sends
+ * `Idempotency-Key` once per submitted form; the SQL function idempotency_claim()
+ * (core/sql/functions) claims one row per (user, key) FIRST in the database transaction that
+ * moves the money, and idempotency_store() keeps the answer with it before commit:
+ *   - a new key applies the request and stores its answer;
  *   - a concurrent duplicate blocks on the row's unique index until the first commits, then
- *     finds it and replays the stored answer (20 at once: one applies, 19 replay);
+ *     replays the stored answer (20 at once: one applies, 19 replay);
  *   - if the first attempt fails, it rolls back and leaves no row: the key is free again;
  *   - the same key with another request (hash of route + normalized body) is refused (422).
+ * A call that is one SQL function (money_transfer, exchange_execute) claims and stores inside
+ * it, in one round trip; a call made of several statements goes through runIdempotent().
  */
 
 /** The header of a money-moving request, required and well-formed. */
 export function idempotencyKeyOf(request: FastifyRequest): string {
   const raw = request.headers[IDEMPOTENCY_HEADER];
   const key = Array.isArray(raw) ? raw[0] : raw;
-  if (key === undefined || key === '') throw new AppError('idempotency_key_required', 400, 'money.idempotency_key_required');
-  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new AppError('idempotency_key_invalid', 400, 'money.idempotency_key_invalid');
+  if (key === undefined || key === '') throw new AppError('idempotency_key_required');
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new AppError('idempotency_key_invalid');
   return key;
 }
 
@@ -48,38 +51,20 @@ export type TIdempotent = { userId: string; key: string; scope: string; payload:
 /**
  * Runs `work` once per (user, key) inside one database transaction that starts by claiming
  * the key; returns its result, or the stored result of the first run (`replayed: true`).
- * `work` must return plain JSON (it is stored as jsonb), or store it itself (`storedByWork`: the
- * SQL function money_exchange does). Deadlocks are retried.
+ * `work` must return plain JSON (it is stored as jsonb). Deadlocks are retried.
  */
-export async function runIdempotent<T>(
-  db: Db,
-  request: TIdempotent,
-  work: (tx: Queryable) => Promise<T>,
-  options: { storedByWork?: boolean } = {},
-): Promise<{ result: T; replayed: boolean }> {
+export async function runIdempotent<T>(db: Db, request: TIdempotent, work: (tx: Queryable) => Promise<T>): Promise<{ result: T; replayed: boolean }> {
   const hash = requestHash(request.scope, request.payload);
   return withRetry(() =>
     db.transaction(async (tx) => {
-      const claimed = await tx.query(
-        'INSERT INTO idempotency_keys (user_id, key, request_hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1 AS claimed',
-        [request.userId, request.key, hash],
-      );
-      if (!claimed.length) {
-        const [row] = await tx.query<{ request_hash: string; response: T | null }>(
-          'SELECT request_hash, response FROM idempotency_keys WHERE user_id = $1 AND key = $2',
-          [request.userId, request.key],
-        );
-        if (!row || row.request_hash !== hash || row.response === null) throw moneyError('idempotency_key_reused');
-        return { result: row.response, replayed: true };
-      }
+      const [claim] = await tx
+        .query<{ stored: T | null }>('SELECT idempotency_claim($1, $2, $3) AS stored', [request.userId, request.key, hash])
+        .catch((err: unknown) => {
+          throw fromDbError(err, () => undefined);
+        });
+      if (claim!.stored !== null) return { result: claim!.stored, replayed: true };
       const result = await work(tx);
-      // Work that stores its own answer (in the same SQL call that moves the money) saves a round trip under the row locks.
-      if (options.storedByWork) return { result, replayed: false };
-      await tx.query('UPDATE idempotency_keys SET response = $3::jsonb WHERE user_id = $1 AND key = $2', [
-        request.userId,
-        request.key,
-        JSON.stringify(result),
-      ]);
+      await tx.query('SELECT idempotency_store($1, $2, $3::jsonb)', [request.userId, request.key, JSON.stringify(result)]);
       return { result, replayed: false };
     }),
   );

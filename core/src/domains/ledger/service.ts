@@ -15,12 +15,9 @@ export function parseUserAmount(text: string, currency: TCurrency, field = 'amou
   } catch (err) {
     if (!(err instanceof MoneyFormatError)) throw err;
     if (err.key === 'money.amount_too_precise') {
-      throw new AppError('amount_too_precise', 400, 'money.amount_too_precise_n', {
-        vars: { precision: currency.precision, currency: currency.code },
-        fields: { [field]: 'money.amount_too_precise' },
-      });
+      throw new AppError('amount_too_precise', { vars: { precision: currency.precision, currency: currency.code }, field });
     }
-    throw new AppError('validation', 400, 'error.validation', { fields: { [field]: err.key } });
+    throw new AppError('validation', { fields: { [field]: err.key } });
   }
   if (value <= 0n) throw moneyError('amount_not_positive', { currency: currency.code }, field);
   return value;
@@ -52,7 +49,7 @@ export type TAdjustment = {
  */
 export async function adjustBalance(db: Db, input: TAdjustment): Promise<{ transaction_id: string; currency: string; balance: string }> {
   const reason = input.reason.trim();
-  if (!reason) throw new AppError('validation', 400, 'error.validation', { fields: { reason: 'validation.required' } });
+  if (!reason) throw new AppError('validation', { fields: { reason: 'validation.required' } });
   const currency = await enabledCurrency(db, input.currency.toUpperCase());
   const amount = parseUserAmount(input.amount, currency);
   const signed = input.direction === 'credit' ? amount : -amount;
@@ -78,8 +75,8 @@ export async function adjustBalance(db: Db, input: TAdjustment): Promise<{ trans
 
 /** A correction: posts the opposite of a ledger transaction (once), with a reason. */
 export async function reverseTransaction(db: Db, transactionId: string, reason: string, actor = 'operator'): Promise<{ transaction_id: string; reverses: string }> {
-  if (!reason.trim()) throw new AppError('validation', 400, 'error.validation', { fields: { reason: 'validation.required' } });
-  if (!/^\d{1,18}$/.test(transactionId)) throw new AppError('validation', 400, 'error.validation', { fields: { transaction: 'validation.invalid' } });
+  if (!reason.trim()) throw new AppError('validation', { fields: { reason: 'validation.required' } });
+  if (!/^\d{1,18}$/.test(transactionId)) throw new AppError('validation', { fields: { transaction: 'validation.invalid' } });
   return withRetry(() =>
     ledgerCall(db, () =>
       db.transaction(async (tx) => {

@@ -43,8 +43,8 @@ export const ZSendNotification = z.object({
 });
 export type TSendNotification = z.input<typeof ZSendNotification>;
 
-const notificationNotFound = () => new AppError('not_found', 404, 'notify.not_found');
-const notClosable = () => new AppError('not_closable', 409, 'notify.not_closable');
+const notificationNotFound = () => new AppError('not_found', { key: 'notify.not_found' });
+const notClosable = () => new AppError('not_closable');
 
 /** Stores a notification (texts sanitised); returns its notification_id. */
 export async function sendNotification(db: Db, input: TSendNotification): Promise<number> {
@@ -54,7 +54,7 @@ export async function sendNotification(db: Db, input: TSendNotification): Promis
 /** sendNotification inside the caller's transaction: the notice exists exactly when the change it tells of does. */
 export async function insertNotification(tx: Queryable, input: TSendNotification): Promise<number> {
   const data = ZSendNotification.parse(input);
-  if (data.expiresAt && data.expiresAt.getTime() <= Date.now()) throw new Error('expiresAt is in the past');
+  if (data.expiresAt && data.expiresAt.getTime() <= Date.now()) throw new AppError('expiry_passed');
   const [row] = await tx.query<{ id: string }>(
     `INSERT INTO notifications (user_id, display, type, closable, expires_at) VALUES ($1, $2, $3, $4, $5) RETURNING id::text AS id`,
     [data.userId, data.display, data.type, data.closable, data.expiresAt ?? null],

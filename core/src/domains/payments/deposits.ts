@@ -115,7 +115,7 @@ export async function openDeposit(
   const currency = await enabledCurrency(db, body.currency);
   const provider = providers.get(body.ps);
   if (!provider?.depositCurrencies.includes(currency.code)) {
-    throw new AppError('validation', 400, 'error.validation', { fields: { currency: 'payments.currency_not_supported' } });
+    throw new AppError('validation', { fields: { currency: 'payments.currency_not_supported' } });
   }
   const amount = parseUserAmount(body.amount, currency);
   const row = await createDeposit(db, { userId, provider: provider.id, currency: currency.code, amount, now });

@@ -33,9 +33,9 @@ const webhookRoutes: FastifyPluginAsync<TPaymentOptions> = async (app, { provide
       now: now(),
     });
     if (result === 'bad_signature' || result === 'stale') {
-      throw new AppError('webhook_signature_invalid', 401, 'payments.webhook_signature_invalid');
+      throw new AppError('webhook_signature_invalid');
     }
-    if (result === 'malformed') throw new AppError('validation', 400, 'error.validation');
+    if (result === 'malformed') throw new AppError('validation');
     // Accepted: the provider must not resend it, whatever it did to the payment (the inbox says).
     return { status: 'ok', result };
   });

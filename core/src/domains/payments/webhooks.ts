@@ -1,5 +1,5 @@
 import { ZPaymentWebhookEvent } from '@obmen/shared';
-import type { Db } from '../../db/index.ts';
+import type { Db, Queryable } from '../../db/index.ts';
 import { withRetry } from '../../money-errors.ts';
 import { checkWebhookSignature } from './signature.ts';
 import { applyDepositEvent, type TEventResult } from './deposits.ts';
@@ -64,4 +64,15 @@ function parseEvent(rawBody: Buffer) {
   }
   const parsed = ZPaymentWebhookEvent.safeParse(json);
   return parsed.success ? parsed.data : null;
+}
+
+/** The inbox, newest first, for operators (payments:webhooks). The body is shown as received. */
+export async function listWebhooks(db: Queryable, filter: { provider?: string; result?: string; limit: number }) {
+  return db.query<{ id: string; provider: string; event_id: string | null; signature_valid: boolean; received_at: Date; processed_at: Date | null; result: string | null; body: string }>(
+    `SELECT id::text AS id, provider, event_id, signature_valid, received_at, processed_at, result, convert_from(raw_body, 'UTF8') AS body
+     FROM payment_webhooks
+     WHERE ($1::text IS NULL OR provider = $1) AND ($2::text IS NULL OR result = $2)
+     ORDER BY id DESC LIMIT $3`,
+    [filter.provider ?? null, filter.result ?? null, filter.limit],
+  );
 }

@@ -1,7 +1,7 @@
-import { MoneyFormatError, formatAmount, parseAmount, parseDecimal, pow10, type TExchangePair } from '@obmen/shared';
+import { formatAmount, parseDecimal, pow10, type TExchangePair } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
-import { currencies, type TCurrency } from '../currencies/service.ts';
+import { currencies, operatorCurrency, parseFraction, parseOperatorAmount, type TCurrency } from '../currencies/service.ts';
 import { costFraction, quoteFromPay, significant, type TPairTerms } from './quote.ts';
 import type { RateSource } from './source.ts';
 
@@ -79,47 +79,25 @@ export type TRateInput = {
   enabled?: string;
 };
 
-function fraction(name: string, text: string, below: number): string {
-  let value;
-  try {
-    value = parseDecimal(text);
-  } catch {
-    throw new Error(`${name}: not a decimal number: ${text}`);
-  }
-  if (value.num < 0n || value.num >= BigInt(below) * pow10(value.scale)) throw new Error(`${name} must be at least 0 and below ${below}`);
-  return text.trim();
-}
-
-function amount(name: string, text: string, currency: TCurrency): string {
-  try {
-    return parseAmount(text, currency.precision).toString();
-  } catch (err) {
-    if (err instanceof MoneyFormatError) throw new Error(`${name}: not an amount of ${currency.code} (${currency.precision} decimals): ${text}`);
-    throw err;
-  }
-}
-
 /** Creates or changes a pair. Only the given fields change; a new pair needs a rate. */
 export async function setRate(db: Queryable, input: TRateInput): Promise<TPairTerms> {
-  const byCode = await currencies(db);
-  const src = byCode.get(input.src.toUpperCase());
-  const dst = byCode.get(input.dst.toUpperCase());
-  if (!src || !dst) throw new Error(`unknown currency: ${!src ? input.src : input.dst}`);
-  if (src.code === dst.code) throw new Error('src and dst must differ');
+  const src = await operatorCurrency(db, input.src);
+  const dst = await operatorCurrency(db, input.dst);
+  if (src.code === dst.code) throw new AppError('same_currency');
   const values: Record<string, string | boolean | null> = {};
   if (input.rate !== undefined) {
     const rate = parseDecimal(input.rate);
-    if (rate.num <= 0n) throw new Error('rate must be above 0');
+    if (rate.num <= 0n) throw new AppError('rate_not_positive');
     values.rate = input.rate.trim();
   }
-  if (input.spread !== undefined) values.spread = fraction('spread', input.spread, 1);
-  if (input.fee_percent !== undefined) values.fee_percent = fraction('fee_percent', input.fee_percent, 1);
-  if (input.fee_fixed !== undefined) values.fee_fixed = amount('fee_fixed', input.fee_fixed, src);
-  if (input.min !== undefined) values.min_amount = amount('min', input.min, src);
-  if (input.max !== undefined) values.max_amount = input.max === 'none' ? null : amount('max', input.max, src);
+  if (input.spread !== undefined) values.spread = parseFraction('spread', input.spread);
+  if (input.fee_percent !== undefined) values.fee_percent = parseFraction('fee_percent', input.fee_percent);
+  if (input.fee_fixed !== undefined) values.fee_fixed = parseOperatorAmount('fee_fixed', input.fee_fixed, src);
+  if (input.min !== undefined) values.min_amount = parseOperatorAmount('min', input.min, src);
+  if (input.max !== undefined) values.max_amount = input.max === 'none' ? null : parseOperatorAmount('max', input.max, src);
   if (input.enabled !== undefined) values.enabled = input.enabled === 'true';
   const [exists] = await db.query('SELECT 1 FROM rates WHERE src = $1 AND dst = $2', [src.code, dst.code]);
-  if (!exists && values.rate === undefined) throw new Error('a new pair needs rate=<dst per 1 src>');
+  if (!exists && values.rate === undefined) throw new AppError('rate_required');
   const columns = Object.keys(values);
   const params = [src.code, dst.code, ...Object.values(values)];
   if (exists) {
@@ -256,6 +234,6 @@ export async function seedRates(db: Db): Promise<boolean> {
 export function previewQuote(terms: TPairTerms, byCode: Map<string, TCurrency>, pay: bigint) {
   const src = byCode.get(terms.src);
   const dst = byCode.get(terms.dst);
-  if (!src || !dst) throw new AppError('pair_unavailable', 422, 'exchange.pair_unavailable');
+  if (!src || !dst) throw new AppError('pair_unavailable', { vars: { src: terms.src, dst: terms.dst } });
   return quoteFromPay(terms, { src: src.precision, dst: dst.precision }, pay);
 }

@@ -189,7 +189,7 @@ export class FeedRateSource implements RateSource {
     } catch (err) {
       this.options.onError?.(err);
       if (this.prices && now - this.prices.at < this.options.maxAgeMs) return this.prices.usd;
-      throw new AppError('rates_unavailable', 503, 'exchange.rates_unavailable');
+      throw new AppError('rates_unavailable');
     }
   }
 

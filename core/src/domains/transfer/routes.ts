@@ -4,7 +4,7 @@ import { parseInput } from '../../validation.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
-import { TRANSFER_CSV_COLUMNS, toCsv, transferHistory } from '../history/service.ts';
+import { TRANSFER_CSV_COLUMNS, sendCsv, transferHistory } from '../history/service.ts';
 import { checkTransfer, makeTransfer, transferInfo } from './service.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 
@@ -40,10 +40,7 @@ const transferRoutes: FastifyPluginAsync = async (app) => {
     const query = parseInput(ZHistoryQuery, request.query ?? {});
     const page = await transferHistory(app.db, currentUser(request).id, query);
     if (query.format === 'csv') {
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="transfer-history.csv"')
-        .send(toCsv(TRANSFER_CSV_COLUMNS, page.items));
+      return sendCsv(reply, 'transfer-history.csv', TRANSFER_CSV_COLUMNS, page.items);
     }
     return { status: 'ok', ...page };
   });

@@ -1,6 +1,6 @@
-import { formatAmount, parseAmount, type TTransferBody, type TTransferCheck, type TTransferCurrency, type TTransferRecord } from '@obmen/shared';
+import { formatAmount, type TTransferBody, type TTransferCheck, type TTransferCurrency, type TTransferRecord } from '@obmen/shared';
 import { statement, type Db, type Queryable } from '../../db/index.ts';
-import { currencies, enabledCurrency } from '../currencies/service.ts';
+import { currencies, enabledCurrency, operatorCurrency, parseFraction, parseOperatorAmount } from '../currencies/service.ts';
 import { moneyError, withRetry } from '../../money-errors.ts';
 import { ledgerCall, parseUserAmount } from '../ledger/service.ts';
 import { requestHash } from '../idempotency/service.ts';
@@ -106,23 +106,13 @@ export async function setTransferSettings(
   code: string,
   input: { min?: string; max?: string; fee_percent?: string; fee_fixed?: string; enabled?: string },
 ): Promise<Record<string, unknown>> {
-  const currency = (await currencies(db)).get(code.toUpperCase());
-  if (!currency) throw new Error(`unknown currency: ${code}`);
-  const amount = (name: string, text: string) => {
-    try {
-      return parseAmount(text, currency.precision).toString();
-    } catch {
-      throw new Error(`${name}: not an amount of ${currency.code} (${currency.precision} decimals): ${text}`);
-    }
-  };
+  const currency = await operatorCurrency(db, code);
+  const amount = (name: string, text: string) => parseOperatorAmount(name, text, currency);
   const values: Record<string, string | boolean | null> = {};
   if (input.min !== undefined) values.min_amount = amount('min', input.min);
   if (input.max !== undefined) values.max_amount = input.max === 'none' ? null : amount('max', input.max);
   if (input.fee_fixed !== undefined) values.fee_fixed = amount('fee_fixed', input.fee_fixed);
-  if (input.fee_percent !== undefined) {
-    if (!/^(0(\.\d+)?|\.\d+)$/.test(input.fee_percent.trim())) throw new Error('fee_percent: a fraction from 0 to below 1, e.g. 0.005');
-    values.fee_percent = input.fee_percent.trim();
-  }
+  if (input.fee_percent !== undefined) values.fee_percent = parseFraction('fee_percent', input.fee_percent);
   if (input.enabled !== undefined) values.enabled = input.enabled === 'true';
   const columns = Object.keys(values);
   await db.query(

@@ -25,7 +25,7 @@ export async function updateUserInfo(db: Queryable, userId: string, update: TUse
     for (const field of VERIFIED_USER_FIELDS) {
       if (update[field] !== undefined && (update[field] ?? null) !== current[field]) locked[field] = 'user.field_verified';
     }
-    if (Object.keys(locked).length) throw new AppError('field_verified', 409, 'user.field_verified', { fields: locked });
+    if (Object.keys(locked).length) throw new AppError('field_verified', { fields: locked });
   }
   const sets: string[] = [];
   const params: unknown[] = [userId];

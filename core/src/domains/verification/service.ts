@@ -13,6 +13,7 @@ import {
   type TVerificationStatus,
   type TVerificationSubmission,
   type TVerificationType,
+  type TI18nKey,
 } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
@@ -36,8 +37,8 @@ export type TVerificationContext = {
 /** Storage prefix of identity documents. */
 const KEY_PREFIX = 'kyc';
 
-const draftUnknown = () => new AppError('not_found', 404, 'verification.draft_unknown');
-const conflict = (key: string, vars: Record<string, string> = {}) => new AppError('verification_state', 409, key, { vars });
+const draftUnknown = () => new AppError('not_found', { key: 'verification.draft_unknown' });
+const conflict = (key: TI18nKey, vars: Record<string, string> = {}) => new AppError('verification_state', { key, vars });
 
 export type TVerificationRow = {
   id: string;
@@ -236,7 +237,7 @@ function sidesOf(upload: TReceivedUpload): Map<string, TVerificationSide> {
     }
   }
   if (!upload.files.length) fields.file0 = 'files.none';
-  if (Object.keys(fields).length) throw new AppError('validation', 400, 'error.validation', { fields });
+  if (Object.keys(fields).length) throw new AppError('validation', { fields });
   return sides;
 }
 
@@ -300,7 +301,7 @@ function assertSidesAllowed(row: TVerificationRow, allowed: TVerificationSide[],
   for (const side of sides) {
     if (!allowed.includes(side)) fields[side] = row.status === 'draft' ? 'verification.side_not_needed' : 'verification.side_not_rejected';
   }
-  if (Object.keys(fields).length) throw new AppError('validation', 400, 'verification.sides_refused', { fields });
+  if (Object.keys(fields).length) throw new AppError('validation', { key: 'verification.sides_refused', fields });
 }
 
 /**
@@ -322,7 +323,7 @@ export async function submitVerification(ctx: TVerificationContext, userId: stri
       if (!file) fields[side] = 'verification.file_missing';
       else if (file.reject_reason) fields[side] = 'verification.file_still_rejected';
     }
-    if (Object.keys(fields).length) throw new AppError('files_missing', 400, 'verification.files_missing', { fields });
+    if (Object.keys(fields).length) throw new AppError('files_missing', { fields });
     await tx.query(
       `UPDATE verifications SET status = 'submitted', retry_allowed = false, number_enc = $2, number_tail = $3, issuing_country = $4,
          issue_date = $5::date, expiry_date = $6::date, first_name = $7, last_name = $8, middle_name = $9, birth_date = $10::date,

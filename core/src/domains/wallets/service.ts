@@ -3,7 +3,7 @@ import { statement, type Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { currencies } from '../currencies/service.ts';
 
-/** What the SQL function wallet_state(user) answers (migrations/003_ledger.sql). */
+/** What the SQL function wallet_state(user) answers (core/sql/functions/wallet_state.sql). */
 export type TWalletState = {
   account_id: number;
   last: string | null;
@@ -55,7 +55,7 @@ export async function getWalletEnvelope(db: Queryable, userId: string): Promise<
 export async function setDisplayCurrency(db: Queryable, userId: string, code: string): Promise<TWalletEnvelope> {
   const currency = (await currencies(db)).get(code);
   if (!currency?.enabled) {
-    throw new AppError('currency_disabled', 422, 'money.currency_disabled', { vars: { currency: code }, fields: { currency: 'money.currency_disabled' } });
+    throw new AppError('currency_disabled', { vars: { currency: code }, fields: { currency: 'money.currency_disabled' } });
   }
   await db.query(
     `INSERT INTO wallet_settings (user_id, display_currency) VALUES ($1, $2)

@@ -4,7 +4,8 @@ import { TOKEN_PATTERN } from '@obmen/shared';
 import { ENGINES, build } from '../../helpers.ts';
 import { DEMO, call, freshEmail, freshIp, lastMailTo, linkToken, logIn, mailsTo, sessionToken, signUp } from '../../auth-helpers.ts';
 import { SCRYPT_PARAMS, hashPassword, needsRehash, parseHash, verifyPassword } from '../../../src/domains/auth/passwords.ts';
-import { RATE_LIMITS, clientKey } from '../../../src/rate-limit.ts';
+import { clientKey } from '@obmen/shared';
+import { RATE_LIMITS } from '../../../src/rate-limit.ts';
 import { setSiteSetting } from '../../../src/domains/site/service.ts';
 
 describe('password hashing', () => {

@@ -43,7 +43,7 @@ describe.each(ENGINES)('idempotency keys on %s', (engine) => {
     ).rejects.toMatchObject({ code: 'idempotency_key_reused', statusCode: 422 });
     await expect(
       runIdempotent(ctx.db, { userId: user.id, key: 'failing-key-01', scope: 'test', payload: {} }, async () => {
-        throw new AppError('insufficient_funds', 422, 'money.insufficient_funds');
+        throw new AppError('insufficient_funds');
       }),
     ).rejects.toMatchObject({ code: 'insufficient_funds' });
     const retry = await runIdempotent(ctx.db, { userId: user.id, key: 'failing-key-01', scope: 'test', payload: {} }, async () => ({ ok: 'now' }));

@@ -5,6 +5,7 @@ import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { createDeposit, DEPOSIT_LIFETIME_MS, expireDeposits } from '../../../src/domains/payments/deposits.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
+import { COMMANDS } from '../../../src/cli/index.ts';
 
 const SECRET = 'test-sandbox-card-secret-0123456789abcdef';
 const NOW = new Date('2026-11-23T10:00:00Z');
@@ -173,6 +174,13 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     expect(results.filter((result) => result === 'credited')).toHaveLength(20);
     expect(results.filter((result) => result === 'duplicate')).toHaveLength(80);
     expect(await balance()).toBe(before + 20n * 12_345n);
+  });
+
+  it('payments:webhooks lists the inbox newest first, filtered by result, bodies as received', async () => {
+    const listed = (await COMMANDS['payments:webhooks']!(ctx.db, ['result=stale', 'limit=5'])) as Array<{ result: string; signature_valid: boolean; body: string }>;
+    expect(listed).toHaveLength(2);
+    expect(listed.every((row) => row.result === 'stale' && !row.signature_valid && row.body.startsWith('{"id":"evt_'))).toBe(true);
+    await expect(COMMANDS['payments:webhooks']!(ctx.db, ['limit=0'])).rejects.toThrow(/usage/);
   });
 
   it('the ledger invariants hold after all of it, deposits included', async () => {

@@ -1,0 +1,16 @@
+-- The live session of a token hash and its user (auth/sessions.ts findSession), in plpgsql so
+-- that its plan is made once per database session rather than once per request. p_renew_after: seconds since last_seen_at after which the session is renewed.
+CREATE OR REPLACE FUNCTION session_find(p_token_hash bytea, p_renew_after integer)
+RETURNS TABLE (
+  session_id text, renew boolean, id text, account_id integer, email text, locale text,
+  need_set_password boolean, email_confirmed boolean, has_password boolean
+) LANGUAGE plpgsql STABLE
+  SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+  RETURN QUERY
+    SELECT s.id::text, (s.last_seen_at < now() - p_renew_after * interval '1 second'),
+           u.id::text, u.account_id, u.email, u.locale, u.need_set_password,
+           (u.email_confirmed_at IS NOT NULL), (u.password_hash IS NOT NULL)
+    FROM sessions s JOIN users u ON u.id = s.user_id
+    WHERE s.token_hash = p_token_hash AND s.revoked_at IS NULL AND s.expires_at > now();
+END $$;
