@@ -150,7 +150,14 @@ export async function build(options: TBuildOptions = {}) {
     ...options.env,
   });
   const frontDoor = createFrontDoor();
-  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, serverFactory: frontDoor.serverFactory, frameworkErrors: answerError, genReqId: genRequestId, ...options.fastifyOptions });
+  const fastify: FastifyInstance = Fastify({
+    logger: false,
+    forceCloseConnections: true,
+    serverFactory: frontDoor.serverFactory,
+    frameworkErrors: answerError,
+    genReqId: genRequestId,
+    ...options.fastifyOptions,
+  });
   options.observe?.(fastify);
   await fastify.register(app, { config, frontDoor, clock: options.clock, frontendVersion: options.frontendVersion });
   await fastify.ready();

@@ -81,7 +81,12 @@ describe('logs: request ids across BFF and core, no secrets', () => {
     const traced = await bff.app.inject({ url: '/api/auth/check', headers: browser(undefined, { [REQUEST_ID_HEADER]: 'trace-me.42' }) });
     expect(traced.statusCode).toBe(200);
     expect(traced.headers[REQUEST_ID_HEADER]).toBe('trace-me.42');
-    const services = new Set(logs.lines().filter((line) => line.reqId === 'trace-me.42').map((line) => line.svc));
+    const services = new Set(
+      logs
+        .lines()
+        .filter((line) => line.reqId === 'trace-me.42')
+        .map((line) => line.svc),
+    );
     expect(services).toEqual(new Set(['bff', 'core']));
 
     for (const unsafe of ['has space', 'x'.repeat(65), 'line\u2028break', '']) {
@@ -115,7 +120,12 @@ describe('logs: request ids across BFF and core, no secrets', () => {
     expect(signedIn.statusCode, signedIn.body).toBe(200);
     const session = cookieOf(signedIn);
     // A wrong password is refused and must not be logged either.
-    const wrong = await bff.app.inject({ method: 'POST', url: '/api/auth/login_by_password', headers: browser(), payload: { email, password: `${PASSWORD}-wrong` } });
+    const wrong = await bff.app.inject({
+      method: 'POST',
+      url: '/api/auth/login_by_password',
+      headers: browser(),
+      payload: { email, password: `${PASSWORD}-wrong` },
+    });
     expect(wrong.statusCode).toBe(401);
 
     expect((await bff.app.inject({ method: 'POST', url: '/api/auth/reset', headers: browser(), payload: { email } })).statusCode).toBe(200);
@@ -140,7 +150,16 @@ describe('logs: request ids across BFF and core, no secrets', () => {
     ]);
     const up = await bff.app.inject({ method: 'POST', url: '/api/verification/passport/upload', payload, headers: { ...browser(fresh), ...headers } });
     expect(up.statusCode, up.body).toBe(200);
-    const document = { id, number: DOCUMENT_NUMBER, issuing_country: 'de', issue_date: '2020-01-15', expiry_date: '2030-01-14', first_name: 'Anna', last_name: 'Schmidt', birth_date: '1990-05-01' };
+    const document = {
+      id,
+      number: DOCUMENT_NUMBER,
+      issuing_country: 'de',
+      issue_date: '2020-01-15',
+      expiry_date: '2030-01-14',
+      first_name: 'Anna',
+      last_name: 'Schmidt',
+      birth_date: '1990-05-01',
+    };
     const submitted = await bff.app.inject({ method: 'POST', url: '/api/verification/passport/submit', headers: browser(fresh), payload: document });
     expect(submitted.statusCode, submitted.body).toBe(200);
     // Signed-in page renders with the session cookie.

@@ -19,7 +19,13 @@ export async function buildBff(upstreamUrl: string, env: Partial<Record<keyof TC
     SITE_DIST: site.dir,
     ...env,
   });
-  const fastify: FastifyInstance = Fastify({ ...(options.loggerInstance ? {} : { logger: false }), forceCloseConnections: true, frameworkErrors: answerError, genReqId: genRequestId, ...options });
+  const fastify: FastifyInstance = Fastify({
+    ...(options.loggerInstance ? {} : { logger: false }),
+    forceCloseConnections: true,
+    frameworkErrors: answerError,
+    genReqId: genRequestId,
+    ...options,
+  });
   await fastify.register(app, { config, frontendVersion: 'fv-session-test' });
   await fastify.ready();
   return {

@@ -67,7 +67,12 @@ export async function build(
   // As server.ts: X-Forwarded-For and X-Request-Id count only from TRUST_PROXY (inject comes from 127.0.0.1).
   // A generous plugin timeout: migrations on a loaded shared machine may take longer than Fastify's 10 s.
   const logging = loggerInstance ? { loggerInstance } : { logger: false };
-  const fastify = Fastify({ ...logging, trustProxy: config.TRUST_PROXY, genReqId: makeGenReqId(config.TRUST_PROXY), pluginTimeout: 120_000 }) as unknown as FastifyInstance;
+  const fastify = Fastify({
+    ...logging,
+    trustProxy: config.TRUST_PROXY,
+    genReqId: makeGenReqId(config.TRUST_PROXY),
+    pluginTimeout: 120_000,
+  }) as unknown as FastifyInstance;
   await fastify.register(app, { config, db, ...appOptions });
   await fastify.ready();
   return {

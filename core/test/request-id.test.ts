@@ -37,8 +37,13 @@ describe('core request ids', () => {
     } finally {
       await core.close();
     }
-    const ids = raw.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { reqId?: string; msg: string })
-      .filter((line) => line.msg === 'incoming request').map((line) => line.reqId);
+    const ids = raw
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { reqId?: string; msg: string })
+      .filter((line) => line.msg === 'incoming request')
+      .map((line) => line.reqId);
     expect(ids).toHaveLength(2);
     expect(ids[0]).toBe('from-bff');
     expect(ids[1]).toMatch(UUID);

@@ -28,7 +28,12 @@ type TCheck = TEnvelope & { user: TUser; site_settings: TSiteSettings };
  * dead one clears it. The cookie is written by the shared helpers, Secure when the BFF says the
  * visitor came over https.
  */
-function sessionSetCookie(headers: Record<string, string | string[] | undefined>, token: string | undefined, authenticated: boolean, https: boolean): string | undefined {
+function sessionSetCookie(
+  headers: Record<string, string | string[] | undefined>,
+  token: string | undefined,
+  authenticated: boolean,
+  https: boolean,
+): string | undefined {
   const renewed = headers[SESSION_TOKEN_HEADER];
   if (typeof renewed === 'string' && TOKEN_PATTERN.test(renewed)) return sessionCookie(renewed, https);
   // Spec §4: an unauthenticated answer clears the remember_token cookie.

@@ -13,7 +13,12 @@ export default fp(
       const parsed = ZLangBody.safeParse(request.body);
       if (!parsed.success) return sendError(request, reply, 400, 'validation', 'error.validation');
       const { lang } = parsed.data;
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'x-obmen-locale': lang, 'x-forwarded-for': request.ip, [REQUEST_ID_HEADER]: request.id };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'x-obmen-locale': lang,
+        'x-forwarded-for': request.ip,
+        [REQUEST_ID_HEADER]: request.id,
+      };
       forwardSession(request, headers);
       let answer;
       let body: string;

@@ -48,7 +48,15 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
       handler: async (request, reply) => {
         reply.hijack();
         applySecurityHeaders(reply.raw, request.https);
-        const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip, https: request.https, config, core: app.core, requestId: request.id, log: request.log };
+        const locals: TPageLocals = {
+          fv: frontendVersion,
+          clientIp: request.ip,
+          https: request.https,
+          config,
+          core: app.core,
+          requestId: request.id,
+          log: request.log,
+        };
         const fail = (err: unknown) => {
           request.log.error({ err }, 'page render failed');
           if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
@@ -56,16 +64,21 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
         };
         // Astro calls next() without an error when no page matches: render the 404 page instead,
         // unless this client has asked for too many missing pages (each render asks the core).
-        await handler(request.raw, reply.raw, (err) => {
-          if (err) return fail(err);
-          const retryAfterS = app.notFoundWindow.hit(request.ip);
-          if (retryAfterS > 0) {
-            reply.raw.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfterS) });
-            return void reply.raw.end(JSON.stringify(errorBody(request, 'rate_limited', 'error.rate_limited')));
-          }
-          request.raw.url = NOT_FOUND_PAGE;
-          handler(request.raw, reply.raw, fail, locals).catch(fail);
-        }, locals);
+        await handler(
+          request.raw,
+          reply.raw,
+          (err) => {
+            if (err) return fail(err);
+            const retryAfterS = app.notFoundWindow.hit(request.ip);
+            if (retryAfterS > 0) {
+              reply.raw.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfterS) });
+              return void reply.raw.end(JSON.stringify(errorBody(request, 'rate_limited', 'error.rate_limited')));
+            }
+            request.raw.url = NOT_FOUND_PAGE;
+            handler(request.raw, reply.raw, fail, locals).catch(fail);
+          },
+          locals,
+        );
       },
     });
   },

@@ -28,7 +28,11 @@ export type TCoreLocals = { core: Dispatcher; config: TPageConfig; clientIp: str
 export type TCoreCall = { token?: string | undefined; locale?: TLocale };
 
 /** A GET with the answer's headers too (the session headers live there). */
-export async function coreGetWithHeaders<T>(locals: TCoreLocals, path: string, call: TCoreCall = {}): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
+export async function coreGetWithHeaders<T>(
+  locals: TCoreLocals,
+  path: string,
+  call: TCoreCall = {},
+): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
   const locale = call.locale ?? locals.locale;
   const headers: Record<string, string> = { accept: 'application/json', 'x-forwarded-for': locals.clientIp };
   if (locale) headers['x-obmen-locale'] = locale;

@@ -36,7 +36,10 @@ const ZMenuUrl = z
   .max(200)
   .refine((url) => /^[A-Za-z0-9][A-Za-z0-9/_.~%?=&-]*$/.test(url) || isHttpsUrl(url), 'a path like "article/fees" or an https:// address');
 
-const ZSiteOrHttpsUrl = z.string().max(2048).refine((url) => isSitePath(url) || isHttpsUrl(url), 'a path like "/image/x.svg" or an https:// address');
+const ZSiteOrHttpsUrl = z
+  .string()
+  .max(2048)
+  .refine((url) => isSitePath(url) || isHttpsUrl(url), 'a path like "/image/x.svg" or an https:// address');
 
 export const ZMenuItemInput = z.object({
   locale: z.enum(LOCALES),
@@ -106,9 +109,7 @@ export async function removeMenuItem(db: Queryable, locale: TLocale, menu: TMenu
 }
 
 export async function listFooterImages(db: Queryable): Promise<TFooterImage[]> {
-  const rows = await db.query<{ name: string; ext: string; url: string | null }>(
-    'SELECT name, ext, url FROM footer_images ORDER BY position, name',
-  );
+  const rows = await db.query<{ name: string; ext: string; url: string | null }>('SELECT name, ext, url FROM footer_images ORDER BY position, name');
   return rows.map((row) => (row.url ? { name: row.name, ext: row.ext, url: row.url } : { name: row.name, ext: row.ext }));
 }
 

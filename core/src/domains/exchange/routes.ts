@@ -1,14 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ZExchangeAllBody,
-  ZExchangeBody,
-  ZExchangeCheckBody,
-  ZExchangeListQuery,
-  ZHistoryQuery,
-  ZPairParams,
-  REPLAYED_HEADER,
-  translate,
-} from '@obmen/shared';
+import { ZExchangeAllBody, ZExchangeBody, ZExchangeCheckBody, ZExchangeListQuery, ZHistoryQuery, ZPairParams, REPLAYED_HEADER, translate } from '@obmen/shared';
 import { z } from 'zod';
 import { parseInput } from '../../validation.ts';
 import { currentUser, requireUser } from '../user/current.ts';
@@ -18,14 +9,7 @@ import { listPairs } from '../rates/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, sendCsv } from '../history/service.ts';
 import { exchangeAll, exchangeAllStatus, previewExchangeAll } from './all.ts';
-import {
-  createQuote,
-  executeExchange,
-  exchangeStatus,
-  landingQuote,
-  pairInfo,
-  type TExchangeDeps,
-} from './service.ts';
+import { createQuote, executeExchange, exchangeStatus, landingQuote, pairInfo, type TExchangeDeps } from './service.ts';
 
 const ZIdParams = z.object({ id: z.string().regex(/^\d{1,18}$/, 'validation.invalid') });
 const ZCurrencyParams = z.object({ currency: ZPairParams.shape.src });
@@ -93,9 +77,7 @@ const exchangeRoutes: FastifyPluginAsync = async (app) => {
     };
   };
   app.get('/api/exchange/all', { preHandler: requireUser }, (request) => previewAll(request, undefined));
-  app.get('/api/exchange/all/:currency', { preHandler: requireUser }, (request) =>
-    previewAll(request, parseInput(ZCurrencyParams, request.params).currency),
-  );
+  app.get('/api/exchange/all/:currency', { preHandler: requireUser }, (request) => previewAll(request, parseInput(ZCurrencyParams, request.params).currency));
   app.post('/api/exchange/all', { preHandler: requireUser }, (request, reply) => runAll(request, reply, undefined));
   app.post('/api/exchange/all/:currency', { preHandler: requireUser }, (request, reply) =>
     runAll(request, reply, parseInput(ZCurrencyParams, request.params).currency),
@@ -122,7 +104,10 @@ const exchangeRoutes: FastifyPluginAsync = async (app) => {
     return {
       status: 'ok',
       message: translate(request.locale, 'exchange.done', {
-        amount: exchange.amount, src: exchange.src, receive: exchange.amount_receive, dst: exchange.dst,
+        amount: exchange.amount,
+        src: exchange.src,
+        receive: exchange.amount_receive,
+        dst: exchange.dst,
       }),
       exchange,
       ...(await getWalletEnvelope(app.db, user.id)),

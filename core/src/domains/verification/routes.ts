@@ -49,7 +49,14 @@ const verificationRoutes: FastifyPluginAsync<{ config: TConfig; now?: () => Date
 
   app.get('/api/verification/file/:id', { preHandler: requireUser }, async (request, reply) => {
     const file = await findOwnFile(app.db, currentUser(request).id, (request.params as { id: string }).id);
-    const sent = file && (await sendStoredFile(reply, app.storage, { key: file.storage_key, mime: file.mime, reencoded: file.reencoded, name: `${file.side}.${file.storage_key.split('.').pop()}` }));
+    const sent =
+      file &&
+      (await sendStoredFile(reply, app.storage, {
+        key: file.storage_key,
+        mime: file.mime,
+        reencoded: file.reencoded,
+        name: `${file.side}.${file.storage_key.split('.').pop()}`,
+      }));
     if (!sent) throw notFound();
     return sent;
   });
