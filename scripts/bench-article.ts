@@ -265,9 +265,7 @@ async function measureJavaScript(pageUrl: string): Promise<TArticleBenchResult['
 // ---------------------------------------------------------------------------------------------
 // Lighthouse on Debian's Chromium
 
-async function loadLighthouse(
-  log: (line: string) => void,
-): Promise<{
+async function loadLighthouse(log: (line: string) => void): Promise<{
   lighthouse: (url: string, flags: object) => Promise<{ lhr: Record<string, any> }>;
   launch: (opts: object) => Promise<{ port: number; kill: () => Promise<void> | void }>;
 }> {
