@@ -69,7 +69,13 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'exchange all', path: '/exchange/all', auth: 'in' },
   { name: 'exchange all into BTC', path: '/exchange/all/BTC', auth: 'in' },
   { name: 'transfer', path: '/transfer', auth: 'in' },
-  { name: 'transfer, form errors', path: '/transfer', auth: 'in', prepare: (page) => submitEmpty(page, '[data-testid="transfer-form"]'), scope: '[data-testid="transfer-form"]' },
+  {
+    name: 'transfer, form errors',
+    path: '/transfer',
+    auth: 'in',
+    prepare: (page) => submitEmpty(page, '[data-testid="transfer-form"]'),
+    scope: '[data-testid="transfer-form"]',
+  },
   { name: 'history', path: '/history', auth: 'in' },
   { name: 'history of transfers', path: '/history/transfer', auth: 'in' },
   { name: 'history, empty filter', path: '/history/exchange?currency=TRX&status=failed', auth: 'in' },
@@ -77,16 +83,34 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'personal data', path: '/settings/personal', auth: 'in' },
   { name: 'verification', path: '/settings/verification', auth: 'in' },
   { name: 'passport', path: '/settings/passport', auth: 'in' },
-  { name: 'passport, form errors', path: '/settings/passport', auth: 'in', prepare: (page) => submitEmpty(page, '[data-testid="form-verification"]'), scope: '[data-testid="form-verification"]' },
+  {
+    name: 'passport, form errors',
+    path: '/settings/passport',
+    auth: 'in',
+    prepare: (page) => submitEmpty(page, '[data-testid="form-verification"]'),
+    scope: '[data-testid="form-verification"]',
+  },
   { name: 'id card', path: '/settings/id_card', auth: 'in' },
   { name: "driver's licence", path: '/settings/drivers_license', auth: 'in' },
-  { name: 'logout dialog', path: '/exchanges', auth: 'in', prepare: async (page) => {
-    if ((page.viewportSize()?.width ?? 0) < 992) await openBurger(page);
-    await openLogoutDialog(page);
-  }, scope: '#logout-dialog' },
+  {
+    name: 'logout dialog',
+    path: '/exchanges',
+    auth: 'in',
+    prepare: async (page) => {
+      if ((page.viewportSize()?.width ?? 0) < 992) await openBurger(page);
+      await openLogoutDialog(page);
+    },
+    scope: '#logout-dialog',
+  },
   { name: 'account id copied (toast)', path: '/transfer', auth: 'in', viewports: ['desktop'], prepare: copyAccountId, scope: '#toasts' },
   { name: 'login', path: '/login', auth: 'out' },
-  { name: 'login, form errors', path: '/login', auth: 'out', prepare: (page) => submitEmpty(page, '[data-testid="form-login_password"]'), scope: '[data-testid="form-login_password"]' },
+  {
+    name: 'login, form errors',
+    path: '/login',
+    auth: 'out',
+    prepare: (page) => submitEmpty(page, '[data-testid="form-login_password"]'),
+    scope: '[data-testid="form-login_password"]',
+  },
   { name: 'signup', path: '/signup', auth: 'out' },
   { name: 'forgot password', path: '/forgot-password', auth: 'out' },
   { name: 'reset password', path: '/reset-password?token=e2e-not-a-token', auth: 'out' },

@@ -30,7 +30,9 @@ async function audit(page: Page, state: string, scope?: string): Promise<TFindin
       rule: violation.id,
       impact: violation.impact ?? '',
       help: violation.help,
-      targets: violation.nodes.slice(0, 5).map((node) => `${node.target.join(' ')}${node.failureSummary ? ` (${node.failureSummary.split('\n').slice(1, 2).join('').trim()})` : ''}`),
+      targets: violation.nodes
+        .slice(0, 5)
+        .map((node) => `${node.target.join(' ')}${node.failureSummary ? ` (${node.failureSummary.split('\n').slice(1, 2).join('').trim()})` : ''}`),
     }));
 }
 
@@ -121,9 +123,23 @@ test('axe-core: notifications (banner and modal) over the pages, ru and en', asy
   const page = await context.newPage();
   const account = await signUp(page, { prefix: 'a11y' });
   for (const type of ['success', 'danger', 'secondary'] as const) {
-    await sendNotification(page.request, { account_id: account.accountId, display: 'inner', type, title: `A11y ${type}`, text: '<p>Text with <a href="/exchanges">a link</a>.</p>', buttons: [{ url: '/exchanges', title: 'Go' }] });
+    await sendNotification(page.request, {
+      account_id: account.accountId,
+      display: 'inner',
+      type,
+      title: `A11y ${type}`,
+      text: '<p>Text with <a href="/exchanges">a link</a>.</p>',
+      buttons: [{ url: '/exchanges', title: 'Go' }],
+    });
   }
-  await sendNotification(page.request, { account_id: account.accountId, display: 'modal', type: 'danger', title: 'A11y modal', text: '<p>Modal text</p>', closable: true });
+  await sendNotification(page.request, {
+    account_id: account.accountId,
+    display: 'modal',
+    type: 'danger',
+    title: 'A11y modal',
+    text: '<p>Modal text</p>',
+    closable: true,
+  });
   const findings: TFinding[] = [];
   for (const locale of LOCALES) {
     await withLocale(context, locale);

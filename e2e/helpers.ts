@@ -144,10 +144,7 @@ export async function sendNotification(
   },
 ): Promise<number> {
   const response = await request.post('/api/dev/notify', { data: body });
-  expect(
-    response.status(),
-    `POST /api/dev/notify: ${await response.text()}`,
-  ).toBe(200);
+  expect(response.status(), `POST /api/dev/notify: ${await response.text()}`).toBe(200);
   const answer = (await response.json()) as { id?: number; notification_id?: number; sent?: number };
   const id = answer.id ?? answer.notification_id ?? answer.sent;
   expect(typeof id, `notification id in ${JSON.stringify(answer)}`).toBe('number');

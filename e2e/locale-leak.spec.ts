@@ -16,9 +16,13 @@ const DICTIONARIES: Record<TLocale, Record<string, string>> = { ru, en };
 const CYRILLIC = /[\u0400-\u04ff]+[^\n]{0,40}/;
 
 /** English phrases that are not also Russian text (product names, codes and "AML/KYC" are both). */
-const ENGLISH_PHRASES = [...new Set(Object.entries(DICTIONARIES.en)
-  .filter(([key, text]) => DICTIONARIES.ru[key] !== text && /[a-z]{3,} [a-z]{3,}/i.test(text) && !text.includes('{{'))
-  .map(([, text]) => text))];
+const ENGLISH_PHRASES = [
+  ...new Set(
+    Object.entries(DICTIONARIES.en)
+      .filter(([key, text]) => DICTIONARIES.ru[key] !== text && /[a-z]{3,} [a-z]{3,}/i.test(text) && !text.includes('{{'))
+      .map(([, text]) => text),
+  ),
+];
 
 /**
  * The page's text (hidden parts too) and what is read aloud, leaving out parts marked as another

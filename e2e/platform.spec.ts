@@ -318,11 +318,14 @@ async function recordReports(page: Page) {
 async function waitForReport(page: Page, match: (body: TFrontLog) => boolean): Promise<TFrontLog> {
   let found: TFrontLog | undefined;
   await expect
-    .poll(async () => {
-      const reports = await page.evaluate(() => (window as unknown as { __reports?: string[] }).__reports ?? []);
-      found = reports.map((text) => JSON.parse(text) as TFrontLog).find(match);
-      return found !== undefined;
-    }, { message: 'a matching report sent to /api/logger/front', timeout: 10_000 })
+    .poll(
+      async () => {
+        const reports = await page.evaluate(() => (window as unknown as { __reports?: string[] }).__reports ?? []);
+        found = reports.map((text) => JSON.parse(text) as TFrontLog).find(match);
+        return found !== undefined;
+      },
+      { message: 'a matching report sent to /api/logger/front', timeout: 10_000 },
+    )
     .toBe(true);
   return found!;
 }

@@ -17,7 +17,9 @@ import { join } from 'node:path';
 const SUITES = { api: 'bench.ts', article: 'bench-article.ts', money: 'bench-money.ts', upload: 'bench-upload.ts', soak: 'bench-soak.ts' } as const;
 type TSuite = keyof typeof SUITES;
 
-const wanted = (process.env.BENCH_SUITES?.split(',').map((name) => name.trim()).filter(Boolean) ?? Object.keys(SUITES)) as TSuite[];
+const wanted = (process.env.BENCH_SUITES?.split(',')
+  .map((name) => name.trim())
+  .filter(Boolean) ?? Object.keys(SUITES)) as TSuite[];
 const unknown = wanted.filter((name) => !(name in SUITES));
 if (unknown.length) {
   console.error(`BENCH_SUITES: no suite ${unknown.join(', ')} (have: ${Object.keys(SUITES).join(', ')})`);

@@ -31,7 +31,24 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { TLoadResult } from './bench-load.ts';
-import { QUIET, SERVER_CPU, canPin, cpuMeter, envNumber, freePort, median, pinned, root, runLoad, startProcess, startServer, stopAll, tempDir, usPer, waitForHealth } from './bench-common.ts';
+import {
+  QUIET,
+  SERVER_CPU,
+  canPin,
+  cpuMeter,
+  envNumber,
+  freePort,
+  median,
+  pinned,
+  root,
+  runLoad,
+  startProcess,
+  startServer,
+  stopAll,
+  tempDir,
+  usPer,
+  waitForHealth,
+} from './bench-common.ts';
 
 export type TArticleBenchOptions = {
   rounds?: number;
@@ -61,7 +78,16 @@ export type TArticleScenario = {
   runs: Array<TLoadResult & { cpuUsPerRequest: number | null }>;
 };
 
-export type TArticleComparison = { id: string; title: string; subject: string; baseline: string; minRpsRatio: number; rpsRatio: number; cpuRatio: number | null; ok: boolean };
+export type TArticleComparison = {
+  id: string;
+  title: string;
+  subject: string;
+  baseline: string;
+  minRpsRatio: number;
+  rpsRatio: number;
+  cpuRatio: number | null;
+  ok: boolean;
+};
 
 export type TArticleBenchResult = {
   date: string;
@@ -72,7 +98,15 @@ export type TArticleBenchResult = {
   page: { htmlBytes: number; gzipBytes: number; brotliBytes: number | null };
   scenarios: TArticleScenario[];
   comparisons: TArticleComparison[];
-  javascript: { files: Array<{ url: string; bytes: number; gzipBytes: number; how: string }>; inlineBytes: number; inlineGzipBytes: number; gzipBytes: number; limitBytes: number; ok: boolean; lazy: string[] };
+  javascript: {
+    files: Array<{ url: string; bytes: number; gzipBytes: number; how: string }>;
+    inlineBytes: number;
+    inlineGzipBytes: number;
+    gzipBytes: number;
+    limitBytes: number;
+    ok: boolean;
+    lazy: string[];
+  };
   lighthouse: { score: number | null; ok: boolean; metrics?: Record<string, number | null>; error?: string };
   ok: boolean;
 };
@@ -81,7 +115,6 @@ const JS_LIMIT_BYTES = 10 * 1024;
 const MIN_RPS_RATIO = 0.5;
 const LIGHTHOUSE_VERSION = '13.5.0';
 const CHROMIUM = '/usr/bin/chromium';
-
 
 // ---------------------------------------------------------------------------------------------
 // nginx: Debian's package, a throw-away instance on a loopback port with its own config
@@ -96,14 +129,17 @@ function ensureNginx(log: (line: string) => void): string {
   const found = findNginx();
   if (found) return found;
   if (process.getuid?.() !== 0) throw new Error('nginx is missing and only root can install it: apt-get install nginx');
-  log('[bench-article] installing Debian\'s nginx (apt-get)');
+  log("[bench-article] installing Debian's nginx (apt-get)");
   // No service start from the package: an init script would take port 80 for good.
   const policy = '/usr/sbin/policy-rc.d';
   const ownPolicy = !existsSync(policy);
   if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
   try {
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', 'nginx']]) {
+    for (const args of [
+      ['update', '-qq'],
+      ['install', '-y', '-qq', '--no-install-recommends', 'nginx'],
+    ]) {
       const run = spawnSync('apt-get', args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
       if (run.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed (${run.status})`);
     }
@@ -215,20 +251,35 @@ async function measureJavaScript(pageUrl: string): Promise<TArticleBenchResult['
   }
   const inlineGzipBytes = inline.trim() ? gzipSync(inline, { level: 9 }).length : 0;
   const gzipBytes = files.reduce((sum, f) => sum + f.gzipBytes, 0) + inlineGzipBytes;
-  return { files, inlineBytes: Buffer.byteLength(inline), inlineGzipBytes, gzipBytes, limitBytes: JS_LIMIT_BYTES, ok: gzipBytes <= JS_LIMIT_BYTES, lazy: [...lazy] };
+  return {
+    files,
+    inlineBytes: Buffer.byteLength(inline),
+    inlineGzipBytes,
+    gzipBytes,
+    limitBytes: JS_LIMIT_BYTES,
+    ok: gzipBytes <= JS_LIMIT_BYTES,
+    lazy: [...lazy],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Lighthouse on Debian's Chromium
 
-async function loadLighthouse(log: (line: string) => void): Promise<{ lighthouse: (url: string, flags: object) => Promise<{ lhr: Record<string, any> }>; launch: (opts: object) => Promise<{ port: number; kill: () => Promise<void> | void }> }> {
+async function loadLighthouse(log: (line: string) => void): Promise<{
+  lighthouse: (url: string, flags: object) => Promise<{ lhr: Record<string, any> }>;
+  launch: (opts: object) => Promise<{ port: number; kill: () => Promise<void> | void }>;
+}> {
   const dir = join(root, 'node_modules', '.cache', 'obmen-bench', `lighthouse-${LIGHTHOUSE_VERSION}`);
   const entry = join(dir, 'node_modules', 'lighthouse', 'core', 'index.js');
   if (!existsSync(entry)) {
     log(`[bench-article] installing lighthouse@${LIGHTHOUSE_VERSION} into ${dir} (npm, once)`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), '{"private":true}\n');
-    const run = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `lighthouse@${LIGHTHOUSE_VERSION}`], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1' } });
+    const run = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `lighthouse@${LIGHTHOUSE_VERSION}`], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1' },
+    });
     if (run.status !== 0) throw new Error(`npm install lighthouse@${LIGHTHOUSE_VERSION} failed (${run.status})`);
   }
   const lighthouse = (await import(pathToFileURL(entry).href)).default;
@@ -291,7 +342,12 @@ export async function runArticleBench(options: TArticleBenchOptions = {}): Promi
     let bffPid: number | null = options.bffPid ?? null;
     if (!bffUrl) {
       const core = await startServer({ name: 'core', script: 'core/src/server.ts', env: { ...QUIET, DATA_DIR: join(dir, 'pglite') }, health: '/api/health' });
-      const bff = await startServer({ name: 'bff', script: 'bff/src/server.ts', env: { ...QUIET, UPSTREAM_URL: core.url, SITE_DIST: siteDist!.dir }, health: '/local/healthcheck' });
+      const bff = await startServer({
+        name: 'bff',
+        script: 'bff/src/server.ts',
+        env: { ...QUIET, UPSTREAM_URL: core.url, SITE_DIST: siteDist!.dir },
+        health: '/local/healthcheck',
+      });
       bffPid = bff.pid ?? null;
       bffUrl = bff.url;
       log(`[bench-article] core and BFF up (${bffUrl})`);
@@ -319,16 +375,29 @@ export async function runArticleBench(options: TArticleBenchOptions = {}): Promi
     log(`[bench-article] ${nginxVersion} up at ${nginxUrl}; page ${plain.length} B, gzip ${gz.body.length} B`);
 
     const scenarios: Array<{ id: string; title: string; url: string; headers: Record<string, string>; pids: number[] }> = [
-      { id: 'nginx-gzip', title: `nginx, ${article} as a static file, gzip`, url: nginxUrl + article, headers: { 'accept-encoding': 'gzip' }, pids: nginxPid ? [nginxPid] : [] },
+      {
+        id: 'nginx-gzip',
+        title: `nginx, ${article} as a static file, gzip`,
+        url: nginxUrl + article,
+        headers: { 'accept-encoding': 'gzip' },
+        pids: nginxPid ? [nginxPid] : [],
+      },
       { id: 'bff-gzip', title: `BFF page cache, ${article}, gzip`, url: pageUrl, headers: { 'accept-encoding': 'gzip' }, pids: bffPid ? [bffPid] : [] },
-      { id: 'nginx-plain', title: `nginx, ${article} as a static file, no compression`, url: nginxUrl + article, headers: {}, pids: nginxPid ? [nginxPid] : [] },
+      {
+        id: 'nginx-plain',
+        title: `nginx, ${article} as a static file, no compression`,
+        url: nginxUrl + article,
+        headers: {},
+        pids: nginxPid ? [nginxPid] : [],
+      },
       { id: 'bff-plain', title: `BFF page cache, ${article}, no compression`, url: pageUrl, headers: {}, pids: bffPid ? [bffPid] : [] },
     ];
     // Both sides must answer with the same bytes before anything is measured.
     for (const s of scenarios) {
       const got = await rawBody(s.url, s.headers);
       const want = s.headers['accept-encoding'] === 'gzip' ? gz.body : plain;
-      if (got.status !== 200 || !got.body.equals(want)) throw new Error(`${s.id}: ${s.url} does not answer the same bytes (status ${got.status}, ${got.body.length} B vs ${want.length} B)`);
+      if (got.status !== 200 || !got.body.equals(want))
+        throw new Error(`${s.id}: ${s.url} does not answer the same bytes (status ${got.status}, ${got.body.length} B vs ${want.length} B)`);
       if (s.id.startsWith('bff') && got.headers['x-page-cache'] !== 'hit') throw new Error(`${s.id}: not a page-cache hit`);
     }
 
@@ -342,7 +411,9 @@ export async function runArticleBench(options: TArticleBenchOptions = {}): Promi
         );
         const run: TRun = { ...measured, cpuUsPerRequest: usPer(measured.cpuSeconds[0] ?? null, measured.requests) };
         runs.get(s.id)!.push(run);
-        log(`[bench-article] round ${round}/${settings.rounds} ${s.id}: ${run.rps.toFixed(0)} req/s, p99 ${run.latencyMs.p99} ms, ${run.cpuUsPerRequest?.toFixed(0) ?? 'n/a'} CPU µs/req${run.errors + run.non2xx + run.timeouts ? `, ${run.errors} errors, ${run.non2xx} non-2xx` : ''}`);
+        log(
+          `[bench-article] round ${round}/${settings.rounds} ${s.id}: ${run.rps.toFixed(0)} req/s, p99 ${run.latencyMs.p99} ms, ${run.cpuUsPerRequest?.toFixed(0) ?? 'n/a'} CPU µs/req${run.errors + run.non2xx + run.timeouts ? `, ${run.errors} errors, ${run.non2xx} non-2xx` : ''}`,
+        );
       }
     }
     const summaries: TArticleScenario[] = scenarios.map((s) => {
@@ -369,17 +440,23 @@ export async function runArticleBench(options: TArticleBenchOptions = {}): Promi
       const subjectCpu = find(subject!).cpuUsPerRequest;
       const baselineCpu = find(baseline!).cpuUsPerRequest;
       const cpuRatio = subjectCpu !== null && baselineCpu !== null && subjectCpu > 0 ? baselineCpu / subjectCpu : null;
-      return { id: `article-${id}`, title: title!, subject: subject!, baseline: baseline!, minRpsRatio: MIN_RPS_RATIO, rpsRatio, cpuRatio, ok: rpsRatio >= MIN_RPS_RATIO };
+      return {
+        id: `article-${id}`,
+        title: title!,
+        subject: subject!,
+        baseline: baseline!,
+        minRpsRatio: MIN_RPS_RATIO,
+        rpsRatio,
+        cpuRatio,
+        ok: rpsRatio >= MIN_RPS_RATIO,
+      };
     });
 
     const javascript = await measureJavaScript(pageUrl);
     const lighthouse = options.lighthouse === false ? { score: null, ok: false, error: 'skipped (BENCH_LIGHTHOUSE=0)' } : await runLighthouse(pageUrl, log);
 
     const ok =
-      comparisons.every((c) => c.ok) &&
-      javascript.ok &&
-      (lighthouse.ok || options.lighthouse === false) &&
-      summaries.every((s) => s.errors + s.non2xx === 0);
+      comparisons.every((c) => c.ok) && javascript.ok && (lighthouse.ok || options.lighthouse === false) && summaries.every((s) => s.errors + s.non2xx === 0);
     return {
       date: new Date().toISOString(),
       article,
@@ -425,7 +502,10 @@ async function snapshotSiteBuild(log: (line: string) => void): Promise<{ dir: st
 }
 
 /** The body as sent (no decoding), with status and headers. */
-async function rawBody(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+async function rawBody(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
     const req = request(url, { headers }, (res) => {
@@ -440,11 +520,14 @@ async function rawBody(url: string, headers: Record<string, string>): Promise<{ 
 }
 
 export function articleBenchTable(result: TArticleBenchResult): string {
-  const fmt = (value: number | null | undefined, digits = 0) => (value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits));
+  const fmt = (value: number | null | undefined, digits = 0) =>
+    value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
   const lines = [
     `| Scenario | req/s | p50 ms | p99 ms | server CPU µs/req | bytes/response | errors |`,
     `|---|---:|---:|---:|---:|---:|---:|`,
-    ...result.scenarios.map((s) => `| ${s.title} | ${fmt(s.rps)} | ${fmt(s.p50Ms)} | ${fmt(s.p99Ms)} | ${fmt(s.cpuUsPerRequest)} | ${s.bytesPerResponse} | ${s.errors + s.non2xx} |`),
+    ...result.scenarios.map(
+      (s) => `| ${s.title} | ${fmt(s.rps)} | ${fmt(s.p50Ms)} | ${fmt(s.p99Ms)} | ${fmt(s.cpuUsPerRequest)} | ${s.bytesPerResponse} | ${s.errors + s.non2xx} |`,
+    ),
     '',
     `| Comparison | req/s ratio | target | CPU efficiency (nginx µs / BFF µs) | verdict |`,
     `|---|---:|---:|---:|---|`,
@@ -474,7 +557,8 @@ if (import.meta.main) {
     const header =
       `Obmen article bench: ${result.settings.rounds} rounds x (${result.settings.warmup} s warm-up + ${result.settings.duration} s), ` +
       `${result.settings.connections} connections, Node ${process.version}, ${result.nginx}, ` +
-      (result.pinned ? 'servers on CPU 0, load generator on CPU 1' : 'unpinned') + '; medians of the rounds.';
+      (result.pinned ? 'servers on CPU 0, load generator on CPU 1' : 'unpinned') +
+      '; medians of the rounds.';
     console.log(`\n${header}\n\n${articleBenchTable(result)}\n`);
     writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
     console.error(`[bench-article] figures written to ${out}`);

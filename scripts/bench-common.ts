@@ -100,7 +100,10 @@ export function envNumber(name: string, fallback: number, { min = 0, fraction = 
 export function envList<T extends string>(name: string, all: readonly T[]): T[] {
   const raw = process.env[name];
   if (!raw) return [...all];
-  const picked = raw.split(',').map((s) => s.trim()).filter(Boolean) as T[];
+  const picked = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) as T[];
   const unknown = picked.filter((item) => !all.includes(item));
   if (unknown.length) throw new Error(`${name}: unknown ${unknown.join(', ')} (have ${all.join(', ')})`);
   return picked;
@@ -178,7 +181,10 @@ process.once('exit', () => {
   for (const { child } of children) child.kill('SIGKILL');
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.once(signal, () => void stopAll().then(() => process.exit(code)));
 }
 

@@ -38,16 +38,35 @@ const cpuSecondsOrNaN = (pid: number | undefined) => cpuSeconds(pid) ?? NaN;
 const load = (options: Omit<TLoadOptions, 'warmup'>): Promise<TLoadResult> => runLoad({ ...options, warmup: 0 });
 
 const report = (message: string) =>
-  JSON.stringify({ type: 'window', message, stack: 'Error: x\n    at f (https://obmen.local/_astro/a.js:1:1)', url: 'https://obmen.local/exchanges', user_agent: 'bench', time: new Date().toISOString() });
+  JSON.stringify({
+    type: 'window',
+    message,
+    stack: 'Error: x\n    at f (https://obmen.local/_astro/a.js:1:1)',
+    url: 'https://obmen.local/exchanges',
+    user_agent: 'bench',
+    time: new Date().toISOString(),
+  });
 
 const dir = tempDir('obmen-bench-logger-');
-const rows: Array<{ probe: string; flood: string; probeOut: TLoadResult; floodOut: TLoadResult | null; bffCpuUsPerFloodRequest: number | null; coreCpuMs: number }> = [];
+const rows: Array<{
+  probe: string;
+  flood: string;
+  probeOut: TLoadResult;
+  floodOut: TLoadResult | null;
+  bffCpuUsPerFloodRequest: number | null;
+  coreCpuMs: number;
+}> = [];
 try {
   const core = await startServer({ name: 'core', script: 'core/src/server.ts', env: { ...QUIET, DATA_DIR: join(dir, 'pglite') }, health: '/api/health' });
   // Two BFFs: the default limit, and one with the limit lifted (their warn lines are not shown).
   const bffEnv = { ...QUIET, UPSTREAM_URL: core.url };
   const bff = await startServer({ name: 'bff', script: 'bff/src/server.ts', env: bffEnv, health: '/local/healthcheck' });
-  const bffOpen = await startServer({ name: 'bff-open', script: 'bff/src/server.ts', env: { ...bffEnv, FRONT_LOG_PER_MINUTE: '1000000' }, health: '/local/healthcheck' });
+  const bffOpen = await startServer({
+    name: 'bff-open',
+    script: 'bff/src/server.ts',
+    env: { ...bffEnv, FRONT_LOG_PER_MINUTE: '1000000' },
+    health: '/local/healthcheck',
+  });
   const BFF_PORT = bff.port;
   const BFF_OPEN_PORT = bffOpen.port;
   const pidOf = (port: number) => (port === BFF_PORT ? bff.pid : bffOpen.pid);
@@ -66,7 +85,13 @@ try {
     null,
     { name: `same-ip (429 after 30/min), ${floodRate} req/s`, port: BFF_PORT, body: report('flood'), rate: floodRate },
     { name: `accepted, same error (de-duplicated), ${floodRate} req/s`, port: BFF_OPEN_PORT, body: report('flood'), rate: floodRate },
-    { name: `accepted, every report different (logged), ${floodRate} req/s`, port: BFF_OPEN_PORT, body: report('flood [<id>]'), idReplacement: true, rate: floodRate },
+    {
+      name: `accepted, every report different (logged), ${floodRate} req/s`,
+      port: BFF_OPEN_PORT,
+      body: report('flood [<id>]'),
+      idReplacement: true,
+      rate: floodRate,
+    },
     { name: `reference: GET /favicon.svg (a static file), ${floodRate} req/s`, port: BFF_PORT, path: '/favicon.svg', method: 'GET', rate: floodRate },
     { name: 'same-ip (429 after 30/min), as fast as possible', port: BFF_PORT, body: report('flood') },
   ];
@@ -92,26 +117,40 @@ try {
       const coreCpuMs = Math.round((cpuSecondsOrNaN(core.pid) - coreBefore) * 1000);
       // The BFF's CPU per flood request, after taking off what the probe alone costs (the first row).
       const probeOnly = rows.find((r) => r.probe === probe.name && r.flood === 'none');
-      const probeCpu = probeOnly ? (probeOnly as { bffCpuS?: number }).bffCpuS ?? 0 : 0;
+      const probeCpu = probeOnly ? ((probeOnly as { bffCpuS?: number }).bffCpuS ?? 0) : 0;
       const floodRequests = floodOut ? floodOut.rps * (duration + 1) : 0;
       const bffCpuUsPerFloodRequest = floodOut && floodRequests > 0 ? Math.max(0, ((bffCpu - probeCpu) * 1e6) / floodRequests) : null;
-      rows.push(Object.assign({ probe: probe.name, flood: flood?.name ?? 'none', probeOut, floodOut, bffCpuUsPerFloodRequest, coreCpuMs }, { bffCpuS: bffCpu }));
-      console.error(`[bench-logger] ${probe.name} | flood ${flood?.name ?? 'none'}: probe p50 ${probeOut.latencyMs.p50} p99 ${probeOut.latencyMs.p99} ms; flood ${floodOut ? `${floodOut.rps.toFixed(0)} req/s ${JSON.stringify(floodOut.statusCodes)}` : '-'}`);
+      rows.push(
+        Object.assign({ probe: probe.name, flood: flood?.name ?? 'none', probeOut, floodOut, bffCpuUsPerFloodRequest, coreCpuMs }, { bffCpuS: bffCpu }),
+      );
+      console.error(
+        `[bench-logger] ${probe.name} | flood ${flood?.name ?? 'none'}: probe p50 ${probeOut.latencyMs.p50} p99 ${probeOut.latencyMs.p99} ms; flood ${floodOut ? `${floodOut.rps.toFixed(0)} req/s ${JSON.stringify(floodOut.statusCodes)}` : '-'}`,
+      );
     }
   }
   const lines = [
     `Logger flood: probe at ${probeRate} req/s (4 connections), flood with ${floodConnections} connections, ${duration} s each; ` +
-      (canPin ? 'BFF and core on CPU 0, both load generators on CPU 1' : 'unpinned') + `, Node ${process.version}.`,
+      (canPin ? 'BFF and core on CPU 0, both load generators on CPU 1' : 'unpinned') +
+      `, Node ${process.version}.`,
     '',
     '| Probe | Flood on /api/logger/front | probe req/s | probe p50 ms | probe p99 ms | probe max ms | flood req/s | flood answers | BFF CPU µs per flood request | core CPU ms |',
     '|---|---|---:|---:|---:|---:|---:|---|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${r.probe} | ${r.flood} | ${r.probeOut.rps.toFixed(0)} | ${r.probeOut.latencyMs.p50} | ${r.probeOut.latencyMs.p99} | ${r.probeOut.latencyMs.max} | ${r.floodOut ? r.floodOut.rps.toFixed(0) : '-'} | ${r.floodOut ? Object.entries(r.floodOut.statusCodes).map(([c, n]) => `${c}: ${n}`).join(', ') : '-'} | ${r.bffCpuUsPerFloodRequest === null ? '-' : r.bffCpuUsPerFloodRequest.toFixed(0)} | ${r.coreCpuMs} |`,
+        `| ${r.probe} | ${r.flood} | ${r.probeOut.rps.toFixed(0)} | ${r.probeOut.latencyMs.p50} | ${r.probeOut.latencyMs.p99} | ${r.probeOut.latencyMs.max} | ${r.floodOut ? r.floodOut.rps.toFixed(0) : '-'} | ${
+          r.floodOut
+            ? Object.entries(r.floodOut.statusCodes)
+                .map(([c, n]) => `${c}: ${n}`)
+                .join(', ')
+            : '-'
+        } | ${r.bffCpuUsPerFloodRequest === null ? '-' : r.bffCpuUsPerFloodRequest.toFixed(0)} | ${r.coreCpuMs} |`,
     ),
   ];
   console.log(`\n${lines.join('\n')}\n`);
-  writeFileSync(process.env.BENCH_OUT ?? join(root, 'bench-logger-results.json'), `${JSON.stringify({ date: new Date().toISOString(), pinned: canPin, duration, probeRate, floodConnections, rows }, null, 2)}\n`);
+  writeFileSync(
+    process.env.BENCH_OUT ?? join(root, 'bench-logger-results.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), pinned: canPin, duration, probeRate, floodConnections, rows }, null, 2)}\n`,
+  );
 } finally {
   await stopAll();
 }

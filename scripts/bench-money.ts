@@ -33,7 +33,23 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { QUIET, canPin, cpuMeter, envList, envNumber, median, root, runLoad, startServer, stopProcess, tempDir, usPer, type TMeasuredLoad, type TMeter, type TServer } from './bench-common.ts';
+import {
+  QUIET,
+  canPin,
+  cpuMeter,
+  envList,
+  envNumber,
+  median,
+  root,
+  runLoad,
+  startServer,
+  stopProcess,
+  tempDir,
+  usPer,
+  type TMeasuredLoad,
+  type TMeter,
+  type TServer,
+} from './bench-common.ts';
 
 export type TMoneyEngine = 'postgres' | 'pglite';
 export type TMoneyPath = 'core' | 'bff';
@@ -197,7 +213,9 @@ export async function prepare(database: TDatabase): Promise<TPrepared> {
 }
 
 async function sums(db: import('../core/src/db/index.ts').Db): Promise<Record<string, string>> {
-  const rows = await db.query<{ currency: string; total: string }>('SELECT currency, sum(balance)::text AS total FROM ledger_accounts GROUP BY currency ORDER BY currency');
+  const rows = await db.query<{ currency: string; total: string }>(
+    'SELECT currency, sum(balance)::text AS total FROM ledger_accounts GROUP BY currency ORDER BY currency',
+  );
   return Object.fromEntries(rows.map((row) => [row.currency, row.total]));
 }
 
@@ -288,7 +306,13 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
           const url = (bff ?? core).url;
           const measure = async (): Promise<TOutcome> => {
             const run = await runLoad(
-              { url, connections: connectionsFor(engine), duration, warmup, requestsFrom: { module: 'scripts/bench-money.ts', name: 'transferRequests', plan: transfers } },
+              {
+                url,
+                connections: connectionsFor(engine),
+                duration,
+                warmup,
+                requestsFrom: { module: 'scripts/bench-money.ts', name: 'transferRequests', plan: transfers },
+              },
               meters,
               pin,
             );
@@ -300,7 +324,9 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
           for (let round = 1; round <= rounds; round++) {
             const outcome = await measure();
             outcomes.push(outcome);
-            log(`${id} round ${round}/${rounds}: ${outcome.rps.toFixed(0)} transfers/s, p99 ${outcome.latencyMs.p99} ms, ${outcome.non2xx} non-2xx, ${outcome.errors + outcome.timeouts} errors`);
+            log(
+              `${id} round ${round}/${rounds}: ${outcome.rps.toFixed(0)} transfers/s, p99 ${outcome.latencyMs.p99} ms, ${outcome.non2xx} non-2xx, ${outcome.errors + outcome.timeouts} errors`,
+            );
           }
           await stopProcess(bff);
           await stopProcess(core);
@@ -309,7 +335,8 @@ export async function runMoneyBench(options: TMoneyBenchOptions = {}): Promise<T
           const sum = (pick: (o: TOutcome) => number) => outcomes.reduce((total, o) => total + pick(o), 0);
           const answered = sum((o) => o.ok + o.warmupOk);
           // Requests still in flight when a timed run ends are applied but not counted: at most one per connection per run.
-          if (stored < answered || stored > answered + 2 * rounds * connectionsFor(engine)) violations.push(`${answered} transfers answered 2xx but ${stored} stored`);
+          if (stored < answered || stored > answered + 2 * rounds * connectionsFor(engine))
+            violations.push(`${answered} transfers answered 2xx but ${stored} stored`);
           const mid = (pick: (o: (typeof outcomes)[number]) => number | null | undefined) => {
             const values = outcomes.map(pick).filter((v): v is number => v != null);
             return values.length ? median(values) : null;
@@ -378,7 +405,10 @@ if (import.meta.main) {
     (pin ? 'servers on CPU 0, load generator on CPU 1' : 'all processes on all CPUs');
   console.log(`\n${header}\n\n${moneyTable(runs)}\n`);
   const out = process.env.BENCH_MONEY_OUT ?? join(root, 'bench-money-results.json');
-  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, pinned: pin, runs, seconds: Math.round((Date.now() - started) / 1000) }, null, 2)}\n`);
+  writeFileSync(
+    out,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, pinned: pin, runs, seconds: Math.round((Date.now() - started) / 1000) }, null, 2)}\n`,
+  );
   console.error(`[bench-money] figures written to ${out}`);
   const bad = runs.filter((r) => r.non2xx + r.errors > 0 || r.violations.length);
   process.exit(bad.length ? 1 : 0);

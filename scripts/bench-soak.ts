@@ -50,7 +50,11 @@ type TGrowth = { first: number; last: number; growth: number; ok: boolean };
 
 /** Median of the samples in the first and the last window after the warm-up. */
 function growthOf(samples: TSample[], pick: (s: TSample) => number | null, from: number, to: number, window: number): TGrowth | null {
-  const values = (lo: number, hi: number) => samples.filter((s) => s.at >= lo && s.at <= hi).map(pick).filter((v): v is number => v !== null);
+  const values = (lo: number, hi: number) =>
+    samples
+      .filter((s) => s.at >= lo && s.at <= hi)
+      .map(pick)
+      .filter((v): v is number => v !== null);
   const first = values(from, from + window);
   const last = values(to - window, to);
   if (!first.length || !last.length) return null;
@@ -86,7 +90,13 @@ if (import.meta.main) {
     const prepared = await prepare(database);
     // Every process on every CPU, as on a two-CPU server (the soak measures memory, not speed).
     core = await startServer({ name: 'core', script: 'core/src/server.ts', env: { ...QUIET, ...database.env }, health: '/api/health', pin: false });
-    bff = await startServer({ name: 'bff', script: 'bff/src/server.ts', env: { ...QUIET, UPSTREAM_URL: core.url, SITE_DIST: siteDist }, health: '/local/healthcheck', pin: false });
+    bff = await startServer({
+      name: 'bff',
+      script: 'bff/src/server.ts',
+      env: { ...QUIET, UPSTREAM_URL: core.url, SITE_DIST: siteDist },
+      health: '/local/healthcheck',
+      pin: false,
+    });
     log(`${engine} core and BFF up; ${duration} s at ${rate} req/s over ${connections} connections (warm-up ${warmup} s)`);
 
     const runId = `soak-${randomBytes(4).toString('hex')}`;
@@ -98,7 +108,8 @@ if (import.meta.main) {
     const sampler = setInterval(() => {
       sample();
       const last = samples.at(-1)!;
-      if (samples.length % Math.max(1, Math.round(60_000 / sampleMs)) === 0) log(`${Math.round(last.at)} s: core ${mb(last.core ?? 0)} MB, BFF ${mb(last.bff ?? 0)} MB RSS`);
+      if (samples.length % Math.max(1, Math.round(60_000 / sampleMs)) === 0)
+        log(`${Math.round(last.at)} s: core ${mb(last.core ?? 0)} MB, BFF ${mb(last.bff ?? 0)} MB RSS`);
     }, sampleMs);
     const result = await runLoad(
       { url: bff.url, connections, duration, warmup: 0, overallRate: rate, requestsFrom: { module: 'scripts/bench-soak.ts', name: 'soakRequests', plan } },
@@ -126,8 +137,12 @@ if (import.meta.main) {
     const ok = rssOk && failureRate < MAX_FAILURE_RATE && violations.length === 0;
     const loadAfter = loadAverage();
     const row = (name: string, g: TGrowth | null) =>
-      g ? `| RSS of the ${name} | ${mb(g.first)} → ${mb(g.last)} MB: ${(g.growth * 100).toFixed(1)}% | < ${MAX_RSS_GROWTH * 100}% | ${g.ok ? 'met' : 'EXCEEDED'} |` : `| RSS of the ${name} | n/a | < ${MAX_RSS_GROWTH * 100}% | NOT MEASURED |`;
-    const codes = Object.entries(result.statusCodes).map(([code, n]) => `${code}: ${n}`).join(', ');
+      g
+        ? `| RSS of the ${name} | ${mb(g.first)} → ${mb(g.last)} MB: ${(g.growth * 100).toFixed(1)}% | < ${MAX_RSS_GROWTH * 100}% | ${g.ok ? 'met' : 'EXCEEDED'} |`
+        : `| RSS of the ${name} | n/a | < ${MAX_RSS_GROWTH * 100}% | NOT MEASURED |`;
+    const codes = Object.entries(result.statusCodes)
+      .map(([code, n]) => `${code}: ${n}`)
+      .join(', ');
     console.log(
       [
         '',

@@ -17,7 +17,10 @@ const RSS_BUDGET = 100 * MB;
 const DEMO = { email: 'demo@obmen.local', password: 'obmen-demo-2026' };
 
 // sharp is the core's dependency: load it from there to draw the test photo.
-type TSharp = (input: Buffer, options: { raw: { width: number; height: number; channels: 3 } }) => { jpeg(options: { quality: number }): { toBuffer(): Promise<Buffer> } };
+type TSharp = (
+  input: Buffer,
+  options: { raw: { width: number; height: number; channels: 3 } },
+) => { jpeg(options: { quality: number }): { toBuffer(): Promise<Buffer> } };
 const sharp = createRequire(join(root, 'core', 'package.json'))('sharp') as TSharp;
 
 /** A JPEG of noise (noise does not compress) of about `bytes`. */
@@ -26,7 +29,9 @@ async function noisyJpeg(bytes: number): Promise<Buffer> {
   for (;;) {
     const pixels = Buffer.alloc(side * side * 3);
     for (let i = 0; i < pixels.length; i += 4) pixels.writeUInt32LE((Math.random() * 0x1_0000_0000) >>> 0, Math.min(i, pixels.length - 4));
-    const jpeg = await sharp(pixels, { raw: { width: side, height: side, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+    const jpeg = await sharp(pixels, { raw: { width: side, height: side, channels: 3 } })
+      .jpeg({ quality: 92 })
+      .toBuffer();
     if (jpeg.length >= bytes * 0.95 && jpeg.length <= 10 * MB) return jpeg;
     side = Math.round(side * Math.sqrt(bytes / jpeg.length));
   }
@@ -39,7 +44,14 @@ try {
     script: 'core/src/server.ts',
     // development: the demo account signs in (no mailbox round trip); logs stay quiet.
     // MALLOC_ARENA_MAX as scripts/start.ts and the image run the core.
-    env: { ...QUIET, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', NODE_ENV: 'development', DATA_DIR: join(data, 'pglite'), FILES_DIR: join(data, 'files'), DOCUMENT_KEY: Buffer.alloc(32, 1).toString('base64') },
+    env: {
+      ...QUIET,
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+      NODE_ENV: 'development',
+      DATA_DIR: join(data, 'pglite'),
+      FILES_DIR: join(data, 'files'),
+      DOCUMENT_KEY: Buffer.alloc(32, 1).toString('base64'),
+    },
     health: '/api/health',
     pin: false,
   });
@@ -51,7 +63,11 @@ try {
     pin: false,
   });
   const origin = bff.url;
-  const login = await fetch(`${bff.url}/api/auth/login_by_password`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify(DEMO) });
+  const login = await fetch(`${bff.url}/api/auth/login_by_password`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin },
+    body: JSON.stringify(DEMO),
+  });
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
   if (!login.ok || !cookie) throw new Error(`demo sign-in failed: ${login.status}`);
   const headers = { cookie, origin };
@@ -90,7 +106,10 @@ try {
     ['one at a time (5)', `${((5 * photoMb) / sequentialS).toFixed(1)} MB/s, ${((sequentialS / 5) * 1000).toFixed(0)} ms per upload`],
     [`${CONCURRENCY} at once`, `${((CONCURRENCY * photoMb) / concurrentS).toFixed(1)} MB/s, ${concurrentS.toFixed(1)} s in all`],
     ['core RSS idle', idle === null ? 'unknown' : `${(idle / MB).toFixed(0)} MB`],
-    [`core RSS peak (${CONCURRENCY} at once)`, idle === null ? 'unknown' : `${(peak / MB).toFixed(0)} MB (+${((peak - idle) / MB).toFixed(0)} MB, budget +${RSS_BUDGET / MB})`],
+    [
+      `core RSS peak (${CONCURRENCY} at once)`,
+      idle === null ? 'unknown' : `${(peak / MB).toFixed(0)} MB (+${((peak - idle) / MB).toFixed(0)} MB, budget +${RSS_BUDGET / MB})`,
+    ],
   ];
   console.log('| upload bench | |\n|---|---|');
   for (const [name, value] of rows) console.log(`| ${name} | ${value} |`);

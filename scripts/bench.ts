@@ -23,7 +23,24 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOADGEN_CPU, QUIET, SERVER_CPU, canPin, cpuMeter, envNumber, loadAverage, median, root, runLoad, startServer, stopAll, tempDir, usPer, type TMeasuredLoad, type TServer as TStarted } from './bench-common.ts';
+import {
+  LOADGEN_CPU,
+  QUIET,
+  SERVER_CPU,
+  canPin,
+  cpuMeter,
+  envNumber,
+  loadAverage,
+  median,
+  root,
+  runLoad,
+  startServer,
+  stopAll,
+  tempDir,
+  usPer,
+  type TMeasuredLoad,
+  type TServer as TStarted,
+} from './bench-common.ts';
 
 // ---------------------------------------------------------------------------------------------
 // What is measured. Later issues add scenarios (article page against nginx, transfers/s, …):
@@ -135,7 +152,9 @@ const settings = {
   out: process.env.BENCH_OUT ?? join(root, 'bench-results.json'),
 };
 
-const only = process.env.BENCH_ONLY?.split(',').map((id) => id.trim()).filter(Boolean);
+const only = process.env.BENCH_ONLY?.split(',')
+  .map((id) => id.trim())
+  .filter(Boolean);
 const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS;
 if (only) {
   const unknown = only.filter((id) => !SCENARIOS.some((s) => s.id === id));
@@ -260,11 +279,7 @@ function table(summaries: TSummary[], comparisons: TCompared[]): string {
     }),
   ];
   if (comparisons.length) {
-    lines.push(
-      '',
-      `| Comparison | req/s ratio | target | p99 ratio | target | verdict | CPU ratio |`,
-      `|---|---:|---:|---:|---:|---|---:|`,
-    );
+    lines.push('', `| Comparison | req/s ratio | target | p99 ratio | target | verdict | CPU ratio |`, `|---|---:|---:|---:|---:|---|---:|`);
     for (const { c, rpsRatio, p99Ratio, cpuRatio, ok } of comparisons) {
       const rpsTarget = c.minRpsRatio === undefined ? '–' : `>= ${c.minRpsRatio}x`;
       const p99Target = c.maxP99Ratio === undefined ? '–' : `<= ${c.maxP99Ratio}x`;

@@ -39,11 +39,21 @@ function prettyLogs(name: string, child: ChildProcess) {
 }
 
 try {
-  const core = supervisor.run('core', [...watch('core/src', 'core/migrations'), 'core/src/server.ts'], { ...development, PORT: corePort, HOST: '127.0.0.1' }, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const core = supervisor.run(
+    'core',
+    [...watch('core/src', 'core/migrations'), 'core/src/server.ts'],
+    { ...development, PORT: corePort, HOST: '127.0.0.1' },
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   prettyLogs('core', core);
   // The first start of a fresh database migrates and seeds: give it time on a busy machine.
   await waitForHealth(`${upstream}/api/health`, 180_000);
-  supervisor.run('site', [join(root, 'site/node_modules/astro/bin/astro.mjs'), 'dev', '--host', '127.0.0.1', '--port', sitePort], { ...development, UPSTREAM_URL: upstream, ASTRO_TELEMETRY_DISABLED: '1' }, { cwd: join(root, 'site') });
+  supervisor.run(
+    'site',
+    [join(root, 'site/node_modules/astro/bin/astro.mjs'), 'dev', '--host', '127.0.0.1', '--port', sitePort],
+    { ...development, UPSTREAM_URL: upstream, ASTRO_TELEMETRY_DISABLED: '1' },
+    { cwd: join(root, 'site') },
+  );
   const bff = supervisor.run(
     'bff',
     [...watch('bff/src'), 'bff/src/server.ts'],

@@ -38,7 +38,9 @@ try {
   const port = process.env.PORT ?? '3000';
   supervisor.run('bff', ['bff/src/server.ts'], { UPSTREAM_URL: upstream, HOST: host });
   await waitForHealth(`http://127.0.0.1:${port}/local/healthcheck`, HEALTH_WAIT_MS);
-  console.log(`[start] Obmen is up at http://${host.includes(':') ? `[${host}]` : host}:${port} (HOST=${host}); development helpers answer loopback clients only`);
+  console.log(
+    `[start] Obmen is up at http://${host.includes(':') ? `[${host}]` : host}:${port} (HOST=${host}); development helpers answer loopback clients only`,
+  );
 } catch (err) {
   // Never leave a half-started stack behind.
   console.error(`[start] ${(err as Error).message}`);

@@ -2,7 +2,8 @@
 # Every test of the project, on a fresh machine of this kind too (`pnpm test`, .ci/run):
 #   1. Chromium from Debian (for Playwright)    4. typecheck
 #   2. PostgreSQL: the local one, or a throw-away server (scripts/pg-throwaway.sh)
-#   3. the site build (the BFF serves it)       5. vitest (shared, core on PGlite + PostgreSQL, bff)
+#   3. the site build (the BFF serves it)       4b. lint: Biome + astro check (pnpm lint)
+#                                               5. vitest (shared, core on PGlite + PostgreSQL, bff)
 #                                               6. Playwright against the real stack
 # Runs every step it can, then prints a summary; exits non-zero when anything failed.
 #   FORCE_THROWAWAY_PG=1   ignore a PostgreSQL on 127.0.0.1:5432 and start a throw-away one
@@ -135,6 +136,7 @@ step "chromium" ensure_chromium
 step "postgresql" ensure_postgres
 step "build (site)" "${PNPM[@]}" build
 step "typecheck" "${PNPM[@]}" typecheck
+step "lint (biome, astro check)" "${PNPM[@]}" lint
 step "vitest (shared, core, bff)" run_vitest
 if failed "build (site)"; then
   skip "playwright (e2e)" "the site did not build"

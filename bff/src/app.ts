@@ -17,6 +17,7 @@ import i18n from './plugins/i18n.ts';
 import site from './plugins/site.ts';
 import siteDev from './plugins/site-dev.ts';
 import frontLogger from './plugins/logger.ts';
+import requestId from './request-id.ts';
 import pageCache from './page-cache/plugin.ts';
 import type { TClock } from './clock.ts';
 import type { TFrontDoor } from './front-door.ts';
@@ -38,6 +39,7 @@ export type TAppOptions = {
 const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendVersion, frontDoor, clock }) => {
   // The dev server's pages say "dev" too (site middleware), so no answer asks them to reload.
   const fv = frontendVersion ?? (config.SITE_DEV_URL ? 'dev' : readFrontendVersion(config.SITE_DIST));
+  await fastify.register(requestId);
   const publicHttps = config.PUBLIC_URL?.startsWith('https:') ?? false;
   await fastify.register(cookie);
   // First of all: http or https, once per request (cookies and HSTS read it).

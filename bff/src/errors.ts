@@ -15,7 +15,10 @@ export function errorBody(request: FastifyRequest, code: string, key: TI18nKey):
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: string, key: TI18nKey) {
-  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(request, code, key));
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(request, code, key));
 }
 
 /** What the BFF says for a failure it answers itself, by status: code and message key. */

@@ -24,7 +24,13 @@ export function createFrontDoor(): TFrontDoor {
   return {
     serverFactory: (handler, opts) => {
       // Fastify's own options, its defaults filled in.
-      const options = opts as { http?: ServerOptions; keepAliveTimeout: number; requestTimeout: number; connectionTimeout: number; maxRequestsPerSocket: number };
+      const options = opts as {
+        http?: ServerOptions;
+        keepAliveTimeout: number;
+        requestTimeout: number;
+        connectionTimeout: number;
+        maxRequestsPerSocket: number;
+      };
       const server: Server = createServer(options.http ?? {}, (req, res) => {
         if (!front?.(req, res, () => handler(req, res))) handler(req, res);
       });

@@ -1,18 +1,17 @@
 import Fastify, { LogController } from 'fastify';
-import { API_BODY_LIMIT_BYTES } from '@obmen/shared';
+import { API_BODY_LIMIT_BYTES, loggerOptions } from '@obmen/shared';
 import app from './app.ts';
 import { answerError } from './errors.ts';
 import { loadConfig } from './config.ts';
 import { createFrontDoor } from './front-door.ts';
+import { genRequestId } from './request-id.ts';
 
 const config = loadConfig();
 const frontDoor = createFrontDoor();
 const server = Fastify({
   serverFactory: frontDoor.serverFactory,
-  logger: {
-    level: config.LOG_LEVEL,
-    redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
-  },
+  logger: loggerOptions(config.LOG_LEVEL),
+  genReqId: genRequestId,
   // Per-request lines cost CPU on every request (LOG_REQUESTS=false for benchmarks and quiet ops).
   // logController, not the deprecated top-level disableRequestLogging (a warning at every start).
   logController: new LogController({ disableRequestLogging: !config.LOG_REQUESTS }),

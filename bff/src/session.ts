@@ -1,14 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  SESSION_CLEARED,
-  SESSION_COOKIE,
-  SESSION_STATE_HEADER,
-  SESSION_TOKEN_HEADER,
-  TOKEN_PATTERN,
-  clearedSessionCookie,
-  sessionCookie,
-} from '@obmen/shared';
+import { SESSION_CLEARED, SESSION_COOKIE, SESSION_STATE_HEADER, SESSION_TOKEN_HEADER, TOKEN_PATTERN, clearedSessionCookie, sessionCookie } from '@obmen/shared';
 
 /**
  * The BFF owns the session cookie; browser JavaScript never sees a token.

@@ -21,7 +21,12 @@ describe('BFF CSRF defence', () => {
   });
 
   const send = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', headers: Record<string, string>, url = '/api/auth/change') =>
-    bff.app.inject({ method, url, headers: { host: HOST, cookie: 'remember_token=' + 'A'.repeat(43), ...headers }, ...(method === 'GET' ? {} : { payload: { password: 'x' } }) });
+    bff.app.inject({
+      method,
+      url,
+      headers: { host: HOST, cookie: 'remember_token=' + 'A'.repeat(43), ...headers },
+      ...(method === 'GET' ? {} : { payload: { password: 'x' } }),
+    });
 
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
     it(`${method} from a cross-site Origin: 403 JSON, never forwarded`, async () => {

@@ -26,7 +26,8 @@ describe('which paths are development helpers', () => {
 
   it('knows loopback addresses', () => {
     for (const address of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) expect(isLoopbackAddress(address), address).toBe(true);
-    for (const address of ['192.0.2.2', '::ffff:192.0.2.2', 'fd00::2', '0.0.0.0', '::', undefined]) expect(isLoopbackAddress(address), String(address)).toBe(false);
+    for (const address of ['192.0.2.2', '::ffff:192.0.2.2', 'fd00::2', '0.0.0.0', '::', undefined])
+      expect(isLoopbackAddress(address), String(address)).toBe(false);
   });
 });
 

@@ -15,7 +15,10 @@ import { build, rawRequest } from './helpers.ts';
 function startHungCoreProcess(): Promise<{ child: ChildProcess; url: string; received: () => number }> {
   const child = spawn(
     process.execPath,
-    ['-e', "const s=require('node:http').createServer((req)=>{req.resume();console.log('req')});s.keepAliveTimeout=0;s.listen(0,'127.0.0.1',()=>console.log('port '+s.address().port))"],
+    [
+      '-e',
+      "const s=require('node:http').createServer((req)=>{req.resume();console.log('req')});s.keepAliveTimeout=0;s.listen(0,'127.0.0.1',()=>console.log('port '+s.address().port))",
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let count = 0;

@@ -10,6 +10,7 @@ import { answerError } from '../src/errors.ts';
 import type { TClock } from '../src/clock.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
 import { createFrontDoor } from '../src/front-door.ts';
+import { genRequestId } from '../src/request-id.ts';
 
 /** The real Astro build: `pnpm build` (scripts/test.sh runs it before vitest). */
 export const REAL_SITE_DIST = fileURLToPath(new URL('../../site/dist/', import.meta.url));
@@ -149,7 +150,14 @@ export async function build(options: TBuildOptions = {}) {
     ...options.env,
   });
   const frontDoor = createFrontDoor();
-  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, serverFactory: frontDoor.serverFactory, frameworkErrors: answerError, ...options.fastifyOptions });
+  const fastify: FastifyInstance = Fastify({
+    logger: false,
+    forceCloseConnections: true,
+    serverFactory: frontDoor.serverFactory,
+    frameworkErrors: answerError,
+    genReqId: genRequestId,
+    ...options.fastifyOptions,
+  });
   options.observe?.(fastify);
   await fastify.register(app, { config, frontDoor, clock: options.clock, frontendVersion: options.frontendVersion });
   await fastify.ready();

@@ -107,7 +107,10 @@ describe('BFF POST /api/logger/front (the whole app)', () => {
       expect((await post(noStack)).statusCode).toBe(204);
     }
     expect(log.lines().map((line) => [line.front.type, line.front.stack])).toEqual([
-      ['react', ''], ['window', ''], ['unhandledrejection', ''], ['i18n', ''],
+      ['react', ''],
+      ['window', ''],
+      ['unhandledrejection', ''],
+      ['i18n', ''],
     ]);
   });
 
@@ -216,8 +219,7 @@ describe('front logger windows (own clock)', () => {
   afterAll(() => fastify.close());
   beforeEach(() => log.reset());
 
-  const post = (payload: TFrontLogInput, remoteAddress = '203.0.113.9') =>
-    fastify.inject({ method: 'POST', url: FRONT_LOG_PATH, remoteAddress, payload });
+  const post = (payload: TFrontLogInput, remoteAddress = '203.0.113.9') => fastify.inject({ method: 'POST', url: FRONT_LOG_PATH, remoteAddress, payload });
 
   it('logs the count of repeats when the next occurrence comes after the window', async () => {
     for (let i = 0; i < 3; i++) await post(report({ message: 'again' }), `203.0.113.${50 + i}`);

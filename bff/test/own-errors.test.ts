@@ -3,7 +3,11 @@ import { DICTIONARIES } from '@obmen/shared';
 import { build, rawRequest } from './helpers.ts';
 
 const en = { cookie: 'i18n_redirected=en' };
-const shape = (code: string, key: string, locale: 'ru' | 'en' = 'en') => ({ status: 'error', code, message: DICTIONARIES[locale][key as keyof (typeof DICTIONARIES)['en']] });
+const shape = (code: string, key: string, locale: 'ru' | 'en' = 'en') => ({
+  status: 'error',
+  code,
+  message: DICTIONARIES[locale][key as keyof (typeof DICTIONARIES)['en']],
+});
 
 describe('errors the BFF answers itself: the project’s shape, localized (real sockets)', () => {
   let ctx: Awaited<ReturnType<typeof build>>;
@@ -21,7 +25,11 @@ describe('errors the BFF answers itself: the project’s shape, localized (real 
   });
 
   it('413 for a body over the limit on a route of the BFF’s own', async () => {
-    const res = await rawRequest(origin, '/api/lang', { method: 'POST', headers: { ...en, 'content-type': 'application/json' }, body: JSON.stringify({ lang: 'x'.repeat(2 * 1024 * 1024) }) });
+    const res = await rawRequest(origin, '/api/lang', {
+      method: 'POST',
+      headers: { ...en, 'content-type': 'application/json' },
+      body: JSON.stringify({ lang: 'x'.repeat(2 * 1024 * 1024) }),
+    });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toEqual(shape('payload_too_large', 'error.payload_too_large'));
   });

@@ -77,7 +77,16 @@ describe('BFF /api proxy edge cases (real sockets)', () => {
     });
     expect(res.status).toBe(200);
     const sent = ctx.upstream.hits[0]!.headers;
-    for (const name of ['x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'x-forwarded-prefix', 'forwarded', 'x-original-url', 'x-rewrite-url', 'x-real-ip']) {
+    for (const name of [
+      'x-forwarded-proto',
+      'x-forwarded-host',
+      'x-forwarded-port',
+      'x-forwarded-prefix',
+      'forwarded',
+      'x-original-url',
+      'x-rewrite-url',
+      'x-real-ip',
+    ]) {
       expect(sent[name], name).toBeUndefined();
     }
     expect(sent['x-forwarded-for']).toBe('127.0.0.1');
@@ -89,7 +98,11 @@ describe('BFF /api proxy edge cases (real sockets)', () => {
     try {
       const boundary = 'xBoundary42';
       const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n${'z'.repeat(3 * MB)}\r\n--${boundary}--\r\n`;
-      const res = await rawRequest(origin, '/api/verification/files', { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+      const res = await rawRequest(origin, '/api/verification/files', {
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body,
+      });
       expect(res.status).toBe(200);
       expect(JSON.parse(res.body).length).toBe(Buffer.byteLength(body));
     } finally {

@@ -18,7 +18,12 @@ function cookieNamed(res: TRawAnswer, name: string): TCookie {
  * was streamed to the core lost it (inject's fake socket hid that), and page renders ignored it.
  */
 const PROXIES: { name: string; env: Record<string, string>; trustProxy: string | false; proto: Record<string, string> }[] = [
-  { name: 'behind a trusted proxy that says X-Forwarded-Proto: https', env: { TRUST_PROXY: '127.0.0.1' }, trustProxy: '127.0.0.1', proto: { 'x-forwarded-proto': 'https' } },
+  {
+    name: 'behind a trusted proxy that says X-Forwarded-Proto: https',
+    env: { TRUST_PROXY: '127.0.0.1' },
+    trustProxy: '127.0.0.1',
+    proto: { 'x-forwarded-proto': 'https' },
+  },
   { name: 'with an https PUBLIC_URL', env: { PUBLIC_URL: `https://${HOST}` }, trustProxy: false, proto: {} },
 ];
 

@@ -4,6 +4,7 @@ import app from '../src/app.ts';
 import { answerError } from '../src/errors.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
 import { makeFakeSiteDist } from './helpers.ts';
+import { genRequestId } from '../src/request-id.ts';
 import { build as buildCore } from '../../core/test/helpers.ts';
 
 /** The BFF in front of `upstreamUrl`, with Fastify options as server.ts would pass them. */
@@ -18,7 +19,13 @@ export async function buildBff(upstreamUrl: string, env: Partial<Record<keyof TC
     SITE_DIST: site.dir,
     ...env,
   });
-  const fastify: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, frameworkErrors: answerError, ...options });
+  const fastify: FastifyInstance = Fastify({
+    ...(options.loggerInstance ? {} : { logger: false }),
+    forceCloseConnections: true,
+    frameworkErrors: answerError,
+    genReqId: genRequestId,
+    ...options,
+  });
   await fastify.register(app, { config, frontendVersion: 'fv-session-test' });
   await fastify.ready();
   return {
@@ -31,8 +38,8 @@ export async function buildBff(upstreamUrl: string, env: Partial<Record<keyof TC
 }
 
 /** The real core on a fresh in-memory PGlite, listening on 127.0.0.1:<random>. */
-export async function startRealCore(overrides: Parameters<typeof buildCore>[1] = {}) {
-  const core = await buildCore('pglite', overrides);
+export async function startRealCore(overrides: Parameters<typeof buildCore>[1] = {}, options: Parameters<typeof buildCore>[2] = {}) {
+  const core = await buildCore('pglite', overrides, options);
   await core.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = core.app.server.address() as AddressInfo;
   return { ...core, url: `http://127.0.0.1:${port}` };

@@ -197,7 +197,13 @@ describe('BFF + real core: accounts end to end', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(res.json()).toMatchObject({ status: 'error', code: 'rate_limited', message: 'Too many attempts. Please try again in 60 min.' });
     // Another real client still gets through.
-    const other = await bff.app.inject({ method: 'POST', url: '/api/auth/reset', remoteAddress: '203.0.113.51', headers: browser(), payload: { email: 'xff-other@example.com' } });
+    const other = await bff.app.inject({
+      method: 'POST',
+      url: '/api/auth/reset',
+      remoteAddress: '203.0.113.51',
+      headers: browser(),
+      payload: { email: 'xff-other@example.com' },
+    });
     expect(other.statusCode).toBe(200);
   });
 

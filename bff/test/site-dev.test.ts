@@ -28,7 +28,9 @@ async function startFakeDevServer(): Promise<TFakeDevServer> {
     if (!req.url?.startsWith(HMR_PATH) || req.headers['sec-websocket-protocol'] !== 'vite-hmr') return socket.destroy();
     upgraded.add(socket);
     const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}${WS_GUID}`).digest('base64');
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: vite-hmr\r\n\r\n`);
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: vite-hmr\r\n\r\n`,
+    );
     const greeting = Buffer.from('{"type":"connected"}');
     socket.write(Buffer.concat([Buffer.from([0x81, greeting.length]), greeting]));
   });

@@ -74,7 +74,12 @@ describe('BFF: verification uploads and private files (real core)', () => {
       { name: 'side0', value: 'selfie' },
       { name: 'file0', filename: 'big.png', content: Buffer.concat([await png(), Buffer.alloc(11 * 1024 * 1024)]) },
     ]);
-    const res = await bff.app.inject({ method: 'POST', url: '/api/verification/passport/upload', payload, headers: { ...owner, ...headers, cookie: `${owner.cookie}; i18n_redirected=ru` } });
+    const res = await bff.app.inject({
+      method: 'POST',
+      url: '/api/verification/passport/upload',
+      payload,
+      headers: { ...owner, ...headers, cookie: `${owner.cookie}; i18n_redirected=ru` },
+    });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ status: 'error', code: 'file_too_large', message: 'Файл больше 10 МБ.' });
   });

@@ -1,77 +1,90 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
-const ZConfig = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: z.string().default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Unset: embedded PGlite in DATA_DIR. Set: PostgreSQL (production). */
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  DATA_DIR: z.string().min(1).default('.data/pglite'),
-  /**
-   * PostgreSQL connections of this process. Beyond a few per CPU, concurrent money calls only
-   * queue on the same row locks and switch contexts: with 2 hot accounts on a 2-CPU machine a
-   * pool of 8 moved 15% more transfers than a pool of 16, with a fifth less PostgreSQL CPU each.
-   */
-  DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(Math.min(32, 4 * availableParallelism())),
-  /**
-   * PostgreSQL: the longest wait to open a connection or to get a free one from the pool. Past
-   * it the request gets 503 database_unavailable with Retry-After.
-   */
-  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
-  /**
-   * PostgreSQL: the longest a statement may run (and a transaction may sit idle) before the
-   * server cancels it and rolls its transaction back (503 database_unavailable). Kept below the
-   * BFF's UPSTREAM_TIMEOUT_MS (10 s) so that the core answers first; 0 turns it off.
-   */
-  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(8_000),
-  /** Seed currencies, settings, menus, articles and logos on an empty database. */
-  SEED: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
-  /**
-   * Whose X-Forwarded-For to believe (Fastify trustProxy syntax): the BFF, which overwrites
-   * that header with its own peer. Default: loopback, the BFF on the same machine.
-   */
-  TRUST_PROXY: z.string().min(1).default('127.0.0.1,::1'),
-  /** The site's address, for links in mails. */
-  PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:3000').transform((value) => value.replace(/\/+$/, '')),
-  /** smtp(s)://user:pass@host:port: mails go out by SMTP. Unset: they stay in the outbox (dev mailbox). */
-  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
-  MAIL_FROM: z.string().min(3).default('Obmen <no-reply@obmen.local>'),
-  /**
-   * Unset: exchange rates come from the `rates` table (set by an operator, `rates:set`). Set: mid
-   * rates from this CoinGecko-compatible price feed (…/simple/price); spread, fee, limits stay the table's.
-   */
-  RATES_FEED_URL: z.url({ protocol: /^https?$/ }).optional(),
-  /** Private files (identity documents, chat attachments) on local disk, when S3_URL is unset. */
-  FILES_DIR: z.string().min(1).default('.data/files'),
-  /** An S3-compatible endpoint (https://s3.eu-central-1.amazonaws.com, http://minio:9000): files go there. */
-  S3_URL: z.url({ protocol: /^https?$/ }).optional(),
-  S3_BUCKET: z.string().min(3).default('obmen-private'),
-  S3_REGION: z.string().min(1).default('us-east-1'),
-  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
-  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  /**
-   * 32 bytes, base64: encrypts document numbers at rest (AES-256-GCM). Unset: a key is generated
-   * once into DOCUMENT_KEY_FILE (a warning in production: several cores must share one key, and
-   * it belongs in a secret store, not beside the data).
-   */
-  DOCUMENT_KEY: z
-    .string()
-    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes in base64')
-    .optional(),
-  DOCUMENT_KEY_FILE: z.string().min(1).default('.data/document.key'),
-  /**
-   * The secret the sandbox-card provider signs its webhooks with (at least 32 characters).
-   * Unset: a fixed development secret outside production; in production its webhooks are refused.
-   */
-  WEBHOOK_SECRET_SANDBOX_CARD: z.string().min(32).optional(),
-}).superRefine((config, ctx) => {
-  if (config.S3_URL && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {
-    ctx.addIssue({ code: 'custom', path: ['S3_ACCESS_KEY_ID'], message: 'S3_URL needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY' });
-  }
-});
+const ZConfig = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    HOST: z.string().default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Unset: embedded PGlite in DATA_DIR. Set: PostgreSQL (production). */
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    DATA_DIR: z.string().min(1).default('.data/pglite'),
+    /**
+     * PostgreSQL connections of this process. Beyond a few per CPU, concurrent money calls only
+     * queue on the same row locks and switch contexts: with 2 hot accounts on a 2-CPU machine a
+     * pool of 8 moved 15% more transfers than a pool of 16, with a fifth less PostgreSQL CPU each.
+     */
+    DB_POOL_SIZE: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .default(Math.min(32, 4 * availableParallelism())),
+    /**
+     * PostgreSQL: the longest wait to open a connection or to get a free one from the pool. Past
+     * it the request gets 503 database_unavailable with Retry-After.
+     */
+    DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+    /**
+     * PostgreSQL: the longest a statement may run (and a transaction may sit idle) before the
+     * server cancels it and rolls its transaction back (503 database_unavailable). Kept below the
+     * BFF's UPSTREAM_TIMEOUT_MS (10 s) so that the core answers first; 0 turns it off.
+     */
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(8_000),
+    /** Seed currencies, settings, menus, articles and logos on an empty database. */
+    SEED: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((value) => value === 'true'),
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+    /**
+     * Whose X-Forwarded-For to believe (Fastify trustProxy syntax): the BFF, which overwrites
+     * that header with its own peer. Default: loopback, the BFF on the same machine.
+     */
+    TRUST_PROXY: z.string().min(1).default('127.0.0.1,::1'),
+    /** The site's address, for links in mails. */
+    PUBLIC_URL: z
+      .url({ protocol: /^https?$/ })
+      .default('http://localhost:3000')
+      .transform((value) => value.replace(/\/+$/, '')),
+    /** smtp(s)://user:pass@host:port: mails go out by SMTP. Unset: they stay in the outbox (dev mailbox). */
+    SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+    MAIL_FROM: z.string().min(3).default('Obmen <no-reply@obmen.local>'),
+    /**
+     * Unset: exchange rates come from the `rates` table (set by an operator, `rates:set`). Set: mid
+     * rates from this CoinGecko-compatible price feed (…/simple/price); spread, fee, limits stay the table's.
+     */
+    RATES_FEED_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Private files (identity documents, chat attachments) on local disk, when S3_URL is unset. */
+    FILES_DIR: z.string().min(1).default('.data/files'),
+    /** An S3-compatible endpoint (https://s3.eu-central-1.amazonaws.com, http://minio:9000): files go there. */
+    S3_URL: z.url({ protocol: /^https?$/ }).optional(),
+    S3_BUCKET: z.string().min(3).default('obmen-private'),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /**
+     * 32 bytes, base64: encrypts document numbers at rest (AES-256-GCM). Unset: a key is generated
+     * once into DOCUMENT_KEY_FILE (a warning in production: several cores must share one key, and
+     * it belongs in a secret store, not beside the data).
+     */
+    DOCUMENT_KEY: z
+      .string()
+      .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes in base64')
+      .optional(),
+    DOCUMENT_KEY_FILE: z.string().min(1).default('.data/document.key'),
+    /**
+     * The secret the sandbox-card provider signs its webhooks with (at least 32 characters).
+     * Unset: a fixed development secret outside production; in production its webhooks are refused.
+     */
+    WEBHOOK_SECRET_SANDBOX_CARD: z.string().min(32).optional(),
+  })
+  .superRefine((config, ctx) => {
+    if (config.S3_URL && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {
+      ctx.addIssue({ code: 'custom', path: ['S3_ACCESS_KEY_ID'], message: 'S3_URL needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY' });
+    }
+  });
 export type TConfig = z.infer<typeof ZConfig>;
 
 /** Every variable the core reads (.env.example and docs/ops.md list them all; a test checks). */

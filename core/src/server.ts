@@ -2,13 +2,13 @@ import Fastify from 'fastify';
 import { API_BODY_LIMIT_BYTES } from '@obmen/shared';
 import app from './app.ts';
 import { loadConfig } from './config.ts';
+import { loggerOptions } from '@obmen/shared';
+import { makeGenReqId } from './request-id.ts';
 
 const config = loadConfig();
 const server = Fastify({
-  logger: {
-    level: config.LOG_LEVEL,
-    redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["x-obmen-session-token"]'],
-  },
+  logger: loggerOptions(config.LOG_LEVEL),
+  genReqId: makeGenReqId(config.TRUST_PROXY),
   // Bodies bigger than this are never legitimate for the JSON/form API; uploads get their own limit.
   bodyLimit: API_BODY_LIMIT_BYTES,
   // A fresh PGlite directory on a busy machine can take longer than Fastify's default 10 s to open.

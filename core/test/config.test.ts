@@ -14,8 +14,16 @@ describe("the core's configuration is documented", () => {
 describe('core configuration', () => {
   it('bounds the PostgreSQL waits by default and refuses bad values by name', () => {
     expect(loadConfig({})).toMatchObject({ DB_CONNECT_TIMEOUT_MS: 5_000, DB_STATEMENT_TIMEOUT_MS: 8_000 });
-    expect(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '0', DB_CONNECT_TIMEOUT_MS: '250' })).toMatchObject({ DB_CONNECT_TIMEOUT_MS: 250, DB_STATEMENT_TIMEOUT_MS: 0 });
-    for (const [name, value] of [['DB_CONNECT_TIMEOUT_MS', '0'], ['DB_CONNECT_TIMEOUT_MS', 'soon'], ['DB_STATEMENT_TIMEOUT_MS', '-1'], ['DB_STATEMENT_TIMEOUT_MS', '1.5']]) {
+    expect(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '0', DB_CONNECT_TIMEOUT_MS: '250' })).toMatchObject({
+      DB_CONNECT_TIMEOUT_MS: 250,
+      DB_STATEMENT_TIMEOUT_MS: 0,
+    });
+    for (const [name, value] of [
+      ['DB_CONNECT_TIMEOUT_MS', '0'],
+      ['DB_CONNECT_TIMEOUT_MS', 'soon'],
+      ['DB_STATEMENT_TIMEOUT_MS', '-1'],
+      ['DB_STATEMENT_TIMEOUT_MS', '1.5'],
+    ]) {
       expect(() => loadConfig({ [name!]: value })).toThrow(new RegExp(`Invalid core configuration: ${name}`));
     }
   });

@@ -135,7 +135,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the core under faults (PostgreS
       expect(recoveryMs).toBeLessThan(10_000);
       await expectTransfersExactlyOnce(db, run, prefix, before);
       const failures = core.lines.filter((line) => line.level >= 50);
-      expect(failures.map((line) => line.msg), 'error lines in the core log').toEqual([]);
+      expect(
+        failures.map((line) => line.msg),
+        'error lines in the core log',
+      ).toEqual([]);
     }, 180_000);
   });
 });

@@ -11,10 +11,7 @@ import { createSession } from '../src/domains/auth/sessions.ts';
 
 export type TFixtureUser = { id: string; accountId: number; email: string; token: string };
 
-export async function createFixtureUser(
-  db: Queryable,
-  options: { email?: string; firstName?: string; lastName?: string } = {},
-): Promise<TFixtureUser> {
+export async function createFixtureUser(db: Queryable, options: { email?: string; firstName?: string; lastName?: string } = {}): Promise<TFixtureUser> {
   const email = options.email ?? `user-${randomBytes(6).toString('hex')}@test.local`;
   for (let attempt = 0; attempt < 20; attempt++) {
     const accountId = makeAccountId(randomInt(1_000_000, 10_000_000));

@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
+import { makeGenReqId } from '../src/request-id.ts';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import app from '../src/app.ts';
@@ -57,15 +58,21 @@ export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {
 export async function build(
   engine: TEngine,
   overrides: Partial<Record<keyof TConfig, string>> = {},
-  options: { now?: () => Date; onRoute?: (route: RouteOptions) => void } = {},
+  options: { now?: () => Date; loggerInstance?: FastifyBaseLogger; onRoute?: (route: RouteOptions) => void } = {},
 ) {
+  const { loggerInstance, onRoute, ...appOptions } = options;
   const config = testConfig(overrides);
   const { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS } = config;
   const { db, drop } = await openTestDb(engine, 16, { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS });
-  // As server.ts: X-Forwarded-For counts only from TRUST_PROXY (inject comes from 127.0.0.1).
+  // As server.ts: X-Forwarded-For and X-Request-Id count only from TRUST_PROXY (inject comes from 127.0.0.1).
   // A generous plugin timeout: migrations on a loaded shared machine may take longer than Fastify's 10 s.
-  const fastify: FastifyInstance = Fastify({ logger: false, trustProxy: config.TRUST_PROXY, pluginTimeout: 120_000 });
-  const { onRoute, ...appOptions } = options;
+  const logging = loggerInstance ? { loggerInstance } : { logger: false };
+  const fastify = Fastify({
+    ...logging,
+    trustProxy: config.TRUST_PROXY,
+    genReqId: makeGenReqId(config.TRUST_PROXY),
+    pluginTimeout: 120_000,
+  }) as unknown as FastifyInstance;
   if (onRoute) fastify.addHook('onRoute', onRoute);
   await fastify.register(app, { config, db, ...appOptions });
   await fastify.ready();

@@ -108,7 +108,10 @@ export type TResetPasswordBody = z.infer<typeof ZResetPasswordBody>;
  * (`need_set_password` false); a user who signed up by link sets the first one without it.
  */
 export const ZChangePasswordBody = z.object({
-  current_password: z.string().max(PASSWORD_MAX_LENGTH * 4, 'auth.password_too_long').optional(),
+  current_password: z
+    .string()
+    .max(PASSWORD_MAX_LENGTH * 4, 'auth.password_too_long')
+    .optional(),
   password: ZNewPassword,
 });
 export type TChangePasswordBody = z.infer<typeof ZChangePasswordBody>;
@@ -149,10 +152,13 @@ export function isAdultOn(birthDate: string, today: Date, years = USER_MIN_AGE_Y
 export const ZBirthDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'user.birth_date_invalid')
-  .refine((value) => {
-    const date = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value) && date.getUTCFullYear() >= 1900;
-  }, { error: 'user.birth_date_invalid', abort: true })
+  .refine(
+    (value) => {
+      const date = new Date(`${value}T00:00:00Z`);
+      return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value) && date.getUTCFullYear() >= 1900;
+    },
+    { error: 'user.birth_date_invalid', abort: true },
+  )
   .refine((value) => isAdultOn(value, new Date()), { error: 'user.too_young' });
 
 /** E.164 after dropping spaces, dashes, dots and brackets: +79991234567. */
@@ -167,8 +173,7 @@ export const ZCountry = z
   .transform((value) => value.toUpperCase())
   .pipe(z.string().regex(/^[A-Z]{2}$/, 'user.country_invalid'));
 
-const ZFreeText = (max: number) =>
-  ZVisibleText(max).refine((value) => !CONTROL.test(value), { error: 'validation.invalid' });
+const ZFreeText = (max: number) => ZVisibleText(max).refine((value) => !CONTROL.test(value), { error: 'validation.invalid' });
 
 /** POST /api/user/info (form data): every field optional; "" clears a field. */
 export const ZUserInfoUpdate = z.object({

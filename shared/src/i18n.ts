@@ -11,7 +11,6 @@ const KEY = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
 export const ZDictionary = z.record(z.string().regex(KEY, 'i18n keys are flat and dotted'), z.string().min(1));
 export type TDictionary = z.infer<typeof ZDictionary>;
 
-
 function validateDictionaries(raw: Record<TLocale, unknown>): Record<TLocale, TDictionary> {
   const parsed = {
     ru: ZDictionary.parse(raw.ru),

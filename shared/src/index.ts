@@ -15,5 +15,6 @@ export * from './format.ts';
 export * from './files.ts';
 export * from './verification.ts';
 export * from './text.ts';
+export * from './request-log.ts';
 export * from './client-key.ts';
 export * from './payments.ts';

@@ -176,14 +176,18 @@ export const ZExchangeCheckBody = z
   })
   .superRefine((body, ctx) => {
     if (body.amount === undefined && body.amount_receive === undefined) ctx.addIssue({ code: 'custom', path: ['amount'], message: 'exchange.amount_required' });
-    if (body.amount !== undefined && body.amount_receive !== undefined) ctx.addIssue({ code: 'custom', path: ['amount_receive'], message: 'exchange.one_amount_only' });
+    if (body.amount !== undefined && body.amount_receive !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['amount_receive'], message: 'exchange.one_amount_only' });
     if (body.src === body.dst) ctx.addIssue({ code: 'custom', path: ['dst'], message: 'exchange.same_currency' });
   });
 export type TExchangeCheckBody = z.infer<typeof ZExchangeCheckBody>;
 
 /** POST /api/exchange/{src}/{dst}: the token of a quote from /api/exchange/check. */
 export const ZExchangeBody = z.object({
-  quote: z.string({ error: 'validation.required' }).trim().regex(/^[A-Za-z0-9_-]{16,64}$/, 'exchange.quote_invalid'),
+  quote: z
+    .string({ error: 'validation.required' })
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{16,64}$/, 'exchange.quote_invalid'),
 });
 export type TExchangeBody = z.infer<typeof ZExchangeBody>;
 
@@ -211,7 +215,10 @@ export const ZTransferBody = z.object({
 });
 export type TTransferBody = z.infer<typeof ZTransferBody>;
 
-const ZDateText = z.string().trim().regex(/^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/, 'validation.invalid');
+const ZDateText = z
+  .string()
+  .trim()
+  .regex(/^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/, 'validation.invalid');
 
 /** GET /api/exchange/history and /api/transfer/history. `from`/`to` are days (UTC), inclusive. */
 export const ZHistoryQuery = z.object({

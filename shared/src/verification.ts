@@ -60,8 +60,7 @@ const ZDate = z
     return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value) && date.getUTCFullYear() >= 1900;
   }, 'verification.date_invalid');
 
-const required = (schema: z.ZodType<string, string>) =>
-  z.string({ error: 'validation.required' }).trim().min(1, 'validation.required').pipe(schema);
+const required = (schema: z.ZodType<string, string>) => z.string({ error: 'validation.required' }).trim().min(1, 'validation.required').pipe(schema);
 
 /** Today as YYYY-MM-DD in UTC. */
 export function isoDay(now: Date): string {

@@ -86,7 +86,10 @@ describe('ZApiError', () => {
 describe('ZMenuResponse', () => {
   it('accepts menus grouped by kind and footer images', () => {
     const item = { url: 'terms', title: 'Terms', order: 1 };
-    const body = { menus: { header_menu: [item], footer_menu: [item], main_menu: [{ ...item, icon_url: '/i.svg' }] }, footer_images: [{ name: 'bank', ext: 'svg' }] };
+    const body = {
+      menus: { header_menu: [item], footer_menu: [item], main_menu: [{ ...item, icon_url: '/i.svg' }] },
+      footer_images: [{ name: 'bank', ext: 'svg' }],
+    };
     expect(ZMenuResponse.safeParse(body).success).toBe(true);
     expect(ZMenuResponse.safeParse({ ...body, footer_images: [{ name: 'bank' }] }).success).toBe(false);
   });

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { displayAmount, displayMoney, displayPairRate, displayPercent, displayRate, isAmountText, isZeroAmount, localizeVars, sumAmounts, translate } from '../src/index.ts';
+import {
+  displayAmount,
+  displayMoney,
+  displayPairRate,
+  displayPercent,
+  displayRate,
+  isAmountText,
+  isZeroAmount,
+  localizeVars,
+  sumAmounts,
+  translate,
+} from '../src/index.ts';
 
 const NNBSP = '\u202f';
 
@@ -73,7 +84,9 @@ describe('displayRate: digits that suit the size', () => {
     expect(displayRate('-0.0125', 'en')).toBe('\u22120.01250');
   });
   it('quotes a pair from the side that reads at least 1', () => {
-    expect(displayPairRate({ src: 'BTC', dst: 'USDT', rate: '65326.63316', rate_inverse: '0.0000153076' }, 'ru')).toBe(`1\u00a0BTC ≈ 65${NNBSP}326,63\u00a0USDT`);
+    expect(displayPairRate({ src: 'BTC', dst: 'USDT', rate: '65326.63316', rate_inverse: '0.0000153076' }, 'ru')).toBe(
+      `1\u00a0BTC ≈ 65${NNBSP}326,63\u00a0USDT`,
+    );
     expect(displayPairRate({ src: 'USDT', dst: 'BTC', rate: '0.0000153076', rate_inverse: '65326.63316' }, 'en')).toBe('1\u00a0BTC ≈ 65,326.63\u00a0USDT');
   });
 });
@@ -100,7 +113,12 @@ describe('displayPercent, sums and checks', () => {
 
 describe('messages', () => {
   it('amounts in message placeholders read the locale’s way; other values pass unchanged', () => {
-    expect(localizeVars({ amount: '1234.50', currency: 'USD', precision: 2, id: '42' }, 'ru')).toEqual({ amount: `1234,50`, currency: 'USD', precision: 2, id: '42' });
+    expect(localizeVars({ amount: '1234.50', currency: 'USD', precision: 2, id: '42' }, 'ru')).toEqual({
+      amount: `1234,50`,
+      currency: 'USD',
+      precision: 2,
+      id: '42',
+    });
     expect(translate('ru', 'transfer.done', { amount: '12345.00', currency: 'USDT', name: 'A***' })).toContain(`12${NNBSP}345,00 USDT`);
     expect(translate('en', 'transfer.done', { amount: '12345.00', currency: 'USDT', name: 'A***' })).toContain('12,345.00 USDT');
   });

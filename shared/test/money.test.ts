@@ -72,7 +72,12 @@ describe('formatAmount', () => {
   });
 
   it('round-trips with parseAmount', () => {
-    for (const [text, precision] of [['0.00000001', 8], ['1000000.00', 2], ['0.000000000000000001', 18], ['42', 0]] as const) {
+    for (const [text, precision] of [
+      ['0.00000001', 8],
+      ['1000000.00', 2],
+      ['0.000000000000000001', 18],
+      ['42', 0],
+    ] as const) {
       expect(formatAmount(parseAmount(text, precision), precision)).toBe(text);
     }
   });

@@ -82,7 +82,15 @@ describe('matchRoute', () => {
 
   it('keeps the spec named routes', () => {
     const names = new Set(ROUTES.map((route) => route.name));
-    for (const name of ['index-login', 'index-signup', 'index-article-name', 'index-exchanges', 'index-exchange-src-dst', 'index-chat-support', 'index-support']) {
+    for (const name of [
+      'index-login',
+      'index-signup',
+      'index-article-name',
+      'index-exchanges',
+      'index-exchange-src-dst',
+      'index-chat-support',
+      'index-support',
+    ]) {
       expect(names, name).toContain(name);
     }
   });
@@ -119,13 +127,10 @@ function landsOnSameOrigin(url: string): boolean {
 }
 
 describe('isSafeRedirect / resolveRedirect', () => {
-  it.each(['/exchanges', '/exchange/BTC/USDT?amount=1', '/settings/change-password', '/article/terms#top', '/'])(
-    'allows the same-site path %j',
-    (url) => {
-      expect(isSafeRedirect(url)).toBe(true);
-      expect(resolveRedirect(url)).toBe(url === '/' ? '/exchanges' : url);
-    },
-  );
+  it.each(['/exchanges', '/exchange/BTC/USDT?amount=1', '/settings/change-password', '/article/terms#top', '/'])('allows the same-site path %j', (url) => {
+    expect(isSafeRedirect(url)).toBe(true);
+    expect(resolveRedirect(url)).toBe(url === '/' ? '/exchanges' : url);
+  });
 
   it('maps "/" to /exchanges (spec §4)', () => {
     expect(resolveRedirect('/')).toBe('/exchanges');

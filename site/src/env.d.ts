@@ -1,5 +1,5 @@
 /// <reference types="astro/client" />
-import type { TFooterImage, TLocale, TMenus, TSiteSettings, TUser, TBalance, TWallet, TUnreadMsgs, TNotification } from '@obmen/shared';
+import type { TPageLog, TFooterImage, TLocale, TMenus, TSiteSettings, TUser, TBalance, TWallet, TUnreadMsgs, TNotification } from '@obmen/shared';
 import type { Dispatcher } from 'undici';
 import type { TTranslate } from './lib/i18n.ts';
 import type { TPageConfig } from './lib/core.ts';
@@ -11,6 +11,10 @@ declare global {
       fv: string;
       /** The visitor's address: every server-side call to the core passes it on. */
       clientIp: string;
+      /** From the BFF: this request's id (x-request-id), sent on with every call to the core. */
+      requestId?: string;
+      /** From the BFF: its pino logger for this request (reqId bound); the site's own in `astro dev`. */
+      log: TPageLog;
       /** Came over https (decided once by the BFF): the session cookie is Secure. */
       https: boolean;
       /** The BFF's validated configuration (what pages read of it). */

@@ -28,7 +28,12 @@ type TCheck = TEnvelope & { user: TUser; site_settings: TSiteSettings };
  * dead one clears it. The cookie is written by the shared helpers, Secure when the BFF says the
  * visitor came over https.
  */
-function sessionSetCookie(headers: Record<string, string | string[] | undefined>, token: string | undefined, authenticated: boolean, https: boolean): string | undefined {
+function sessionSetCookie(
+  headers: Record<string, string | string[] | undefined>,
+  token: string | undefined,
+  authenticated: boolean,
+  https: boolean,
+): string | undefined {
   const renewed = headers[SESSION_TOKEN_HEADER];
   if (typeof renewed === 'string' && TOKEN_PATTERN.test(renewed)) return sessionCookie(renewed, https);
   // Spec §4: an unauthenticated answer clears the remember_token cookie.
@@ -71,7 +76,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
     ]);
   } catch (err) {
     // The core is down or too slow: one honest, localized page (503), not a stack trace.
-    console.error(JSON.stringify({ msg: 'core unavailable for page', path: context.url.pathname, err: String(err) }));
+    locals.log.error({ path: context.url.pathname, err: String(err) }, 'core unavailable for page');
     locals.locale = locale;
     locals.t = getT(locale);
     locals.unavailable = true;

@@ -3,7 +3,11 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 export type TCapturedAnswer = { status: number; headers: OutgoingHttpHeaders; chunks: Buffer[] };
 
 const toBuffer = (chunk: unknown, encoding?: unknown) =>
-  Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, (typeof encoding === 'string' ? encoding : 'utf8') as BufferEncoding) : Buffer.from(chunk as Uint8Array);
+  Buffer.isBuffer(chunk)
+    ? chunk
+    : typeof chunk === 'string'
+      ? Buffer.from(chunk, (typeof encoding === 'string' ? encoding : 'utf8') as BufferEncoding)
+      : Buffer.from(chunk as Uint8Array);
 
 const isChunk = (chunk: unknown) => chunk !== undefined && chunk !== null && typeof chunk !== 'function';
 

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import { LOCALE_COOKIE, SESSION_COOKIE, pickLocale } from '@obmen/shared';
+import { LOCALE_COOKIE, SESSION_COOKIE, pickLocale, redactUrl } from '@obmen/shared';
 import { systemClock, type TClock } from '../clock.ts';
 import type { TFrontDoor } from '../front-door.ts';
 import { captureAnswer } from './capture.ts';
@@ -50,7 +50,17 @@ export type TPageCacheOptions = {
   clock?: TClock;
 };
 
-export type TPageCacheStats = { hits: number; fastHits: number; misses: number; stored: number; bypassed: number; invalidations: number; entries: number; bytes: number; version: string | undefined };
+export type TPageCacheStats = {
+  hits: number;
+  fastHits: number;
+  misses: number;
+  stored: number;
+  bypassed: number;
+  invalidations: number;
+  entries: number;
+  bytes: number;
+  version: string | undefined;
+};
 
 export type TPageCacheHandle = {
   stats: () => TPageCacheStats;
@@ -195,7 +205,8 @@ export default fp<TPageCacheOptions>(
         const hit = hitCounted((entry) => {
           stats.fastHits++;
           writeStoredPage(method, headers, options.publicHttps === true || (req.socket as { encrypted?: boolean }).encrypted === true, res, entry);
-          if (options.logRequests) app.log.info({ req: { method, url: req.url }, res: { statusCode: res.statusCode }, pageCache: 'hit' }, 'request completed');
+          if (options.logRequests)
+            app.log.info({ req: { method, url: redactUrl(req.url ?? '') }, res: { statusCode: res.statusCode }, pageCache: 'hit' }, 'request completed');
         });
         const taken = serveOrWait(key, hit, toFastify);
         if (taken) poller.wanted();

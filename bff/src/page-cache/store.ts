@@ -178,7 +178,9 @@ export function createPageStore({ ttlMs, maxBytes, idleMs, clock }: TPageStoreOp
         body.length >= MIN_COMPRESS_BYTES
           ? await Promise.all([
               gzipAsync(body, { level: 9 }),
-              brotliAsync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+              brotliAsync(body, {
+                params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
+              }),
             ])
           : [undefined, undefined];
       if (startedIn !== generation) return false;

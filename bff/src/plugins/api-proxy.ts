@@ -4,7 +4,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { API_BODY_LIMIT_BYTES, IDEMPOTENCY_HEADER, LOCALE_COOKIE, UPLOAD_BODY_MAX_BYTES, isI18nKey, isLocale, type TI18nKey } from '@obmen/shared';
+import {
+  API_BODY_LIMIT_BYTES,
+  IDEMPOTENCY_HEADER,
+  LOCALE_COOKIE,
+  REQUEST_ID_HEADER,
+  UPLOAD_BODY_MAX_BYTES,
+  isI18nKey,
+  isLocale,
+  type TI18nKey,
+} from '@obmen/shared';
 import type { TConfig } from '../config.ts';
 import { frontendVersionMember, injectFrontendVersion } from '../envelope.ts';
 import { sendError } from '../errors.ts';
@@ -54,7 +63,8 @@ const TOO_LARGE: TFailure = { status: 413, code: 'payload_too_large', key: 'erro
 function classifyUpstreamError(error: TUpstreamError): TFailure {
   const code = error.cause?.code ?? error.code ?? '';
   if (code === BODY_TOO_LARGE) return TOO_LARGE;
-  if (error.statusCode === 504 || code.includes('TIMEOUT') || code === DEADLINE_PASSED) return { status: 504, code: 'upstream_timeout', key: 'error.upstream_timeout' } as const;
+  if (error.statusCode === 504 || code.includes('TIMEOUT') || code === DEADLINE_PASSED)
+    return { status: 504, code: 'upstream_timeout', key: 'error.upstream_timeout' } as const;
   if (error.statusCode === 503 || NETWORK_FAILURES.has(code)) return { status: 503, code: 'upstream_unavailable', key: 'error.upstream_unavailable' } as const;
   return { status: 502, code: 'bad_gateway', key: 'error.bad_gateway' } as const;
 }
@@ -152,17 +162,14 @@ export default fp<TApiProxyOptions>(
     function startDeadline(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
       const controller = new AbortController();
       request.upstreamSignal = controller.signal;
-      request.upstreamDeadline = setTimeout(
-        () => {
-          request.upstreamDeadline = null;
-          if (!reply.sent) {
-            request.log.warn({ timeoutMs: config.UPSTREAM_TIMEOUT_MS }, 'upstream deadline passed');
-            void sendFailure(request, reply, classifyUpstreamError({ code: DEADLINE_PASSED }));
-          }
-          controller.abort(codedError(DEADLINE_PASSED, 'upstream deadline passed'));
-        },
-        config.UPSTREAM_TIMEOUT_MS,
-      );
+      request.upstreamDeadline = setTimeout(() => {
+        request.upstreamDeadline = null;
+        if (!reply.sent) {
+          request.log.warn({ timeoutMs: config.UPSTREAM_TIMEOUT_MS }, 'upstream deadline passed');
+          void sendFailure(request, reply, classifyUpstreamError({ code: DEADLINE_PASSED }));
+        }
+        controller.abort(codedError(DEADLINE_PASSED, 'upstream deadline passed'));
+      }, config.UPSTREAM_TIMEOUT_MS);
       done();
     }
 
@@ -199,6 +206,7 @@ export default fp<TApiProxyOptions>(
           const headers = rawHeaders as TProxiedHeaders;
           for (const name of DROPPED_REQUEST_HEADERS) delete headers[name];
           headers['x-forwarded-for'] = request.ip;
+          headers[REQUEST_ID_HEADER] = request.id;
           forwardSession(request, headers);
           const locale = request.cookies[LOCALE_COOKIE];
           if (isLocale(locale)) headers['x-obmen-locale'] = locale;

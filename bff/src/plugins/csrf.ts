@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { sendError } from '../errors.ts';
+import { redactUrl } from '@obmen/shared';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -34,7 +35,7 @@ export default fp<{ allowedOrigins?: readonly string[] }>(
     app.addHook('onRequest', async (request, reply) => {
       if (SAFE_METHODS.has(request.method)) return;
       if (!isForeignRequest(request, allowed)) return;
-      request.log.warn({ origin: request.headers.origin, site: request.headers['sec-fetch-site'], url: request.url }, 'cross-site request refused');
+      request.log.warn({ origin: request.headers.origin, site: request.headers['sec-fetch-site'], url: redactUrl(request.url) }, 'cross-site request refused');
       return sendError(request, reply, 403, 'csrf', 'error.csrf');
     });
   },

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { LOCALE_COOKIE, LOCALE_COOKIE_MAX_AGE_S, ZLangBody } from '@obmen/shared';
+import { LOCALE_COOKIE, LOCALE_COOKIE_MAX_AGE_S, REQUEST_ID_HEADER, ZLangBody } from '@obmen/shared';
 import { sendError } from '../errors.ts';
 import { applySessionHeaders, forwardSession } from '../session.ts';
 
@@ -13,7 +13,12 @@ export default fp(
       const parsed = ZLangBody.safeParse(request.body);
       if (!parsed.success) return sendError(request, reply, 400, 'validation', 'error.validation');
       const { lang } = parsed.data;
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'x-obmen-locale': lang, 'x-forwarded-for': request.ip };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'x-obmen-locale': lang,
+        'x-forwarded-for': request.ip,
+        [REQUEST_ID_HEADER]: request.id,
+      };
       forwardSession(request, headers);
       let answer;
       let body: string;

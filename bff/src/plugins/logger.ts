@@ -59,7 +59,6 @@ export function escapeControl(value: string): string {
   return value.replace(UNSAFE, (ch) => NAMED[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-
 type TRepeat = { first: number; repeats: number; type: string; message: string; url: string };
 
 export default fp<TFrontLoggerOptions>(

@@ -1,6 +1,6 @@
 import proxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync } from 'fastify';
-import { HMR_PATH } from '@obmen/shared';
+import { HMR_PATH, REQUEST_ID_HEADER } from '@obmen/shared';
 
 /**
  * Development (`pnpm dev`): pages, modules and assets come from the Astro dev server, and its

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TPageLog } from '@obmen/shared';
 import type { Pool } from 'undici';
 import type { TConfig } from '../config.ts';
 import { applySecurityHeaders } from './security-headers.ts';
@@ -14,9 +15,10 @@ type TAstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: un
 /**
  * What every page render gets in Astro.locals (site/src/env.d.ts): the build version, the
  * client's address (for the core's per-IP limits), the scheme decided in onRequest (Secure
- * cookies), the BFF's validated configuration and its one pool to the core.
+ * cookies), the BFF's validated configuration, its one pool to the core, the request's id (sent
+ * on with the page's core calls) and its logger (pino, reqId bound: pages log through it).
  */
-export type TPageLocals = { fv: string; clientIp: string; https: boolean; config: TConfig; core: Pool };
+export type TPageLocals = { fv: string; clientIp: string; https: boolean; config: TConfig; core: Pool; requestId: string; log: TPageLog };
 
 export const NOT_FOUND_PAGE = '/404';
 /** The catch-all route of page renders. */
@@ -46,7 +48,15 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
       handler: async (request, reply) => {
         reply.hijack();
         applySecurityHeaders(reply.raw, request.https);
-        const locals: TPageLocals = { fv: frontendVersion, clientIp: request.ip, https: request.https, config, core: app.core };
+        const locals: TPageLocals = {
+          fv: frontendVersion,
+          clientIp: request.ip,
+          https: request.https,
+          config,
+          core: app.core,
+          requestId: request.id,
+          log: request.log,
+        };
         const fail = (err: unknown) => {
           request.log.error({ err }, 'page render failed');
           if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
@@ -54,16 +64,21 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
         };
         // Astro calls next() without an error when no page matches: render the 404 page instead,
         // unless this client has asked for too many missing pages (each render asks the core).
-        await handler(request.raw, reply.raw, (err) => {
-          if (err) return fail(err);
-          const retryAfterS = app.notFoundWindow.hit(request.ip);
-          if (retryAfterS > 0) {
-            reply.raw.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfterS) });
-            return void reply.raw.end(JSON.stringify(errorBody(request, 'rate_limited', 'error.rate_limited')));
-          }
-          request.raw.url = NOT_FOUND_PAGE;
-          handler(request.raw, reply.raw, fail, locals).catch(fail);
-        }, locals);
+        await handler(
+          request.raw,
+          reply.raw,
+          (err) => {
+            if (err) return fail(err);
+            const retryAfterS = app.notFoundWindow.hit(request.ip);
+            if (retryAfterS > 0) {
+              reply.raw.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfterS) });
+              return void reply.raw.end(JSON.stringify(errorBody(request, 'rate_limited', 'error.rate_limited')));
+            }
+            request.raw.url = NOT_FOUND_PAGE;
+            handler(request.raw, reply.raw, fail, locals).catch(fail);
+          },
+          locals,
+        );
       },
     });
   },

@@ -91,7 +91,15 @@ describe('BFF page cache for signed-out article pages', () => {
     expect(second.headers['x-page-cache']).toBe('hit');
     expect(renders()).toHaveLength(1);
     expect(second.body).toBe(first.body);
-    for (const name of ['content-type', 'content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'permissions-policy', 'cross-origin-opener-policy']) {
+    for (const name of [
+      'content-type',
+      'content-security-policy',
+      'x-content-type-options',
+      'x-frame-options',
+      'referrer-policy',
+      'permissions-policy',
+      'cross-origin-opener-policy',
+    ]) {
       expect(second.headers[name], name).toBe(first.headers[name]);
     }
     expect(second.headers['content-security-policy']).toContain("'sha256-AbCdru='");
@@ -228,7 +236,9 @@ describe('BFF page cache for signed-out article pages', () => {
       const gz = await fetch(`${address}/article/fees`, { headers: { cookie: 'i18n_redirected=en', 'accept-encoding': 'gzip' } });
       expect(gz.headers.get('content-encoding')).toBe('gzip');
       expect(await gz.text()).toBe(viaInject.body);
-      const notModified = await fetch(`${address}/article/fees`, { headers: { cookie: 'i18n_redirected=en', 'if-none-match': gz.headers.get('etag')!, 'accept-encoding': 'gzip' } });
+      const notModified = await fetch(`${address}/article/fees`, {
+        headers: { cookie: 'i18n_redirected=en', 'if-none-match': gz.headers.get('etag')!, 'accept-encoding': 'gzip' },
+      });
       expect(notModified.status).toBe(304);
       // Signed in, proxied or odd cookies: the normal path (never a cached page for a session).
       const rendered = renders().length;
@@ -344,7 +354,15 @@ describe('BFF page cache with the real site build', () => {
       if (path === '/api/content/article/fees') {
         articleCalls++;
         const locale = req.headers['x-obmen-locale'] === 'en' ? 'en' : 'ru';
-        return json(res, 200, { article: { name: 'fees', locale, title: locale === 'en' ? 'Fees' : 'Комиссии', body_html: '<p>' + 'Fees text. '.repeat(300) + '</p>', updated_at: '2026-11-21T00:00:00Z' } });
+        return json(res, 200, {
+          article: {
+            name: 'fees',
+            locale,
+            title: locale === 'en' ? 'Fees' : 'Комиссии',
+            body_html: '<p>' + 'Fees text. '.repeat(300) + '</p>',
+            updated_at: '2026-11-21T00:00:00Z',
+          },
+        });
       }
       return json(res, 404, { status: 'error', code: 'not_found', message: 'This page could not be found' });
     };

@@ -2,7 +2,8 @@ import { adjustBalance, reverseTransaction } from '../domains/ledger/service.ts'
 import { checkLedger } from '../domains/ledger/invariants.ts';
 import type { TCommand } from './command.ts';
 
-const BALANCE_USAGE = (verb: string) => `usage: balance:${verb} <account_id> <CURRENCY> <amount> <reason…>  e.g. balance:${verb} 12345678 USDT 100 "support ticket 42"`;
+const BALANCE_USAGE = (verb: string) =>
+  `usage: balance:${verb} <account_id> <CURRENCY> <amount> <reason…>  e.g. balance:${verb} 12345678 USDT 100 "support ticket 42"`;
 
 function adjust(direction: 'credit' | 'debit'): TCommand {
   return async (db, [account, currency, amount, ...reason]) => {

@@ -62,7 +62,13 @@ export function makeVerificationCommands(getConfig: () => TConfig): Record<strin
         args,
         strict: true,
         allowPositionals: true,
-        options: { file: { type: 'string', multiple: true }, retry: { type: 'boolean' }, final: { type: 'boolean' }, note: { type: 'string' }, operator: { type: 'string' } },
+        options: {
+          file: { type: 'string', multiple: true },
+          retry: { type: 'boolean' },
+          final: { type: 'boolean' },
+          note: { type: 'string' },
+          operator: { type: 'string' },
+        },
       });
       if (!positionals[0] || !values.file?.length || values.retry === values.final) throw new Error(REJECT_USAGE);
       const files = values.file.map((spec) => {

@@ -34,8 +34,7 @@ type Logger = {
   info: (obj: object, msg: string) => void;
 };
 
-type TDbConfig = Pick<TConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_SIZE'> &
-  Partial<Pick<TConfig, 'DB_CONNECT_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'>>;
+type TDbConfig = Pick<TConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_SIZE'> & Partial<Pick<TConfig, 'DB_CONNECT_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'>>;
 
 export async function openDb(config: TDbConfig, log: Logger): Promise<Db> {
   return config.DATABASE_URL ? openPostgres(config.DATABASE_URL, config, log) : openPglite(config.DATA_DIR);

@@ -43,7 +43,8 @@ export function renderMail(mail: Pick<TMail, 'kind' | 'locale' | 'vars'>): TRend
       return `<p>${html}</p>`;
     })
     .join('\n');
-  const html = `<!doctype html><html lang="${mail.locale}"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>` +
+  const html =
+    `<!doctype html><html lang="${mail.locale}"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>` +
     `<body style="font-family:Arial,sans-serif;color:#2e3440;line-height:1.5">${paragraphs}</body></html>`;
   return { subject, text, html };
 }
@@ -58,10 +59,14 @@ export function extractLinks(text: string): string[] {
  */
 export async function queueMail(db: Queryable, mail: TMail): Promise<void> {
   const rendered = renderMail(mail);
-  await db.query(
-    `INSERT INTO mail_outbox (kind, to_address, subject, text_body, html_body, locale) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [mail.kind, mail.to, rendered.subject, rendered.text, rendered.html, mail.locale],
-  );
+  await db.query(`INSERT INTO mail_outbox (kind, to_address, subject, text_body, html_body, locale) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    mail.kind,
+    mail.to,
+    rendered.subject,
+    rendered.text,
+    rendered.html,
+    mail.locale,
+  ]);
 }
 
 export type TOutboxMail = {
@@ -80,7 +85,15 @@ export type TOutboxMail = {
 /** The newest mails first, optionally to one address: the dev mailbox. */
 export async function listOutbox(db: Queryable, options: { to?: string; limit?: number } = {}): Promise<TOutboxMail[]> {
   const rows = await db.query<{
-    id: string; kind: string; to_address: string; subject: string; text_body: string; html_body: string; locale: TLocale; created_at: string; sent_at: string | null;
+    id: string;
+    kind: string;
+    to_address: string;
+    subject: string;
+    text_body: string;
+    html_body: string;
+    locale: TLocale;
+    created_at: string;
+    sent_at: string | null;
   }>(
     `SELECT id::text, kind, to_address, subject, text_body, html_body, locale,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,

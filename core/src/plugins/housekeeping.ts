@@ -16,7 +16,14 @@ const EVERY_MS = 10 * 60 * 1000;
 export default fp(
   async (app) => {
     const timer = setInterval(() => {
-      Promise.all([purgeRateLimits(app.db), purgeSessions(app.db), purgeTokens(app.db), purgeIdempotencyKeys(app.db), purgeQuotes(app.db), expireDeposits(app.db, new Date())]).catch((err: unknown) => {
+      Promise.all([
+        purgeRateLimits(app.db),
+        purgeSessions(app.db),
+        purgeTokens(app.db),
+        purgeIdempotencyKeys(app.db),
+        purgeQuotes(app.db),
+        expireDeposits(app.db, new Date()),
+      ]).catch((err: unknown) => {
         if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');
       });
     }, EVERY_MS);

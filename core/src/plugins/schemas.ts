@@ -3,17 +3,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  IDEMPOTENCY_KEY_PATTERN,
-  SESSION_COOKIE,
-  ZApiError,
-  ZBalance,
-  ZNotification,
-  ZSiteSettings,
-  ZUnreadMsgs,
-  ZUser,
-  ZWallet,
-} from '@obmen/shared';
+import { IDEMPOTENCY_KEY_PATTERN, SESSION_COOKIE, ZApiError, ZBalance, ZNotification, ZSiteSettings, ZUnreadMsgs, ZUser, ZWallet } from '@obmen/shared';
 import { AppError } from '../errors.ts';
 import { requireUser } from '../domains/user/current.ts';
 import { idempotencyKeyOf } from '../domains/idempotency/service.ts';

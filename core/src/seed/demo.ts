@@ -34,14 +34,58 @@ const CURRENCIES: Array<[code: string, kind: 'fiat' | 'crypto', precision: numbe
 type TSeedMenu = Record<'header_menu' | 'footer_menu' | 'main_menu', Array<[url: string, title: string]>>;
 const MENUS: Record<'ru' | 'en', TSeedMenu> = {
   ru: {
-    header_menu: [['exchanges', 'Обмен'], ['article/fees', 'Комиссии'], ['article/faq', 'Вопросы'], ['article/contacts', 'Контакты']],
-    footer_menu: [['terms', 'Соглашение'], ['privacy', 'Конфиденциальность'], ['aml-kyc', 'AML/KYC'], ['fees', 'Комиссии'], ['faq', 'Вопросы'], ['contacts', 'Контакты']],
-    main_menu: [['exchanges', 'Обмен'], ['deposit', 'Пополнить'], ['withdraw', 'Вывести'], ['transfer', 'Перевести'], ['history', 'История'], ['cards', 'Карты'], ['referral', 'Рефералы'], ['settings', 'Настройки'], ['logout', 'Выйти']],
+    header_menu: [
+      ['exchanges', 'Обмен'],
+      ['article/fees', 'Комиссии'],
+      ['article/faq', 'Вопросы'],
+      ['article/contacts', 'Контакты'],
+    ],
+    footer_menu: [
+      ['terms', 'Соглашение'],
+      ['privacy', 'Конфиденциальность'],
+      ['aml-kyc', 'AML/KYC'],
+      ['fees', 'Комиссии'],
+      ['faq', 'Вопросы'],
+      ['contacts', 'Контакты'],
+    ],
+    main_menu: [
+      ['exchanges', 'Обмен'],
+      ['deposit', 'Пополнить'],
+      ['withdraw', 'Вывести'],
+      ['transfer', 'Перевести'],
+      ['history', 'История'],
+      ['cards', 'Карты'],
+      ['referral', 'Рефералы'],
+      ['settings', 'Настройки'],
+      ['logout', 'Выйти'],
+    ],
   },
   en: {
-    header_menu: [['exchanges', 'Exchange'], ['article/fees', 'Fees'], ['article/faq', 'FAQ'], ['article/contacts', 'Contacts']],
-    footer_menu: [['terms', 'Terms'], ['privacy', 'Privacy'], ['aml-kyc', 'AML/KYC'], ['fees', 'Fees'], ['faq', 'FAQ'], ['contacts', 'Contacts']],
-    main_menu: [['exchanges', 'Exchange'], ['deposit', 'Deposit'], ['withdraw', 'Withdraw'], ['transfer', 'Transfer'], ['history', 'History'], ['cards', 'Cards'], ['referral', 'Referral'], ['settings', 'Settings'], ['logout', 'Log out']],
+    header_menu: [
+      ['exchanges', 'Exchange'],
+      ['article/fees', 'Fees'],
+      ['article/faq', 'FAQ'],
+      ['article/contacts', 'Contacts'],
+    ],
+    footer_menu: [
+      ['terms', 'Terms'],
+      ['privacy', 'Privacy'],
+      ['aml-kyc', 'AML/KYC'],
+      ['fees', 'Fees'],
+      ['faq', 'FAQ'],
+      ['contacts', 'Contacts'],
+    ],
+    main_menu: [
+      ['exchanges', 'Exchange'],
+      ['deposit', 'Deposit'],
+      ['withdraw', 'Withdraw'],
+      ['transfer', 'Transfer'],
+      ['history', 'History'],
+      ['cards', 'Cards'],
+      ['referral', 'Referral'],
+      ['settings', 'Settings'],
+      ['logout', 'Log out'],
+    ],
   },
 };
 
@@ -73,10 +117,15 @@ function seedPlatform(db: Db): Promise<boolean> {
     const [existing] = await tx.query('SELECT 1 FROM currencies LIMIT 1');
     if (existing) return false;
     for (const [index, [code, kind, precision, names]] of CURRENCIES.entries()) {
-      await tx.query(
-        'INSERT INTO currencies (code, kind, precision, name, names, logo, position) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [code, kind, precision, names.en, JSON.stringify(names), `/image/currencies/${code.toLowerCase()}.svg`, index],
-      );
+      await tx.query('INSERT INTO currencies (code, kind, precision, name, names, logo, position) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+        code,
+        kind,
+        precision,
+        names.en,
+        JSON.stringify(names),
+        `/image/currencies/${code.toLowerCase()}.svg`,
+        index,
+      ]);
     }
     await tx.query(
       `INSERT INTO site_settings (key, value) VALUES
@@ -86,15 +135,16 @@ function seedPlatform(db: Db): Promise<boolean> {
     for (const [locale, menus] of Object.entries(MENUS)) {
       for (const [menu, items] of Object.entries(menus)) {
         for (const [position, [url, title]] of items.entries()) {
-          await tx.query('INSERT INTO menu_items (locale, menu, url, title, position) VALUES ($1, $2, $3, $4, $5)', [
-            locale, menu, url, title, position,
-          ]);
+          await tx.query('INSERT INTO menu_items (locale, menu, url, title, position) VALUES ($1, $2, $3, $4, $5)', [locale, menu, url, title, position]);
         }
       }
     }
     for (const article of SEED_ARTICLES) {
       await tx.query('INSERT INTO articles (name, locale, title, body_html) VALUES ($1, $2, $3, $4)', [
-        article.name, article.locale, article.title, article.body_html,
+        article.name,
+        article.locale,
+        article.title,
+        article.body_html,
       ]);
     }
     for (const [position, [name, ext, url]] of FOOTER_IMAGES.entries()) {

@@ -20,7 +20,10 @@ export async function storeFiles(storage: TFileStorage, prefix: string, files: T
     }
     return stored;
   } catch (err) {
-    await removeFiles(storage, stored.map((file) => file.key));
+    await removeFiles(
+      storage,
+      stored.map((file) => file.key),
+    );
     throw err;
   }
 }

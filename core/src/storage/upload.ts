@@ -25,8 +25,7 @@ const FIELDS_MAX = 32;
 
 export const fileTooLarge = (field: string) =>
   new AppError('file_too_large', { fields: { [field]: 'files.too_large' }, headers: { connection: 'close' }, vars: { mb: FILE_MAX_BYTES / 1024 / 1024 } });
-export const tooManyFiles = () =>
-  new AppError('too_many_files', { headers: { connection: 'close' }, vars: { max: FILES_MAX_PER_REQUEST } });
+export const tooManyFiles = () => new AppError('too_many_files', { headers: { connection: 'close' }, vars: { max: FILES_MAX_PER_REQUEST } });
 const notMultipart = () => new AppError('not_multipart');
 const badForm = () => new AppError('bad_form');
 
@@ -37,7 +36,7 @@ const badForm = () => new AppError('bad_form');
 export async function refuseOversizedUpload(request: FastifyRequest): Promise<void> {
   const length = Number(request.headers['content-length'] ?? 0);
   if (length > UPLOAD_BODY_MAX_BYTES) {
-    throw new AppError('upload_too_large', { headers: { connection: 'close' }, vars: { mb: UPLOAD_BODY_MAX_BYTES / 1024 / 1024 | 0 } });
+    throw new AppError('upload_too_large', { headers: { connection: 'close' }, vars: { mb: (UPLOAD_BODY_MAX_BYTES / 1024 / 1024) | 0 } });
   }
 }
 
@@ -54,7 +53,13 @@ export async function receiveUpload(request: FastifyRequest): Promise<TReceivedU
   const fields: Record<string, string> = {};
   try {
     const parts = request.parts({
-      limits: { fileSize: FILE_MAX_BYTES + 1, files: FILES_MAX_PER_REQUEST, fields: FIELDS_MAX, fieldSize: FIELD_MAX_BYTES, parts: FILES_MAX_PER_REQUEST + FIELDS_MAX },
+      limits: {
+        fileSize: FILE_MAX_BYTES + 1,
+        files: FILES_MAX_PER_REQUEST,
+        fields: FIELDS_MAX,
+        fieldSize: FIELD_MAX_BYTES,
+        parts: FILES_MAX_PER_REQUEST + FIELDS_MAX,
+      },
     });
     for await (const part of parts) {
       if (part.type === 'field') {

@@ -44,7 +44,10 @@ describe.each(ENGINES)('content operations on %s', (engine) => {
       ['menu removal', () => removeMenuItem(ctx.db, 'en', 'header_menu', 'article/news')],
       ['footer image', () => setFooterImage(ctx.db, { name: 'bank-new', ext: 'svg' })],
       ['site setting', () => setSiteSetting(ctx.db, 'site_blocked', false)],
-      ['notification for everyone', () => sendNotification(ctx.db, { userId: null, display: 'inner', type: 'success', texts: [{ locale: 'ru', title: 'Всем', text: '' }] })],
+      [
+        'notification for everyone',
+        () => sendNotification(ctx.db, { userId: null, display: 'inner', type: 'success', texts: [{ locale: 'ru', title: 'Всем', text: '' }] }),
+      ],
     ];
     let last = v0;
     for (const [what, change] of steps) {
@@ -72,7 +75,11 @@ describe.each(ENGINES)('content operations on %s', (engine) => {
 
   it('the version also changes when a notification for everyone expires, without any write', async () => {
     const id = await sendNotification(ctx.db, {
-      userId: null, display: 'inner', type: 'success', expiresAt: new Date(Date.now() + 1500), texts: [{ locale: 'ru', title: 'Минутка', text: '' }],
+      userId: null,
+      display: 'inner',
+      type: 'success',
+      expiresAt: new Date(Date.now() + 1500),
+      texts: [{ locale: 'ru', title: 'Минутка', text: '' }],
     });
     const before = await version();
     await new Promise((resolve) => setTimeout(resolve, 1700));
@@ -118,7 +125,10 @@ describe.each(ENGINES)('content operations on %s', (engine) => {
 
   it('article:set stores sanitised HTML, converts Markdown, and article:remove removes it', async () => {
     const html = join(dir, 'promo.html');
-    writeFileSync(html, '<h2>Promo</h2><p onclick="steal()">Rates <a href="javascript:alert(1)">here</a><script>alert(1)</script></p><img src=x onerror=alert(1)>');
+    writeFileSync(
+      html,
+      '<h2>Promo</h2><p onclick="steal()">Rates <a href="javascript:alert(1)">here</a><script>alert(1)</script></p><img src=x onerror=alert(1)>',
+    );
     const saved = (await run('article:set', 'promo', 'en', 'Promo', html)) as { saved: string };
     expect(saved).toMatchObject({ saved: 'promo', locale: 'en', title: 'Promo' });
     const [row] = await ctx.db.query<{ body_html: string }>(`SELECT body_html FROM articles WHERE name = 'promo' AND locale = 'en'`);
@@ -127,7 +137,10 @@ describe.each(ENGINES)('content operations on %s', (engine) => {
     expect(served.json().article).toMatchObject({ name: 'promo', title: 'Promo', body_html: '<h2>Promo</h2><p>Rates here</p>' });
 
     const md = join(dir, 'promo.md');
-    writeFileSync(md, '## Акция\n\nКурс **лучше** на [странице комиссий](/article/fees) и [у партнёра](https://partner.example).\n\n<script>alert(1)</script>\n');
+    writeFileSync(
+      md,
+      '## Акция\n\nКурс **лучше** на [странице комиссий](/article/fees) и [у партнёра](https://partner.example).\n\n<script>alert(1)</script>\n',
+    );
     await run('article:set', 'promo', 'ru', 'Акция', md);
     const ru = (await ctx.app.inject({ url: '/api/content/article/promo' })).json().article.body_html as string;
     expect(ru).toContain('<h2>Акция</h2>');

@@ -42,11 +42,25 @@ describe.each(ENGINES)('kyc operator commands on %s, files in S3', (engine) => {
       { name: 'side1', value: 'selfie' },
       { name: 'file1', filename: 'selfie.png', content: await png() },
     ]);
-    const up = await ctx.app.inject({ method: 'POST', url: '/api/verification/passport/upload', payload, headers: { ...headers, authorization: `Bearer ${token}` } });
+    const up = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/verification/passport/upload',
+      payload,
+      headers: { ...headers, authorization: `Bearer ${token}` },
+    });
     expect(up.statusCode, up.body).toBe(200);
     const submit = await call(ctx.app, '/api/verification/passport/submit', {
       token,
-      payload: { id, number: 'C01X00T47', issuing_country: 'DE', issue_date: '2021-03-01', expiry_date: '2031-02-28', first_name: 'Erika', last_name: 'Mustermann', birth_date: '1984-08-12' },
+      payload: {
+        id,
+        number: 'C01X00T47',
+        issuing_country: 'DE',
+        issue_date: '2021-03-01',
+        expiry_date: '2031-02-28',
+        first_name: 'Erika',
+        last_name: 'Mustermann',
+        birth_date: '1984-08-12',
+      },
     });
     expect(submit.statusCode, submit.body).toBe(200);
     return { token, id };
@@ -57,7 +71,10 @@ describe.each(ENGINES)('kyc operator commands on %s, files in S3', (engine) => {
     const queue = (await commands['kyc:queue']!(ctx.db, ['--operator', 'dana'])) as Array<{ id: string }>;
     expect(queue.map((item) => item.id)).toContain(id);
 
-    const shown = (await commands['kyc:show']!(ctx.db, [id, '--operator', 'dana'])) as { document: { number: string }; files: Array<{ id: string; side: string }> };
+    const shown = (await commands['kyc:show']!(ctx.db, [id, '--operator', 'dana'])) as {
+      document: { number: string };
+      files: Array<{ id: string; side: string }>;
+    };
     expect(shown.document.number).toBe('C01X00T47');
     const front = shown.files.find((file) => file.side === 'front')!;
     const saved = path.join(out, 'front.jpg');
@@ -69,22 +86,50 @@ describe.each(ENGINES)('kyc operator commands on %s, files in S3', (engine) => {
     await expect(commands['kyc:reject']!(ctx.db, [id, '--file', 'selfie=blurred'])).rejects.toThrow(/--retry \| --final/);
     await expect(commands['kyc:reject']!(ctx.db, [id, '--file', 'selfie', '--retry'])).rejects.toThrow(/<side>=<reason>/);
     await expect(commands['kyc:reject']!(ctx.db, [id, '--file', 'selfie=ugly', '--retry', '--operator', 'dana'])).rejects.toThrow();
-    expect(await commands['kyc:reject']!(ctx.db, [id, '--file', 'selfie=other:face hidden by a hat', '--retry', '--operator', 'dana'])).toMatchObject({ retry: true, files: ['selfie'] });
+    expect(await commands['kyc:reject']!(ctx.db, [id, '--file', 'selfie=other:face hidden by a hat', '--retry', '--operator', 'dana'])).toMatchObject({
+      retry: true,
+      files: ['selfie'],
+    });
 
     const state = (await call(ctx.app, '/api/verification', { token })).json().verification;
-    expect(state.current.files.find((f: { side: string }) => f.side === 'selfie')).toMatchObject({ reject_reason: 'other', reject_note: 'face hidden by a hat' });
-    const { payload, headers } = multipart([{ name: 'id', value: id }, { name: 'side0', value: 'selfie' }, { name: 'file0', filename: 's.png', content: await png(240, 240) }]);
-    expect((await ctx.app.inject({ method: 'POST', url: '/api/verification/passport/upload', payload, headers: { ...headers, authorization: `Bearer ${token}` } })).statusCode).toBe(200);
+    expect(state.current.files.find((f: { side: string }) => f.side === 'selfie')).toMatchObject({
+      reject_reason: 'other',
+      reject_note: 'face hidden by a hat',
+    });
+    const { payload, headers } = multipart([
+      { name: 'id', value: id },
+      { name: 'side0', value: 'selfie' },
+      { name: 'file0', filename: 's.png', content: await png(240, 240) },
+    ]);
+    expect(
+      (await ctx.app.inject({ method: 'POST', url: '/api/verification/passport/upload', payload, headers: { ...headers, authorization: `Bearer ${token}` } }))
+        .statusCode,
+    ).toBe(200);
     const resubmit = await call(ctx.app, '/api/verification/passport/submit', {
       token,
-      payload: { id, number: 'C01X00T47', issuing_country: 'DE', issue_date: '2021-03-01', expiry_date: '2031-02-28', first_name: 'Erika', last_name: 'Mustermann', birth_date: '1984-08-12' },
+      payload: {
+        id,
+        number: 'C01X00T47',
+        issuing_country: 'DE',
+        issue_date: '2021-03-01',
+        expiry_date: '2031-02-28',
+        first_name: 'Erika',
+        last_name: 'Mustermann',
+        birth_date: '1984-08-12',
+      },
     });
     expect(resubmit.statusCode).toBe(200);
     expect(await commands['kyc:approve']!(ctx.db, [id, '--operator', 'dana'])).toMatchObject({ approved: id, level: 1 });
     expect((await call(ctx.app, '/api/verification', { token })).json().verification.level).toBe(1);
 
     const actions = await ctx.db.query<{ action: string }>(`SELECT action FROM operator_audit WHERE operator = 'dana' ORDER BY id`);
-    expect(actions.map((row) => row.action)).toEqual(['verification.queue', 'verification.show', 'verification.file', 'verification.reject', 'verification.approve']);
+    expect(actions.map((row) => row.action)).toEqual([
+      'verification.queue',
+      'verification.show',
+      'verification.file',
+      'verification.reject',
+      'verification.approve',
+    ]);
   });
 
   it('refuses unknown ids and missing arguments with their usage', async () => {

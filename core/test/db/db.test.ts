@@ -48,9 +48,7 @@ describe.each(ENGINES)('Db on %s', (engine) => {
   it('raises the server error with its code and detail, and the connection goes on', async () => {
     const failure = await db.query(`SELECT ledger_check_nothing($1)`, [1]).catch((err: unknown) => err);
     expect(failure).toMatchObject({ code: '42883' });
-    const refused = await db
-      .query(`DO $$ BEGIN RAISE EXCEPTION 'refused' USING ERRCODE = 'OB000', DETAIL = '{"x":1}'; END $$`)
-      .catch((err: unknown) => err);
+    const refused = await db.query(`DO $$ BEGIN RAISE EXCEPTION 'refused' USING ERRCODE = 'OB000', DETAIL = '{"x":1}'; END $$`).catch((err: unknown) => err);
     expect(refused).toMatchObject({ code: 'OB000', message: 'refused', detail: '{"x":1}' });
     expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });

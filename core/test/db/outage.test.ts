@@ -52,7 +52,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the core with its database down
       expect(await res.json()).toEqual({
         status: 'error',
         code: 'database_unavailable',
-        message: i % 2 ? 'The service is temporarily unavailable. Please try again in a few seconds.' : 'Сервис временно недоступен. Повторите попытку через несколько секунд.',
+        message:
+          i % 2
+            ? 'The service is temporarily unavailable. Please try again in a few seconds.'
+            : 'Сервис временно недоступен. Повторите попытку через несколько секунд.',
       });
     }
     const warnings = core.lines.filter((line) => line.level >= WARN).slice(warningsBefore);

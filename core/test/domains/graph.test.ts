@@ -98,7 +98,14 @@ describe('core domain import graph', () => {
       ['d', new Set(['a'])],
     ]);
     expect(findCycle(graph)).toEqual(['a', 'b', 'c', 'a']);
-    expect(findCycle(new Map([['a', new Set(['b'])], ['b', new Set<string>()]]))).toBeNull();
+    expect(
+      findCycle(
+        new Map([
+          ['a', new Set(['b'])],
+          ['b', new Set<string>()],
+        ]),
+      ),
+    ).toBeNull();
   });
 
   it('sees the domains and their imports, through modules outside domains/ too', () => {

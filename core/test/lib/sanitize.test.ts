@@ -4,7 +4,10 @@ import { sanitizeForServing, sanitizeHtmlContent } from '../../src/lib/sanitize.
 const ALLOWED: Record<string, string[]> = Object.fromEntries(
   ['p', 'h2', 'h3', 'h4', 'ul', 'ol', 'li', 'strong', 'em', 'b', 'i', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'code', 'pre', 'blockquote', 'br', 'hr']
     .map((tag) => [tag, [] as string[]])
-    .concat([['a', ['href', 'rel']], ['img', ['src', 'alt']]]),
+    .concat([
+      ['a', ['href', 'rel']],
+      ['img', ['src', 'alt']],
+    ]),
 );
 
 /** Every tag of the output is on the allowlist with allowed attributes and safe URLs only. */

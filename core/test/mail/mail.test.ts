@@ -139,7 +139,12 @@ describe.each(ENGINES)('mail on %s', (engine) => {
       const email = freshEmail('smtp');
       await call(ctx.app, '/api/auth/login', { payload: { email }, locale: 'en' });
       const row = await waitForRow(
-        async () => (await ctx.db.query<{ sent: boolean; attempts: number }>('SELECT sent_at IS NOT NULL AS sent, attempts FROM mail_outbox WHERE to_address = $1', [email]))[0],
+        async () =>
+          (
+            await ctx.db.query<{ sent: boolean; attempts: number }>('SELECT sent_at IS NOT NULL AS sent, attempts FROM mail_outbox WHERE to_address = $1', [
+              email,
+            ])
+          )[0],
         (found) => found.sent,
       );
       expect(row).toEqual({ sent: true, attempts: 1 });

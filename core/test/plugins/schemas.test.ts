@@ -28,7 +28,12 @@ describe.each(ENGINES)('route schemas and the OpenAPI document on %s', (engine) 
   afterAll(() => ctx.close());
 
   const apiRoutes = () =>
-    routes.flatMap((route) => [route.method].flat().filter((m) => m !== 'HEAD').map((method) => ({ method, route })));
+    routes.flatMap((route) =>
+      [route.method]
+        .flat()
+        .filter((m) => m !== 'HEAD')
+        .map((method) => ({ method, route })),
+    );
 
   it('every core route declares its schemas, and every public one is in the document', () => {
     expect(apiRoutes().length).toBeGreaterThan(30);
@@ -118,8 +123,10 @@ describe('response serialisation', () => {
     await app.register(errorsPlugin);
     await app.register(schemasPlugin, { strict });
     const routes: FastifyPluginAsyncZod = async (scoped) => {
-      scoped.get('/api/x', { schema: { response: { 200: z.object({ status: z.literal('ok'), nested: z.object({ a: z.number() }) }) } } }, () =>
-        ({ status: 'ok', nested: { a: 1, b: 2 }, wallets: [] }) as never,
+      scoped.get(
+        '/api/x',
+        { schema: { response: { 200: z.object({ status: z.literal('ok'), nested: z.object({ a: z.number() }) }) } } },
+        () => ({ status: 'ok', nested: { a: 1, b: 2 }, wallets: [] }) as never,
       );
     };
     await app.register(routes);

@@ -1,7 +1,13 @@
 // s3rver ships no types; the tests use this much of it.
 declare module 's3rver' {
   export default class S3rver {
-    constructor(options: { address?: string; port?: number; silent?: boolean; directory?: string; configureBuckets?: Array<{ name: string; configs: Array<string | Buffer> }> });
+    constructor(options: {
+      address?: string;
+      port?: number;
+      silent?: boolean;
+      directory?: string;
+      configureBuckets?: Array<{ name: string; configs: Array<string | Buffer> }>;
+    });
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
   }

@@ -14,11 +14,15 @@ export async function jpegWithGps(width = 320, height = 200): Promise<Buffer> {
 }
 
 export async function png(width = 200, height = 120): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: '#bf616a' } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: '#bf616a' } })
+    .png()
+    .toBuffer();
 }
 
 export async function webp(): Promise<Buffer> {
-  return sharp({ create: { width: 64, height: 64, channels: 3, background: '#a3be8c' } }).webp().toBuffer();
+  return sharp({ create: { width: 64, height: 64, channels: 3, background: '#a3be8c' } })
+    .webp()
+    .toBuffer();
 }
 
 /** A minimal, valid one-page PDF. */
@@ -72,7 +76,9 @@ export function multipart(parts: TPart[]): { payload: Buffer; headers: Record<st
       chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`));
     } else {
       chunks.push(
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.type ?? 'application/octet-stream'}\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.type ?? 'application/octet-stream'}\r\n\r\n`,
+        ),
         part.content,
         Buffer.from('\r\n'),
       );

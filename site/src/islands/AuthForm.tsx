@@ -11,7 +11,13 @@ type TSchema = { safeParse(input: unknown): { success: boolean; error?: { issues
 
 /** One island for every account form: what differs is the fields, the schema, the call and the ending. */
 const FORMS = {
-  login_password: { fields: ['email', 'password'], schema: ZLoginByPasswordBody, path: '/auth/login_by_password', submit: 'authpage.submit_login', signsIn: true },
+  login_password: {
+    fields: ['email', 'password'],
+    schema: ZLoginByPasswordBody,
+    path: '/auth/login_by_password',
+    submit: 'authpage.submit_login',
+    signsIn: true,
+  },
   login_email: { fields: ['email'], schema: ZEmailBody, path: '/auth/login', submit: 'authpage.submit_link', signsIn: false },
   signup: { fields: ['email', 'password'], schema: ZRegisterBody, path: '/auth/register', submit: 'authpage.submit_signup', signsIn: false },
   forgot: { fields: ['email'], schema: ZEmailBody, path: '/auth/reset', submit: 'authpage.submit_forgot', signsIn: false },
@@ -82,12 +88,21 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
     }
   }
 
-  if (done) return <p className="form-success" role="status" tabIndex={-1} ref={doneRef} data-testid="form-success">{done}</p>;
+  if (done)
+    return (
+      <p className="form-success" role="status" tabIndex={-1} ref={doneRef} data-testid="form-success">
+        {done}
+      </p>
+    );
 
   return (
     // method="post": even a native submit never puts a password into a URL.
     <form className="auth-form" method="post" noValidate onSubmit={onSubmit} ref={formRef} data-testid={`form-${kind}`}>
-      {formError && <p className="form-error" role="alert" data-testid="form-error">{formError}</p>}
+      {formError && (
+        <p className="form-error" role="alert" data-testid="form-error">
+          {formError}
+        </p>
+      )}
       {form.fields.map((field) => {
         const label = kind === 'change' && field === 'password' ? 'authpage.new_password' : LABELS[field];
         const error = errors[field];
@@ -106,8 +121,16 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
               aria-describedby={described}
               required
             />
-            {hint && <span className="field-hint" id={described}>{t('authpage.password_hint')}</span>}
-            {error && <span className="field-error" id={described} role="alert" data-testid={`error-${field}`}>{error}</span>}
+            {hint && (
+              <span className="field-hint" id={described}>
+                {t('authpage.password_hint')}
+              </span>
+            )}
+            {error && (
+              <span className="field-error" id={described} role="alert" data-testid={`error-${field}`}>
+                {error}
+              </span>
+            )}
           </label>
         );
       })}

@@ -62,7 +62,10 @@ function ExchangeAllBody({ currency, currencies, preview: initial, locale }: Omi
     sendingRef.current = true;
     setSending(true);
     setFormError('');
-    const selection = chosen.map((leg) => leg.src).sort().join(',');
+    const selection = chosen
+      .map((leg) => leg.src)
+      .sort()
+      .join(',');
     if (keyRef.current?.selection !== selection) keyRef.current = { selection, key: crypto.randomUUID() };
     try {
       const answer = await api<TResult>(`/exchange/all/${currency}`, { form: { currencies: selection }, idempotencyKey: keyRef.current.key });
@@ -90,15 +93,21 @@ function ExchangeAllBody({ currency, currencies, preview: initial, locale }: Omi
     const variant = batch.status === 'completed' ? 'success' : batch.status === 'partial' ? 'warning' : 'danger';
     return (
       <div className="xa-result" data-testid="exchange-all-result" data-status={batch.status}>
-        <p className={`xa-summary xa-summary-${variant}`} role="status" data-testid="exchange-all-message">{result.message}</p>
+        <p className={`xa-summary xa-summary-${variant}`} role="status" data-testid="exchange-all-message">
+          {result.message}
+        </p>
         <ul className="xa-legs">
           {batch.legs.map((leg) => (
             <li key={leg.src} className="xa-leg" data-testid={`leg-${leg.src}`} data-status={leg.status}>
               <img src={logo(leg.src)} alt="" width="28" height="28" />
               <div className="xa-leg-main">
-                <strong>{displayAmount(leg.amount, locale)} {leg.src}</strong>
+                <strong>
+                  {displayAmount(leg.amount, locale)} {leg.src}
+                </strong>
                 {leg.status === 'completed' ? (
-                  <span className="xa-leg-sub">→ {displayAmount(leg.amount_receive, locale)} {batch.currency}</span>
+                  <span className="xa-leg-sub">
+                    → {displayAmount(leg.amount_receive, locale)} {batch.currency}
+                  </span>
                 ) : (
                   leg.error && <span className="xa-leg-error">{leg.error}</span>
                 )}
@@ -108,8 +117,12 @@ function ExchangeAllBody({ currency, currencies, preview: initial, locale }: Omi
           ))}
         </ul>
         <div className="xf-actions">
-          <a className="btn btn-primary" href="/history/exchange">{t('exchangepage.to_history')}</a>
-          <a className="btn btn-outline" href={`/exchange/all/${currency}`}>{t('exchangepage.all_again')}</a>
+          <a className="btn btn-primary" href="/history/exchange">
+            {t('exchangepage.to_history')}
+          </a>
+          <a className="btn btn-outline" href={`/exchange/all/${currency}`}>
+            {t('exchangepage.all_again')}
+          </a>
         </div>
       </div>
     );
@@ -119,7 +132,9 @@ function ExchangeAllBody({ currency, currencies, preview: initial, locale }: Omi
     return (
       <div className="xa-empty" data-testid="exchange-all-empty">
         <p>{t('exchange.all_empty', { currency })}</p>
-        <a className="btn btn-outline" href="/exchanges">{t('exchangepage.to_pairs')}</a>
+        <a className="btn btn-outline" href="/exchanges">
+          {t('exchangepage.to_pairs')}
+        </a>
       </div>
     );
   }
@@ -143,7 +158,9 @@ function ExchangeAllBody({ currency, currencies, preview: initial, locale }: Omi
                   />
                   <img src={logo(leg.src)} alt="" width="28" height="28" />
                   <span className="xa-leg-main">
-                    <strong>{displayAmount(leg.amount, locale)} {leg.src}</strong>
+                    <strong>
+                      {displayAmount(leg.amount, locale)} {leg.src}
+                    </strong>
                     {available ? (
                       <span className="xa-leg-sub">
                         ≈ {displayAmount(leg.amount_receive, locale)} {currency} · {t('exchangepage.fee')} {displayAmount(leg.fee, locale)} {leg.src}
@@ -160,12 +177,24 @@ function ExchangeAllBody({ currency, currencies, preview: initial, locale }: Omi
       </fieldset>
       <div className="xa-total">
         <span>{t('exchangepage.all_total')}</span>
-        <strong data-testid="exchange-all-total">≈ {displayAmount(total, locale)} {currency}</strong>
+        <strong data-testid="exchange-all-total">
+          ≈ {displayAmount(total, locale)} {currency}
+        </strong>
       </div>
       <p className="xf-hint">{t('exchangepage.all_hint')}</p>
-      {formError && <p className="form-error" role="alert" data-testid="form-error">{formError}</p>}
+      {formError && (
+        <p className="form-error" role="alert" data-testid="form-error">
+          {formError}
+        </p>
+      )}
       <div className="xf-actions">
-        <button type="button" className="btn btn-primary xf-submit" onClick={confirm} disabled={sending || chosen.length === 0} data-testid="exchange-all-confirm">
+        <button
+          type="button"
+          className="btn btn-primary xf-submit"
+          onClick={confirm}
+          disabled={sending || chosen.length === 0}
+          data-testid="exchange-all-confirm"
+        >
           {sending ? t('exchangepage.sending') : t('exchangepage.all_confirm', { n: chosen.length, currency })}
         </button>
         <button type="button" className="btn btn-ghost" onClick={refresh} disabled={refreshing || sending} data-testid="exchange-all-refresh">

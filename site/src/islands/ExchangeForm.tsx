@@ -36,7 +36,18 @@ function newKey(): string {
 }
 
 /** The pair page's form: either side typed, a live quote, a countdown, a confirm that moves money once. */
-function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initialAmount = '', initialSide = 'pay', balances, locale }: Omit<TProps, 'messages'>) {
+function ExchangeFormBody({
+  pair,
+  src,
+  dst,
+  currencies,
+  pairs,
+  signedIn,
+  initialAmount = '',
+  initialSide = 'pay',
+  balances,
+  locale,
+}: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
   const wallets = useStore($wallets);
   const [side, setSide] = useState<TSide>(initialSide);
@@ -225,17 +236,42 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
     const { exchange } = result;
     return (
       <div className="xf-result" data-testid="exchange-result" role="status">
-        <div className="xf-result-icon" aria-hidden="true">✓</div>
-        <h2 tabIndex={-1} ref={resultRef}>{t('exchangepage.done_title')}</h2>
-        <p className="xf-result-message" data-testid="exchange-result-message">{result.message}</p>
+        <div className="xf-result-icon" aria-hidden="true">
+          ✓
+        </div>
+        <h2 tabIndex={-1} ref={resultRef}>
+          {t('exchangepage.done_title')}
+        </h2>
+        <p className="xf-result-message" data-testid="exchange-result-message">
+          {result.message}
+        </p>
         <dl className="xf-terms">
-          <div><dt>{t('exchangepage.you_paid')}</dt><dd>{displayAmount(exchange.amount, locale)} {exchange.src}</dd></div>
-          <div><dt>{t('exchangepage.you_received')}</dt><dd data-testid="exchange-result-received">{displayAmount(exchange.amount_receive, locale)} {exchange.dst}</dd></div>
-          <div><dt>{t('exchangepage.fee')}</dt><dd>{displayAmount(exchange.fee, locale)} {exchange.src}</dd></div>
+          <div>
+            <dt>{t('exchangepage.you_paid')}</dt>
+            <dd>
+              {displayAmount(exchange.amount, locale)} {exchange.src}
+            </dd>
+          </div>
+          <div>
+            <dt>{t('exchangepage.you_received')}</dt>
+            <dd data-testid="exchange-result-received">
+              {displayAmount(exchange.amount_receive, locale)} {exchange.dst}
+            </dd>
+          </div>
+          <div>
+            <dt>{t('exchangepage.fee')}</dt>
+            <dd>
+              {displayAmount(exchange.fee, locale)} {exchange.src}
+            </dd>
+          </div>
         </dl>
         <div className="xf-actions">
-          <button type="button" className="btn btn-primary" onClick={again} data-testid="exchange-again">{t('exchangepage.again')}</button>
-          <a className="btn btn-outline" href="/history/exchange">{t('exchangepage.to_history')}</a>
+          <button type="button" className="btn btn-primary" onClick={again} data-testid="exchange-again">
+            {t('exchangepage.again')}
+          </button>
+          <a className="btn btn-outline" href="/history/exchange">
+            {t('exchangepage.to_history')}
+          </a>
         </div>
       </div>
     );
@@ -273,20 +309,43 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
             aria-describedby={payError ? 'xf-pay-error' : undefined}
             data-testid="exchange-amount"
           />
-          <select aria-label={t('exchangepage.pay_currency')} value={src.code} onChange={(event) => goTo(event.target.value, dst.code)} data-testid="exchange-src">
-            {srcOptions.map((c) => <option key={c.code} value={c.code}>{c.code}</option>)}
+          <select
+            aria-label={t('exchangepage.pay_currency')}
+            value={src.code}
+            onChange={(event) => goTo(event.target.value, dst.code)}
+            data-testid="exchange-src"
+          >
+            {srcOptions.map((c) => (
+              <option key={c.code} value={c.code}>
+                {c.code}
+              </option>
+            ))}
           </select>
         </div>
-        {payError && <p className="field-error" id="xf-pay-error" role="alert" data-testid="error-amount">{payError}</p>}
+        {payError && (
+          <p className="field-error" id="xf-pay-error" role="alert" data-testid="error-amount">
+            {payError}
+          </p>
+        )}
       </div>
 
       <div className="xf-swap">
         {reverse ? (
-          <a className="xf-swap-btn" href={`/exchange/${dst.code}/${src.code}`} title={t('exchangepage.swap')} aria-label={t('exchangepage.swap')} data-testid="exchange-swap">
-            <svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M7 4 3 8l4 4V9h10V7H7zm10 8v3H7v2h10v3l4-4z" /></svg>
+          <a
+            className="xf-swap-btn"
+            href={`/exchange/${dst.code}/${src.code}`}
+            title={t('exchangepage.swap')}
+            aria-label={t('exchangepage.swap')}
+            data-testid="exchange-swap"
+          >
+            <svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true">
+              <path fill="currentColor" d="M7 4 3 8l4 4V9h10V7H7zm10 8v3H7v2h10v3l4-4z" />
+            </svg>
           </a>
         ) : (
-          <span className="xf-swap-btn" aria-hidden="true">↓</span>
+          <span className="xf-swap-btn" aria-hidden="true">
+            ↓
+          </span>
         )}
       </div>
 
@@ -294,7 +353,9 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
         <div className="xf-row-head">
           <label htmlFor="xf-receive">{t('exchangepage.you_receive')}</label>
           {signedIn && dstBalance !== undefined && (
-            <span className="xf-balance-text">{t('exchangepage.balance')}: {displayAmount(dstBalance, locale)} {dst.code}</span>
+            <span className="xf-balance-text">
+              {t('exchangepage.balance')}: {displayAmount(dstBalance, locale)} {dst.code}
+            </span>
           )}
         </div>
         <div className={`xf-input${receiveError ? ' xf-invalid' : ''}`}>
@@ -311,39 +372,85 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
             aria-describedby={receiveError ? 'xf-receive-error' : undefined}
             data-testid="exchange-amount-receive"
           />
-          <select aria-label={t('exchangepage.receive_currency')} value={dst.code} onChange={(event) => goTo(src.code, event.target.value)} data-testid="exchange-dst">
-            {dstOptions.map((c) => <option key={c.code} value={c.code}>{c.code}</option>)}
+          <select
+            aria-label={t('exchangepage.receive_currency')}
+            value={dst.code}
+            onChange={(event) => goTo(src.code, event.target.value)}
+            data-testid="exchange-dst"
+          >
+            {dstOptions.map((c) => (
+              <option key={c.code} value={c.code}>
+                {c.code}
+              </option>
+            ))}
           </select>
         </div>
-        {receiveError && <p className="field-error" id="xf-receive-error" role="alert" data-testid="error-amount_receive">{receiveError}</p>}
+        {receiveError && (
+          <p className="field-error" id="xf-receive-error" role="alert" data-testid="error-amount_receive">
+            {receiveError}
+          </p>
+        )}
       </div>
 
-      <dl className="xf-terms" aria-live="polite" data-testid="exchange-quote" data-state={loading ? 'loading' : quote ? (expired ? 'expired' : 'ready') : 'idle'}>
+      <dl
+        className="xf-terms"
+        aria-live="polite"
+        data-testid="exchange-quote"
+        data-state={loading ? 'loading' : quote ? (expired ? 'expired' : 'ready') : 'idle'}
+      >
         <div>
           <dt>{t('exchangepage.rate')}</dt>
           <dd>
             <span data-testid="quote-rate">{rateText}</span>
             <span className="xf-cost" title={t('exchangepage.cost_hint')} data-testid="quote-cost">
               {quote
-                ? t('exchangepage.cost_quote', { cost: displayAmount(quote.cost, locale), currency: src.code, percent: displayPercent(quote.cost_percent, locale, 2) })
+                ? t('exchangepage.cost_quote', {
+                    cost: displayAmount(quote.cost, locale),
+                    currency: src.code,
+                    percent: displayPercent(quote.cost_percent, locale, 2),
+                  })
                 : t('exchangepage.cost_pair', { percent: displayPercent(pair.cost_percent, locale, 2) })}
             </span>
           </dd>
         </div>
         {quote ? (
           <>
-            <div><dt>{t('exchangepage.fee')}</dt><dd data-testid="quote-fee">{displayAmount(quote.fee, locale)} {src.code}</dd></div>
-            <div><dt>{t('exchangepage.you_pay')}</dt><dd data-testid="quote-amount">{displayAmount(quote.amount, locale)} {src.code}</dd></div>
-            <div className="xf-strong"><dt>{t('exchangepage.you_receive')}</dt><dd data-testid="quote-receive" data-amount={quote.amount_receive}>{displayAmount(quote.amount_receive, locale)} {dst.code}</dd></div>
+            <div>
+              <dt>{t('exchangepage.fee')}</dt>
+              <dd data-testid="quote-fee">
+                {displayAmount(quote.fee, locale)} {src.code}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('exchangepage.you_pay')}</dt>
+              <dd data-testid="quote-amount">
+                {displayAmount(quote.amount, locale)} {src.code}
+              </dd>
+            </div>
+            <div className="xf-strong">
+              <dt>{t('exchangepage.you_receive')}</dt>
+              <dd data-testid="quote-receive" data-amount={quote.amount_receive}>
+                {displayAmount(quote.amount_receive, locale)} {dst.code}
+              </dd>
+            </div>
           </>
         ) : (
-          <div><dt>{t('exchangepage.fee')}</dt><dd>{displayPercent(pair.fee_percent, locale)}%{!isZeroAmount(pair.fee_fixed) && ` + ${displayAmount(pair.fee_fixed, locale)} ${src.code}`}</dd></div>
+          <div>
+            <dt>{t('exchangepage.fee')}</dt>
+            <dd>
+              {displayPercent(pair.fee_percent, locale)}%{!isZeroAmount(pair.fee_fixed) && ` + ${displayAmount(pair.fee_fixed, locale)} ${src.code}`}
+            </dd>
+          </div>
         )}
         <div>
           <dt>{t('exchangepage.limits')}</dt>
           <dd>
             {pair.max
-              ? t('exchangepage.limits_range', { min: displayAmount((quote?.limits ?? pair).min, locale), max: displayAmount((quote?.limits ?? pair).max ?? '', locale), currency: src.code })
+              ? t('exchangepage.limits_range', {
+                  min: displayAmount((quote?.limits ?? pair).min, locale),
+                  max: displayAmount((quote?.limits ?? pair).max ?? '', locale),
+                  currency: src.code,
+                })
               : t('exchangepage.limits_min', { min: displayAmount(pair.min, locale), currency: src.code })}
           </dd>
         </div>
@@ -352,17 +459,33 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
       {quote && signedIn && (
         <p className={`xf-timer${expired ? ' xf-timer-expired' : ''}`} data-testid="quote-timer">
           {expired ? t('exchangepage.quote_expired_hint') : t('exchangepage.quote_valid', { seconds: remaining })}
-          {!expired && <span className="xf-timer-bar"><span className="xf-timer-fill" data-fill={Math.ceil((remaining / quote.expires_in) * 10)} /></span>}
+          {!expired && (
+            <span className="xf-timer-bar">
+              <span className="xf-timer-fill" data-fill={Math.ceil((remaining / quote.expires_in) * 10)} />
+            </span>
+          )}
         </p>
       )}
-      {loading && <p className="xf-hint" data-testid="quote-loading">{t('exchangepage.quoting')}</p>}
+      {loading && (
+        <p className="xf-hint" data-testid="quote-loading">
+          {t('exchangepage.quoting')}
+        </p>
+      )}
       {insufficient && (
         <p className="form-error" role="alert" data-testid="quote-insufficient">
           {t('exchangepage.insufficient', { balance: displayAmount(quote?.balance ?? srcBalance ?? '0', locale), currency: src.code })}
         </p>
       )}
-      {notice && <p className="xf-notice" role="alert" data-testid="exchange-notice">{notice}</p>}
-      {formError && <p className="form-error" role="alert" data-testid="form-error">{formError}</p>}
+      {notice && (
+        <p className="xf-notice" role="alert" data-testid="exchange-notice">
+          {notice}
+        </p>
+      )}
+      {formError && (
+        <p className="form-error" role="alert" data-testid="form-error">
+          {formError}
+        </p>
+      )}
 
       {signedIn ? (
         <button className="btn btn-primary xf-submit" type="submit" disabled={!canConfirm} data-testid="exchange-confirm">
@@ -372,8 +495,12 @@ function ExchangeFormBody({ pair, src, dst, currencies, pairs, signedIn, initial
         <div className="xf-guest" data-testid="exchange-login-prompt">
           <p>{t('exchangepage.login_prompt')}</p>
           <div className="xf-actions">
-            <a className="btn btn-primary" href={`/login?next=${encodeURIComponent(`/exchange/${src.code}/${dst.code}`)}`}>{t('exchangepage.login')}</a>
-            <a className="btn btn-outline" href="/signup">{t('exchangepage.signup')}</a>
+            <a className="btn btn-primary" href={`/login?next=${encodeURIComponent(`/exchange/${src.code}/${dst.code}`)}`}>
+              {t('exchangepage.login')}
+            </a>
+            <a className="btn btn-outline" href="/signup">
+              {t('exchangepage.signup')}
+            </a>
           </div>
         </div>
       )}

@@ -43,7 +43,13 @@ class IslandBoundary extends Component<{ children: ReactNode; fallback: string }
     reportFrontError({ type: 'react', message: error.message, stack: `${error.stack ?? ''}\n${info.componentStack ?? ''}` });
   }
   override render() {
-    return this.state.failed ? <p role="alert" className="island-error">{this.props.fallback}</p> : this.props.children;
+    return this.state.failed ? (
+      <p role="alert" className="island-error">
+        {this.props.fallback}
+      </p>
+    ) : (
+      this.props.children
+    );
   }
 }
 

@@ -19,11 +19,20 @@ function LinkSignInBody({ path, landing }: { path: string; landing: string }) {
       (err: unknown) => setError(err instanceof ApiError ? err.message : t('authpage.link_failed')),
     );
   }, [path, landing, t]);
-  if (!error) return <p role="status" data-testid="link-signing-in">{t('authpage.signing_in')}</p>;
+  if (!error)
+    return (
+      <p role="status" data-testid="link-signing-in">
+        {t('authpage.signing_in')}
+      </p>
+    );
   return (
     <div>
-      <p className="form-error" role="alert" data-testid="form-error">{error}</p>
-      <a className="btn btn-outline" href="/login">{t('authpage.request_new_link')}</a>
+      <p className="form-error" role="alert" data-testid="form-error">
+        {error}
+      </p>
+      <a className="btn btn-outline" href="/login">
+        {t('authpage.request_new_link')}
+      </a>
     </div>
   );
 }

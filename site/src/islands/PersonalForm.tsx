@@ -22,7 +22,9 @@ type TProps = TIslandProps & { info: TUserInfo };
 function PersonalFormBody({ info }: { info: TUserInfo }) {
   const { t } = useTranslation();
   const locked = (field: TField) => info.verification_level >= 1 && (VERIFIED_USER_FIELDS as readonly string[]).includes(field);
-  const [values, setValues] = useState<Record<TField, string>>(() => Object.fromEntries(FIELDS.map(({ name }) => [name, info[name] ?? ''])) as Record<TField, string>);
+  const [values, setValues] = useState<Record<TField, string>>(
+    () => Object.fromEntries(FIELDS.map(({ name }) => [name, info[name] ?? ''])) as Record<TField, string>,
+  );
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState('');
   const [saved, setSaved] = useState('');
@@ -60,8 +62,16 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
 
   return (
     <form className="settings-form" method="post" noValidate onSubmit={onSubmit} data-testid="form-personal">
-      {info.verification_level >= 1 && <p className="lock-note" data-testid="verified-lock">{t('settingspage.verified_lock')}</p>}
-      {formError && <p className="form-error" role="alert">{formError}</p>}
+      {info.verification_level >= 1 && (
+        <p className="lock-note" data-testid="verified-lock">
+          {t('settingspage.verified_lock')}
+        </p>
+      )}
+      {formError && (
+        <p className="form-error" role="alert">
+          {formError}
+        </p>
+      )}
       <div className="settings-grid">
         {FIELDS.map(({ name, autoComplete, type }) => {
           const error = errors[name];
@@ -78,14 +88,24 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
                 aria-invalid={error ? 'true' : undefined}
                 onChange={(event) => setValues({ ...values, [name]: event.target.value })}
               />
-              {error && <span className="field-error" data-testid={`error-${name}`}>{error}</span>}
+              {error && (
+                <span className="field-error" data-testid={`error-${name}`}>
+                  {error}
+                </span>
+              )}
             </label>
           );
         })}
       </div>
-      {saved && <p className="form-success" role="status" data-testid="form-success">{saved}</p>}
+      {saved && (
+        <p className="form-success" role="status" data-testid="form-success">
+          {saved}
+        </p>
+      )}
       <div className="settings-actions">
-        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated}>{sending ? t('settingspage.saving') : t('settingspage.save')}</button>
+        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated}>
+          {sending ? t('settingspage.saving') : t('settingspage.save')}
+        </button>
       </div>
     </form>
   );

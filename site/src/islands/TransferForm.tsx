@@ -78,7 +78,12 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     return found;
   }
 
-  const body = () => ({ account_id: values.account_id.replace(/[\s-]/g, ''), currency: values.currency, amount: values.amount.trim(), comment: values.comment.trim() });
+  const body = () => ({
+    account_id: values.account_id.replace(/[\s-]/g, ''),
+    currency: values.currency,
+    amount: values.amount.trim(),
+    comment: values.comment.trim(),
+  });
 
   function showError(err: unknown) {
     if (err instanceof ApiError) {
@@ -147,17 +152,42 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     const { transfer } = result;
     return (
       <div className="xf-result" role="status" data-testid="transfer-result">
-        <div className="xf-result-icon" aria-hidden="true">✓</div>
-        <h2 tabIndex={-1} ref={resultRef}>{t('transferpage.done_title')}</h2>
-        <p className="xf-result-message" data-testid="transfer-result-message">{result.message}</p>
+        <div className="xf-result-icon" aria-hidden="true">
+          ✓
+        </div>
+        <h2 tabIndex={-1} ref={resultRef}>
+          {t('transferpage.done_title')}
+        </h2>
+        <p className="xf-result-message" data-testid="transfer-result-message">
+          {result.message}
+        </p>
         <dl className="xf-terms">
-          <div><dt>{t('transferpage.recipient')}</dt><dd>{transfer.name} · {transfer.account_id}</dd></div>
-          <div><dt>{t('transferpage.amount')}</dt><dd>{displayAmount(transfer.amount, locale)} {transfer.currency}</dd></div>
-          <div><dt>{t('transferpage.fee')}</dt><dd>{displayAmount(transfer.fee, locale)} {transfer.currency}</dd></div>
+          <div>
+            <dt>{t('transferpage.recipient')}</dt>
+            <dd>
+              {transfer.name} · {transfer.account_id}
+            </dd>
+          </div>
+          <div>
+            <dt>{t('transferpage.amount')}</dt>
+            <dd>
+              {displayAmount(transfer.amount, locale)} {transfer.currency}
+            </dd>
+          </div>
+          <div>
+            <dt>{t('transferpage.fee')}</dt>
+            <dd>
+              {displayAmount(transfer.fee, locale)} {transfer.currency}
+            </dd>
+          </div>
         </dl>
         <div className="xf-actions">
-          <button type="button" className="btn btn-primary" onClick={again} data-testid="transfer-again">{t('transferpage.again')}</button>
-          <a className="btn btn-outline" href="/history/transfer">{t('transferpage.to_history')}</a>
+          <button type="button" className="btn btn-primary" onClick={again} data-testid="transfer-again">
+            {t('transferpage.again')}
+          </button>
+          <a className="btn btn-outline" href="/history/transfer">
+            {t('transferpage.to_history')}
+          </a>
         </div>
       </div>
     );
@@ -165,14 +195,21 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
 
   const balance = currency ? balanceOf(currency.code) : '0';
   const feeText = currency
-    ? [isZeroAmount(currency.fee_percent) ? '' : `${displayPercent(currency.fee_percent, locale)}%`, isZeroAmount(currency.fee_fixed) ? '' : `${displayAmount(currency.fee_fixed, locale)} ${currency.code}`]
+    ? [
+        isZeroAmount(currency.fee_percent) ? '' : `${displayPercent(currency.fee_percent, locale)}%`,
+        isZeroAmount(currency.fee_fixed) ? '' : `${displayAmount(currency.fee_fixed, locale)} ${currency.code}`,
+      ]
         .filter(Boolean)
         .join(' + ') || t('transferpage.no_fee')
     : '';
 
   return (
     <form className="xf tf" noValidate onSubmit={onCheck} ref={formRef} data-testid="transfer-form">
-      {formError && <p className="form-error" role="alert" data-testid="form-error">{formError}</p>}
+      {formError && (
+        <p className="form-error" role="alert" data-testid="form-error">
+          {formError}
+        </p>
+      )}
       <label className="field">
         <span className="field-label">{t('transferpage.account_id')}</span>
         <input
@@ -188,25 +225,44 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
           data-testid="transfer-account"
         />
         {errors.account_id ? (
-          <span className="field-error" id="tf-account-note" role="alert" data-testid="error-account_id">{errors.account_id}</span>
+          <span className="field-error" id="tf-account-note" role="alert" data-testid="error-account_id">
+            {errors.account_id}
+          </span>
         ) : (
-          <span className="field-hint" id="tf-account-note">{t('transferpage.account_hint')}</span>
+          <span className="field-hint" id="tf-account-note">
+            {t('transferpage.account_hint')}
+          </span>
         )}
       </label>
 
       <div className="tf-pair">
         <label className="field">
           <span className="field-label">{t('transferpage.currency')}</span>
-          <select name="currency" value={values.currency} onChange={(event) => set('currency', event.target.value)} aria-invalid={errors.currency ? 'true' : undefined} aria-describedby={errors.currency ? 'tf-currency-error' : undefined} data-testid="transfer-currency">
+          <select
+            name="currency"
+            value={values.currency}
+            onChange={(event) => set('currency', event.target.value)}
+            aria-invalid={errors.currency ? 'true' : undefined}
+            aria-describedby={errors.currency ? 'tf-currency-error' : undefined}
+            data-testid="transfer-currency"
+          >
             {currencies.map((c) => (
-              <option key={c.code} value={c.code}>{c.code} — {displayAmount(balanceOf(c.code), locale)}</option>
+              <option key={c.code} value={c.code}>
+                {c.code} — {displayAmount(balanceOf(c.code), locale)}
+              </option>
             ))}
           </select>
-          {errors.currency && <span className="field-error" id="tf-currency-error" role="alert" data-testid="error-currency">{errors.currency}</span>}
+          {errors.currency && (
+            <span className="field-error" id="tf-currency-error" role="alert" data-testid="error-currency">
+              {errors.currency}
+            </span>
+          )}
         </label>
         <div className="field">
           <span className="tf-amount-label">
-            <label className="field-label" htmlFor="tf-amount">{t('transferpage.amount')}</label>
+            <label className="field-label" htmlFor="tf-amount">
+              {t('transferpage.amount')}
+            </label>
             {!isZeroAmount(balance) && (
               <button type="button" className="xf-balance" onClick={() => set('amount', stripTrailingZeros(balance))} data-testid="transfer-max">
                 {t('transferpage.max')}
@@ -225,18 +281,29 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
             aria-describedby={errors.amount ? 'tf-amount-error tf-terms' : 'tf-terms'}
             data-testid="transfer-amount"
           />
-          {errors.amount && <span className="field-error" id="tf-amount-error" role="alert" data-testid="error-amount">{errors.amount}</span>}
+          {errors.amount && (
+            <span className="field-error" id="tf-amount-error" role="alert" data-testid="error-amount">
+              {errors.amount}
+            </span>
+          )}
         </div>
       </div>
       {currency && (
         <p className="field-hint tf-terms" id="tf-terms" data-testid="transfer-terms">
-          {t('transferpage.terms', { balance: displayAmount(balance, locale), currency: currency.code, min: displayAmount(currency.min, locale), fee: feeText })}
+          {t('transferpage.terms', {
+            balance: displayAmount(balance, locale),
+            currency: currency.code,
+            min: displayAmount(currency.min, locale),
+            fee: feeText,
+          })}
           {currency.max && ` ${t('transferpage.terms_max', { max: displayAmount(currency.max, locale), currency: currency.code })}`}
         </p>
       )}
 
       <label className="field">
-        <span className="field-label">{t('transferpage.comment')} <span className="tf-optional">{t('transferpage.optional')}</span></span>
+        <span className="field-label">
+          {t('transferpage.comment')} <span className="tf-optional">{t('transferpage.optional')}</span>
+        </span>
         <input
           name="comment"
           maxLength={COMMENT_MAX}
@@ -247,22 +314,56 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
           aria-describedby={errors.comment ? 'tf-comment-error' : undefined}
           data-testid="transfer-comment"
         />
-        {errors.comment && <span className="field-error" id="tf-comment-error" role="alert" data-testid="error-comment">{errors.comment}</span>}
+        {errors.comment && (
+          <span className="field-error" id="tf-comment-error" role="alert" data-testid="error-comment">
+            {errors.comment}
+          </span>
+        )}
       </label>
 
       {check ? (
         <div className="tf-check" tabIndex={-1} ref={checkRef} aria-label={t('transferpage.check_group')} role="group" data-testid="transfer-check">
           <dl className="xf-terms">
-            <div><dt>{t('transferpage.recipient')}</dt><dd data-testid="transfer-recipient">{check.recipient.name} · {check.recipient.account_id}</dd></div>
-            <div><dt>{t('transferpage.amount')}</dt><dd>{displayAmount(check.amount, locale)} {check.currency}</dd></div>
-            <div><dt>{t('transferpage.fee')}</dt><dd data-testid="transfer-fee">{displayAmount(check.fee, locale)} {check.currency}</dd></div>
-            <div className="xf-strong"><dt>{t('transferpage.total')}</dt><dd data-testid="transfer-total">{displayAmount(check.total, locale)} {check.currency}</dd></div>
+            <div>
+              <dt>{t('transferpage.recipient')}</dt>
+              <dd data-testid="transfer-recipient">
+                {check.recipient.name} · {check.recipient.account_id}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('transferpage.amount')}</dt>
+              <dd>
+                {displayAmount(check.amount, locale)} {check.currency}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('transferpage.fee')}</dt>
+              <dd data-testid="transfer-fee">
+                {displayAmount(check.fee, locale)} {check.currency}
+              </dd>
+            </div>
+            <div className="xf-strong">
+              <dt>{t('transferpage.total')}</dt>
+              <dd data-testid="transfer-total">
+                {displayAmount(check.total, locale)} {check.currency}
+              </dd>
+            </div>
           </dl>
           <div className="xf-actions">
             <button type="button" className="btn btn-primary xf-submit" onClick={onSend} disabled={busy !== null} data-testid="transfer-send">
               {busy === 'send' ? t('transferpage.sending') : t('transferpage.send', { amount: displayAmount(check.total, locale), currency: check.currency })}
             </button>
-            <button type="button" className="btn btn-ghost" onClick={() => { setCheck(null); keyRef.current = null; requestAnimationFrame(() => document.getElementById('tf-amount')?.focus()); }} disabled={busy !== null} data-testid="transfer-edit">
+            <button
+              type="button"
+              className="btn btn-ghost"
+              onClick={() => {
+                setCheck(null);
+                keyRef.current = null;
+                requestAnimationFrame(() => document.getElementById('tf-amount')?.focus());
+              }}
+              disabled={busy !== null}
+              data-testid="transfer-edit"
+            >
               {t('transferpage.edit')}
             </button>
           </div>

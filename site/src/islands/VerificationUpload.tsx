@@ -63,7 +63,8 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
     if (!file) return;
     // Early hints only: the server decides by the bytes.
     if (file.size > FILE_MAX_BYTES) return patchSide(side, { error: t('kycpage.file_too_big_local'), progress: undefined });
-    if (file.type && !(ACCEPTED_FILE_TYPES as readonly string[]).includes(file.type)) return patchSide(side, { error: t('kycpage.file_type_local'), progress: undefined });
+    if (file.type && !(ACCEPTED_FILE_TYPES as readonly string[]).includes(file.type))
+      return patchSide(side, { error: t('kycpage.file_type_local'), progress: undefined });
     const preview = URL.createObjectURL(file);
     previews.current.push(preview);
     patchSide(side, { preview, previewIsImage: file.type.startsWith('image/'), progress: 0, error: undefined });
@@ -72,7 +73,9 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
       form.append('id', await draftId());
       form.append('side0', side);
       form.append('file0', file);
-      const answer = await uploadForm<{ verification: TVerificationState }>(`/verification/${type}/upload`, form, (fraction) => patchSide(side, { progress: fraction }));
+      const answer = await uploadForm<{ verification: TVerificationState }>(`/verification/${type}/upload`, form, (fraction) =>
+        patchSide(side, { progress: fraction }),
+      );
       setCurrent(answer.verification.current);
       patchSide(side, { progress: undefined });
       setErrors((all) => ({ ...all, [side]: '' }));
@@ -156,25 +159,49 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
               {state.progress !== undefined && (
                 <>
                   <progress max={1} value={state.progress} aria-label={t('kycpage.uploading')} />
-                  <p className="kyc-side-status" role="status">{t('kycpage.uploading')}</p>
+                  <p className="kyc-side-status" role="status">
+                    {t('kycpage.uploading')}
+                  </p>
                 </>
               )}
-              {state.progress === undefined && file && !rejected && <p className="kyc-side-status ok" data-testid={`uploaded-${side}`}>{t('kycpage.uploaded')}</p>}
+              {state.progress === undefined && file && !rejected && (
+                <p className="kyc-side-status ok" data-testid={`uploaded-${side}`}>
+                  {t('kycpage.uploaded')}
+                </p>
+              )}
               {rejected && (
                 <p className="field-error" data-testid={`rejected-${side}`}>
                   {t('kycpage.rejected_because', { reason: t(`verification.reason.${rejected}`) + (file.reject_note ? ` (${file.reject_note})` : '') })}
                 </p>
               )}
-              {error && <p className="field-error" role="alert" data-testid={`error-${side}`}>{error}</p>}
+              {error && (
+                <p className="field-error" role="alert" data-testid={`error-${side}`}>
+                  {error}
+                </p>
+              )}
               {editable && (
                 <div className="kyc-side-buttons">
                   <label className="btn btn-outline">
                     {file ? t('kycpage.replace') : t('kycpage.choose_file')}
-                    <input className="visually-hidden" type="file" accept={FILE_INPUT_ACCEPT} disabled={!hydrated} data-testid={`file-${side}`} onChange={(event) => void pick(side, event.target.files?.[0])} />
+                    <input
+                      className="visually-hidden"
+                      type="file"
+                      accept={FILE_INPUT_ACCEPT}
+                      disabled={!hydrated}
+                      data-testid={`file-${side}`}
+                      onChange={(event) => void pick(side, event.target.files?.[0])}
+                    />
                   </label>
                   <label className="btn btn-ghost">
                     {t('kycpage.take_photo')}
-                    <input className="visually-hidden" type="file" accept="image/jpeg,image/png,image/webp" capture={capture} disabled={!hydrated} onChange={(event) => void pick(side, event.target.files?.[0])} />
+                    <input
+                      className="visually-hidden"
+                      type="file"
+                      accept="image/jpeg,image/png,image/webp"
+                      capture={capture}
+                      disabled={!hydrated}
+                      onChange={(event) => void pick(side, event.target.files?.[0])}
+                    />
                   </label>
                 </div>
               )}
@@ -184,7 +211,11 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
       </div>
 
       <h2>{t('kycpage.step_fields')}</h2>
-      {formError && <p className="form-error" role="alert" data-testid="form-error">{formError}</p>}
+      {formError && (
+        <p className="form-error" role="alert" data-testid="form-error">
+          {formError}
+        </p>
+      )}
       <div className="settings-grid">
         {FIELDS.map(({ name, type: inputType, autoComplete, label }) => (
           <label key={name} className="field">
@@ -197,7 +228,11 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
               aria-invalid={errors[name] ? 'true' : undefined}
               onChange={(event) => setValues({ ...values, [name]: event.target.value })}
             />
-            {errors[name] && <span className="field-error" data-testid={`error-${name}`}>{errors[name]}</span>}
+            {errors[name] && (
+              <span className="field-error" data-testid={`error-${name}`}>
+                {errors[name]}
+              </span>
+            )}
           </label>
         ))}
       </div>

@@ -1,10 +1,11 @@
 import type { Dispatcher } from 'undici';
-import type { TLocale } from '@obmen/shared';
+import { REQUEST_ID_HEADER, type TLocale } from '@obmen/shared';
 
 /**
  * Server-side calls from pages to the core, through the BFF's one pooled client
  * (Astro.locals.core; fetch() costs about three times as much per call). Every call carries the
- * visitor's address (the core's per-IP limits are per visitor, not per BFF) and is bounded by
+ * visitor's address (the core's per-IP limits are per visitor, not per BFF) and the page
+ * request's id, and is bounded by
  * UPSTREAM_TIMEOUT_MS from the moment it is made, waiting for a free connection included.
  */
 export class CoreError extends Error {
@@ -21,17 +22,23 @@ export class CoreError extends Error {
 export type TPageConfig = { NODE_ENV: 'development' | 'production' | 'test'; UPSTREAM_TIMEOUT_MS: number };
 
 /** What a call needs of the page's locals (the middleware calls before `locale` is set). */
-export type TCoreLocals = { core: Dispatcher; config: TPageConfig; clientIp: string; locale?: TLocale };
+export type TCoreLocals = { core: Dispatcher; config: TPageConfig; clientIp: string; locale?: TLocale; requestId?: string | undefined };
 
 /** Who the call is for: the visitor's session token, when it acts as them; the locale when not the page's. */
 export type TCoreCall = { token?: string | undefined; locale?: TLocale };
 
 /** A GET with the answer's headers too (the session headers live there). */
-export async function coreGetWithHeaders<T>(locals: TCoreLocals, path: string, call: TCoreCall = {}): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
+export async function coreGetWithHeaders<T>(
+  locals: TCoreLocals,
+  path: string,
+  call: TCoreCall = {},
+): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
   const locale = call.locale ?? locals.locale;
   const headers: Record<string, string> = { accept: 'application/json', 'x-forwarded-for': locals.clientIp };
   if (locale) headers['x-obmen-locale'] = locale;
   if (call.token) headers.authorization = `Bearer ${call.token}`;
+  // The core logs the call under the page request's id (its reqId): one request, one id.
+  if (locals.requestId) headers[REQUEST_ID_HEADER] = locals.requestId;
   const res = await locals.core.request({ path, method: 'GET', headers, signal: AbortSignal.timeout(locals.config.UPSTREAM_TIMEOUT_MS) });
   const body = (await res.body.json()) as T;
   if (res.statusCode >= 400) throw new CoreError(res.statusCode, body);

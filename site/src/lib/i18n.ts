@@ -1,3 +1,4 @@
+import { siteLog } from './server-log.ts';
 import { MISSING_KEY_MESSAGE, isI18nKey, translate, type TLocale } from '@obmen/shared';
 
 /** What pages get as `Astro.locals.t`: a key (flat, dotted) and its `{{name}}` values. */
@@ -16,7 +17,7 @@ export function getT(locale: TLocale): TTranslate {
   if (!t) {
     t = (key, vars) => {
       if (isI18nKey(key)) return translate(locale, key, vars);
-      console.warn(JSON.stringify({ type: 'i18n', message: MISSING_KEY_MESSAGE, key, locale }));
+      siteLog.warn({ type: 'i18n', key, locale }, MISSING_KEY_MESSAGE);
       return key;
     };
     translators.set(locale, t);

@@ -10,7 +10,8 @@ export function reportFrontError(error: TFrontError): void {
   });
   try {
     const sent = navigator.sendBeacon?.('/api/logger/front', new Blob([payload], { type: 'application/json' }));
-    if (!sent) void fetch('/api/logger/front', { method: 'POST', body: payload, headers: { 'content-type': 'application/json' }, keepalive: true }).catch(() => {});
+    if (!sent)
+      void fetch('/api/logger/front', { method: 'POST', body: payload, headers: { 'content-type': 'application/json' }, keepalive: true }).catch(() => {});
   } catch {
     // Reporting must never become the error.
   }

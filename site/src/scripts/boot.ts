@@ -70,7 +70,15 @@ function initBurger() {
   if (!menu || !open) return;
   // Open, the menu is the page: what lies behind is inert (no focus, no clicks), focus starts
   // on its close button and returns to the burger when it closes.
-  const behind = () => [...document.body.children].filter((element): element is HTMLElement => element instanceof HTMLElement && element !== menu && element.tagName !== 'SCRIPT' && element.tagName !== 'DIALOG' && !element.classList.contains('toasts'));
+  const behind = () =>
+    [...document.body.children].filter(
+      (element): element is HTMLElement =>
+        element instanceof HTMLElement &&
+        element !== menu &&
+        element.tagName !== 'SCRIPT' &&
+        element.tagName !== 'DIALOG' &&
+        !element.classList.contains('toasts'),
+    );
   const setOpen = (isOpen: boolean) => {
     const wasOpen = !menu.hidden;
     menu.hidden = !isOpen;

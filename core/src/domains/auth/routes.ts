@@ -107,10 +107,8 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
     async (request, reply) => signedIn(reply, await confirmEmail(deps, clientOf(request), request.params.token)),
   );
 
-  app.post(
-    '/api/auth/reset',
-    { schema: { tags, summary: 'Mail a password reset link', body: ZEmailBody, response: { 200: ZAuthMessage } } },
-    (request) => requestPasswordReset(deps, clientOf(request), request.body),
+  app.post('/api/auth/reset', { schema: { tags, summary: 'Mail a password reset link', body: ZEmailBody, response: { 200: ZAuthMessage } } }, (request) =>
+    requestPasswordReset(deps, clientOf(request), request.body),
   );
 
   app.get(
@@ -142,14 +140,10 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
     async (request, reply) => signedIn(reply, await changePassword(deps, clientOf(request), request.body)),
   );
 
-  app.post(
-    '/api/auth/logout',
-    { schema: { tags, summary: 'Sign out', response: { 200: ZAuthState } } },
-    async (request, reply) => {
-      reply.header(SESSION_STATE_HEADER, SESSION_CLEARED);
-      return logOut(deps, clientOf(request));
-    },
-  );
+  app.post('/api/auth/logout', { schema: { tags, summary: 'Sign out', response: { 200: ZAuthState } } }, async (request, reply) => {
+    reply.header(SESSION_STATE_HEADER, SESSION_CLEARED);
+    return logOut(deps, clientOf(request));
+  });
 
   // The spec names a GET; it only mails the signed-in user's own address (rate-limited), and
   // the SameSite=Lax cookie is not sent on cross-site subresource requests. POST works too.

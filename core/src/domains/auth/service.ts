@@ -83,10 +83,7 @@ async function loadUser(db: Queryable, id: string): Promise<TAuthUser> {
  * A new user with a fresh random account id (7 random digits + Luhn digit). Two first sign-ins
  * of one email racing each other end in one user: the loser finds the winner's row.
  */
-async function createUser(
-  db: Queryable,
-  input: { email: string; locale: TLocale; passwordHash: string | null },
-): Promise<string> {
+async function createUser(db: Queryable, input: { email: string; locale: TLocale; passwordHash: string | null }): Promise<string> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const accountId = makeAccountId(randomInt(1_000_000, 10_000_000));
     const [row] = await db.query<{ id: string }>(
@@ -311,10 +308,9 @@ export async function requestPasswordReset(deps: TAuthDeps, client: TClient, bod
 export async function checkResetToken(deps: TAuthDeps, client: TClient, token: string): Promise<{ status: 'ok' }> {
   await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
   if (!isTokenShaped(token)) throw invalidToken();
-  const [row] = await deps.db.query(
-    `SELECT 1 FROM auth_tokens WHERE token_hash = $1 AND kind = 'reset' AND used_at IS NULL AND expires_at > now()`,
-    [hashToken(token)],
-  );
+  const [row] = await deps.db.query(`SELECT 1 FROM auth_tokens WHERE token_hash = $1 AND kind = 'reset' AND used_at IS NULL AND expires_at > now()`, [
+    hashToken(token),
+  ]);
   if (!row) throw invalidToken();
   return { status: 'ok' };
 }

@@ -28,17 +28,14 @@ const FIND_SESSION = statement('session_find', 'SELECT * FROM session_find($1, $
 export async function findSession(db: Queryable, token: string): Promise<TSession | null> {
   if (!isTokenShaped(token)) return null;
   // session_find() (core/sql/functions/session_find.sql): the same query with its plan kept per database session.
-  const [row] = await db.query<TAuthUser & { session_id: string; renew: boolean }>(FIND_SESSION, [
-    hashToken(token),
-    RENEW_AFTER_S,
-  ]);
+  const [row] = await db.query<TAuthUser & { session_id: string; renew: boolean }>(FIND_SESSION, [hashToken(token), RENEW_AFTER_S]);
   if (!row) return null;
   const { session_id, renew, ...user } = row;
   if (renew) {
-    await db.query(
-      `UPDATE sessions SET last_seen_at = now(), expires_at = now() + $2::int * interval '1 second' WHERE id = $1 AND revoked_at IS NULL`,
-      [session_id, SESSION_TTL_S],
-    );
+    await db.query(`UPDATE sessions SET last_seen_at = now(), expires_at = now() + $2::int * interval '1 second' WHERE id = $1 AND revoked_at IS NULL`, [
+      session_id,
+      SESSION_TTL_S,
+    ]);
   }
   return { id: session_id, user, renewed: renew };
 }

@@ -4,10 +4,8 @@ import { getArticle, getContentVersion, getMenus } from './service.ts';
 import { notFoundOf } from '../../errors.ts';
 
 const contentRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get(
-    '/api/content/menu',
-    { schema: { tags: ['Client'], summary: 'All menus and the footer images', response: { 200: ZMenuResponse } } },
-    (request) => getMenus(app.db, request.locale),
+  app.get('/api/content/menu', { schema: { tags: ['Client'], summary: 'All menus and the footer images', response: { 200: ZMenuResponse } } }, (request) =>
+    getMenus(app.db, request.locale),
   );
 
   app.post(
@@ -20,7 +18,7 @@ const contentRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/content/article/:name',
     {
       config: { paramsError: () => notFoundOf('article') },
-      schema: { tags: ['Client'], summary: 'An article in the caller\'s language', params: ZArticleParams, response: { 200: ZArticleResponse } },
+      schema: { tags: ['Client'], summary: "An article in the caller's language", params: ZArticleParams, response: { 200: ZArticleResponse } },
     },
     async (request) => ({ article: await getArticle(app.db, request.params.name, request.locale) }),
   );

@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { ARTICLE_NAME, LOCALES, MENU_NAMES, type TArticle, type TFooterImage, type TLocale, type TMenuItem, type TMenuName, type TMenuResponse, type TMenus } from '@obmen/shared';
+import {
+  ARTICLE_NAME,
+  LOCALES,
+  MENU_NAMES,
+  type TArticle,
+  type TFooterImage,
+  type TLocale,
+  type TMenuItem,
+  type TMenuName,
+  type TMenuResponse,
+  type TMenus,
+} from '@obmen/shared';
 import { statement, type Queryable } from '../../db/index.ts';
 import { keptWhileCounterHolds } from '../../db/kept.ts';
 import { notFoundOf } from '../../errors.ts';
@@ -34,7 +45,10 @@ const ZMenuUrl = z
   .max(200)
   .refine((url) => /^[A-Za-z0-9][A-Za-z0-9/_.~%?=&-]*$/.test(url) || isHttpsUrl(url), 'a path like "article/fees" or an https:// address');
 
-const ZSiteOrHttpsUrl = z.string().max(2048).refine((url) => isSitePath(url) || isHttpsUrl(url), 'a path like "/image/x.svg" or an https:// address');
+const ZSiteOrHttpsUrl = z
+  .string()
+  .max(2048)
+  .refine((url) => isSitePath(url) || isHttpsUrl(url), 'a path like "/image/x.svg" or an https:// address');
 
 export const ZMenuItemInput = z.object({
   locale: z.enum(LOCALES),
@@ -104,9 +118,7 @@ export async function removeMenuItem(db: Queryable, locale: TLocale, menu: TMenu
 }
 
 export async function listFooterImages(db: Queryable): Promise<TFooterImage[]> {
-  const rows = await db.query<{ name: string; ext: string; url: string | null }>(
-    'SELECT name, ext, url FROM footer_images ORDER BY position, name',
-  );
+  const rows = await db.query<{ name: string; ext: string; url: string | null }>('SELECT name, ext, url FROM footer_images ORDER BY position, name');
   return rows.map((row) => (row.url ? { name: row.name, ext: row.ext, url: row.url } : { name: row.name, ext: row.ext }));
 }
 
@@ -126,7 +138,6 @@ export async function removeFooterImage(db: Queryable, name: string): Promise<bo
 }
 
 // ---- articles -------------------------------------------------------------------------------
-
 
 const ARTICLE_COLUMNS = `name, locale, title, body_html, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS updated_at`;
 

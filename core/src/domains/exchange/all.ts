@@ -48,7 +48,9 @@ function formatLeg(leg: TRawLeg, target: string, byCode: Map<string, TCurrency>,
 }
 
 function formatBatch(batch: TRawBatch, byCode: Map<string, TCurrency>, locale: TLocale): TExchangeBatch {
-  const received = batch.legs.filter((leg) => leg.status === 'completed' || leg.status === 'planned').reduce((sum, leg) => sum + BigInt(leg.amount_receive), 0n);
+  const received = batch.legs
+    .filter((leg) => leg.status === 'completed' || leg.status === 'planned')
+    .reduce((sum, leg) => sum + BigInt(leg.amount_receive), 0n);
   return {
     id: batch.id,
     currency: batch.currency,
@@ -61,7 +63,16 @@ function formatBatch(batch: TRawBatch, byCode: Map<string, TCurrency>, locale: T
 
 /** What one source balance would become: a planned leg or why it cannot go. */
 function planLeg(src: TCurrency, target: TCurrency, balance: bigint, terms: TPairTerms | null): { leg: TRawLeg; amounts: TQuoteAmounts | null } {
-  const base: TRawLeg = { src: src.code, amount: balance.toString(), amount_receive: '0', fee: '0', rate: '', status: 'unavailable', exchange_id: null, error_code: null };
+  const base: TRawLeg = {
+    src: src.code,
+    amount: balance.toString(),
+    amount_receive: '0',
+    fee: '0',
+    rate: '',
+    status: 'unavailable',
+    exchange_id: null,
+    error_code: null,
+  };
   if (!terms) return { leg: { ...base, error_code: 'pair_unavailable' }, amounts: null };
   try {
     const amounts = quoteFromPay(terms, { src: src.precision, dst: target.precision }, balance);
@@ -159,13 +170,18 @@ export async function exchangeAll(
       }
       await tx.query('SAVEPOINT exchange_leg');
       try {
-        const [row] = await tx.query<{ e: { id: string } }>(
-          'SELECT money_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, NULL) AS e',
-          [
-            userId, src.code, target.code, amounts.pay.toString(), amounts.fee.toString(), amounts.spent.toString(),
-            amounts.remainder.toString(), amounts.receive.toString(), amounts.rate, batchRow!.id,
-          ],
-        );
+        const [row] = await tx.query<{ e: { id: string } }>('SELECT money_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, NULL) AS e', [
+          userId,
+          src.code,
+          target.code,
+          amounts.pay.toString(),
+          amounts.fee.toString(),
+          amounts.spent.toString(),
+          amounts.remainder.toString(),
+          amounts.receive.toString(),
+          amounts.rate,
+          batchRow!.id,
+        ]);
         await tx.query('RELEASE SAVEPOINT exchange_leg');
         legs.push({ ...leg, status: 'completed', exchange_id: row!.e.id });
       } catch (err) {

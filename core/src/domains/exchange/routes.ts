@@ -32,14 +32,7 @@ import { listPairs } from '../rates/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, sendCsv } from '../history/service.ts';
 import { exchangeAll, exchangeAllStatus, previewExchangeAll } from './all.ts';
-import {
-  createQuote,
-  executeExchange,
-  exchangeStatus,
-  landingQuote,
-  pairInfo,
-  type TExchangeDeps,
-} from './service.ts';
+import { createQuote, executeExchange, exchangeStatus, landingQuote, pairInfo, type TExchangeDeps } from './service.ts';
 
 /** Exchange (spec §7): pairs, quotes, one pair, all-to-one, statuses, history. */
 const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -48,7 +41,14 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/exchange/list',
-    { schema: { tags, summary: 'Pairs (searchable: "BTC/", "/USDT", "BTC/USDT", "BTC") and currencies', querystring: ZExchangeListQuery, response: { 200: ZExchangeListResponse } } },
+    {
+      schema: {
+        tags,
+        summary: 'Pairs (searchable: "BTC/", "/USDT", "BTC/USDT", "BTC") and currencies',
+        querystring: ZExchangeListQuery,
+        response: { 200: ZExchangeListResponse },
+      },
+    },
     async (request) => {
       const { search } = request.query;
       const byCode = await currencies(app.db);
@@ -65,7 +65,12 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/exchange/check',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'A quote to confirm within 30 s (form: src, dst, amount or amount_receive)', body: ZExchangeCheckBody, response: { 200: ZQuoteResponse } },
+      schema: {
+        tags,
+        summary: 'A quote to confirm within 30 s (form: src, dst, amount or amount_receive)',
+        body: ZExchangeCheckBody,
+        response: { 200: ZQuoteResponse },
+      },
     },
     async (request) => ({ status: 'ok' as const, quote: await createQuote(deps, currentUser(request).id, request.body) }),
   );
@@ -81,7 +86,12 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       onRequest: requireUser,
       config: { paramsError: () => notFoundOf('exchange') },
-      schema: { tags, summary: 'One of the caller\'s exchanges (404 exchange_not_found otherwise)', params: ZIdParams, response: { 200: ZExchangeStatusResponse } },
+      schema: {
+        tags,
+        summary: "One of the caller's exchanges (404 exchange_not_found otherwise)",
+        params: ZIdParams,
+        response: { 200: ZExchangeStatusResponse },
+      },
     },
     async (request) => ({ status: 'ok' as const, exchange: await exchangeStatus(app.db, currentUser(request).id, request.params.id, request.locale) }),
   );
@@ -92,7 +102,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requireUser,
       schema: {
         tags,
-        summary: 'The caller\'s exchanges, filtered and paged (format=csv: a CSV file)',
+        summary: "The caller's exchanges, filtered and paged (format=csv: a CSV file)",
         querystring: ZHistoryQuery,
         response: { 200: { content: { 'application/json': { schema: ZExchangeHistoryResponse }, 'text/csv': { schema: ZCsv } } } },
       },
@@ -166,7 +176,12 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       onRequest: requireUser,
       config: { paramsError: () => notFoundOf('exchange_batch') },
-      schema: { tags, summary: 'One of the caller\'s all-to-one batches (404 exchange_batch_not_found otherwise)', params: ZIdParams, response: { 200: ZExchangeBatchResponse } },
+      schema: {
+        tags,
+        summary: "One of the caller's all-to-one batches (404 exchange_batch_not_found otherwise)",
+        params: ZIdParams,
+        response: { 200: ZExchangeBatchResponse },
+      },
     },
     async (request) => ({ status: 'ok' as const, batch: await exchangeAllStatus(app.db, currentUser(request).id, request.params.id, request.locale) }),
   );
@@ -200,7 +215,10 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
       return {
         status: 'ok' as const,
         message: translate(request.locale, 'exchange.done', {
-          amount: exchange.amount, src: exchange.src, receive: exchange.amount_receive, dst: exchange.dst,
+          amount: exchange.amount,
+          src: exchange.src,
+          receive: exchange.amount_receive,
+          dst: exchange.dst,
         }),
         exchange,
         ...(await getWalletEnvelope(app.db, user.id)),

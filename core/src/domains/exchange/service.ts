@@ -77,16 +77,29 @@ export async function createQuote(deps: TExchangeDeps, userId: string, body: TEx
   const { amounts } = priced;
   const token = randomBytes(24).toString('base64url');
   // One statement, so retrying a serialization failure (SERIALIZABLE databases) is safe.
-  const [row] = await withRetry(() => deps.db.query<{ expires_at: string; balance: string }>(
-    `INSERT INTO exchange_quotes (token_hash, user_id, src, dst, pay, fee, spent, remainder, receive, rate, requested, requested_amount, expires_at)
+  const [row] = await withRetry(() =>
+    deps.db.query<{ expires_at: string; balance: string }>(
+      `INSERT INTO exchange_quotes (token_hash, user_id, src, dst, pay, fee, spent, remainder, receive, rate, requested, requested_amount, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now() + $13::int * interval '1 second')
      RETURNING iso_time(expires_at) AS expires_at,
        coalesce((SELECT balance FROM ledger_accounts WHERE user_id = $2 AND currency = $3), 0)::text AS balance`,
-    [
-      hashToken(token), userId, priced.src.code, priced.dst.code, amounts.pay.toString(), amounts.fee.toString(), amounts.spent.toString(),
-      amounts.remainder.toString(), amounts.receive.toString(), amounts.rate, priced.requested, priced.requestedAmount.toString(), QUOTE_TTL_S,
-    ],
-  ));
+      [
+        hashToken(token),
+        userId,
+        priced.src.code,
+        priced.dst.code,
+        amounts.pay.toString(),
+        amounts.fee.toString(),
+        amounts.spent.toString(),
+        amounts.remainder.toString(),
+        amounts.receive.toString(),
+        amounts.rate,
+        priced.requested,
+        priced.requestedAmount.toString(),
+        QUOTE_TTL_S,
+      ],
+    ),
+  );
   const balance = BigInt(row!.balance);
   return { ...quoteView(priced, row!.expires_at), token, balance: formatAmount(balance, priced.src.precision), sufficient: balance >= amounts.pay };
 }
@@ -148,7 +161,12 @@ export async function executeExchange(
   try {
     const [row] = await withRetry(() =>
       deps.db.query<{ r: { replayed: boolean; result: { exchange: TRawExchange } } }>(EXCHANGE_EXECUTE, [
-        userId, key, hash, hashToken(token), pair.src, pair.dst,
+        userId,
+        key,
+        hash,
+        hashToken(token),
+        pair.src,
+        pair.dst,
       ]),
     );
     return { exchange: row!.r.result.exchange, replayed: row!.r.replayed };

@@ -1,13 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import {
-  HISTORY_CSV_MAX_ROWS,
-  formatAmount,
-  translate,
-  type THistoryQuery,
-  type TExchangeRecord,
-  type TLocale,
-  type TTransferRecord,
-} from '@obmen/shared';
+import { HISTORY_CSV_MAX_ROWS, formatAmount, translate, type THistoryQuery, type TExchangeRecord, type TLocale, type TTransferRecord } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { currencies, type TCurrency } from '../currencies/service.ts';
@@ -132,15 +124,31 @@ function toCsv<T extends Record<string, unknown>>(columns: Array<keyof T & strin
 
 /** A history's `format=csv` answer: a download named `filename`. */
 export function sendCsv<T extends Record<string, unknown>>(reply: FastifyReply, filename: string, columns: Array<keyof T & string>, rows: T[]) {
-  return reply
-    .type('text/csv; charset=utf-8')
-    .header('content-disposition', `attachment; filename="${filename}"`)
-    .send(toCsv(columns, rows));
+  return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(toCsv(columns, rows));
 }
 
 export const EXCHANGE_CSV_COLUMNS: Array<keyof TExchangeRecord & string> = [
-  'id', 'created_at', 'src', 'dst', 'amount', 'amount_receive', 'fee', 'rate', 'status', 'batch_id', 'error',
+  'id',
+  'created_at',
+  'src',
+  'dst',
+  'amount',
+  'amount_receive',
+  'fee',
+  'rate',
+  'status',
+  'batch_id',
+  'error',
 ];
 export const TRANSFER_CSV_COLUMNS: Array<keyof TTransferRecord & string> = [
-  'id', 'created_at', 'direction', 'account_id', 'name', 'currency', 'amount', 'fee', 'status', 'comment',
+  'id',
+  'created_at',
+  'direction',
+  'account_id',
+  'name',
+  'currency',
+  'amount',
+  'fee',
+  'status',
+  'comment',
 ];

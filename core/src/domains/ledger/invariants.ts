@@ -37,8 +37,14 @@ export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
   const sums: TLedgerReport['sums'] = {};
   for (const row of balances) sums[row.currency] = { balances: row.total, postings: '0' };
   for (const row of postings) sums[row.currency] = { balances: sums[row.currency]?.balances ?? '0', postings: row.total };
-  add('currency balances sum to zero', balances.filter((row) => BigInt(row.total) !== 0n));
-  add('currency postings sum to zero', postings.filter((row) => BigInt(row.total) !== 0n));
+  add(
+    'currency balances sum to zero',
+    balances.filter((row) => BigInt(row.total) !== 0n),
+  );
+  add(
+    'currency postings sum to zero',
+    postings.filter((row) => BigInt(row.total) !== 0n),
+  );
 
   add(
     'no negative user balance',

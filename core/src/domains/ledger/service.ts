@@ -63,10 +63,10 @@ export async function adjustBalance(db: Db, input: TAdjustment): Promise<{ trans
              ARRAY[$3::numeric, -$3::numeric], $4, $5)::text AS tx`,
           [user.id, currency.code, signed.toString(), reason, input.actor ?? 'operator'],
         );
-        const [balance] = await tx.query<{ balance: string }>(
-          'SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = $2',
-          [user.id, currency.code],
-        );
+        const [balance] = await tx.query<{ balance: string }>('SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = $2', [
+          user.id,
+          currency.code,
+        ]);
         return { transaction_id: row!.tx, currency: currency.code, balance: formatAmount(balance!.balance, currency.precision) };
       }),
     ),
@@ -74,7 +74,12 @@ export async function adjustBalance(db: Db, input: TAdjustment): Promise<{ trans
 }
 
 /** A correction: posts the opposite of a ledger transaction (once), with a reason. */
-export async function reverseTransaction(db: Db, transactionId: string, reason: string, actor = 'operator'): Promise<{ transaction_id: string; reverses: string }> {
+export async function reverseTransaction(
+  db: Db,
+  transactionId: string,
+  reason: string,
+  actor = 'operator',
+): Promise<{ transaction_id: string; reverses: string }> {
   if (!reason.trim()) throw new AppError('validation', { fields: { reason: 'validation.required' } });
   if (!/^\d{1,18}$/.test(transactionId)) throw new AppError('validation', { fields: { transaction: 'validation.invalid' } });
   return withRetry(() =>
@@ -89,17 +94,16 @@ export async function reverseTransaction(db: Db, transactionId: string, reason: 
 
 /** A user's balances in minor units by currency (accounts that exist). */
 export async function userBalances(db: Queryable, userId: string): Promise<Map<string, bigint>> {
-  const rows = await db.query<{ currency: string; balance: string }>(
-    'SELECT currency, balance::text AS balance FROM ledger_accounts WHERE user_id = $1',
-    [userId],
-  );
+  const rows = await db.query<{ currency: string; balance: string }>('SELECT currency, balance::text AS balance FROM ledger_accounts WHERE user_id = $1', [
+    userId,
+  ]);
   return new Map(rows.map((row) => [row.currency, BigInt(row.balance)]));
 }
 
 export async function userBalance(db: Queryable, userId: string, currency: string): Promise<bigint> {
-  const [row] = await db.query<{ balance: string }>(
-    'SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = $2',
-    [userId, currency],
-  );
+  const [row] = await db.query<{ balance: string }>('SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = $2', [
+    userId,
+    currency,
+  ]);
   return row ? BigInt(row.balance) : 0n;
 }

@@ -5,7 +5,7 @@ import { closeNotification, listOpenNotifications } from './service.ts';
 const notificationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/notify',
-    { schema: { tags: ['Client'], summary: 'The caller\'s open notifications (also in /api/auth/check)', response: { 200: ZNotificationsResponse } } },
+    { schema: { tags: ['Client'], summary: "The caller's open notifications (also in /api/auth/check)", response: { 200: ZNotificationsResponse } } },
     async (request) => ({ notifications: await listOpenNotifications(app.db, request.user?.id ?? null, request.locale) }),
   );
 
@@ -15,7 +15,8 @@ const notificationRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['Client'],
         summary: 'Close a notification',
-        description: '`remembered`: stored for the signed-in user; anonymous visitors keep their closes in localStorage. 404 `notification_not_found`, 409 `not_closable`.',
+        description:
+          '`remembered`: stored for the signed-in user; anonymous visitors keep their closes in localStorage. 404 `notification_not_found`, 409 `not_closable`.',
         body: ZNotifyCloseBody,
         response: { 200: ZNotifyCloseResponse },
       },

@@ -59,15 +59,26 @@ export async function insertNotification(tx: Queryable, input: TSendNotification
     [data.userId, data.display, data.type, data.closable, data.expiresAt ?? null],
   );
   for (const text of data.texts) {
-    await tx.query(
-      'INSERT INTO notification_texts (notification_id, locale, title, text_html, buttons) VALUES ($1, $2, $3, $4, $5::jsonb)',
-      [row!.id, text.locale, text.title, sanitizeHtmlContent(text.text), JSON.stringify(text.buttons)],
-    );
+    await tx.query('INSERT INTO notification_texts (notification_id, locale, title, text_html, buttons) VALUES ($1, $2, $3, $4, $5::jsonb)', [
+      row!.id,
+      text.locale,
+      text.title,
+      sanitizeHtmlContent(text.text),
+      JSON.stringify(text.buttons),
+    ]);
   }
   return Number(row!.id);
 }
 
-type TOpenRow = { id: string; display: TNotification['display']; type: TNotification['type']; closable: boolean; title: string; text_html: string; buttons: unknown };
+type TOpenRow = {
+  id: string;
+  display: TNotification['display'];
+  type: TNotification['type'];
+  closable: boolean;
+  title: string;
+  text_html: string;
+  buttons: unknown;
+};
 
 /**
  * The open notifications of a viewer, for the `notifications` envelope key: the user's own and
@@ -121,17 +132,14 @@ function toButtons(value: unknown): TNotification['buttons'] {
  * user's: 404. Not closable: 409.
  */
 export async function closeNotification(db: Queryable, userId: string | null, id: number): Promise<{ remembered: boolean }> {
-  const [row] = await db.query<{ closable: boolean }>(
-    'SELECT closable FROM notifications WHERE id = $1 AND (user_id IS NULL OR user_id = $2::bigint)',
-    [id, userId],
-  );
+  const [row] = await db.query<{ closable: boolean }>('SELECT closable FROM notifications WHERE id = $1 AND (user_id IS NULL OR user_id = $2::bigint)', [
+    id,
+    userId,
+  ]);
   if (!row) throw notFoundOf('notification');
   if (!row.closable) throw notClosable();
   if (userId === null) return { remembered: false };
-  await db.query(
-    'INSERT INTO notification_closes (user_id, notification_id) VALUES ($1, $2) ON CONFLICT (user_id, notification_id) DO NOTHING',
-    [userId, id],
-  );
+  await db.query('INSERT INTO notification_closes (user_id, notification_id) VALUES ($1, $2) ON CONFLICT (user_id, notification_id) DO NOTHING', [userId, id]);
   return { remembered: true };
 }
 

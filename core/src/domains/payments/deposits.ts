@@ -1,6 +1,12 @@
 import {
-  formatAmount, parseAmount,
-  type TDepositCreateBody, type TDepositPayment, type TDepositState, type TDepositSystems, type TPaymentProvider, type TPaymentWebhookEvent,
+  formatAmount,
+  parseAmount,
+  type TDepositCreateBody,
+  type TDepositPayment,
+  type TDepositState,
+  type TDepositSystems,
+  type TPaymentProvider,
+  type TPaymentWebhookEvent,
 } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
@@ -80,10 +86,11 @@ export async function applyDepositEvent(
        ARRAY[$4::numeric, -$4::numeric], $5, $6)::text AS tx`,
     [payment.user_id, payment.currency, provider, payment.amount, `deposit ${payment.public_id}`, `provider:${provider}`],
   );
-  await tx.query(
-    `UPDATE payments SET state = 'credited', ledger_transaction_id = $2, paid_at = $3, credited_at = $3, updated_at = $3 WHERE id = $1`,
-    [payment.id, posted!.tx, now],
-  );
+  await tx.query(`UPDATE payments SET state = 'credited', ledger_transaction_id = $2, paid_at = $3, credited_at = $3, updated_at = $3 WHERE id = $1`, [
+    payment.id,
+    posted!.tx,
+    now,
+  ]);
   return settle('credited');
 }
 

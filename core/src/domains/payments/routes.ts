@@ -28,28 +28,29 @@ const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { prov
       bodyLimit: WEBHOOK_BODY_LIMIT,
       schema: {
         tags: ['Deposit'],
-        summary: 'A payment provider\'s signed event (raw body; the x-obmen-signature header)',
+        summary: "A payment provider's signed event (raw body; the x-obmen-signature header)",
         params: z.object({ provider: z.string() }),
         response: { 200: ZOk.extend({ result: z.string() }) },
       },
     },
     async (request) => {
-    const params = ZWebhookParams.safeParse(request.params);
-    const provider = params.success ? providers.get(params.data.provider) : undefined;
-    if (!provider) throw notFoundOf('payment_provider');
-    const signature = request.headers[WEBHOOK_SIGNATURE_HEADER];
-    const { result } = await receiveWebhook(app.db, provider, {
-      rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-      signature: typeof signature === 'string' ? signature : undefined,
-      now: now(),
-    });
-    if (result === 'bad_signature' || result === 'stale') {
-      throw new AppError('webhook_signature_invalid');
-    }
-    if (result === 'malformed') throw new AppError('validation');
-    // Accepted: the provider must not resend it, whatever it did to the payment (the inbox says).
-    return { status: 'ok' as const, result };
-  });
+      const params = ZWebhookParams.safeParse(request.params);
+      const provider = params.success ? providers.get(params.data.provider) : undefined;
+      if (!provider) throw notFoundOf('payment_provider');
+      const signature = request.headers[WEBHOOK_SIGNATURE_HEADER];
+      const { result } = await receiveWebhook(app.db, provider, {
+        rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+        signature: typeof signature === 'string' ? signature : undefined,
+        now: now(),
+      });
+      if (result === 'bad_signature' || result === 'stale') {
+        throw new AppError('webhook_signature_invalid');
+      }
+      if (result === 'malformed') throw new AppError('validation');
+      // Accepted: the provider must not resend it, whatever it did to the payment (the inbox says).
+      return { status: 'ok' as const, result };
+    },
+  );
 };
 
 /** Spec §7 "Deposit" (so far: the systems and creating a deposit) and the providers' webhooks. */
@@ -58,7 +59,9 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
   await app.register(webhookRoutes, options);
 
   const ZDepositSystems = ZOk.extend({
-    currencies: z.array(z.object({ currency: z.string(), systems: z.array(z.object({ id: z.enum(PAYMENT_PROVIDERS), name: z.object({ ru: z.string(), en: z.string() }) })) })),
+    currencies: z.array(
+      z.object({ currency: z.string(), systems: z.array(z.object({ id: z.enum(PAYMENT_PROVIDERS), name: z.object({ ru: z.string(), en: z.string() }) })) }),
+    ),
   });
   app.get(
     '/api/deposit/ps',

@@ -45,7 +45,10 @@ export async function receiveWebhook(
         const applied = await applyDepositEvent(tx, provider.id, event, input.now);
         outcome = applied.result;
         await tx.query('UPDATE payment_events SET result = $3, payment_id = $4 WHERE provider = $1 AND event_id = $2', [
-          provider.id, event.id, outcome, applied.paymentId,
+          provider.id,
+          event.id,
+          outcome,
+          applied.paymentId,
         ]);
       }
       await tx.query('UPDATE payment_webhooks SET processed_at = $2, result = $3 WHERE id = $1', [webhookId, input.now, outcome]);
@@ -68,7 +71,16 @@ function parseEvent(rawBody: Buffer) {
 
 /** The inbox, newest first, for operators (payments:webhooks). The body is shown as received. */
 export async function listWebhooks(db: Queryable, filter: { provider?: string; result?: string; limit: number }) {
-  return db.query<{ id: string; provider: string; event_id: string | null; signature_valid: boolean; received_at: Date; processed_at: Date | null; result: string | null; body: string }>(
+  return db.query<{
+    id: string;
+    provider: string;
+    event_id: string | null;
+    signature_valid: boolean;
+    received_at: Date;
+    processed_at: Date | null;
+    result: string | null;
+    body: string;
+  }>(
     `SELECT id::text AS id, provider, event_id, signature_valid, received_at, processed_at, result, convert_from(raw_body, 'UTF8') AS body
      FROM payment_webhooks
      WHERE ($1::text IS NULL OR provider = $1) AND ($2::text IS NULL OR result = $2)

@@ -15,9 +15,7 @@ export default fp<{ config: TConfig; rates?: RateSource }>(
     const table = new TableRateSource(app.db);
     const source =
       rates ??
-      (config.RATES_FEED_URL
-        ? new FeedRateSource({ url: config.RATES_FEED_URL, table, onError: (err) => app.log.warn({ err }, 'rate feed failed') })
-        : table);
+      (config.RATES_FEED_URL ? new FeedRateSource({ url: config.RATES_FEED_URL, table, onError: (err) => app.log.warn({ err }, 'rate feed failed') }) : table);
     app.decorate('rates', source);
   },
   { name: 'rates', dependencies: ['db'] },

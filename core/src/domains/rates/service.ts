@@ -56,7 +56,7 @@ export async function listPairs(db: Queryable, source: RateSource, search?: stri
     const list = pairs
       .map((pair) => publicPair(pair, byCode))
       .filter((pair): pair is TExchangePair => pair !== null)
-      .sort((a, b) => (byCode.get(a.src)!.position - byCode.get(b.src)!.position) || (byCode.get(a.dst)!.position - byCode.get(b.dst)!.position));
+      .sort((a, b) => byCode.get(a.src)!.position - byCode.get(b.src)!.position || byCode.get(a.dst)!.position - byCode.get(b.dst)!.position);
     kept = { byCode, list: Object.freeze(list) };
     publicLists.set(pairs, kept);
   }

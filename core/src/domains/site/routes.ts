@@ -6,18 +6,16 @@ import { toPublicUser } from '../user/public.ts';
 const siteRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/health',
-    { schema: { tags: ['Service'], summary: 'Liveness and database reachability (the BFF\'s /local/healthcheck)', response: { 200: ZOk } } },
+    { schema: { tags: ['Service'], summary: "Liveness and database reachability (the BFF's /local/healthcheck)", response: { 200: ZOk } } },
     async () => {
       await app.db.query('SELECT 1');
       return { status: 'ok' as const };
     },
   );
 
-  app.get(
-    '/api/site',
-    { schema: { tags: ['Client'], summary: 'Site settings', response: { 200: ZSiteResponse } } },
-    async () => ({ site_settings: await getSiteSettings(app.db) }),
-  );
+  app.get('/api/site', { schema: { tags: ['Client'], summary: 'Site settings', response: { 200: ZSiteResponse } } }, async () => ({
+    site_settings: await getSiteSettings(app.db),
+  }));
 
   app.post(
     '/api/lang',
@@ -26,7 +24,7 @@ const siteRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['Client'],
         summary: 'Choose the language',
         description:
-          'Signed in: stored as the account\'s language (mails, and pages when the browser has no i18n_redirected cookie) and the updated `user` comes back. The BFF sets the i18n_redirected cookie (365 days) in both cases.',
+          "Signed in: stored as the account's language (mails, and pages when the browser has no i18n_redirected cookie) and the updated `user` comes back. The BFF sets the i18n_redirected cookie (365 days) in both cases.",
         body: ZLangBody,
         response: { 200: ZLangResponse },
       },

@@ -34,7 +34,12 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/transfer/check',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'Check a transfer: the recipient\'s masked name, the fee, the total (form)', body: ZTransferBody, response: { 200: ZTransferCheck } },
+      schema: {
+        tags,
+        summary: "Check a transfer: the recipient's masked name, the fee, the total (form)",
+        body: ZTransferBody,
+        response: { 200: ZTransferCheck },
+      },
     },
     async (request) => {
       const user = currentUser(request);
@@ -72,7 +77,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requireUser,
       schema: {
         tags,
-        summary: 'The caller\'s transfers, filtered and paged (format=csv: a CSV file)',
+        summary: "The caller's transfers, filtered and paged (format=csv: a CSV file)",
         querystring: ZHistoryQuery,
         response: { 200: { content: { 'application/json': { schema: ZTransferHistoryResponse }, 'text/csv': { schema: ZCsv } } } },
       },

@@ -19,7 +19,14 @@ async function formatTransfer(db: Queryable, raw: TRawTransfer): Promise<TTransf
 /** GET /api/transfer: what can be sent, the limits and fees, and the user's balances. */
 export async function transferInfo(db: Queryable, userId: string): Promise<{ currencies: TTransferCurrency[] }> {
   const rows = await db.query<{
-    code: string; logo: string; precision: number; min: string; max: string | null; fee_percent: string; fee_fixed: string; balance: string;
+    code: string;
+    logo: string;
+    precision: number;
+    min: string;
+    max: string | null;
+    fee_percent: string;
+    fee_fixed: string;
+    balance: string;
   }>(
     `SELECT c.code, c.logo, c.precision, coalesce(t.min_amount, 1)::text AS min, t.max_amount::text AS max,
             coalesce(t.fee_percent, 0)::text AS fee_percent, coalesce(t.fee_fixed, 0)::text AS fee_fixed, coalesce(a.balance, 0)::text AS balance
@@ -90,10 +97,15 @@ export async function makeTransfer(db: Db, userId: string, key: string, body: TT
   const hash = requestHash(TRANSFER_SCOPE, { account_id: body.account_id, currency: currency.code, amount, comment });
   const [row] = await withRetry(() =>
     ledgerCall(db, () =>
-      db.query<{ r: { replayed: boolean; result: { transfer: TRawTransfer }; wallet: TWalletState } }>(
-        MONEY_TRANSFER,
-        [userId, key, hash, body.account_id, currency.code, amount.toString(), comment],
-      ),
+      db.query<{ r: { replayed: boolean; result: { transfer: TRawTransfer }; wallet: TWalletState } }>(MONEY_TRANSFER, [
+        userId,
+        key,
+        hash,
+        body.account_id,
+        currency.code,
+        amount.toString(),
+        comment,
+      ]),
     ),
   );
   const { replayed, result, wallet } = row!.r;

@@ -18,7 +18,10 @@ const TAG_BYTES = 16;
  */
 export function openDocumentCipher(config: Pick<TConfig, 'DOCUMENT_KEY' | 'DOCUMENT_KEY_FILE' | 'NODE_ENV'>, warn: (msg: string) => void): TDocumentCipher {
   let key: Promise<Buffer> | undefined;
-  const getKey = () => (key ??= config.DOCUMENT_KEY ? Promise.resolve(Buffer.from(config.DOCUMENT_KEY, 'base64')) : loadOrCreateKey(config.DOCUMENT_KEY_FILE, config.NODE_ENV === 'production' ? warn : () => {}));
+  const getKey = () =>
+    (key ??= config.DOCUMENT_KEY
+      ? Promise.resolve(Buffer.from(config.DOCUMENT_KEY, 'base64'))
+      : loadOrCreateKey(config.DOCUMENT_KEY_FILE, config.NODE_ENV === 'production' ? warn : () => {}));
   return {
     async encrypt(plain) {
       const iv = randomBytes(IV_BYTES);

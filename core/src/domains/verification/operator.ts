@@ -14,7 +14,12 @@ import { currentFiles, VERIFICATION_COLUMNS, type TFileRow, type TVerificationCo
  */
 
 export async function audit(db: Queryable, operator: string, action: string, subject: string | null, details: object = {}): Promise<void> {
-  await db.query('INSERT INTO operator_audit (operator, action, subject, details) VALUES ($1, $2, $3, $4::jsonb)', [operator, action, subject, JSON.stringify(details)]);
+  await db.query('INSERT INTO operator_audit (operator, action, subject, details) VALUES ($1, $2, $3, $4::jsonb)', [
+    operator,
+    action,
+    subject,
+    JSON.stringify(details),
+  ]);
 }
 
 export type TQueueItem = { id: string; type: string; account_id: number; submitted_at: string; files: number; resubmitted: boolean };
@@ -69,7 +74,14 @@ export async function showSubmission(ctx: TVerificationContext, operator: string
           birth_date: row.birth_date,
         }
       : null,
-    files: files.map((file) => ({ id: file.public_id, side: file.side, mime: file.mime, size: file.size, reject_reason: file.reject_reason, reject_note: file.reject_note })),
+    files: files.map((file) => ({
+      id: file.public_id,
+      side: file.side,
+      mime: file.mime,
+      size: file.size,
+      reject_reason: file.reject_reason,
+      reject_note: file.reject_note,
+    })),
   };
 }
 
@@ -128,12 +140,17 @@ export async function rejectSubmission(ctx: Pick<TVerificationContext, 'db' | 'p
       if (!file) throw new Error(`submission ${publicId} has no ${rejected.side} file`);
       await tx.query('UPDATE verification_files SET reject_reason = $2, reject_note = $3 WHERE id = $1', [file.id, rejected.reason, rejected.note ?? null]);
     }
-    await tx.query(
-      `UPDATE verifications SET status = 'rejected', retry_allowed = $2, decided_at = now(), decided_by = $3, decision_note = $4 WHERE id = $1`,
-      [row.id, rejection.retry, operator, rejection.note ?? null],
-    );
+    await tx.query(`UPDATE verifications SET status = 'rejected', retry_allowed = $2, decided_at = now(), decided_by = $3, decision_note = $4 WHERE id = $1`, [
+      row.id,
+      rejection.retry,
+      operator,
+      rejection.note ?? null,
+    ]);
     const reasons = rejection.files
-      .map((file) => `${translate(row.locale, `verification.side.${file.side}`)}: ${translate(row.locale, `verification.reason.${file.reason}`)}${file.note ? ` (${file.note})` : ''}`)
+      .map(
+        (file) =>
+          `${translate(row.locale, `verification.side.${file.side}`)}: ${translate(row.locale, `verification.reason.${file.reason}`)}${file.note ? ` (${file.note})` : ''}`,
+      )
       .join('\n');
     await tellUser(tx, ctx.publicUrl, row, rejection.retry ? 'rejected_retry' : 'rejected_final', { reasons });
     await audit(tx, operator, 'verification.reject', publicId, rejection);
@@ -149,7 +166,8 @@ async function tellUser(
   outcome: 'approved' | 'rejected_retry' | 'rejected_final',
   vars: Record<string, string>,
 ) {
-  const page = outcome === 'approved' ? '/settings/verification_success' : outcome === 'rejected_retry' ? VERIFICATION_PAGES[row.type] : '/settings/verification';
+  const page =
+    outcome === 'approved' ? '/settings/verification_success' : outcome === 'rejected_retry' ? VERIFICATION_PAGES[row.type] : '/settings/verification';
   await queueMail(tx, { kind: `verification_${outcome}`, to: row.email, locale: row.locale, vars: { ...vars, link: `${publicUrl}${page}` } });
   await insertNotification(tx, {
     userId: row.user_id,

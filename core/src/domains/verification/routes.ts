@@ -31,13 +31,16 @@ const verificationRoutes: FastifyPluginAsyncZod<{ config: TConfig; now?: () => D
 
   app.get(
     '/api/verification',
-    { onRequest: requireUser, schema: { tags, summary: 'The caller\'s verification state and limits', response: { 200: ZVerificationResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: "The caller's verification state and limits", response: { 200: ZVerificationResponse } } },
     async (request) => answer(request, await getVerificationState(app.db, currentUser(request).id)),
   );
 
   app.get(
     '/api/verification/:type/new',
-    { onRequest: requireUser, schema: { tags, summary: 'Open (or reuse) a draft for one document type', params: ZVerificationTypeParams, response: { 200: ZVerificationResponse } } },
+    {
+      onRequest: requireUser,
+      schema: { tags, summary: 'Open (or reuse) a draft for one document type', params: ZVerificationTypeParams, response: { 200: ZVerificationResponse } },
+    },
     async (request) => answer(request, await openDraft(app.db, currentUser(request).id, request.params.type)),
   );
 
@@ -78,11 +81,23 @@ const verificationRoutes: FastifyPluginAsyncZod<{ config: TConfig; now?: () => D
     '/api/verification/file/:id',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'One of the caller\'s own document files (404 document_not_found otherwise)', params: ZFileParams, response: { 200: z.unknown().describe('The file: an image or a PDF') } },
+      schema: {
+        tags,
+        summary: "One of the caller's own document files (404 document_not_found otherwise)",
+        params: ZFileParams,
+        response: { 200: z.unknown().describe('The file: an image or a PDF') },
+      },
     },
     async (request, reply) => {
       const file = await findOwnFile(app.db, currentUser(request).id, request.params.id);
-      const sent = file && (await sendStoredFile(reply, app.storage, { key: file.storage_key, mime: file.mime, reencoded: file.reencoded, name: `${file.side}.${file.storage_key.split('.').pop()}` }));
+      const sent =
+        file &&
+        (await sendStoredFile(reply, app.storage, {
+          key: file.storage_key,
+          mime: file.mime,
+          reencoded: file.reencoded,
+          name: `${file.side}.${file.storage_key.split('.').pop()}`,
+        }));
       if (!sent) throw notFoundOf('document');
       return sent;
     },

@@ -144,7 +144,14 @@ function toSubmission(row: TVerificationRow, files: TFileRow[], uploadable: TVer
 
 /** Limits of every level, amounts in major units (minor units inside, as everywhere). */
 export async function listLimits(db: Queryable): Promise<TVerificationLimit[]> {
-  const rows = await db.query<{ level: number; operation: TVerificationLimit['operation']; currency: string; per_24h: string; per_30d: string; precision: number | null }>(
+  const rows = await db.query<{
+    level: number;
+    operation: TVerificationLimit['operation'];
+    currency: string;
+    per_24h: string;
+    per_30d: string;
+    precision: number | null;
+  }>(
     `SELECT l.level, l.operation, l.currency, l.per_24h::text, l.per_30d::text, c.precision
      FROM verification_limits l LEFT JOIN currencies c ON c.code = l.currency
      ORDER BY l.level, array_position(ARRAY['deposit','withdrawal','card'], l.operation)`,
@@ -169,7 +176,9 @@ export async function getVerificationState(db: Queryable, userId: string): Promi
   const rows = await db.query<TVerificationRow>(`SELECT ${VERIFICATION_COLUMNS} FROM verifications v WHERE v.user_id = $1 ORDER BY v.id DESC`, [userId]);
   const isOpen = (row: TVerificationRow) => row.status === 'draft' || row.status === 'submitted' || (row.status === 'rejected' && row.retry_allowed);
   const current = rows.find(isOpen) ?? rows.find((row) => row.status === 'approved') ?? rows[0] ?? null;
-  const types = Object.fromEntries(VERIFICATION_TYPES.map((type) => [type, rows.find((row) => row.type === type)?.status ?? null])) as TVerificationState['types'];
+  const types = Object.fromEntries(
+    VERIFICATION_TYPES.map((type) => [type, rows.find((row) => row.type === type)?.status ?? null]),
+  ) as TVerificationState['types'];
   return {
     level: user?.verification_level ?? 0,
     current: current ? toSubmission(current, await currentFiles(db, current.id), await uploadableSides(db, current)) : null,
@@ -281,15 +290,22 @@ export async function uploadVerificationFiles(
         } else if (old) {
           await tx.query('UPDATE verification_files SET superseded_at = now() WHERE id = $1', [old.id]);
         }
-        await tx.query(
-          'INSERT INTO verification_files (verification_id, side, storage_key, mime, size, reencoded) VALUES ($1, $2, $3, $4, $5, $6)',
-          [row.id, side, file.key, file.mime, file.size, file.reencoded],
-        );
+        await tx.query('INSERT INTO verification_files (verification_id, side, storage_key, mime, size, reencoded) VALUES ($1, $2, $3, $4, $5, $6)', [
+          row.id,
+          side,
+          file.key,
+          file.mime,
+          file.size,
+          file.reencoded,
+        ]);
       }
       return gone;
     });
   } catch (err) {
-    await removeFiles(ctx.storage, stored.map((file) => file.key));
+    await removeFiles(
+      ctx.storage,
+      stored.map((file) => file.key),
+    );
     throw err;
   }
   await removeFiles(ctx.storage, replacedKeys);
@@ -329,7 +345,18 @@ export async function submitVerification(ctx: TVerificationContext, userId: stri
          issue_date = $5::date, expiry_date = $6::date, first_name = $7, last_name = $8, middle_name = $9, birth_date = $10::date,
          submitted_at = now(), decided_at = NULL, decided_by = NULL, decision_note = NULL
        WHERE id = $1`,
-      [row.id, sealed, input.number.slice(-4), input.issuing_country, input.issue_date, input.expiry_date, input.first_name, input.last_name, input.middle_name ?? null, input.birth_date],
+      [
+        row.id,
+        sealed,
+        input.number.slice(-4),
+        input.issuing_country,
+        input.issue_date,
+        input.expiry_date,
+        input.first_name,
+        input.last_name,
+        input.middle_name ?? null,
+        input.birth_date,
+      ],
     );
   });
   return getVerificationState(ctx.db, userId);

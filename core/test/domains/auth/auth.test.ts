@@ -89,7 +89,10 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
     });
     const ru = await call(ctx.app, '/api/auth/register', { payload: {} });
     expect(ru.json().fields).toEqual({ email: 'Заполните это поле.', password: 'Заполните это поле.' });
-    const same = await call(ctx.app, '/api/auth/register', { payload: { email: 'longer.name@example.com', password: 'Longer.Name@example.com' }, locale: 'en' });
+    const same = await call(ctx.app, '/api/auth/register', {
+      payload: { email: 'longer.name@example.com', password: 'Longer.Name@example.com' },
+      locale: 'en',
+    });
     expect(same.json().fields).toEqual({ password: 'The password must not be your email address.' });
   });
 
@@ -145,7 +148,9 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
     const hash = createHash('sha256').update(token).digest('hex');
     const [row] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions WHERE encode(token_hash, 'hex') = $1`, [hash]);
     expect(row?.n).toBe(1);
-    const [raw] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions WHERE encode(token_hash, 'escape') LIKE '%' || $1 || '%'`, [token]);
+    const [raw] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions WHERE encode(token_hash, 'escape') LIKE '%' || $1 || '%'`, [
+      token,
+    ]);
     expect(raw?.n).toBe(0);
   });
 
@@ -192,7 +197,10 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
     const older = linkToken(await lastMailTo(ctx.db, email));
     await call(ctx.app, '/api/auth/reset', { payload: { email } });
     const newest = linkToken(await lastMailTo(ctx.db, email));
-    await ctx.db.query(`UPDATE auth_tokens SET expires_at = now() - interval '1 second' WHERE id = (SELECT min(id) FROM auth_tokens WHERE kind = 'reset' AND user_id = (SELECT id FROM users WHERE email = $1))`, [email]);
+    await ctx.db.query(
+      `UPDATE auth_tokens SET expires_at = now() - interval '1 second' WHERE id = (SELECT min(id) FROM auth_tokens WHERE kind = 'reset' AND user_id = (SELECT id FROM users WHERE email = $1))`,
+      [email],
+    );
     expect((await call(ctx.app, `/api/auth/reset/${expiring}`, { payload: { password: 'another password' } })).json().code).toBe('invalid_token');
     expect((await call(ctx.app, `/api/auth/reset/${newest}`, { payload: { password: 'another password' } })).statusCode).toBe(200);
     expect((await call(ctx.app, `/api/auth/reset/${older}`, { payload: { password: 'yet another one' } })).json().code).toBe('invalid_token');
@@ -211,7 +219,11 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
     expect(missing.statusCode).toBe(400);
     expect(missing.json().fields).toEqual({ current_password: 'Заполните это поле.' });
 
-    const wrong = await call(ctx.app, '/api/auth/change', { token: session, locale: 'en', payload: { current_password: 'nope nope', password: 'second password 2' } });
+    const wrong = await call(ctx.app, '/api/auth/change', {
+      token: session,
+      locale: 'en',
+      payload: { current_password: 'nope nope', password: 'second password 2' },
+    });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json()).toEqual({
       status: 'error',
@@ -220,7 +232,11 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
       fields: { current_password: 'The current password is wrong.' },
     });
 
-    const ok = await call(ctx.app, '/api/auth/change', { token: session, locale: 'en', payload: { current_password: 'first password 1', password: 'second password 2' } });
+    const ok = await call(ctx.app, '/api/auth/change', {
+      token: session,
+      locale: 'en',
+      payload: { current_password: 'first password 1', password: 'second password 2' },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ status: 'ok', message: 'Your password has been changed. Other devices have been signed out.', user: { email } });
     const renewed = sessionToken(ok);
@@ -245,13 +261,29 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
     });
     expect(isAccountId(read.json().info.account_id)).toBe(true);
 
-    const form = new URLSearchParams({ first_name: 'Анна-Мария', last_name: "O'Neil", birth_date: '1990-05-17', phone: '+7 (999) 123-45-67', country: 'kz', city: 'Алматы', address: 'ул. Абая, 1' });
+    const form = new URLSearchParams({
+      first_name: 'Анна-Мария',
+      last_name: "O'Neil",
+      birth_date: '1990-05-17',
+      phone: '+7 (999) 123-45-67',
+      country: 'kz',
+      city: 'Алматы',
+      address: 'ул. Абая, 1',
+    });
     const saved = await call(ctx.app, '/api/user/info', { token, payload: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(saved.statusCode).toBe(200);
     expect(saved.json()).toMatchObject({
       status: 'ok',
       message: 'Личные данные сохранены.',
-      info: { first_name: 'Анна-Мария', last_name: "O'Neil", birth_date: '1990-05-17', phone: '+79991234567', country: 'KZ', city: 'Алматы', address: 'ул. Абая, 1' },
+      info: {
+        first_name: 'Анна-Мария',
+        last_name: "O'Neil",
+        birth_date: '1990-05-17',
+        phone: '+79991234567',
+        country: 'KZ',
+        city: 'Алматы',
+        address: 'ул. Абая, 1',
+      },
     });
 
     const cleared = await call(ctx.app, '/api/user/info', { token, payload: 'city=&phone=', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
@@ -375,7 +407,9 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
 
   it('housekeeping drops ended rate-limit windows, long-dead sessions and old links only', async () => {
     const token = await logIn(ctx.app, DEMO.email, DEMO.password);
-    await ctx.db.query(`INSERT INTO rate_limits (key, window_start, window_seconds, hits) VALUES ('test:old', now() - interval '2 hours', 3600, 5), ('test:live', now(), 3600, 5)`);
+    await ctx.db.query(
+      `INSERT INTO rate_limits (key, window_start, window_seconds, hits) VALUES ('test:old', now() - interval '2 hours', 3600, 5), ('test:live', now(), 3600, 5)`,
+    );
     await ctx.db.query(`UPDATE sessions SET expires_at = now() - interval '31 days' WHERE revoked_at IS NOT NULL`);
     await ctx.db.query(`UPDATE auth_tokens SET expires_at = now() - interval '8 days' WHERE used_at IS NOT NULL`);
     await Promise.all([purgeRateLimits(ctx.db), purgeSessions(ctx.db), purgeTokens(ctx.db)]);

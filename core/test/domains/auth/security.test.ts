@@ -119,7 +119,10 @@ describe.each(ENGINES)('account security on %s', (engine) => {
       await signUp(ctx.app, ctx.db, email, 'old password 1');
       const salt = randomBytes(16);
       const key = scryptSync('old password 1', salt, 32, { N: 2 ** 14, r: 8, p: 1 });
-      await ctx.db.query('UPDATE users SET password_hash = $2 WHERE email = $1', [email, `$scrypt$ln=14,r=8,p=1$${salt.toString('base64')}$${key.toString('base64')}`]);
+      await ctx.db.query('UPDATE users SET password_hash = $2 WHERE email = $1', [
+        email,
+        `$scrypt$ln=14,r=8,p=1$${salt.toString('base64')}$${key.toString('base64')}`,
+      ]);
       await logIn(ctx.app, email, 'old password 1');
       const [row] = await ctx.db.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE email = $1', [email]);
       expect(row?.password_hash).toMatch(/^\$scrypt\$ln=17,r=8,p=1\$/);

@@ -11,12 +11,23 @@ const REMOTE = Object.values(networkInterfaces())
 
 function get(port: number, host: string, path: string, options: { localAddress?: string; method?: string; headers?: Record<string, string> } = {}) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request({ host, port, path, method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false, ...(options.localAddress ? { localAddress: options.localAddress } : {}) }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      {
+        host,
+        port,
+        path,
+        method: options.method ?? 'GET',
+        headers: options.headers ?? {},
+        agent: false,
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end(options.method === 'POST' ? JSON.stringify({ auth_type: 'email' }) : undefined);
   });
@@ -34,8 +45,16 @@ describe.skipIf(REMOTE === undefined)('core development helpers answer loopback 
 
   it('answers a peer on another interface 404, like a route that does not exist, whatever it forwards', async () => {
     const missing = await get(port, REMOTE!, '/api/no-such-route', { localAddress: REMOTE! });
-    for (const [method, path] of [['GET', '/api/dev/mailbox'], ['POST', '/api/dev/auth_type'], ['POST', '/api/dev/notify']] as const) {
-      const res = await get(port, REMOTE!, path, { method, localAddress: REMOTE!, headers: { 'x-forwarded-for': '127.0.0.1', 'content-type': 'application/json' } });
+    for (const [method, path] of [
+      ['GET', '/api/dev/mailbox'],
+      ['POST', '/api/dev/auth_type'],
+      ['POST', '/api/dev/notify'],
+    ] as const) {
+      const res = await get(port, REMOTE!, path, {
+        method,
+        localAddress: REMOTE!,
+        headers: { 'x-forwarded-for': '127.0.0.1', 'content-type': 'application/json' },
+      });
       expect(res.status, path).toBe(404);
       expect(res.body, path).toBe(missing.body);
     }

@@ -55,7 +55,15 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
     expect(buying.every((p: { dst: string }) => p.dst === 'USDT')).toBe(true);
     const one = (await get(null, '/api/exchange/list?search=usdt/btc')).json().pairs;
     expect(one).toEqual([
-      expect.objectContaining({ src: 'USDT', dst: 'BTC', rate: '0.0000099', rate_inverse: '101010.101', fee_percent: '0.001', min: '1.000000', max: '500.000000' }),
+      expect.objectContaining({
+        src: 'USDT',
+        dst: 'BTC',
+        rate: '0.0000099',
+        rate_inverse: '101010.101',
+        fee_percent: '0.001',
+        min: '1.000000',
+        max: '500.000000',
+      }),
     ]);
   });
 
@@ -72,8 +80,16 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
     // fee = ceil(123456789 × 0.001) = 123457; net 123333332; receive = floor(net × 0.00099) = 122099 sat;
     // spent = ceil(122099 / 0.00099) = 123332324; remainder 1008 → shown fee 124465.
     expect(pay.json().quote).toMatchObject({
-      src: 'USDT', dst: 'BTC', amount: '123.456789', amount_receive: '0.00122099', fee: '0.124465', rate: '0.0000099',
-      limits: { min: '1.000000', max: '500.000000' }, expires_in: 30, balance: '1000.000000', sufficient: true,
+      src: 'USDT',
+      dst: 'BTC',
+      amount: '123.456789',
+      amount_receive: '0.00122099',
+      fee: '0.124465',
+      rate: '0.0000099',
+      limits: { min: '1.000000', max: '500.000000' },
+      expires_in: 30,
+      balance: '1000.000000',
+      sufficient: true,
     });
     expect(pay.json().quote.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const receive = await post(alice, '/api/exchange/check', { src: 'USDT', dst: 'BTC', amount_receive: '0.00122099' });
@@ -93,8 +109,10 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
     const large = await post(alice, '/api/exchange/check', { src: 'USDT', dst: 'BTC', amount: '501' });
     expect(large.json()).toMatchObject({ code: 'amount_too_large', message: 'The maximum is 500 USDT' });
     const ru = await ctx.app.inject({
-      method: 'POST', url: '/api/exchange/check',
-      headers: { ...headers(alice), 'x-obmen-locale': 'ru' }, payload: 'src=USDT&dst=BTC&amount=501',
+      method: 'POST',
+      url: '/api/exchange/check',
+      headers: { ...headers(alice), 'x-obmen-locale': 'ru' },
+      payload: 'src=USDT&dst=BTC&amount=501',
     });
     expect(ru.json().message).toBe('Максимальная сумма — 500 USDT');
     await setRate(ctx.db, { src: 'USDT', dst: 'TON', enabled: 'false' });
@@ -125,7 +143,8 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
     expect(await systemBalance('fees', 'USDT')).toBe('124465');
 
     const [legs] = await ctx.db.query<{ src_tx: string; dst_tx: string }>(
-      'SELECT src_transaction_id::text AS src_tx, dst_transaction_id::text AS dst_tx FROM exchanges WHERE id = $1', [body.exchange.id],
+      'SELECT src_transaction_id::text AS src_tx, dst_transaction_id::text AS dst_tx FROM exchanges WHERE id = $1',
+      [body.exchange.id],
     );
     expect(legs!.src_tx).not.toBe(legs!.dst_tx);
 
@@ -200,7 +219,10 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
     const preview = await get(carol, '/api/exchange/all/USDT');
     expect(preview.statusCode).toBe(200);
     expect(preview.json().preview.legs.map((l: { src: string; status: string }) => [l.src, l.status])).toEqual([
-      ['BTC', 'planned'], ['ETH', 'planned'], ['LTC', 'planned'], ['TRX', 'unavailable'],
+      ['BTC', 'planned'],
+      ['ETH', 'planned'],
+      ['LTC', 'planned'],
+      ['TRX', 'unavailable'],
     ]);
     expect((await get(carol, '/api/exchange/all')).json().currency).toBe('USDT');
 

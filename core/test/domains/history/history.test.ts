@@ -27,12 +27,18 @@ describe.each(ENGINES)('history on %s', (engine) => {
       await makeTransfer(ctx.db, alice.id, `h-out-${i}`, { account_id: bob.accountId, currency, amount, comment: i === 0 ? '=SUM(A1), "quoted"' : `#${i}` });
     }
     await makeTransfer(ctx.db, bob.id, 'h-in-0', { account_id: alice.accountId, currency: 'USDT', amount: '0.5' });
-    for (const [i, [src, dst, amount]] of [['USDT', 'BTC', '10'], ['BTC', 'USDT', '0.001'], ['USDT', 'ETH', '20']].entries()) {
+    for (const [i, [src, dst, amount]] of [
+      ['USDT', 'BTC', '10'],
+      ['BTC', 'USDT', '0.001'],
+      ['USDT', 'ETH', '20'],
+    ].entries()) {
       const quote = await createQuote(deps, alice.id, { src: src!, dst: dst!, amount });
       await executeExchange(deps, alice.id, `h-x-${i}`, { src: src!, dst: dst! }, quote.token!);
     }
     // Spread them over days: the n-th newest row is n days old.
-    await ctx.db.query(`UPDATE transfers SET created_at = now() - (id - (SELECT min(id) FROM transfers)) * interval '0 day' - ((SELECT max(id) FROM transfers) - id) * interval '1 day'`);
+    await ctx.db.query(
+      `UPDATE transfers SET created_at = now() - (id - (SELECT min(id) FROM transfers)) * interval '0 day' - ((SELECT max(id) FROM transfers) - id) * interval '1 day'`,
+    );
     await ctx.db.query(`UPDATE exchanges SET created_at = now() - ((SELECT max(id) FROM exchanges) - id) * interval '1 day'`);
   });
   afterAll(() => ctx.close());
@@ -71,7 +77,11 @@ describe.each(ENGINES)('history on %s', (engine) => {
     expect(all.items.map((i: { src: string; dst: string }) => `${i.src}/${i.dst}`)).toEqual(['USDT/ETH', 'BTC/USDT', 'USDT/BTC']);
     expect(all.items[0]).toMatchObject({ amount: '20.000000', status: 'completed', error: null, batch_id: null });
     expect((await get(alice, '/api/exchange/history?currency=ETH')).json().total).toBe(1);
-    expect((await get(alice, '/api/exchange/history?currency=BTC&per_page=1&page=2')).json()).toMatchObject({ total: 2, pages: 2, items: [expect.objectContaining({ src: 'USDT', dst: 'BTC' })] });
+    expect((await get(alice, '/api/exchange/history?currency=BTC&per_page=1&page=2')).json()).toMatchObject({
+      total: 2,
+      pages: 2,
+      items: [expect.objectContaining({ src: 'USDT', dst: 'BTC' })],
+    });
     expect((await get(alice, '/api/exchange/history?status=failed')).json().total).toBe(0);
     expect((await get(bob, '/api/exchange/history')).json().total).toBe(0);
   });
@@ -84,7 +94,9 @@ describe.each(ENGINES)('history on %s', (engine) => {
     const lines = res.body.trimEnd().split('\r\n');
     expect(lines[0]).toBe('id,created_at,direction,account_id,name,currency,amount,fee,status,comment');
     expect(lines).toHaveLength(4);
-    expect(lines[3]).toMatch(new RegExp(`^\\d+,\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z,out,${bob.accountId},Bob,USDT,1.000000,0.000000,completed,"'=SUM\\(A1\\), ""quoted"""$`));
+    expect(lines[3]).toMatch(
+      new RegExp(`^\\d+,\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z,out,${bob.accountId},Bob,USDT,1.000000,0.000000,completed,"'=SUM\\(A1\\), ""quoted"""$`),
+    );
     const exchanges = await get(alice, '/api/exchange/history?format=csv');
     expect(exchanges.body.split('\r\n')[0]).toBe('id,created_at,src,dst,amount,amount_receive,fee,rate,status,batch_id,error');
     expect(exchanges.body.trimEnd().split('\r\n')).toHaveLength(4);

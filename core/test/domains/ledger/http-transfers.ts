@@ -136,11 +136,14 @@ export async function expectTransfersExactlyOnce(db: Db, run: THttpRun, prefix: 
   const report = await checkLedger(db);
   expect(report.violations, 'ledger rules').toEqual([]);
   expect(await currencySums(db), 'per-currency sums over all accounts').toEqual(sumsBefore);
-  const rows = await db.query<{ key: string; id: string }>('SELECT idempotency_key AS key, id::text AS id FROM transfers WHERE idempotency_key LIKE $1', [`${prefix}-%`]);
+  const rows = await db.query<{ key: string; id: string }>('SELECT idempotency_key AS key, id::text AS id FROM transfers WHERE idempotency_key LIKE $1', [
+    `${prefix}-%`,
+  ]);
   const stored = new Map<string, string[]>();
   for (const row of rows) stored.set(row.key, [...(stored.get(row.key) ?? []), row.id]);
   const wrong: string[] = [];
-  for (const [key, id] of run.acked) if (stored.get(key)?.join() !== id) wrong.push(`${key}: acknowledged ${id}, stored ${stored.get(key)?.join() ?? 'nothing'}`);
+  for (const [key, id] of run.acked)
+    if (stored.get(key)?.join() !== id) wrong.push(`${key}: acknowledged ${id}, stored ${stored.get(key)?.join() ?? 'nothing'}`);
   for (const key of run.refused) if (stored.has(key)) wrong.push(`${key}: refused, yet stored`);
   for (const key of stored.keys()) if (!run.acked.has(key)) wrong.push(`${key}: stored, never acknowledged`);
   expect(wrong, 'keys applied other than exactly as acknowledged').toEqual([]);

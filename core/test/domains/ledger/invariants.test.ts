@@ -33,7 +33,9 @@ describe.each(ENGINES)('ledger invariants under concurrency on %s', (engine) => 
     const prefix = `inv-${SEED}`;
     const result = await runLedgerWorkload(ctx.db, ctx.users, { ops, workers: WORKERS, seed: SEED, prefix });
     const report = await checkLedger(ctx.db);
-    console.log(`${describeRun(`invariants ${engine}`, SEED, ops, result)}; ${report.counts.transactions} ledger transactions, ${report.counts.postings} postings`);
+    console.log(
+      `${describeRun(`invariants ${engine}`, SEED, ops, result)}; ${report.counts.transactions} ledger transactions, ${report.counts.postings} postings`,
+    );
     await expectWorkloadKeptEveryRule(ctx.db, result, before, prefix, ops);
   }, 300_000);
 

@@ -73,16 +73,23 @@ describe.each(ENGINES)('ledger on %s', (engine) => {
     const a = await accountOf(alice, 'USDT');
     const b = await accountOf(bob, 'USDT');
     const balances = async () =>
-      (await ctx.db.query<{ id: string; balance: string }>('SELECT id::text, balance::text FROM ledger_accounts WHERE id = ANY ($1::bigint[]) ORDER BY id', [[a, b]]))
-        .map((row) => row.balance);
+      (
+        await ctx.db.query<{ id: string; balance: string }>('SELECT id::text, balance::text FROM ledger_accounts WHERE id = ANY ($1::bigint[]) ORDER BY id', [
+          [a, b],
+        ])
+      ).map((row) => row.balance);
     const before = await balances();
     // Higher id first, then lower id first: each moves 7 from alice to bob and back.
     const [first, second] = Number(a) > Number(b) ? [a, b] : [b, a];
     const [t1] = await ctx.db.query<{ id: string }>(`SELECT ledger_post('adjustment', ARRAY[$1::bigint, $2::bigint], ARRAY[$3, $4]::numeric[])::text AS id`, [
-      first, second, first === a ? -7 : 7, first === a ? 7 : -7,
+      first,
+      second,
+      first === a ? -7 : 7,
+      first === a ? 7 : -7,
     ]);
     const postings = await ctx.db.query<{ account_id: string; currency: string; amount: string }>(
-      'SELECT account_id::text, currency, amount::text FROM postings WHERE transaction_id = $1 ORDER BY id', [t1!.id],
+      'SELECT account_id::text, currency, amount::text FROM postings WHERE transaction_id = $1 ORDER BY id',
+      [t1!.id],
     );
     expect(postings).toEqual([
       { account_id: first, currency: 'USDT', amount: first === a ? '-7' : '7' },
@@ -105,9 +112,15 @@ describe.each(ENGINES)('ledger on %s', (engine) => {
     expect(memo).toEqual({ memo: 'ticket 7', actor: 'operator' });
     const debit = await adjustBalance(ctx.db, { accountId: bob.accountId, currency: 'BTC', amount: '0.2', direction: 'debit', reason: 'ticket 8' });
     expect(debit.balance).toBe('0.30000000');
-    expect(await failure(adjustBalance(ctx.db, { accountId: bob.accountId, currency: 'BTC', amount: '1', direction: 'debit', reason: 'too much' }))).toBe('insufficient_funds');
-    expect(await failure(adjustBalance(ctx.db, { accountId: bob.accountId, currency: 'BTC', amount: '1', direction: 'credit', reason: ' ' }))).toBe('validation');
-    expect(await failure(adjustBalance(ctx.db, { accountId: 10000009, currency: 'BTC', amount: '1', direction: 'credit', reason: 'x' }))).toBe('recipient_not_found');
+    expect(await failure(adjustBalance(ctx.db, { accountId: bob.accountId, currency: 'BTC', amount: '1', direction: 'debit', reason: 'too much' }))).toBe(
+      'insufficient_funds',
+    );
+    expect(await failure(adjustBalance(ctx.db, { accountId: bob.accountId, currency: 'BTC', amount: '1', direction: 'credit', reason: ' ' }))).toBe(
+      'validation',
+    );
+    expect(await failure(adjustBalance(ctx.db, { accountId: 10000009, currency: 'BTC', amount: '1', direction: 'credit', reason: 'x' }))).toBe(
+      'recipient_not_found',
+    );
 
     const reversal = await reverseTransaction(ctx.db, debit.transaction_id, 'debited by mistake');
     expect(reversal.reverses).toBe(debit.transaction_id);
@@ -123,7 +136,11 @@ describe.each(ENGINES)('ledger on %s', (engine) => {
     const envelope = await getWalletEnvelope(ctx.db, alice.id);
     expect(envelope.wallets.map((w) => w.currency)).toEqual(['RUB', 'USD', 'EUR', 'KZT', 'UAH', 'BTC', 'ETH', 'USDT', 'USDC', 'TON', 'LTC', 'TRX']);
     expect(envelope.wallets.find((w) => w.currency === 'USDT')).toEqual({
-      number: `${alice.accountId}-USDT`, currency: 'USDT', logo: '/image/currencies/usdt.svg', balance: '50.000000', last_exchange: false,
+      number: `${alice.accountId}-USDT`,
+      currency: 'USDT',
+      logo: '/image/currencies/usdt.svg',
+      balance: '50.000000',
+      last_exchange: false,
     });
     // 50 USDT × 1 + 0.4 BTC × 65000 = 26050 USD at the seeded mid rates.
     expect(envelope.total_balance).toEqual({ currency: 'USD', amount: '26050.00', logo: '/image/currencies/usd.svg' });
@@ -135,7 +152,10 @@ describe.each(ENGINES)('ledger on %s', (engine) => {
     expect(anonymous.json().wallets).toBeUndefined();
 
     const eur = await ctx.app.inject({
-      method: 'POST', url: '/api/wallets/display_currency', headers: { authorization: `Bearer ${alice.token}` }, payload: { currency: 'eur' },
+      method: 'POST',
+      url: '/api/wallets/display_currency',
+      headers: { authorization: `Bearer ${alice.token}` },
+      payload: { currency: 'eur' },
     });
     expect(eur.json().total_balance.currency).toBe('EUR');
     expect(eur.json().total_balance.amount).toMatch(/^24\d{3}\.\d{2}$/);

@@ -40,8 +40,18 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
       display: 'modal',
       type: 'success',
       texts: [
-        { locale: 'ru', title: 'Новые комиссии', text: '<p>С 1 декабря <a href="/article/fees">ниже</a></p>', buttons: [{ url: '/article/fees', title: 'Подробнее' }] },
-        { locale: 'en', title: 'New fees', text: '<p>From December 1 <a href="/article/fees">lower</a></p>', buttons: [{ url: '/article/fees', title: 'Details' }] },
+        {
+          locale: 'ru',
+          title: 'Новые комиссии',
+          text: '<p>С 1 декабря <a href="/article/fees">ниже</a></p>',
+          buttons: [{ url: '/article/fees', title: 'Подробнее' }],
+        },
+        {
+          locale: 'en',
+          title: 'New fees',
+          text: '<p>From December 1 <a href="/article/fees">lower</a></p>',
+          buttons: [{ url: '/article/fees', title: 'Details' }],
+        },
       ],
     });
     const anonymousRu = await check();
@@ -60,7 +70,9 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
     expect(ids(await check(demo))).toContain(id);
     expect(ids(await check(other))).toContain(id);
     const list = await call(ctx.app, '/api/notify', { token: other, locale: 'en' });
-    expect(list.json().notifications.find((n: { notification_id: number }) => n.notification_id === id).buttons).toEqual([{ url: '/article/fees', title: 'Details' }]);
+    expect(list.json().notifications.find((n: { notification_id: number }) => n.notification_id === id).buttons).toEqual([
+      { url: '/article/fees', title: 'Details' },
+    ]);
   });
 
   it('falls back to the default language, then any, when the viewer’s language has no text', async () => {
@@ -84,7 +96,9 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
     const again = await close(String(id), { token: demo });
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual({ status: 'ok', id, remembered: true });
-    const [{ count }] = (await ctx.db.query<{ count: string }>('SELECT count(*)::text AS count FROM notification_closes WHERE notification_id = $1', [id])) as [{ count: string }];
+    const [{ count }] = (await ctx.db.query<{ count: string }>('SELECT count(*)::text AS count FROM notification_closes WHERE notification_id = $1', [id])) as [
+      { count: string },
+    ];
     expect(count).toBe('1');
   });
 
@@ -97,12 +111,20 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
   });
 
   it('a notification for one user reaches only that user', async () => {
-    const id = await send({ userId: otherUserId, type: 'danger', texts: [{ locale: 'en', title: 'Your withdrawal needs attention', text: '<p>Check it</p>' }] });
+    const id = await send({
+      userId: otherUserId,
+      type: 'danger',
+      texts: [{ locale: 'en', title: 'Your withdrawal needs attention', text: '<p>Check it</p>' }],
+    });
     expect(ids(await check(other))).toContain(id);
     expect(ids(await check(demo))).not.toContain(id);
     expect(ids(await check())).not.toContain(id);
     // Nobody else can close it, or learn that it exists.
-    expect((await close(id, { token: demo, locale: 'en' })).json()).toEqual({ status: 'error', code: 'notification_not_found', message: 'This notification was not found' });
+    expect((await close(id, { token: demo, locale: 'en' })).json()).toEqual({
+      status: 'error',
+      code: 'notification_not_found',
+      message: 'This notification was not found',
+    });
     expect((await close(id)).statusCode).toBe(404);
     expect((await close(id, { token: other })).statusCode).toBe(200);
     expect(ids(await check(other))).not.toContain(id);
@@ -136,7 +158,13 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
 
   it('sanitises the text when it is stored and when it is served', async () => {
     const id = await send({
-      texts: [{ locale: 'ru', title: '<b>XSS</b>', text: '<p>hi<script>alert(1)</script><img src=x onerror=alert(1)><a href="javascript:alert(1)">x</a><svg onload=alert(1)></svg></p>' }],
+      texts: [
+        {
+          locale: 'ru',
+          title: '<b>XSS</b>',
+          text: '<p>hi<script>alert(1)</script><img src=x onerror=alert(1)><a href="javascript:alert(1)">x</a><svg onload=alert(1)></svg></p>',
+        },
+      ],
     });
     const [stored] = await ctx.db.query<{ text_html: string }>('SELECT text_html FROM notification_texts WHERE notification_id = $1', [id]);
     expect(stored!.text_html).toBe('<p>hix</p>');
@@ -149,10 +177,30 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
   });
 
   it('refuses unsafe button urls', async () => {
-    for (const url of ['javascript:alert(1)', '//evil.example/x', '/\\evil.example', 'http://plain.example', 'data:text/html,x', ' /x', 'https://user:pw@evil.example']) {
+    for (const url of [
+      'javascript:alert(1)',
+      '//evil.example/x',
+      '/\\evil.example',
+      'http://plain.example',
+      'data:text/html,x',
+      ' /x',
+      'https://user:pw@evil.example',
+    ]) {
       await expect(send({ texts: [{ locale: 'ru', title: 't', text: '', buttons: [{ url, title: 'go' }] }] }), url).rejects.toThrow();
     }
-    const ok = await send({ texts: [{ locale: 'ru', title: 't', text: '', buttons: [{ url: 'https://t.me/obmen_support', title: 'Telegram' }, { url: '/chat/support?from=notice', title: 'Чат' }] }] });
+    const ok = await send({
+      texts: [
+        {
+          locale: 'ru',
+          title: 't',
+          text: '',
+          buttons: [
+            { url: 'https://t.me/obmen_support', title: 'Telegram' },
+            { url: '/chat/support?from=notice', title: 'Чат' },
+          ],
+        },
+      ],
+    });
     expect((await check()).find((n) => n.notification_id === ok)?.buttons).toHaveLength(2);
   });
 
@@ -165,23 +213,58 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
 
   it('the operator command notify:send sends to everyone or to one account, in several languages', async () => {
     const all = (await NOTIFY_COMMANDS['notify:send']!(ctx.db, [
-      '--all', '--display', 'inner', '--type', 'danger',
-      '--title', 'Плановые работы', '--text', '<p>Сегодня ночью</p>', '--button', '/article/faq,Вопросы, ответы',
-      '--title-en', 'Maintenance', '--text-en', '<p>Tonight</p>', '--not-closable', '--expires', '2d',
+      '--all',
+      '--display',
+      'inner',
+      '--type',
+      'danger',
+      '--title',
+      'Плановые работы',
+      '--text',
+      '<p>Сегодня ночью</p>',
+      '--button',
+      '/article/faq,Вопросы, ответы',
+      '--title-en',
+      'Maintenance',
+      '--text-en',
+      '<p>Tonight</p>',
+      '--not-closable',
+      '--expires',
+      '2d',
     ])) as { sent: number };
     const en = (await check(undefined, 'en')).find((n) => n.notification_id === all.sent);
     expect(en).toEqual({
-      notification_id: all.sent, display: 'inner', type: 'danger', title: 'Maintenance', text: '<p>Tonight</p>',
-      buttons: [{ url: '/article/faq', title: 'Вопросы, ответы' }], closable: false,
+      notification_id: all.sent,
+      display: 'inner',
+      type: 'danger',
+      title: 'Maintenance',
+      text: '<p>Tonight</p>',
+      buttons: [{ url: '/article/faq', title: 'Вопросы, ответы' }],
+      closable: false,
     });
     const one = (await NOTIFY_COMMANDS['notify:send']!(ctx.db, [
-      '--user', String(otherAccountId), '--display', 'modal', '--type', 'success', '--locale', 'en', '--title', 'Card ready', '--text', 'Your card is ready',
+      '--user',
+      String(otherAccountId),
+      '--display',
+      'modal',
+      '--type',
+      'success',
+      '--locale',
+      'en',
+      '--title',
+      'Card ready',
+      '--text',
+      'Your card is ready',
     ])) as { sent: number };
     expect(ids(await check(other))).toContain(one.sent);
     expect(ids(await check(demo))).not.toContain(one.sent);
-    await expect(NOTIFY_COMMANDS['notify:send']!(ctx.db, ['--all', '--user', '12345678', '--display', 'inner', '--type', 'danger', '--title', 'x'])).rejects.toThrow(/exactly one/);
+    await expect(
+      NOTIFY_COMMANDS['notify:send']!(ctx.db, ['--all', '--user', '12345678', '--display', 'inner', '--type', 'danger', '--title', 'x']),
+    ).rejects.toThrow(/exactly one/);
     await expect(NOTIFY_COMMANDS['notify:send']!(ctx.db, ['--all', '--display', 'banner', '--type', 'danger', '--title', 'x'])).rejects.toThrow();
-    await expect(NOTIFY_COMMANDS['notify:send']!(ctx.db, ['--user', '99999997', '--display', 'inner', '--type', 'danger', '--title', 'x'])).rejects.toThrow(/no user/);
+    await expect(NOTIFY_COMMANDS['notify:send']!(ctx.db, ['--user', '99999997', '--display', 'inner', '--type', 'danger', '--title', 'x'])).rejects.toThrow(
+      /no user/,
+    );
     const listed = (await NOTIFY_COMMANDS['notify:list']!(ctx.db, [])) as { id: number; account_id: number | null }[];
     expect(listed.find((n) => n.id === one.sent)?.account_id).toBe(otherAccountId);
     expect(await NOTIFY_COMMANDS['notify:delete']!(ctx.db, [String(one.sent)])).toEqual({ deleted: one.sent });

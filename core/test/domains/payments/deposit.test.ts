@@ -35,26 +35,30 @@ describe.each(ENGINES)('GET /api/deposit/ps and POST /api/deposit/integration_js
 
   it('creates a deposit in state created, which the signed paid event then credits', async () => {
     const res = await call(ctx.app, '/api/deposit/integration_json', {
-      token: user.token, payload: { ps: 'sandbox-card', currency: 'RUB', amount: '1500.5' },
+      token: user.token,
+      payload: { ps: 'sandbox-card', currency: 'RUB', amount: '1500.5' },
     });
     expect(res.statusCode).toBe(200);
     const { payment } = res.json();
     expect(payment).toMatchObject({ ps: 'sandbox-card', currency: 'RUB', amount: '1500.50', state: 'created' });
     expect(payment.expires_at).toBe(new Date(NOW.getTime() + DEPOSIT_LIFETIME_MS).toISOString());
     const [stored] = await ctx.db.query<{ amount: string; user_id: string }>(
-      'SELECT amount::text AS amount, user_id::text AS user_id FROM payments WHERE public_id = $1', [payment.id],
+      'SELECT amount::text AS amount, user_id::text AS user_id FROM payments WHERE public_id = $1',
+      [payment.id],
     );
     expect(stored).toEqual({ amount: '150050', user_id: user.id });
 
     const body = JSON.stringify({ id: `evt-${engine}-1`, type: 'payment.paid', payment_id: payment.id, amount: '1500.50', currency: 'RUB' });
     const webhook = await ctx.app.inject({
-      method: 'POST', url: '/api/payments/webhook/sandbox-card', payload: body,
+      method: 'POST',
+      url: '/api/payments/webhook/sandbox-card',
+      payload: body,
       headers: { 'content-type': 'application/json', [WEBHOOK_SIGNATURE_HEADER]: signWebhook(SECRET, Buffer.from(body), NOW.getTime() / 1000) },
     });
     expect(webhook.json()).toMatchObject({ result: 'credited' });
-    const [wallet] = await ctx.db.query<{ balance: string }>(
-      `SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = 'RUB'`, [user.id],
-    );
+    const [wallet] = await ctx.db.query<{ balance: string }>(`SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = 'RUB'`, [
+      user.id,
+    ]);
     expect(wallet!.balance).toBe('150050');
   });
 
@@ -78,7 +82,9 @@ describe.each(ENGINES)('GET /api/deposit/ps and POST /api/deposit/integration_js
       expect(ru.json().message).not.toBe(en.json().message);
     }
     const unsupported = await call(ctx.app, '/api/deposit/integration_json', {
-      token: user.token, locale: 'en', payload: { ps: 'sandbox-card', currency: 'BTC', amount: '1' },
+      token: user.token,
+      locale: 'en',
+      payload: { ps: 'sandbox-card', currency: 'BTC', amount: '1' },
     });
     expect(unsupported.json().fields.currency).toBe('This payment system does not take this currency.');
     expect(await paymentCount()).toBe(before);

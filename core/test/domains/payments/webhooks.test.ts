@@ -25,17 +25,21 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
 
   const balance = async (currency = 'USD') => {
     const [row] = await ctx.db.query<{ balance: string }>(
-      'SELECT coalesce((SELECT balance::text FROM ledger_accounts WHERE user_id = $1 AND currency = $2), \'0\') AS balance',
+      "SELECT coalesce((SELECT balance::text FROM ledger_accounts WHERE user_id = $1 AND currency = $2), '0') AS balance",
       [user.id, currency],
     );
     return BigInt(row!.balance);
   };
   const paymentState = async (publicId: string) =>
     (await ctx.db.query<{ state: string }>('SELECT state FROM payments WHERE public_id = $1', [publicId]))[0]!.state;
-  const newDeposit = (amount = 12_345n, currency = 'USD') =>
-    createDeposit(ctx.db, { userId: user.id, provider: 'sandbox-card', currency, amount, now: clock });
+  const newDeposit = (amount = 12_345n, currency = 'USD') => createDeposit(ctx.db, { userId: user.id, provider: 'sandbox-card', currency, amount, now: clock });
   const paidEvent = (paymentId: string, overrides: Partial<TPaymentWebhookEvent> = {}): TPaymentWebhookEvent => ({
-    id: `evt_${engine}_${++eventSeq}`, type: 'payment.paid', payment_id: paymentId, amount: '123.45', currency: 'USD', ...overrides,
+    id: `evt_${engine}_${++eventSeq}`,
+    type: 'payment.paid',
+    payment_id: paymentId,
+    amount: '123.45',
+    currency: 'USD',
+    ...overrides,
   });
   const deliver = (body: string, options: { secret?: string; at?: Date; provider?: string; signature?: string } = {}) =>
     ctx.app.inject({
@@ -177,7 +181,11 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
   });
 
   it('payments:webhooks lists the inbox newest first, filtered by result, bodies as received', async () => {
-    const listed = (await COMMANDS['payments:webhooks']!(ctx.db, ['result=stale', 'limit=5'])) as Array<{ result: string; signature_valid: boolean; body: string }>;
+    const listed = (await COMMANDS['payments:webhooks']!(ctx.db, ['result=stale', 'limit=5'])) as Array<{
+      result: string;
+      signature_valid: boolean;
+      body: string;
+    }>;
     expect(listed).toHaveLength(2);
     expect(listed.every((row) => row.result === 'stale' && !row.signature_valid && row.body.startsWith('{"id":"evt_'))).toBe(true);
     await expect(COMMANDS['payments:webhooks']!(ctx.db, ['limit=0'])).rejects.toThrow(/usage/);

@@ -17,7 +17,16 @@ import { createFixtureUser } from '../../fixtures.ts';
 import { forgetCurrencies } from '../../../src/domains/currencies/service.ts';
 
 const terms = (overrides: Partial<TPairTerms> = {}): TPairTerms => ({
-  src: 'USDT', dst: 'BTC', rate: '0.0000153846', spread: '0.005', feePercent: '0.001', feeFixed: 0n, min: 1n, max: null, enabled: true, source: 'table',
+  src: 'USDT',
+  dst: 'BTC',
+  rate: '0.0000153846',
+  spread: '0.005',
+  feePercent: '0.001',
+  feeFixed: 0n,
+  min: 1n,
+  max: null,
+  enabled: true,
+  source: 'table',
   ...overrides,
 });
 
@@ -35,7 +44,15 @@ function prng(seed: number) {
 describe('quote arithmetic (the rounding rule)', () => {
   it('rounds the receive amount down, the fee up, and books the remainder as fee', () => {
     const q = quoteFromPay(terms({ rate: '0.00001', spread: '0.01' }), { src: 6, dst: 8 }, 123_456_789n);
-    expect(q).toEqual({ pay: 123_456_789n, fee: 123_457n, spent: 123_332_324n, remainder: 1008n, receive: 122_099n, rate: '0.0000099', rateInverse: '101010.101' });
+    expect(q).toEqual({
+      pay: 123_456_789n,
+      fee: 123_457n,
+      spent: 123_332_324n,
+      remainder: 1008n,
+      receive: 122_099n,
+      rate: '0.0000099',
+      rateInverse: '101010.101',
+    });
   });
 
   it('holds for random pairs, precisions and amounts, both ways', () => {
@@ -45,7 +62,12 @@ describe('quote arithmetic (the rounding rule)', () => {
       const srcPrecision = [0, 2, 6, 8, 9, 18][Math.floor(random() * 6)]!;
       const dstPrecision = [0, 2, 6, 8, 9, 18][Math.floor(random() * 6)]!;
       const rate = `${Math.floor(random() * 100000)}.${String(Math.floor(random() * 1e9)).padStart(9, '0')}`;
-      const t = terms({ rate: rate.startsWith('0.') && /^0\.0+$/.test(rate) ? '1' : rate === '0.000000000' ? '1' : rate, spread: `0.00${Math.floor(random() * 9)}`, feePercent: `0.00${Math.floor(random() * 5)}`, feeFixed: BigInt(Math.floor(random() * 3)) });
+      const t = terms({
+        rate: rate.startsWith('0.') && /^0\.0+$/.test(rate) ? '1' : rate === '0.000000000' ? '1' : rate,
+        spread: `0.00${Math.floor(random() * 9)}`,
+        feePercent: `0.00${Math.floor(random() * 5)}`,
+        feeFixed: BigInt(Math.floor(random() * 3)),
+      });
       if (parseDecimal(t.rate).num === 0n) continue;
       const precision = { src: srcPrecision, dst: dstPrecision };
       const pay = BigInt(Math.floor(random() * 1e9) + 1) * pow10(Math.floor(random() * 6));
@@ -131,7 +153,8 @@ function fakeFeed() {
   });
   return {
     state,
-    start: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}/api/v3`))),
+    start: () =>
+      new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}/api/v3`))),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -185,10 +208,12 @@ describe.each(ENGINES)('rate sources on %s', (engine) => {
     }
     expect((await table.pairs()).length).toBe(before.length);
     // A rolled-back change leaves the kept list as it was.
-    await ctx.db.transaction(async (tx) => {
-      await tx.query(`UPDATE rates SET rate = 1 WHERE src = 'BTC' AND dst = 'USDT'`);
-      throw new Error('roll back');
-    }).catch(() => {});
+    await ctx.db
+      .transaction(async (tx) => {
+        await tx.query(`UPDATE rates SET rate = 1 WHERE src = 'BTC' AND dst = 'USDT'`);
+        throw new Error('roll back');
+      })
+      .catch(() => {});
     expect(await btcUsdt()).toMatchObject({ rate: '68000' });
     // The public list made from it follows too.
     const listed = async () => (await listPairs(ctx.db, table, 'BTC/USDT'))[0]!.rate;
@@ -228,7 +253,7 @@ describe.each(ENGINES)('rate sources on %s', (engine) => {
     expect(landing.json().quote).toMatchObject({ amount: '1.00000000', amount_receive: '79.52' });
     const updated = await syncRates(ctx.db, new FeedRateSource({ url: feedUrl, table: new TableRateSource(ctx.db) }));
     expect(updated).toBe(132);
-    expect((await new TableRateSource(ctx.db).pair('LTC', 'USD'))).toMatchObject({ rate: '80', source: 'feed' });
+    expect(await new TableRateSource(ctx.db).pair('LTC', 'USD')).toMatchObject({ rate: '80', source: 'feed' });
   });
 });
 

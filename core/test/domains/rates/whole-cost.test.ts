@@ -6,7 +6,16 @@ import { costFraction, quoteCost, quoteFromPay, type TPairTerms } from '../../..
 /** Issue 12 point 5: the fee and the spread shown together, against the mid-market rate. */
 
 const terms = (overrides: Partial<TPairTerms> = {}): TPairTerms => ({
-  src: 'USD', dst: 'EUR', rate: '2', spread: '0.01', feePercent: '0.001', feeFixed: 0n, min: 1n, max: null, enabled: true, source: 'table',
+  src: 'USD',
+  dst: 'EUR',
+  rate: '2',
+  spread: '0.01',
+  feePercent: '0.001',
+  feeFixed: 0n,
+  min: 1n,
+  max: null,
+  enabled: true,
+  source: 'table',
   ...overrides,
 });
 
@@ -33,7 +42,7 @@ describe('the whole cost of an exchange', () => {
     expect(cost).toBe(1_000n - worth);
     expect(cost).toBeGreaterThan(50n);
     const share = parseDecimal(fraction);
-    expect(share.num * 1_000n * 10_000n / pow10(share.scale)).toBeGreaterThanOrEqual(cost * 10_000n);
+    expect((share.num * 1_000n * 10_000n) / pow10(share.scale)).toBeGreaterThanOrEqual(cost * 10_000n);
   });
 });
 
@@ -58,7 +67,11 @@ describe.each(ENGINES)('the whole cost and currency names on the wire (%s)', (en
 
   it('currency names follow the reader’s language', async () => {
     const names = async (locale: 'ru' | 'en') =>
-      new Map((await ctx.app.inject({ url: '/api/exchange/list', headers: { 'x-obmen-locale': locale } })).json().currencies.map((c: { code: string; name: string }) => [c.code, c.name]));
+      new Map(
+        (await ctx.app.inject({ url: '/api/exchange/list', headers: { 'x-obmen-locale': locale } }))
+          .json()
+          .currencies.map((c: { code: string; name: string }) => [c.code, c.name]),
+      );
     const [ru, en] = [await names('ru'), await names('en')];
     expect(ru.get('RUB')).toBe('Российский рубль');
     expect(en.get('RUB')).toBe('Russian rouble');

@@ -9,8 +9,7 @@ describe.each(ENGINES)('POST /api/lang on %s', (engine) => {
   });
   afterAll(() => ctx.close());
 
-  const localeOf = async (email: string) =>
-    (await ctx.db.query<{ locale: string }>('SELECT locale FROM users WHERE email = $1', [email]))[0]?.locale;
+  const localeOf = async (email: string) => (await ctx.db.query<{ locale: string }>('SELECT locale FROM users WHERE email = $1', [email]))[0]?.locale;
 
   it('anonymous: answers ok and stores nothing', async () => {
     const before = await ctx.db.query('SELECT id, locale FROM users ORDER BY id');

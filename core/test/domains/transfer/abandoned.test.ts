@@ -45,8 +45,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a transfer whose client gave up
     });
   const balance = async (user: TFixtureUser) =>
     (await ctx.db.query<{ b: string }>(`SELECT balance::text AS b FROM ledger_accounts WHERE user_id = $1 AND currency = 'USDT'`, [user.id]))[0]!.b;
-  const stored = async (key: string) =>
-    (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transfers WHERE idempotency_key = $1', [key]))[0]!.n;
+  const stored = async (key: string) => (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transfers WHERE idempotency_key = $1', [key]))[0]!.n;
   /** Polls until `check` holds; bounded, so a broken core fails the test instead of hanging it. */
   const until = async (what: string, check: () => Promise<boolean>, limitMs = 20_000) => {
     for (const started = Date.now(); !(await check()); ) {
@@ -55,7 +54,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a transfer whose client gave up
     }
   };
   const waitersOnLocks = async () =>
-    (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))[0]!.n;
+    (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))[0]!
+      .n;
   /** Sends the transfer, waits until it is stuck on alice's locked account, then gives up on it. */
   const abandon = async (key: string) => {
     await holder.query('BEGIN');

@@ -29,7 +29,11 @@ describe.each(ENGINES)('transfer comments on %s', (engine) => {
     for (const url of ['/api/transfer/check', '/api/transfer']) {
       const en = await send(url, lying, 'en', `bidi-${engine}-en`);
       expect(en.statusCode).toBe(400);
-      expect(en.json()).toMatchObject({ status: 'error', code: 'validation', fields: { comment: 'Invisible text-direction characters are not allowed here.' } });
+      expect(en.json()).toMatchObject({
+        status: 'error',
+        code: 'validation',
+        fields: { comment: 'Invisible text-direction characters are not allowed here.' },
+      });
       const ru = await send(url, lying, 'ru', `bidi-${engine}-ru`);
       expect(ru.json().fields).toEqual({ comment: 'Невидимые символы направления текста здесь не допускаются.' });
     }

@@ -24,8 +24,7 @@ describe.each(ENGINES)('transfers on %s', (engine) => {
       },
       payload: new URLSearchParams(payload).toString(),
     });
-  const get = (user: TFixtureUser, url: string) =>
-    ctx.app.inject({ url, headers: { authorization: `Bearer ${user.token}`, 'x-obmen-locale': 'en' } });
+  const get = (user: TFixtureUser, url: string) => ctx.app.inject({ url, headers: { authorization: `Bearer ${user.token}`, 'x-obmen-locale': 'en' } });
   const balance = async (user: TFixtureUser, currency: string) =>
     (await get(user, '/api/wallets')).json().wallets.find((w: { currency: string }) => w.currency === currency).balance as string;
 
@@ -116,7 +115,16 @@ describe.each(ENGINES)('transfers on %s', (engine) => {
     expect(body).toMatchObject({
       status: 'ok',
       message: 'Sent 10.00 USDT to Bob S.',
-      transfer: { direction: 'out', account_id: bob.accountId, name: 'Bob S.', currency: 'USDT', amount: '10.000000', fee: '0.000000', comment: 'lunch', status: 'completed' },
+      transfer: {
+        direction: 'out',
+        account_id: bob.accountId,
+        name: 'Bob S.',
+        currency: 'USDT',
+        amount: '10.000000',
+        fee: '0.000000',
+        comment: 'lunch',
+        status: 'completed',
+      },
       total_balance: { currency: 'USD', amount: '90.00' },
     });
     expect(body.wallets.find((w: { currency: string }) => w.currency === 'USDT').balance).toBe('90.000000');
@@ -161,7 +169,9 @@ describe.each(ENGINES)('transfers on %s', (engine) => {
     const res = await post(bob, '/api/transfer', { account_id: String(alice.accountId), currency: 'USDT', amount: '5' }, nextKey());
     expect(res.json().transfer.fee).toBe('0.150000');
     expect(await balance(bob, 'USDT')).toBe('5.850000');
-    const [fees] = await ctx.db.query<{ balance: string }>(`SELECT sum(balance)::text AS balance FROM ledger_accounts WHERE kind = 'fees' AND currency = 'USDT'`);
+    const [fees] = await ctx.db.query<{ balance: string }>(
+      `SELECT sum(balance)::text AS balance FROM ledger_accounts WHERE kind = 'fees' AND currency = 'USDT'`,
+    );
     expect(fees?.balance).toBe('150000');
     await ctx.db.query(`UPDATE transfer_settings SET fee_percent = 0, fee_fixed = 0 WHERE currency = 'USDT'`);
   });

@@ -81,7 +81,12 @@ describe.each(ENGINES)('verification on %s', (engine) => {
 
   function upload(token: string, type: string, parts: TPart[], locale: 'ru' | 'en' = 'en') {
     const { payload, headers } = multipart(parts);
-    return ctx.app.inject({ method: 'POST', url: `/api/verification/${type}/upload`, payload, headers: { ...headers, authorization: `Bearer ${token}`, 'x-obmen-locale': locale } });
+    return ctx.app.inject({
+      method: 'POST',
+      url: `/api/verification/${type}/upload`,
+      payload,
+      headers: { ...headers, authorization: `Bearer ${token}`, 'x-obmen-locale': locale },
+    });
   }
 
   async function uploadPassport(token: string, id: string) {
@@ -139,7 +144,10 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     const unknown = await call(ctx.app, '/api/verification/visa/new', { token, locale: 'ru' });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().fields.type).toMatch(/Неизвестный тип документа/);
-    const [{ n }] = (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM verifications v JOIN users u ON u.id = v.user_id WHERE u.id = (SELECT user_id FROM verifications WHERE public_id = $1)`, [id])) as [{ n: number }];
+    const [{ n }] = (await ctx.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM verifications v JOIN users u ON u.id = v.user_id WHERE u.id = (SELECT user_id FROM verifications WHERE public_id = $1)`,
+      [id],
+    )) as [{ n: number }];
     expect(n).toBe(1);
   });
 
@@ -147,7 +155,10 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     const { token } = await newUser();
     const id = await openPassport(token);
     const body = await uploadPassport(token, id);
-    expect(body.current!.files.map((f) => [f.side, f.mime])).toEqual([['front', 'image/jpeg'], ['selfie', 'image/png']]);
+    expect(body.current!.files.map((f) => [f.side, f.mime])).toEqual([
+      ['front', 'image/jpeg'],
+      ['selfie', 'image/png'],
+    ]);
     expect(body.current!.uploadable_sides).toEqual(['front', 'selfie']);
     const front = body.current!.files[0]!;
     const res = await call(ctx.app, front.url, { token });
@@ -181,7 +192,10 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     ]);
     expect(res.statusCode, res.body).toBe(200);
     const files = state(res).current!.files;
-    expect(files.map((f) => [f.side, f.mime])).toEqual([['front', 'image/webp'], ['selfie', 'image/png']]);
+    expect(files.map((f) => [f.side, f.mime])).toEqual([
+      ['front', 'image/webp'],
+      ['selfie', 'image/png'],
+    ]);
     expect(files[0]!.id).not.toBe(first.current!.files[0]!.id);
     expect(await counts()).toEqual(before);
     expect((await call(ctx.app, first.current!.files[0]!.url, { token })).statusCode).toBe(404);
@@ -260,7 +274,12 @@ describe.each(ENGINES)('verification on %s', (engine) => {
       const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = http.request(`${address}/api/verification/passport/upload`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': declared, 'x-forwarded-for': '10.9.9.9' },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            'content-length': declared,
+            'x-forwarded-for': '10.9.9.9',
+          },
         });
         req.on('response', (res) => {
           let body = '';
@@ -278,11 +297,18 @@ describe.each(ENGINES)('verification on %s', (engine) => {
 
     it('a declared length beyond every valid upload: 413 before a byte is read', async () => {
       const { token } = await newUser();
-      const address = ctx.app.server.listening ? `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}` : await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = ctx.app.server.listening
+        ? `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`
+        : await ctx.app.listen({ port: 0, host: '127.0.0.1' });
       const answer = await new Promise<number>((resolve, reject) => {
         const req = http.request(`${address}/api/verification/passport/upload`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'multipart/form-data; boundary=x', 'content-length': 200 * 1024 * 1024, 'x-forwarded-for': '10.9.9.8' },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'multipart/form-data; boundary=x',
+            'content-length': 200 * 1024 * 1024,
+            'x-forwarded-for': '10.9.9.8',
+          },
         });
         req.on('response', (res) => {
           res.resume();
@@ -298,15 +324,25 @@ describe.each(ENGINES)('verification on %s', (engine) => {
       const { token } = await newUser();
       const id = await openPassport(token);
       const image = await png();
-      const noSide = await upload(token, 'passport', [{ name: 'id', value: id }, { name: 'file0', filename: 'a.png', content: image }]);
+      const noSide = await upload(token, 'passport', [
+        { name: 'id', value: id },
+        { name: 'file0', filename: 'a.png', content: image },
+      ]);
       expect(noSide.statusCode).toBe(400);
       expect(noSide.json().fields).toEqual({ side0: 'Say which side this file is: front, back or selfie.' });
       const twice = await upload(token, 'passport', [
-        { name: 'id', value: id }, { name: 'side0', value: 'front' }, { name: 'side1', value: 'front' },
-        { name: 'file0', filename: 'a.png', content: image }, { name: 'file1', filename: 'b.png', content: image },
+        { name: 'id', value: id },
+        { name: 'side0', value: 'front' },
+        { name: 'side1', value: 'front' },
+        { name: 'file0', filename: 'a.png', content: image },
+        { name: 'file1', filename: 'b.png', content: image },
       ]);
       expect(twice.json().fields).toEqual({ side1: 'Each side once per upload.' });
-      const back = await upload(token, 'passport', [{ name: 'id', value: id }, { name: 'side0', value: 'back' }, { name: 'file0', filename: 'a.png', content: image }]);
+      const back = await upload(token, 'passport', [
+        { name: 'id', value: id },
+        { name: 'side0', value: 'back' },
+        { name: 'file0', filename: 'a.png', content: image },
+      ]);
       expect(back.statusCode).toBe(400);
       expect(back.json().fields).toEqual({ back: 'This document does not need that side.' });
       const none = await upload(token, 'passport', [{ name: 'id', value: id }]);
@@ -331,8 +367,16 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     expect(theirs.body).toBe(missing.body);
     expect(garbage.body).toBe(missing.body);
     const image = await png();
-    const upOther = await upload(stranger.token, 'passport', [{ name: 'id', value: id }, { name: 'side0', value: 'front' }, { name: 'file0', filename: 'a.png', content: image }]);
-    const upMissing = await upload(stranger.token, 'passport', [{ name: 'id', value: randomUUID() }, { name: 'side0', value: 'front' }, { name: 'file0', filename: 'a.png', content: image }]);
+    const upOther = await upload(stranger.token, 'passport', [
+      { name: 'id', value: id },
+      { name: 'side0', value: 'front' },
+      { name: 'file0', filename: 'a.png', content: image },
+    ]);
+    const upMissing = await upload(stranger.token, 'passport', [
+      { name: 'id', value: randomUUID() },
+      { name: 'side0', value: 'front' },
+      { name: 'file0', filename: 'a.png', content: image },
+    ]);
     expect(upOther.statusCode).toBe(404);
     expect(upOther.body).toBe(upMissing.body);
     const subOther = await call(ctx.app, '/api/verification/passport/submit', { token: stranger.token, payload: { id, ...DOCUMENT } });
@@ -353,7 +397,16 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     expect(expired.json().fields).toEqual({ expiry_date: 'Срок действия документа истёк: пройдите верификацию с действующим.' });
     const bad = await call(ctx.app, '/api/verification/passport/submit', {
       token,
-      payload: { id, number: '1', issuing_country: 'Germany', issue_date: '2020-02-30', expiry_date: '2030-01-01', first_name: '<b>', last_name: '', birth_date: '2015-01-01' },
+      payload: {
+        id,
+        number: '1',
+        issuing_country: 'Germany',
+        issue_date: '2020-02-30',
+        expiry_date: '2030-01-01',
+        first_name: '<b>',
+        last_name: '',
+        birth_date: '2015-01-01',
+      },
     });
     expect(Object.keys(bad.json().fields).sort()).toEqual(['birth_date', 'first_name', 'issue_date', 'issuing_country', 'last_name', 'number']);
     const ok = await call(ctx.app, '/api/verification/passport/submit', { token, payload: { id, ...DOCUMENT } });
@@ -367,7 +420,11 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     expect(row!.number_enc.includes('AB1234567')).toBe(false);
     expect(row!.number_enc.length).toBe(12 + 16 + 9);
     // Read-only now: no upload, no second submit, no new draft.
-    const again = await upload(token, 'passport', [{ name: 'id', value: id }, { name: 'side0', value: 'front' }, { name: 'file0', filename: 'a.png', content: await png() }]);
+    const again = await upload(token, 'passport', [
+      { name: 'id', value: id },
+      { name: 'side0', value: 'front' },
+      { name: 'file0', filename: 'a.png', content: await png() },
+    ]);
     expect(again.statusCode).toBe(409);
     expect(again.json().message).toMatch(/sent for checking/);
     expect((await call(ctx.app, '/api/verification/passport/submit', { token, payload: { id, ...DOCUMENT } })).statusCode).toBe(409);
@@ -403,12 +460,18 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     expect(Object.keys(change.json().fields)).toEqual(['first_name']);
     expect((await call(ctx.app, '/api/user/info', { token: user.token, payload: { first_name: 'Anna', city: 'Berlin' } })).statusCode).toBe(200);
 
-    const upload2 = await upload(user.token, 'passport', [{ name: 'id', value: user.id }, { name: 'side0', value: 'front' }, { name: 'file0', filename: 'a.png', content: await png() }]);
+    const upload2 = await upload(user.token, 'passport', [
+      { name: 'id', value: user.id },
+      { name: 'side0', value: 'front' },
+      { name: 'file0', filename: 'a.png', content: await png() },
+    ]);
     expect(upload2.statusCode).toBe(409);
     expect(upload2.json().message).toMatch(/already verified/);
     expect((await call(ctx.app, '/api/verification/id_card/new', { token: user.token })).statusCode).toBe(409);
 
-    const actions = await ctx.db.query<{ operator: string; action: string }>('SELECT operator, action FROM operator_audit WHERE subject = $1 ORDER BY id', [user.id]);
+    const actions = await ctx.db.query<{ operator: string; action: string }>('SELECT operator, action FROM operator_audit WHERE subject = $1 ORDER BY id', [
+      user.id,
+    ]);
     expect(actions).toEqual([
       { operator: 'alice', action: 'verification.show' },
       { operator: 'alice', action: 'verification.approve' },
@@ -423,37 +486,58 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     const ids = queue.map((item) => item.id);
     expect(ids.indexOf(first.id)).toBeLessThan(ids.indexOf(second.id));
     expect(queue.find((item) => item.id === first.id)).toMatchObject({ type: 'passport', files: 2, resubmitted: false });
-    const [audit] = await ctx.db.query<{ details: { shown: string[] } }>(`SELECT details FROM operator_audit WHERE operator = 'bob' AND action = 'verification.queue'`);
+    const [audit] = await ctx.db.query<{ details: { shown: string[] } }>(
+      `SELECT details FROM operator_audit WHERE operator = 'bob' AND action = 'verification.queue'`,
+    );
     expect(audit!.details.shown).toEqual(ids);
   });
 
   it('rejection with retry: only the rejected file can be uploaded again, then it goes back to the queue', async () => {
     const user = await submitted('ru');
-    await expect(rejectSubmission(operatorCtx, 'carol', user.id, { files: [{ side: 'selfie', reason: 'other' }], retry: true })).rejects.toThrow(/needs a note/);
+    await expect(rejectSubmission(operatorCtx, 'carol', user.id, { files: [{ side: 'selfie', reason: 'other' }], retry: true })).rejects.toThrow(
+      /needs a note/,
+    );
     await rejectSubmission(operatorCtx, 'carol', user.id, { files: [{ side: 'selfie', reason: 'blurred' }], retry: true });
     const body = state(await call(ctx.app, '/api/verification', { token: user.token }));
     expect(body.current).toMatchObject({ status: 'rejected', retry_allowed: true, uploadable_sides: ['selfie'] });
-    expect(body.current!.files.map((f) => [f.side, f.reject_reason])).toEqual([['front', null], ['selfie', 'blurred']]);
+    expect(body.current!.files.map((f) => [f.side, f.reject_reason])).toEqual([
+      ['front', null],
+      ['selfie', 'blurred'],
+    ]);
     const mail = (await mailsTo(ctx.db, user.email)).at(-1)!;
     expect(mail.subject).toBe('Нужны новые фото документов');
     expect(mail.text_body).toContain('Селфи с документом: размыто или нечитаемо');
 
     expect((await call(ctx.app, '/api/verification/passport/new', { token: user.token })).json().verification.current.id).toBe(user.id);
-    const front = await upload(user.token, 'passport', [{ name: 'id', value: user.id }, { name: 'side0', value: 'front' }, { name: 'file0', filename: 'a.png', content: await png() }]);
+    const front = await upload(user.token, 'passport', [
+      { name: 'id', value: user.id },
+      { name: 'side0', value: 'front' },
+      { name: 'file0', filename: 'a.png', content: await png() },
+    ]);
     expect(front.statusCode).toBe(400);
     expect(front.json().fields).toEqual({ front: 'Only the rejected files can be uploaded again.' });
     const early = await call(ctx.app, '/api/verification/passport/submit', { token: user.token, locale: 'en', payload: { id: user.id, ...DOCUMENT } });
     expect(early.json().fields).toEqual({ selfie: 'This file was rejected: upload a new one.' });
-    const selfie = await upload(user.token, 'passport', [{ name: 'id', value: user.id }, { name: 'side0', value: 'selfie' }, { name: 'file0', filename: 'b.png', content: await png(300, 300) }]);
+    const selfie = await upload(user.token, 'passport', [
+      { name: 'id', value: user.id },
+      { name: 'side0', value: 'selfie' },
+      { name: 'file0', filename: 'b.png', content: await png(300, 300) },
+    ]);
     expect(selfie.statusCode, selfie.body).toBe(200);
-    expect(state(selfie).current!.files.map((f) => [f.side, f.reject_reason])).toEqual([['front', null], ['selfie', null]]);
+    expect(state(selfie).current!.files.map((f) => [f.side, f.reject_reason])).toEqual([
+      ['front', null],
+      ['selfie', null],
+    ]);
     expect(state(selfie).current!.uploadable_sides).toEqual(['selfie']);
     const resubmit = await call(ctx.app, '/api/verification/passport/submit', { token: user.token, payload: { id: user.id, ...DOCUMENT } });
     expect(resubmit.statusCode, resubmit.body).toBe(200);
     expect(state(resubmit).current!.status).toBe('submitted');
     expect((await listQueue(ctx.db, 'carol')).find((item) => item.id === user.id)).toMatchObject({ resubmitted: true });
     // The rejected selfie stays on record for the operator, out of the current set.
-    const [{ n }] = (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM verification_files f JOIN verifications v ON v.id = f.verification_id WHERE v.public_id = $1', [user.id])) as [{ n: number }];
+    const [{ n }] = (await ctx.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM verification_files f JOIN verifications v ON v.id = f.verification_id WHERE v.public_id = $1',
+      [user.id],
+    )) as [{ n: number }];
     expect(n).toBe(3);
   });
 
@@ -463,7 +547,11 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     const res = await call(ctx.app, '/api/verification/passport/new', { token: user.token });
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toMatch(/declined for good/);
-    expect(state(await call(ctx.app, '/api/verification', { token: user.token })).current).toMatchObject({ status: 'rejected', retry_allowed: false, uploadable_sides: [] });
+    expect(state(await call(ctx.app, '/api/verification', { token: user.token })).current).toMatchObject({
+      status: 'rejected',
+      retry_allowed: false,
+      uploadable_sides: [],
+    });
   });
 
   if (engine === 'postgres') {

@@ -1,0 +1,55 @@
+/*
+ * Request ids and what logs may hold (both services and the site's server code). The BFF gives
+ * every request an id (or keeps a sane one from the client), sends it to the core in
+ * `x-request-id` and returns it to the client; the core logs under the same `reqId`.
+ */
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** A client's id is kept only when it is a short token of safe characters: nothing to forge a log line with. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export function isSaneRequestId(value: unknown): value is string {
+  return typeof value === 'string' && SANE_REQUEST_ID.test(value);
+}
+
+/**
+ * pino `redact` paths: the secrets that could reach a log line as a header or as a field of a
+ * logged object (a session cookie or token, passwords, one-time tokens, document and card numbers).
+ */
+const SECRET_FIELDS = ['password', 'current_password', 'new_password', 'token', 'number', 'document_number', 'card_number', 'cookie', 'authorization'];
+export const LOG_REDACT_PATHS = [
+  'req.headers.cookie',
+  'req.headers.authorization',
+  'req.headers["x-obmen-session-token"]',
+  'res.headers["set-cookie"]',
+  'res.headers["x-obmen-session-token"]',
+  // Plugins log their own options with the request's headers (@fastify/multipart at trace).
+  '*.headers.cookie',
+  '*.headers.authorization',
+  '*.headers["x-obmen-session-token"]',
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((field) => `*.${field}`),
+];
+
+/** A 43-character base64url token (sessions, mailed links) as a path segment or a query value. */
+const TOKEN_IN_URL = /(?<=[/=])[A-Za-z0-9_-]{43}(?=$|[/?&#])/g;
+
+/** A request URL as logs may show it: mailed-link tokens (/api/auth/reset/T, ?token=T) masked. */
+export function redactUrl(url: string): string {
+  return url.replace(TOKEN_IN_URL, '[redacted]');
+}
+
+/** What the site's server code logs through: the BFF's request logger (pino) fits it. */
+type TLogFn = (obj: object, msg: string) => void;
+export type TPageLog = { error: TLogFn; warn: TLogFn; info: TLogFn };
+
+/** pino's request serializer as Fastify's default, with the URL's tokens masked. */
+export function serializeRequestForLog(req: { method: string; url: string; host?: string; ip?: string }) {
+  return { method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip };
+}
+
+/** The pino options both services share: their level, the redactions and the request serializer. */
+export function loggerOptions(level: string) {
+  return { level, redact: LOG_REDACT_PATHS, serializers: { req: serializeRequestForLog } };
+}
