@@ -201,7 +201,7 @@ test.describe('at a 375 px phone viewport', () => {
     await expect(menu.getByTestId('balance')).toBeVisible();
     const panels = menu.locator('details.mm-panel');
     await expect(panels).toHaveCount(2);
-    await panels.nth(1).locator('summary').click();
+    await panels.nth(1).locator(':scope > summary').click();
     await expect(panels.nth(1)).toHaveJSProperty('open', true);
     await expect(menu.locator('.mm-links [data-logout]')).toBeVisible();
     await expect(menu.locator('.mm-links a[href="/settings"]')).toBeVisible();

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TConfig } from './config.ts';
+import { setRateLimitFactor } from './rate-limit.ts';
 import type { Db } from './db/index.ts';
 import dbPlugin from './plugins/db.ts';
 import localePlugin from './plugins/locale.ts';
@@ -37,6 +38,7 @@ export type TAppOptions = {
 
 /** The core as a plugin: server.ts listens, tests inject. */
 const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, storage, now }) => {
+  setRateLimitFactor(config.RATE_LIMIT_FACTOR);
   await fastify.register(localePlugin);
   await fastify.register(errorsPlugin);
   // Before any route: validation, serialisation and the OpenAPI document come from route schemas.

@@ -43,6 +43,11 @@ const ZConfig = z
      * that header with its own peer. Default: loopback, the BFF on the same machine.
      */
     TRUST_PROXY: z.string().min(1).default('127.0.0.1,::1'),
+    /**
+     * Multiplies every rate limit's maximum (core/src/rate-limit.ts). For test servers whose
+     * clients all come from one address (the e2e suite); production keeps 1.
+     */
+    RATE_LIMIT_FACTOR: z.coerce.number().int().min(1).max(100).default(1),
     /** The site's address, for links in mails. */
     PUBLIC_URL: z
       .url({ protocol: /^https?$/ })

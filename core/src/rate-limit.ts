@@ -39,6 +39,12 @@ export const RATE_LIMITS = {
 } as const satisfies Record<string, TRateRule>;
 export type TRateName = keyof typeof RATE_LIMITS;
 
+/** RATE_LIMIT_FACTOR: set once at boot by the app (config is validated there). */
+let factor = 1;
+export function setRateLimitFactor(value: number): void {
+  factor = value;
+}
+
 /**
  * Counts one hit on `key` and throws 429 (with Retry-After) when the window is full. One
  * atomic upsert: concurrent requests on any instance can't both take the last slot.
@@ -54,7 +60,7 @@ export async function consumeRateLimit(db: Queryable, name: TRateName, subject: 
      RETURNING hits, ceil(extract(epoch FROM (window_start + window_seconds * interval '1 second' - now())))::int AS retry_after`,
     [`${name}:${subject}`, rule.windowS],
   );
-  if (!row || row.hits <= rule.max) return;
+  if (!row || row.hits <= rule.max * factor) return;
   const seconds = Math.max(1, row.retry_after);
   throw new AppError('rate_limited', {
     key: 'error.rate_limited_retry',
