@@ -13,6 +13,8 @@
  *   ledger:reverse <transaction id> <reason…>, ledger:check.
  * Identity (cli/verification.ts): kyc:queue, kyc:show <id>, kyc:file <file id> <path>,
  *   kyc:approve <id>, kyc:reject <id> --file side=reason[:note]… --retry|--final, kyc:limits.
+ * Cards (cli/cards.ts): cards:products, cards:product:create|price|enable|disable, cards:orders,
+ *   cards:order:show <id>, cards:issuer, cards:issuer:advance [at=…], cards:callbacks.
  * Run a command without arguments for its usage.
  * DATABASE_URL / DATA_DIR select the database as for the server.
  */

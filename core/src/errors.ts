@@ -23,6 +23,8 @@ export const ERRORS = {
   currency_not_found: { status: 404, key: 'api.currency_not_found' },
   document_not_found: { status: 404, key: 'api.document_not_found' },
   payment_provider_not_found: { status: 404, key: 'api.payment_provider_not_found' },
+  card_not_found: { status: 404, key: 'api.card_not_found' },
+  card_issuer_not_found: { status: 404, key: 'api.card_issuer_not_found' },
   rate_limited: { status: 429, key: 'error.rate_limited' },
   internal: { status: 500, key: 'error.internal' },
   database_unavailable: { status: 503, key: 'error.database_unavailable' },
@@ -44,6 +46,10 @@ export const ERRORS = {
   upload_too_large: { status: 413, key: 'files.request_too_large' },
   // payments
   webhook_signature_invalid: { status: 401, key: 'payments.webhook_signature_invalid' },
+  // cards (the state conflicts name their reason by key)
+  card_state: { status: 409, key: 'cards.state_conflict' },
+  card_verification_required: { status: 403, key: 'cards.verification_required' },
+  card_reveal_refused: { status: 400, key: 'cards.reveal_refused', field: 'password', fieldKey: 'cards.reveal_refused' },
   // money: refusals of the SQL functions (code = the raised message) and of the services
   insufficient_funds: { status: 422, key: 'money.insufficient_funds', field: 'amount', fieldKey: 'money.field_insufficient_funds' },
   amount_not_positive: { status: 422, key: 'money.amount_not_positive', field: 'amount' },
@@ -131,7 +137,18 @@ export class AppError extends Error {
  * What a call can name that may not exist. Each answers 404 with its own code and a message that
  * names it ("This exchange was not found"); another user's entity answers exactly the same.
  */
-export const MISSING_ENTITIES = ['article', 'notification', 'exchange', 'exchange_batch', 'account', 'currency', 'document', 'payment_provider'] as const;
+export const MISSING_ENTITIES = [
+  'article',
+  'notification',
+  'exchange',
+  'exchange_batch',
+  'account',
+  'currency',
+  'document',
+  'payment_provider',
+  'card',
+  'card_issuer',
+] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 
 export const notFound = () => new AppError('not_found');

@@ -5,13 +5,15 @@ import { purgeTokens } from '../domains/auth/service.ts';
 import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
+import { chargeMonthlyFees } from '../domains/cards/fees.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
 
 /**
  * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
- * keys and exchange quotes; and deposits left unpaid past their time. Any instance may run it.
+ * keys and exchange quotes; deposits left unpaid past their time; and the cards' monthly fees
+ * (once per card and month, whichever instances run it).
  */
 export default fp(
   async (app) => {
@@ -23,6 +25,7 @@ export default fp(
         purgeIdempotencyKeys(app.db),
         purgeQuotes(app.db),
         expireDeposits(app.db, new Date()),
+        chargeMonthlyFees(app.db, new Date()),
       ]).catch((err: unknown) => {
         if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');
       });

@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../db/index.ts';
 import { createDemoUser } from '../domains/auth/service.ts';
 import { SEED_ARTICLES } from './articles.ts';
 import { seedRates } from '../domains/rates/service.ts';
+import { seedCardProducts } from '../domains/cards/catalogue.ts';
 
 /**
  * The confirmed demo account of development and test databases (never production: app.ts
@@ -106,8 +107,10 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean }): P
   const seeded = await seedPlatform(db);
   // Realistic rates for every pair and transfer limits, on an empty rates table only.
   const ratesSeeded = await seedRates(db);
+  // The card catalogue, on an empty one only.
+  const cardsSeeded = await seedCardProducts(db);
   // Also on a database seeded before accounts existed; dev and test only.
-  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded;
+  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || cardsSeeded;
   await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
   return true;
 }
