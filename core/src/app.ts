@@ -19,7 +19,11 @@ import transferRoutes from './domains/transfer/routes.ts';
 import devRoutes from './domains/dev/routes.ts';
 import verificationRoutes from './domains/verification/routes.ts';
 import paymentRoutes from './domains/payments/routes.ts';
+<<<<<<< HEAD
 import cardRoutes from './domains/cards/routes.ts';
+=======
+import mailingRoutes from './domains/mailing/routes.ts';
+>>>>>>> main
 import { loadProviders } from './domains/payments/providers.ts';
 import storagePlugin from './plugins/storage.ts';
 import type { TFileStorage } from './storage/index.ts';
@@ -70,6 +74,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(notificationRoutes);
   await fastify.register(authRoutes, { config });
   await fastify.register(userRoutes);
+  await fastify.register(mailingRoutes);
   await fastify.register(ratesPlugin, { config });
   await fastify.register(walletRoutes);
   await fastify.register(exchangeRoutes);

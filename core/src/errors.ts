@@ -23,8 +23,13 @@ export const ERRORS = {
   currency_not_found: { status: 404, key: 'api.currency_not_found' },
   document_not_found: { status: 404, key: 'api.document_not_found' },
   payment_provider_not_found: { status: 404, key: 'api.payment_provider_not_found' },
+<<<<<<< HEAD
   card_not_found: { status: 404, key: 'api.card_not_found' },
   card_issuer_not_found: { status: 404, key: 'api.card_issuer_not_found' },
+=======
+  recruit_not_found: { status: 404, key: 'api.recruit_not_found' },
+  invite_code_not_found: { status: 404, key: 'api.invite_code_not_found' },
+>>>>>>> main
   rate_limited: { status: 429, key: 'error.rate_limited' },
   internal: { status: 500, key: 'error.internal' },
   database_unavailable: { status: 503, key: 'error.database_unavailable' },
@@ -35,6 +40,15 @@ export const ERRORS = {
   invalid_password: { status: 400, key: 'auth.invalid_current_password', field: 'current_password' },
   not_closable: { status: 409, key: 'notify.not_closable' },
   field_verified: { status: 409, key: 'user.field_verified' },
+  // account security (domains/security)
+  second_factor_required: { status: 400, key: 'security.code_required', field: 'code', fieldKey: 'validation.required' },
+  second_factor_invalid: { status: 400, key: 'security.code_invalid', field: 'code', fieldKey: 'security.field_code_invalid' },
+  second_factor_enabled: { status: 409, key: 'security.already_enabled' },
+  second_factor_not_enabled: { status: 409, key: 'security.not_enabled' },
+  second_factor_not_started: { status: 409, key: 'security.not_started' },
+  challenge_invalid: { status: 400, key: 'security.challenge_invalid' },
+  session_not_found: { status: 404, key: 'api.session_not_found' },
+  withdrawals_blocked: { status: 403, key: 'security.withdrawals_blocked' },
   // identity verification and uploads (the state conflicts name their reason by key)
   verification_state: { status: 409, key: 'verification.read_only' },
   files_missing: { status: 400, key: 'verification.files_missing' },
@@ -44,6 +58,10 @@ export const ERRORS = {
   not_multipart: { status: 415, key: 'files.not_multipart' },
   bad_form: { status: 400, key: 'files.bad_form' },
   upload_too_large: { status: 413, key: 'files.request_too_large' },
+  // mail preferences and the referral programme
+  unsubscribe_link_invalid: { status: 400, key: 'mailprefs.link_invalid' },
+  invite_codes_limit: { status: 409, key: 'referral.codes_limit', field: 'label' },
+  invite_code_default: { status: 409, key: 'referral.code_default' },
   // payments
   webhook_signature_invalid: { status: 401, key: 'payments.webhook_signature_invalid' },
   // cards (the state conflicts name their reason by key)
@@ -146,8 +164,13 @@ export const MISSING_ENTITIES = [
   'currency',
   'document',
   'payment_provider',
+<<<<<<< HEAD
   'card',
   'card_issuer',
+=======
+  'recruit',
+  'invite_code',
+>>>>>>> main
 ] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 
