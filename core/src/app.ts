@@ -19,11 +19,8 @@ import transferRoutes from './domains/transfer/routes.ts';
 import devRoutes from './domains/dev/routes.ts';
 import verificationRoutes from './domains/verification/routes.ts';
 import paymentRoutes from './domains/payments/routes.ts';
-<<<<<<< HEAD
 import cardRoutes from './domains/cards/routes.ts';
-=======
 import mailingRoutes from './domains/mailing/routes.ts';
->>>>>>> main
 import { loadProviders } from './domains/payments/providers.ts';
 import storagePlugin from './plugins/storage.ts';
 import type { TFileStorage } from './storage/index.ts';

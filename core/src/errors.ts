@@ -23,13 +23,10 @@ export const ERRORS = {
   currency_not_found: { status: 404, key: 'api.currency_not_found' },
   document_not_found: { status: 404, key: 'api.document_not_found' },
   payment_provider_not_found: { status: 404, key: 'api.payment_provider_not_found' },
-<<<<<<< HEAD
   card_not_found: { status: 404, key: 'api.card_not_found' },
   card_issuer_not_found: { status: 404, key: 'api.card_issuer_not_found' },
-=======
   recruit_not_found: { status: 404, key: 'api.recruit_not_found' },
   invite_code_not_found: { status: 404, key: 'api.invite_code_not_found' },
->>>>>>> main
   rate_limited: { status: 429, key: 'error.rate_limited' },
   internal: { status: 500, key: 'error.internal' },
   database_unavailable: { status: 503, key: 'error.database_unavailable' },
@@ -164,13 +161,10 @@ export const MISSING_ENTITIES = [
   'currency',
   'document',
   'payment_provider',
-<<<<<<< HEAD
   'card',
   'card_issuer',
-=======
   'recruit',
   'invite_code',
->>>>>>> main
 ] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 

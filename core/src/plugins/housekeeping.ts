@@ -5,23 +5,16 @@ import { purgeTokens } from '../domains/auth/service.ts';
 import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
-<<<<<<< HEAD
 import { chargeMonthlyFees } from '../domains/cards/fees.ts';
-=======
 import { purgeEvents } from '../domains/events/service.ts';
->>>>>>> main
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
 
 /**
  * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
-<<<<<<< HEAD
- * keys and exchange quotes; deposits left unpaid past their time; and the cards' monthly fees
- * (once per card and month, whichever instances run it).
-=======
- * keys and exchange quotes, realtime events past their replay window; and deposits left unpaid past their time. Any instance may run it.
->>>>>>> main
+ * keys and exchange quotes, realtime events past their replay window; deposits left unpaid past
+ * their time; and the cards' monthly fees (once per card and month, whichever instances run it).
  */
 export default fp(
   async (app) => {
@@ -33,11 +26,8 @@ export default fp(
         purgeIdempotencyKeys(app.db),
         purgeQuotes(app.db),
         expireDeposits(app.db, new Date()),
-<<<<<<< HEAD
         chargeMonthlyFees(app.db, new Date()),
-=======
         purgeEvents(app.db),
->>>>>>> main
       ]).catch((err: unknown) => {
         if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');
       });

@@ -4,6 +4,7 @@ import { AppError } from '../../errors.ts';
 import { moneyError } from '../../money-errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { verifyPassword } from '../auth/passwords.ts';
+import { verifySecondFactor } from '../security/second-factor.ts';
 import { currencies } from '../currencies/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
 import { ledgerCall, parseUserAmount, userBalance } from '../ledger/service.ts';
@@ -58,9 +59,10 @@ export async function cardDetails(db: Queryable, userId: string, id: string): Pr
 }
 
 /**
- * POST /api/card/reveal: the full number and CVC, after the account password (or, once
- * two-factor codes exist, a code). Every attempt is recorded in the card's activity; a wrong
- * secret is refused and counted against the reveal limit. The answer is never stored.
+ * POST /api/card/reveal: the full number and CVC, after the account password or a code of the
+ * user's second factor (a user without one must use the password). Every attempt is recorded
+ * in the card's activity; a wrong secret is refused and counted against the reveal limit. The
+ * answer is never stored.
  */
 export async function revealCard(
   ctx: TCardContext,
@@ -72,14 +74,23 @@ export async function revealCard(
   if (!isIssued(row.status) || row.status === 'closed' || !row.issuer_ref) throw conflict('cards.reveal_unavailable');
   await consumeRateLimit(db, 'card_reveal_user', userId);
   const now = ctx.now();
+  // The password, or a code of the second factor (TOTP or a recovery code) when one is on.
   let ok = false;
+  let field: 'password' | 'code' = 'password';
   if (body.password !== undefined) {
     const [user] = await db.query<{ password_hash: string | null }>('SELECT password_hash FROM users WHERE id = $1', [userId]);
     ok = await verifyPassword(body.password, user?.password_hash ?? null);
+  } else if (body.code !== undefined) {
+    field = 'code';
+    try {
+      ok = (await verifySecondFactor(db, userId, body.code, now.getTime())) !== 'none';
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'second_factor_invalid') throw err;
+    }
   }
   if (!ok) {
     await addActivity(db, row, 'reveal_refused', `user:${userId}`, now);
-    throw new AppError('card_reveal_refused');
+    throw new AppError('card_reveal_refused', { field });
   }
   const issuer = ctx.issuers.get(row.issuer as never);
   if (!issuer) throw conflict('cards.issuer_unavailable');

@@ -5,6 +5,7 @@ import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
 import { hashPassword } from '../../../src/domains/auth/passwords.ts';
+import { hotp, newTotpSecret, totpStep } from '../../../src/domains/security/totp.ts';
 import { passesLuhn, SANDBOX_BINS, SANDBOX_ISSUE_DELAY_MS, SANDBOX_SHIP_DELAY_MS } from '../../../src/domains/cards/sandbox-issuer.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { CARD_OVERRIDES, CARD_SECRET, cardStatus, makeProduct, placeOrder, post, sandboxOf, verifyUser, walletMinor, type TCtx } from './helpers.ts';
@@ -238,6 +239,28 @@ describe.each(ENGINES)('cards: catalogue, orders, the sandbox issuer, my cards (
     // Nothing of the number is in our own tables.
     const [clear] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM cards WHERE bin || last4 = $1 OR issuer_ref = $2`, [digits, digits]);
     expect(clear!.n).toBe(0);
+  });
+
+  it('reveal with a second-factor code: a wrong one is refused, a right one works once; without 2FA a code cannot reveal', async () => {
+    const id = await activeCard();
+    const noFactor = await call(ctx.app, '/api/card/reveal', { token: user.token, payload: { card: id, code: '123456' }, locale: 'en' });
+    expect(noFactor.json()).toMatchObject({ code: 'card_reveal_refused', fields: { code: 'The password or code is wrong' } });
+    const secret = newTotpSecret();
+    await ctx.db.query('INSERT INTO user_totp (user_id, secret, enabled_at) VALUES ($1, $2, now())', [user.id, secret]);
+    try {
+      const good = hotp(secret, totpStep(clock.getTime()));
+      const bad = good === '000000' ? '000001' : '000000';
+      expect((await call(ctx.app, '/api/card/reveal', { token: user.token, payload: { card: id, code: bad } })).statusCode).toBe(400);
+      const shown = await call(ctx.app, '/api/card/reveal', { token: user.token, payload: { card: id, code: good } });
+      expect(shown.statusCode, shown.body).toBe(200);
+      expect(passesLuhn(shown.json().pan.replace(/ /g, ''))).toBe(true);
+      // The same code again: spent.
+      expect((await call(ctx.app, '/api/card/reveal', { token: user.token, payload: { card: id, code: good } })).statusCode).toBe(400);
+    } finally {
+      await ctx.db.query('DELETE FROM user_totp WHERE user_id = $1', [user.id]);
+    }
+    const details = (await call(ctx.app, `/api/card/details/${id}`, { token: user.token })).json().card as TCardDetails;
+    expect(details.activity.slice(0, 4).map((a) => a.kind)).toEqual(['reveal_refused', 'revealed', 'reveal_refused', 'reveal_refused']);
   });
 
   it('freeze and unfreeze; close is final and returns the balance to the wallet', async () => {
