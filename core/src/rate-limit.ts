@@ -18,6 +18,9 @@ export type TRateRule = { max: number; windowS: number };
  * - transfer check: it reveals a masked name per account number, so 60 per user per 10 min
  *   (plenty for typing and correcting a form) stops walking the account-number space.
  * - deposit creation: each one is a row (and later a provider call), so 30 per user per hour.
+ * - chat messages: 30 per user per minute (a person types slower; a flood stops at the 31st);
+ *   a new private conversation (unknown accounts included) 30 per user per hour, which bounds
+ *   walking account ids through the chat.
  *
  * A fixed window per key, in the database (every core instance shares it; nothing per user in
  * process memory). A window lets a burst of up to 2×max across its edge: acceptable here.
@@ -36,6 +39,8 @@ export const RATE_LIMITS = {
   confirm_user: { max: 3, windowS: 60 * 60 },
   transfer_check_user: { max: 60, windowS: 10 * 60 },
   deposit_create_user: { max: 30, windowS: 60 * 60 },
+  chat_message_user: { max: 30, windowS: 60 },
+  chat_open_user: { max: 30, windowS: 60 * 60 },
 } as const satisfies Record<string, TRateRule>;
 export type TRateName = keyof typeof RATE_LIMITS;
 
