@@ -1,5 +1,6 @@
 import type { TChatMessage, TUnreadMsgs } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
+import { recordEvent } from '../events/service.ts';
 import { messagesOf, privateFileBase, SUPPORT_FILE_BASE, unreadOf, type TConversationRow } from './service.ts';
 
 /** What the browser of one participant gets: the message as that participant sees it. */
@@ -21,10 +22,8 @@ export async function emitChatEvents(tx: Queryable, conversation: TConversationR
     const base = chat === 'support' ? SUPPORT_FILE_BASE : privateFileBase(chat);
     if (messageId) {
       const [message] = await messagesOf(tx, conversation, userId, [messageId], 0, base);
-      await record(tx, userId, 'chat.message', { chat, message: message! } satisfies TChatMessageEvent);
+      await recordEvent(tx, userId, 'chat.message', { chat, message: message! } satisfies TChatMessageEvent);
     }
-    await record(tx, userId, 'unread_msgs', (await unreadOf(tx, userId)) satisfies TUnreadMsgs);
+    await recordEvent(tx, userId, 'unread_msgs', (await unreadOf(tx, userId)) satisfies TUnreadMsgs);
   }
 }
-
-async function record(_tx: Queryable, _userId: string, _type: 'chat.message' | 'unread_msgs', _payload: unknown): Promise<void> {}

@@ -95,8 +95,8 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { pu
     return body.action === 'approve' ? approveSubmission(ctx, 'dev', body.id) : rejectSubmission(ctx, 'dev', body.id, body);
   });
 
-  app.post('/api/dev/support', async (request) => {
-    const body = parseInput(ZDevSupportBody, request.body);
+  app.post('/api/dev/support', { schema: { body: ZDevSupportBody } }, async (request) => {
+    const body = request.body;
     return body.action === 'reply'
       ? replySupport({ db: app.db, storage: app.storage }, 'dev', body.account_id, body.text)
       : closeSupport(app.db, 'dev', body.account_id);

@@ -12,6 +12,7 @@ import { openLocalStorage } from '../../../src/storage/local.ts';
 import { closeSupport, listSupportQueue, replySupport } from '../../../src/domains/chat/operator.ts';
 import { makeChatCommands } from '../../../src/cli/chat.ts';
 import type { TChatContext } from '../../../src/domains/chat/service.ts';
+import { readEvents } from '../../../src/domains/events/service.ts';
 
 async function filesUnder(dir: string): Promise<number> {
   try {
@@ -245,6 +246,50 @@ describe.each(ENGINES)('chats on %s', (engine) => {
       'me',
       'me',
       'other',
+    ]);
+  });
+
+  it('records live events in the same transaction: the message as each side sees it, and exact counters', async () => {
+    const a = await user();
+    const b = await user();
+    const events = async (u: TFixtureUser) => {
+      const replay = await readEvents(ctx.db, u.id, 0);
+      return replay.kind === 'events' ? replay.events.map((event) => ({ type: event.type, payload: event.payload })) : [];
+    };
+    const sent = await upload(a.token, `/api/chat/private/${b.accountId}`, [
+      { name: 'message', value: 'look' },
+      { name: 'file0', filename: 'a.png', content: await png(), type: 'image/png' },
+    ]);
+    const message = sent.json<TChatSentResponse>().message;
+    const forB = await events(b);
+    expect(forB).toEqual([
+      {
+        type: 'chat.message',
+        payload: {
+          chat: a.accountId,
+          message: { ...message, author: 'other', files: [{ ...message.files[0]!, url: `/api/chat/private/${a.accountId}/file/${message.files[0]!.id}` }] },
+        },
+      },
+      { type: 'unread_msgs', payload: { private: 1, support: 0 } },
+    ]);
+    expect(await events(a)).toEqual([
+      { type: 'chat.message', payload: { chat: b.accountId, message } },
+      { type: 'unread_msgs', payload: { private: 0, support: 0 } },
+    ]);
+    await call(ctx.app, `/api/chat/private/read/${a.accountId}`, { token: b.token, payload: { last_read_message: message.id } });
+    expect((await events(b)).at(-1)).toEqual({ type: 'unread_msgs', payload: { private: 0, support: 0 } });
+    // Reading again moves nothing and records nothing.
+    await call(ctx.app, `/api/chat/private/read/${a.accountId}`, { token: b.token, payload: { last_read_message: message.id } });
+    expect(await events(b)).toHaveLength(3);
+    // A refused message records nothing.
+    await call(ctx.app, `/api/chat/private/${b.accountId}`, { token: a.token, payload: { message: 'x'.repeat(5000) } });
+    expect(await events(b)).toHaveLength(3);
+    // An operator's reply reaches the user live too.
+    await call(ctx.app, '/api/support', { token: b.token, payload: { text: 'help' } });
+    await replySupport(ops, 'ann', b.accountId, 'here');
+    expect((await events(b)).slice(-2)).toEqual([
+      { type: 'chat.message', payload: { chat: 'support', message: expect.objectContaining({ author: 'operator', text: 'here' }) } },
+      { type: 'unread_msgs', payload: { private: 0, support: 1 } },
     ]);
   });
 
