@@ -25,6 +25,8 @@ export const ERRORS = {
   payment_provider_not_found: { status: 404, key: 'api.payment_provider_not_found' },
   chat_not_found: { status: 404, key: 'api.chat_not_found' },
   chat_file_not_found: { status: 404, key: 'api.chat_file_not_found' },
+  recruit_not_found: { status: 404, key: 'api.recruit_not_found' },
+  invite_code_not_found: { status: 404, key: 'api.invite_code_not_found' },
   rate_limited: { status: 429, key: 'error.rate_limited' },
   internal: { status: 500, key: 'error.internal' },
   database_unavailable: { status: 503, key: 'error.database_unavailable' },
@@ -55,6 +57,10 @@ export const ERRORS = {
   upload_too_large: { status: 413, key: 'files.request_too_large' },
   // chats
   chat_blocked: { status: 403, key: 'chat.blocked' },
+  // mail preferences and the referral programme
+  unsubscribe_link_invalid: { status: 400, key: 'mailprefs.link_invalid' },
+  invite_codes_limit: { status: 409, key: 'referral.codes_limit', field: 'label' },
+  invite_code_default: { status: 409, key: 'referral.code_default' },
   // payments
   webhook_signature_invalid: { status: 401, key: 'payments.webhook_signature_invalid' },
   // money: refusals of the SQL functions (code = the raised message) and of the services
@@ -155,6 +161,8 @@ export const MISSING_ENTITIES = [
   'payment_provider',
   'chat',
   'chat_file',
+  'recruit',
+  'invite_code',
 ] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 

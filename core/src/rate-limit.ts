@@ -21,6 +21,8 @@ export type TRateRule = { max: number; windowS: number };
  * - chat messages: 30 per user per minute (a person types slower; a flood stops at the 31st);
  *   a new private conversation (unknown accounts included) 30 per user per hour, which bounds
  *   walking account ids through the chat.
+ * - referral invitations by mail: each address counts; 30 addresses per user per day keeps a
+ *   user's invitations personal and our sender reputation intact.
  * - second-factor codes: 10 per user per 15 min (a 6-digit code has a million values: this
  *   keeps guessing at ~1 000 a day), wherever a code is asked (sign-in, 2FA off, withdrawals).
  *
@@ -43,6 +45,7 @@ export const RATE_LIMITS = {
   deposit_create_user: { max: 30, windowS: 60 * 60 },
   chat_message_user: { max: 30, windowS: 60 },
   chat_open_user: { max: 30, windowS: 60 * 60 },
+  referral_mailing_user: { max: 30, windowS: 24 * 60 * 60 },
   second_factor_user: { max: 10, windowS: 15 * 60 },
 } as const satisfies Record<string, TRateRule>;
 export type TRateName = keyof typeof RATE_LIMITS;
