@@ -18,3 +18,5 @@ export * from './text.ts';
 export * from './request-log.ts';
 export * from './client-key.ts';
 export * from './payments.ts';
+export * from './chat.ts';
+export * from './mailing.ts';
