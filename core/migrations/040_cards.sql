@@ -3,10 +3,11 @@
 --
 -- A card's money is its own ledger account (kind 'card', name 'card:<public id>'): top-ups and
 -- withdrawals are ordinary ledger transactions between the user's wallet and it. Its balance
--- never goes below zero (CHECK below; the card functions refuse first with a clear error).
+-- never goes below zero (CHECK below; ledger_post refuses first with a clear error).
 
 -- Adds values to a column CHECK of the form `col IN (...)`, keeping whatever values it allows
--- now (other migrations add their own: 025 adds 'hold').
+-- now (other migrations add their own: 025 adds 'hold'). It reads both forms PostgreSQL prints
+-- such a CHECK in (ARRAY['a'::text, …] and '{a,b}'::text[]) and writes the first one back.
 CREATE OR REPLACE FUNCTION pg_temp.cards_widen_in_check(p_table text, p_constraint text, p_column text, p_values text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   v_def text;
@@ -14,11 +15,14 @@ DECLARE
 BEGIN
   SELECT pg_get_constraintdef(c.oid) INTO v_def FROM pg_constraint c
     WHERE c.conrelid = p_table::regclass AND c.conname = p_constraint;
-  SELECT array_agg(DISTINCT v) INTO v_values FROM (
+  SELECT array_agg(DISTINCT v ORDER BY v) INTO v_values FROM (
     SELECT (regexp_matches(coalesce(v_def, ''), '''([a-z_]+)''', 'g'))[1] AS v
-    UNION SELECT unnest(p_values)) AS all_values;
+    UNION SELECT unnest(string_to_array(substring(coalesce(v_def, '') FROM '''\{([a-z_,]*)\}'''), ','))
+    UNION SELECT unnest(p_values)) AS all_values
+    WHERE v IS NOT NULL AND v <> '';
   EXECUTE format('ALTER TABLE %I DROP CONSTRAINT IF EXISTS %I', p_table, p_constraint);
-  EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (%I = ANY (%L::text[]))', p_table, p_constraint, p_column, v_values);
+  EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (%I IN (%s))', p_table, p_constraint, p_column,
+    (SELECT string_agg(quote_literal(v), ', ') FROM unnest(v_values) AS v));
 END $$;
 
 SELECT pg_temp.cards_widen_in_check('ledger_accounts', 'ledger_accounts_kind_check', 'kind', ARRAY['card']);
@@ -77,9 +81,8 @@ CREATE TABLE cards (
   last4 text,
   expiry_month integer,
   expiry_year integer,
-  -- The hold of the issue fee while the order is `placed` (the ledger holds; migration 041 ties
-  -- it to holds (id)).
-  hold_id bigint,
+  -- The hold of the issue fee (migration 025), placed with the order; released or captured once.
+  hold_id bigint UNIQUE REFERENCES holds (id),
   -- The card's own ledger account (kind 'card'), made when the card is issued.
   account_id bigint REFERENCES ledger_accounts (id),
   -- The issue fee charged at confirmation, and its refund when the issuer failed the order.

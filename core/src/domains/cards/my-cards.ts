@@ -1,7 +1,6 @@
 import { CARD_REVEAL_SECONDS, formatAmount, type TCard, type TCardDetails, type TCardMoveBody, type TCardReveal, type TI18nKey } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
-import { moneyError } from '../../money-errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { verifyPassword } from '../auth/passwords.ts';
 import { verifySecondFactor } from '../security/second-factor.ts';
@@ -146,19 +145,7 @@ export function unfreezeCard(ctx: TCardContext, userId: string, key: string, car
 
 /** Moves `amount` between the card and the wallet of its currency (to the card when > 0). */
 async function moveMoney(tx: Queryable, userId: string, row: TCardRow, amount: bigint, memo: string): Promise<string> {
-  if (amount < 0n) {
-    // The card side is checked here, under the lock of both accounts (ledger_post checks wallets).
-    await tx.query('SELECT ledger_lock(ARRAY[$1::bigint, ledger_user_account($2, $3)])', [row.account_id, userId, row.currency]);
-    const [card] = await tx.query<{ balance: string }>('SELECT balance::text AS balance FROM ledger_accounts WHERE id = $1', [row.account_id]);
-    if (BigInt(card!.balance) < -amount) {
-      const precision = (await currencies(tx)).get(row.currency)?.precision ?? 0;
-      throw moneyError('insufficient_funds', {
-        currency: row.currency,
-        balance: formatAmount(card!.balance, precision),
-        needed: formatAmount(-amount, precision),
-      });
-    }
-  }
+  // ledger_post refuses an overdraft of either side (wallet or card) with insufficient_funds.
   const [posted] = await tx.query<{ tx: string }>(
     `SELECT ledger_post('card', ARRAY[ledger_user_account($1, $2), $3::bigint], ARRAY[-$4::numeric, $4::numeric], $5, $6)::text AS tx`,
     [userId, row.currency, row.account_id, amount.toString(), memo, `user:${userId}`],

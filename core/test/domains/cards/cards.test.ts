@@ -106,6 +106,88 @@ describe.each(ENGINES)('cards: catalogue, orders, the sandbox issuer, my cards (
     expect(await count()).toBe(before);
   });
 
+  const held = async (userId: string, currency = 'USD') => {
+    const [row] = await ctx.db.query<{ balance: string }>(
+      `SELECT balance::text AS balance FROM ledger_accounts WHERE kind = 'hold' AND holder_id = $1 AND currency = $2`,
+      [userId, currency],
+    );
+    return BigInt(row?.balance ?? '0');
+  };
+  const cardFees = async () => {
+    const [row] = await ctx.db.query<{ total: string }>(
+      `SELECT coalesce(sum(balance), 0)::text AS total FROM ledger_accounts WHERE kind = 'card_fees' AND currency = 'USD'`,
+    );
+    return BigInt(row!.total);
+  };
+
+  it('the issue fee: held when placed, captured into card fees on confirm, released on cancel; confirm after cancel and cancel after confirm are refused', async () => {
+    const buyer = await createFixtureUser(ctx.db);
+    await verifyUser(ctx.db, buyer.id);
+    await fund(ctx.db, buyer.id, 'USD', 12_00n);
+    const fees = await cardFees();
+
+    const placed = await post(ctx, '/api/card/order', buyer.token, { product: 'virtual', currency: 'EUR', name_on_card: 'IVAN PETROV' }, { locale: 'en' });
+    expect(placed.statusCode, placed.body).toBe(200);
+    expect(placed.json().message).toBe('Order placed: 5.00 USD is held for the issue fee');
+    expect(placed.json().wallets.find((w: { currency: string }) => w.currency === 'USD').balance).toBe('7.00');
+    const order = placed.json().order;
+    expect(order).toMatchObject({ status: 'placed', issue_fee: '5.00', fee_currency: 'USD', monthly_fee: '1.00' });
+    expect([await walletMinor(ctx.db, buyer.id, 'USD'), await held(buyer.id)]).toEqual([700n, 500n]);
+
+    // Not enough left for a second fee of 5: refused, nothing created or held.
+    const second = await placeOrder(ctx, buyer.token, { product: 'virtual', currency: 'USD', name_on_card: 'IVAN PETROV' }).catch(() => null);
+    expect(second).not.toBeNull();
+    const third = await post(ctx, '/api/card/order', buyer.token, { product: 'virtual', currency: 'USD', name_on_card: 'IVAN PETROV' }, { locale: 'en' });
+    expect(third.statusCode).toBe(422);
+    expect(third.json()).toMatchObject({ code: 'insufficient_funds' });
+    expect([await walletMinor(ctx.db, buyer.id, 'USD'), await held(buyer.id)]).toEqual([200n, 1000n]);
+
+    const cancelled = await post(ctx, '/api/card/order/cancel', buyer.token, { card: second!.id }, { locale: 'en' });
+    expect(cancelled.json()).toMatchObject({ message: 'Order cancelled: 5.00 USD is back in your wallet', order: { status: 'cancelled', can_confirm: false } });
+    expect([await walletMinor(ctx.db, buyer.id, 'USD'), await held(buyer.id)]).toEqual([700n, 500n]);
+    const late = await post(ctx, '/api/card/order/confirm', buyer.token, { card: second!.id }, { locale: 'en' });
+    expect(late.statusCode).toBe(409);
+    expect(late.json()).toMatchObject({ code: 'card_state', message: 'This order was cancelled: it can no longer be confirmed' });
+    expect((await post(ctx, '/api/card/order/cancel', buyer.token, { card: second!.id })).statusCode).toBe(409);
+
+    const confirmed = await post(ctx, '/api/card/order/confirm', buyer.token, { card: order.id }, { locale: 'en' });
+    expect(confirmed.json().message).toBe('Order confirmed: the issue fee of 5.00 USD is paid and the card is being made');
+    expect([await walletMinor(ctx.db, buyer.id, 'USD'), await held(buyer.id), (await cardFees()) - fees]).toEqual([700n, 0n, 500n]);
+    const tooLate = await post(ctx, '/api/card/order/cancel', buyer.token, { card: order.id }, { locale: 'en' });
+    expect(tooLate.json()).toMatchObject({ code: 'card_state', message: 'This order is already with the issuer: it can no longer be cancelled' });
+    expect((await post(ctx, '/api/card/order/confirm', buyer.token, { card: order.id })).statusCode).toBe(409);
+    // Once issued, still no cancel; the fee stays charged.
+    await issuer.advance(clock);
+    clock = new Date(clock.getTime() + SANDBOX_ISSUE_DELAY_MS);
+    await issuer.advance(clock);
+    expect(await cardStatus(ctx.db, order.id)).toBe('active');
+    expect((await post(ctx, '/api/card/order/cancel', buyer.token, { card: order.id })).statusCode).toBe(409);
+    expect([await walletMinor(ctx.db, buyer.id, 'USD'), (await cardFees()) - fees]).toEqual([700n, 500n]);
+
+    const list = (await call(ctx.app, '/api/card/order', { token: buyer.token })).json().orders;
+    expect(list.map((o: { status: string }) => o.status)).toEqual(['cancelled', 'active']);
+    expect((await checkLedger(ctx.db)).violations).toEqual([]);
+  });
+
+  it('an order the issuer fails is refunded exactly once; at most three orders wait for confirmation', async () => {
+    const buyer = await createFixtureUser(ctx.db);
+    await verifyUser(ctx.db, buyer.id);
+    await fund(ctx.db, buyer.id, 'USD', 20_00n);
+    const order = await placeOrder(ctx, buyer.token, { product: 'virtual', currency: 'USD', name_on_card: 'DECLINE ME' });
+    await post(ctx, '/api/card/order/confirm', buyer.token, { card: order.id });
+    expect(await walletMinor(ctx.db, buyer.id, 'USD')).toBe(15_00n);
+    expect(await issuer.advance(clock)).toEqual(['applied', 'applied']);
+    const failed = (await call(ctx.app, `/api/card/order/${order.id}`, { token: buyer.token })).json().order;
+    expect(failed).toMatchObject({ status: 'failed', reason: 'cards.failed_by_issuer' });
+    expect(await walletMinor(ctx.db, buyer.id, 'USD')).toBe(20_00n);
+
+    for (let i = 0; i < 3; i++) await placeOrder(ctx, buyer.token, { product: 'virtual', currency: 'USD', name_on_card: 'IVAN PETROV' });
+    const fourth = await post(ctx, '/api/card/order', buyer.token, { product: 'virtual', currency: 'USD', name_on_card: 'IVAN PETROV' });
+    expect(fourth.statusCode).toBe(409);
+    expect(await walletMinor(ctx.db, buyer.id, 'USD')).toBe(5_00n);
+    expect((await checkLedger(ctx.db)).violations).toEqual([]);
+  });
+
   it('a virtual card: placed, confirmed, accepted, issued and activated by the sandbox through signed callbacks', async () => {
     const order = await placeOrder(ctx, user.token, { product: 'free-virtual', currency: 'USD', name_on_card: ' ivan   petrov ' });
     expect(order).toMatchObject({ status: 'placed', name_on_card: 'IVAN PETROV', can_confirm: true, can_cancel: true, address: null });
