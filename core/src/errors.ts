@@ -82,6 +82,8 @@ export const ERRORS = {
   idempotency_key_invalid: { status: 400, key: 'money.idempotency_key_invalid' },
   idempotency_key_reused: { status: 422, key: 'money.idempotency_key_reused' },
   already_reversed: { status: 409, key: 'money.already_reversed' },
+  hold_not_held: { status: 409, key: 'money.hold_not_held' },
+  hold_not_found: { status: 404, key: 'money.hold_not_found' },
   transaction_not_found: { status: 404, key: 'error.not_found' },
   busy: { status: 503, key: 'money.busy' },
   // operator input (rates:set, transfer:set, notify:send)
