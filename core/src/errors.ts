@@ -33,6 +33,15 @@ export const ERRORS = {
   invalid_password: { status: 400, key: 'auth.invalid_current_password', field: 'current_password' },
   not_closable: { status: 409, key: 'notify.not_closable' },
   field_verified: { status: 409, key: 'user.field_verified' },
+  // account security (domains/security)
+  second_factor_required: { status: 400, key: 'security.code_required', field: 'code', fieldKey: 'validation.required' },
+  second_factor_invalid: { status: 400, key: 'security.code_invalid', field: 'code', fieldKey: 'security.field_code_invalid' },
+  second_factor_enabled: { status: 409, key: 'security.already_enabled' },
+  second_factor_not_enabled: { status: 409, key: 'security.not_enabled' },
+  second_factor_not_started: { status: 409, key: 'security.not_started' },
+  challenge_invalid: { status: 400, key: 'security.challenge_invalid' },
+  session_not_found: { status: 404, key: 'api.session_not_found' },
+  withdrawals_blocked: { status: 403, key: 'security.withdrawals_blocked' },
   // identity verification and uploads (the state conflicts name their reason by key)
   verification_state: { status: 409, key: 'verification.read_only' },
   files_missing: { status: 400, key: 'verification.files_missing' },

@@ -5,13 +5,14 @@ import { purgeTokens } from '../domains/auth/service.ts';
 import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
+import { purgeEvents } from '../domains/events/service.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
 
 /**
  * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
- * keys and exchange quotes; and deposits left unpaid past their time. Any instance may run it.
+ * keys and exchange quotes, realtime events past their replay window; and deposits left unpaid past their time. Any instance may run it.
  */
 export default fp(
   async (app) => {
@@ -23,6 +24,7 @@ export default fp(
         purgeIdempotencyKeys(app.db),
         purgeQuotes(app.db),
         expireDeposits(app.db, new Date()),
+        purgeEvents(app.db),
       ]).catch((err: unknown) => {
         if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');
       });

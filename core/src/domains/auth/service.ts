@@ -31,6 +31,7 @@ import { refuseCommonPassword } from './common-passwords.ts';
 import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
 import { USER_COLUMNS, toPublicUser, type TAuthUser } from '../user/public.ts';
 import { hashToken, isTokenShaped, newToken } from './tokens.ts';
+import { markSecurityChanged } from '../security/second-factor.ts';
 
 /** What every account call needs from the app. */
 export type TAuthDeps = { db: Db; config: Pick<TConfig, 'PUBLIC_URL'>; mailer: { kick: () => void } };
@@ -335,6 +336,7 @@ export async function resetPassword(deps: TAuthDeps, client: TClient, token: str
     );
     await revokeAllSessions(tx, userId);
     await spendOpenTokens(tx, userId);
+    await markSecurityChanged(tx, userId);
     const result = await startSession(tx, { ...client, sessionId: null }, userId);
     await queuePasswordChanged(deps, tx, userId);
     return result;
@@ -378,6 +380,8 @@ export async function changePassword(deps: TAuthDeps, client: TClient, body: TCh
     await tx.query('UPDATE users SET password_hash = $2, need_set_password = false, updated_at = now() WHERE id = $1', [user.id, passwordHash]);
     await revokeAllSessions(tx, user.id);
     await spendOpenTokens(tx, user.id);
+    // Setting the first password (an account made by link) changes nothing that protected it.
+    if (hadPassword) await markSecurityChanged(tx, user.id);
     const result = await startSession(tx, { ...client, sessionId: null }, user.id);
     if (hadPassword) await queuePasswordChanged(deps, tx, user.id);
     return result;

@@ -1,7 +1,6 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LOCALES, NOTIFICATION_DISPLAYS, isLoopbackAddress, NOTIFICATION_TYPES, ZAuthType, ZLocale, ZNotificationButtonInput } from '@obmen/shared';
-import { parseInput } from '../../validation.ts';
 import { listOutbox } from '../../mail/outbox.ts';
 import { setSiteSetting } from '../site/service.ts';
 import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
@@ -43,7 +42,7 @@ const ZMailboxQuery = z.object({
  * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
  * the same 404 as a route that does not exist.
  */
-const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
+const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { publicUrl }) => {
   app.addHook('onRequest', async (request) => {
     if (!isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) throw routeNotFound();
   });
@@ -52,20 +51,20 @@ const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publi
     route.schema = { ...route.schema, hide: true };
   });
 
-  app.get('/api/dev/mailbox', async (request, reply) => {
-    const query = parseInput(ZMailboxQuery, request.query);
+  app.get('/api/dev/mailbox', { schema: { querystring: ZMailboxQuery } }, async (request, reply) => {
+    const query = request.query;
     reply.header('cache-control', 'no-store');
     return { mails: await listOutbox(app.db, { limit: query.limit, ...(query.to ? { to: query.to } : {}) }) };
   });
 
-  app.post('/api/dev/auth_type', async (request) => {
-    const { auth_type } = parseInput(z.object({ auth_type: ZAuthType }), request.body);
+  app.post('/api/dev/auth_type', { schema: { body: z.object({ auth_type: ZAuthType }) } }, async (request) => {
+    const { auth_type } = request.body;
     await setSiteSetting(app.db, 'auth_type', auth_type);
     return { status: 'ok', auth_type };
   });
 
-  app.post('/api/dev/notify', async (request) => {
-    const body = parseInput(ZDevNotifyBody, request.body);
+  app.post('/api/dev/notify', { schema: { body: ZDevNotifyBody } }, async (request) => {
+    const body = request.body;
     let userId: string | null = null;
     if (body.account_id !== undefined) {
       userId = await userIdOfAccount(app.db, body.account_id);
@@ -82,8 +81,8 @@ const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publi
     return { status: 'ok', id };
   });
 
-  app.post('/api/dev/kyc', async (request) => {
-    const body = parseInput(ZDevKycBody, request.body);
+  app.post('/api/dev/kyc', { schema: { body: ZDevKycBody } }, async (request) => {
+    const body = request.body;
     const ctx = { db: app.db, publicUrl };
     return body.action === 'approve' ? approveSubmission(ctx, 'dev', body.id) : rejectSubmission(ctx, 'dev', body.id, body);
   });

@@ -1,0 +1,119 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db, Queryable } from '../../db/index.ts';
+import { AppError } from '../../errors.ts';
+import { consumeRateLimit } from '../../rate-limit.ts';
+import { base32Encode, matchTotp } from './totp.ts';
+
+/*
+ * The second factor and the "security changed" mark, for every domain that guards an action
+ * with them (sign-in here; withdrawals in payments; card-number reveal in cards). This file
+ * imports nothing of another domain, so any domain may import it without a cycle.
+ */
+
+/** How many recovery codes an enrolment hands out (each works once). */
+export const RECOVERY_CODE_COUNT = 10;
+/** Withdrawals wait this long after a password change or reset, 2FA off, or an e-mail change. */
+export const SECURITY_HOLD_S = 24 * 60 * 60;
+
+export type TSecondFactorMethod = 'totp' | 'recovery';
+
+export async function secondFactorEnabled(db: Queryable, userId: string): Promise<boolean> {
+  const [row] = await db.query('SELECT 1 FROM user_totp WHERE user_id = $1 AND enabled_at IS NOT NULL', [userId]);
+  return Boolean(row);
+}
+
+/** A recovery code as typed: case, spaces and dashes do not matter. */
+export function normalizeRecoveryCode(code: string): string {
+  return code.toLowerCase().replace(/[\s-]/g, '');
+}
+
+export function hashRecoveryCode(code: string): Buffer {
+  return createHash('sha256').update(normalizeRecoveryCode(code), 'utf8').digest();
+}
+
+/** 80 random bits as 16 base32 characters, shown as `abcd-efgh-ijkl-mnop`. */
+export function newRecoveryCode(): string {
+  const text = base32Encode(randomBytes(10)).toLowerCase();
+  return text.match(/.{4}/g)!.join('-');
+}
+
+/** Replaces the user's recovery codes by ten new ones; returns them (shown once, kept hashed). */
+export async function issueRecoveryCodes(db: Queryable, userId: string): Promise<string[]> {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  await db.query('DELETE FROM recovery_codes WHERE user_id = $1', [userId]);
+  await db.query('INSERT INTO recovery_codes (user_id, code_hash) SELECT $1, unnest($2::bytea[])', [userId, codes.map(hashRecoveryCode)]);
+  return codes;
+}
+
+/**
+ * Checks a code of the user's second factor and spends it:
+ * - 2FA off: `'none'` (nothing to check; the caller goes on);
+ * - a 6-digit TOTP code of the current step, the one before or the one after, newer than the
+ *   last code accepted (a code works once): `'totp'`;
+ * - one of the unused recovery codes: `'recovery'` (it is used up).
+ * Otherwise 400 `second_factor_required` (no code) or `second_factor_invalid`, field `code`.
+ *
+ * Every attempt counts against the user's limit (10 per 15 minutes, 429 beyond), and a spent
+ * code stays spent: that is why it takes the database handle, not a transaction. Call it
+ * before the transaction of the guarded action (a failure there rolls back nothing here; the
+ * user types a fresh code).
+ */
+export async function verifySecondFactor(
+  db: Db,
+  userId: string,
+  code: string | null | undefined,
+  nowMs: number = Date.now(),
+): Promise<'none' | TSecondFactorMethod> {
+  const [totp] = await db.query<{ secret: string; last_step: string }>(
+    'SELECT secret, last_step FROM user_totp WHERE user_id = $1 AND enabled_at IS NOT NULL',
+    [userId],
+  );
+  if (!totp) return 'none';
+  const typed = (code ?? '').trim();
+  if (!typed) throw new AppError('second_factor_required');
+  await consumeRateLimit(db, 'second_factor_user', userId);
+  const digits = typed.replace(/\s/g, '');
+  if (/^\d{6}$/.test(digits)) {
+    const step = matchTotp(totp.secret, digits, nowMs, Number(totp.last_step));
+    // The conditional UPDATE makes the step single-use even for two requests at once.
+    if (step !== null) {
+      const [spent] = await db.query('UPDATE user_totp SET last_step = $2 WHERE user_id = $1 AND enabled_at IS NOT NULL AND last_step < $2 RETURNING user_id', [
+        userId,
+        step,
+      ]);
+      if (spent) return 'totp';
+    }
+    throw new AppError('second_factor_invalid');
+  }
+  if (/^[a-z2-7]{16}$/.test(normalizeRecoveryCode(typed))) {
+    const [used] = await db.query('UPDATE recovery_codes SET used_at = now() WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING id', [
+      userId,
+      hashRecoveryCode(typed),
+    ]);
+    if (used) return 'recovery';
+  }
+  throw new AppError('second_factor_invalid');
+}
+
+/** Password changed or reset, 2FA turned off, e-mail changed: withdrawals wait SECURITY_HOLD_S. */
+export async function markSecurityChanged(db: Queryable, userId: string): Promise<void> {
+  await db.query('UPDATE users SET security_changed_at = now() WHERE id = $1', [userId]);
+}
+
+/** Until when the user's withdrawals are held after a security change, or null when they are not. */
+export async function withdrawalsBlockedUntil(db: Queryable, userId: string): Promise<Date | null> {
+  const [row] = await db.query<{ until: Date }>(
+    `SELECT security_changed_at + $2::int * interval '1 second' AS until FROM users
+     WHERE id = $1 AND security_changed_at + $2::int * interval '1 second' > now()`,
+    [userId, SECURITY_HOLD_S],
+  );
+  return row ? new Date(row.until) : null;
+}
+
+/** 403 `withdrawals_blocked` (with `blocked_until` in the body) while the hold lasts. */
+export async function refuseWhileWithdrawalsBlocked(db: Queryable, userId: string): Promise<void> {
+  const until = await withdrawalsBlockedUntil(db, userId);
+  if (!until) return;
+  const iso = until.toISOString();
+  throw new AppError('withdrawals_blocked', { vars: { until: `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` }, data: { blocked_until: iso } });
+}
