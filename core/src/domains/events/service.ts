@@ -14,7 +14,9 @@ import type { Queryable } from '../../db/index.ts';
  * Types so far:
  *   wallets        null → {wallets, total_balance}           transfers (both users), exchanges
  *   notifications  null → {notifications} in the user's locale  a notification for one user
- * Reserved for their owners: unread_msgs, chat.message (chat), payment, withdrawal (payments),
+ *   unread_msgs    {private, support} (exact, at the change)  a chat message, a read cursor moved
+ *   chat.message   {chat: 'support' | account id, message}   a new message, as each participant sees it
+ * Reserved for their owners: payment, withdrawal (payments),
  * card (cards): add them to EVENT_TYPES with their payload.
  */
 export const EVENT_TYPES = ['wallets', 'notifications', 'unread_msgs', 'chat.message', 'payment', 'withdrawal', 'card'] as const;
