@@ -69,6 +69,8 @@ export const ERRORS = {
   card_state: { status: 409, key: 'cards.state_conflict' },
   card_verification_required: { status: 403, key: 'cards.verification_required' },
   card_reveal_refused: { status: 400, key: 'cards.reveal_refused', field: 'password', fieldKey: 'cards.reveal_refused' },
+  payment_level_required: { status: 403, key: 'payments.level_required', field: 'ps', fieldKey: 'payments.field.level_required' },
+  payment_fee_exceeds_amount: { status: 422, key: 'payments.fee_exceeds_amount', field: 'amount', fieldKey: 'payments.field.fee_exceeds_amount' },
   // money: refusals of the SQL functions (code = the raised message) and of the services
   insufficient_funds: { status: 422, key: 'money.insufficient_funds', field: 'amount', fieldKey: 'money.field_insufficient_funds' },
   amount_not_positive: { status: 422, key: 'money.amount_not_positive', field: 'amount' },

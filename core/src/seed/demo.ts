@@ -4,6 +4,7 @@ import { createDemoUser } from '../domains/auth/service.ts';
 import { SEED_ARTICLES } from './articles.ts';
 import { seedRates } from '../domains/rates/service.ts';
 import { seedCardProducts } from '../domains/cards/catalogue.ts';
+import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
 
 /**
  * The confirmed demo account of development and test databases (never production: app.ts
@@ -107,10 +108,12 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean }): P
   const seeded = await seedPlatform(db);
   // Realistic rates for every pair and transfer limits, on an empty rates table only.
   const ratesSeeded = await seedRates(db);
+  // The sandbox payment systems, on an empty catalogue only (also on a database seeded before it existed).
+  const systemsSeeded = await db.transaction((tx) => seedPaymentSystems(tx));
   // The card catalogue, on an empty one only.
   const cardsSeeded = await seedCardProducts(db);
   // Also on a database seeded before accounts existed; dev and test only.
-  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || cardsSeeded;
+  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded || cardsSeeded;
   await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
   return true;
 }
