@@ -3,7 +3,7 @@
  * server's state, wires the header (burger, language, account id) and reports errors.
  */
 import { TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared/constants';
-import type { TBalance, TNotification, TSiteSettings, TUnreadMsgs, TUser, TWallet } from '@obmen/shared';
+import type { TBalance, TChatMessageEvent, TNotification, TSiteSettings, TUnreadMsgs, TUser, TWallet } from '@obmen/shared';
 import { clientMessage, setClientMessages } from '../lib/client-i18n.ts';
 import { displayAmount, isZeroAmount } from '@obmen/shared/format';
 import { reportFrontError } from '../lib/logger.ts';
@@ -203,6 +203,12 @@ function initChatBadges() {
   };
   $unreadMsgs.subscribe((unread) => {
     for (const badge of document.querySelectorAll<HTMLElement>('[data-chat-badge="support"]')) setBadge(badge, unread.support);
+  });
+  // The realtime client (site/src/lib/realtime.ts) dispatches every event on window; a new chat
+  // message goes to the chat stores (the open chat island appends it, the badges count it).
+  window.addEventListener('obmen:event', (event) => {
+    const detail = (event as CustomEvent<{ type: string; payload: unknown }>).detail;
+    if (detail?.type === 'chat.message' && detail.payload && typeof detail.payload === 'object') $chatMessageEvent.set(detail.payload as TChatMessageEvent);
   });
   $chatMessageEvent.subscribe((event) => {
     if (!event || event.chat === 'support' || event.message.author !== 'other') return;

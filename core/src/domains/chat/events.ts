@@ -21,6 +21,7 @@ export async function emitChatEvents(tx: Queryable, conversation: TConversationR
       const [message] = await messagesOf(tx, conversation, userId, [messageId], 0, base);
       await recordEvent(tx, userId, 'chat.message', { chat, message: message! } satisfies TChatMessageEvent);
     }
-    await recordEvent(tx, userId, 'unread_msgs', (await unreadOf(tx, userId)) satisfies TUnreadMsgs);
+    // A partial envelope, applied by the browser like any /api answer.
+    await recordEvent(tx, userId, 'unread_msgs', { unread_msgs: (await unreadOf(tx, userId)) satisfies TUnreadMsgs });
   }
 }
