@@ -140,7 +140,17 @@ export class AppError extends Error {
  * What a call can name that may not exist. Each answers 404 with its own code and a message that
  * names it ("This exchange was not found"); another user's entity answers exactly the same.
  */
-export const MISSING_ENTITIES = ['article', 'notification', 'exchange', 'exchange_batch', 'account', 'currency', 'document', 'payment_provider'] as const;
+export const MISSING_ENTITIES = [
+  'article',
+  'notification',
+  'exchange',
+  'exchange_batch',
+  'account',
+  'currency',
+  'document',
+  'payment_provider',
+  'session',
+] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 
 export const notFound = () => new AppError('not_found');

@@ -18,3 +18,4 @@ export * from './text.ts';
 export * from './request-log.ts';
 export * from './client-key.ts';
 export * from './payments.ts';
+export * from './security.ts';

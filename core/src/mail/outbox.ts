@@ -12,7 +12,13 @@ export type TMailKind =
   | 'password_changed'
   | 'verification_approved'
   | 'verification_rejected_retry'
-  | 'verification_rejected_final';
+  | 'verification_rejected_final'
+  | 'second_factor_enabled'
+  | 'second_factor_disabled'
+  | 'email_change_confirm'
+  | 'email_change_notice'
+  | 'email_change_taken'
+  | 'email_change_reported';
 
 export type TMail = { kind: TMailKind; to: string; locale: TLocale; vars: Record<string, string | number> };
 export type TRenderedMail = { subject: string; text: string; html: string };
