@@ -92,6 +92,8 @@ export const A11Y_STATES: readonly TA11yState[] = [
   },
   { name: 'id card', path: '/settings/id_card', auth: 'in' },
   { name: "driver's licence", path: '/settings/drivers_license', auth: 'in' },
+  { name: 'mail preferences', path: '/settings/mail', auth: 'in' },
+  { name: 'unsubscribe, invalid link', path: '/unsubscribe?t=e2e-not-a-token', auth: 'both' },
   {
     name: 'logout dialog',
     path: '/exchanges',

@@ -40,6 +40,9 @@ describe('the API document and its reader, in front of the real core', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('/api/openapi.json');
     expect(page.body).not.toMatch(/https?:\/\/(?:cdn|fonts)\./);
+    // Scalar's promotions (Ask AI, Deploy, MCP) are switched off in the page's configuration.
+    expect(page.body).toMatch(/"showDeveloperTools": "never"/);
+    expect(page.body).toMatch(/"agent": {\s*"disabled": true\s*}/);
     const csp = String(page.headers['content-security-policy']);
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain("'unsafe-eval'");

@@ -23,6 +23,10 @@ export const ERRORS = {
   currency_not_found: { status: 404, key: 'api.currency_not_found' },
   document_not_found: { status: 404, key: 'api.document_not_found' },
   payment_provider_not_found: { status: 404, key: 'api.payment_provider_not_found' },
+  chat_not_found: { status: 404, key: 'api.chat_not_found' },
+  chat_file_not_found: { status: 404, key: 'api.chat_file_not_found' },
+  recruit_not_found: { status: 404, key: 'api.recruit_not_found' },
+  invite_code_not_found: { status: 404, key: 'api.invite_code_not_found' },
   rate_limited: { status: 429, key: 'error.rate_limited' },
   internal: { status: 500, key: 'error.internal' },
   database_unavailable: { status: 503, key: 'error.database_unavailable' },
@@ -51,6 +55,12 @@ export const ERRORS = {
   not_multipart: { status: 415, key: 'files.not_multipart' },
   bad_form: { status: 400, key: 'files.bad_form' },
   upload_too_large: { status: 413, key: 'files.request_too_large' },
+  // chats
+  chat_blocked: { status: 403, key: 'chat.blocked' },
+  // mail preferences and the referral programme
+  unsubscribe_link_invalid: { status: 400, key: 'mailprefs.link_invalid' },
+  invite_codes_limit: { status: 409, key: 'referral.codes_limit', field: 'label' },
+  invite_code_default: { status: 409, key: 'referral.code_default' },
   // payments
   webhook_signature_invalid: { status: 401, key: 'payments.webhook_signature_invalid' },
   // money: refusals of the SQL functions (code = the raised message) and of the services
@@ -150,6 +160,10 @@ export const MISSING_ENTITIES = [
   'document',
   'payment_provider',
   'session',
+  'chat',
+  'chat_file',
+  'recruit',
+  'invite_code',
 ] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 

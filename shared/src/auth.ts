@@ -122,7 +122,7 @@ export const ZTokenParams = z.object({ token: z.string().regex(TOKEN_PATTERN, 'a
 // ---- personal data: GET and POST /api/user/info ----------------------------------------------
 
 export const USER_MIN_AGE_YEARS = 18;
-const NAME = /^\p{L}[\p{L}\p{M}' .\-]*$/u;
+const NAME = /^\p{L}[\p{L}\p{M}' .-]*$/u;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** A form field: missing leaves the value alone, empty clears it, anything else is checked. */

@@ -69,38 +69,48 @@ export function isoDay(now: Date): string {
 
 /**
  * POST /api/verification/{type}/submit. The number is kept without spaces and dashes, in
- * capitals. An expired document (or one issued in the future) is refused; `today` is a
- * parameter so the core's clock decides, not the caller's.
+ * capitals. The rules that depend on today's date are `documentDateIssues` (the core's clock
+ * decides them, not the caller's); `verificationSubmitSchema(today)` is both, for the browser.
  */
-export function verificationSubmitSchema(today: string) {
-  return z
-    .object({
-      id: ZVerificationId,
-      number: z
-        .string({ error: 'validation.required' })
-        .transform((value) => value.replace(/[\s-]/g, '').toUpperCase())
-        .pipe(z.string().min(1, 'validation.required').regex(DOCUMENT_NUMBER, 'verification.number_invalid')),
-      issuing_country: required(ZCountry),
-      issue_date: ZDate,
-      expiry_date: ZDate,
-      first_name: required(ZName),
-      last_name: required(ZName),
-      middle_name: z
-        .string()
-        .trim()
-        .optional()
-        .transform((value) => value || undefined)
-        .pipe(ZName.optional()),
-      birth_date: required(ZBirthDate),
-    })
-    .superRefine((body, ctx) => {
-      if (body.issue_date > today) ctx.addIssue({ code: 'custom', path: ['issue_date'], message: 'verification.issued_in_future' });
-      if (body.expiry_date < today) ctx.addIssue({ code: 'custom', path: ['expiry_date'], message: 'verification.expired' });
-      if (body.expiry_date <= body.issue_date) ctx.addIssue({ code: 'custom', path: ['expiry_date'], message: 'verification.expiry_before_issue' });
-      if (body.issue_date < body.birth_date) ctx.addIssue({ code: 'custom', path: ['issue_date'], message: 'verification.issued_before_birth' });
-    });
+export const ZVerificationSubmit = z
+  .object({
+    id: ZVerificationId,
+    number: z
+      .string({ error: 'validation.required' })
+      .transform((value) => value.replace(/[\s-]/g, '').toUpperCase())
+      .pipe(z.string().min(1, 'validation.required').regex(DOCUMENT_NUMBER, 'verification.number_invalid')),
+    issuing_country: required(ZCountry),
+    issue_date: ZDate,
+    expiry_date: ZDate,
+    first_name: required(ZName),
+    last_name: required(ZName),
+    middle_name: z
+      .string()
+      .trim()
+      .optional()
+      .transform((value) => value || undefined)
+      .pipe(ZName.optional()),
+    birth_date: required(ZBirthDate),
+  })
+  .superRefine((body, ctx) => {
+    if (body.expiry_date <= body.issue_date) ctx.addIssue({ code: 'custom', path: ['expiry_date'], message: 'verification.expiry_before_issue' });
+    if (body.issue_date < body.birth_date) ctx.addIssue({ code: 'custom', path: ['issue_date'], message: 'verification.issued_before_birth' });
+  });
+export type TVerificationSubmit = z.infer<typeof ZVerificationSubmit>;
+
+/** An expired document, or one issued in the future, on `today` (YYYY-MM-DD): field → message key. */
+export function documentDateIssues(body: Pick<TVerificationSubmit, 'issue_date' | 'expiry_date'>, today: string): Record<string, string> {
+  const issues: Record<string, string> = {};
+  if (body.issue_date > today) issues.issue_date = 'verification.issued_in_future';
+  if (body.expiry_date < today) issues.expiry_date = 'verification.expired';
+  return issues;
 }
-export type TVerificationSubmit = z.infer<ReturnType<typeof verificationSubmitSchema>>;
+
+export function verificationSubmitSchema(today: string) {
+  return ZVerificationSubmit.superRefine((body, ctx) => {
+    for (const [path, message] of Object.entries(documentDateIssues(body, today))) ctx.addIssue({ code: 'custom', path: [path], message });
+  });
+}
 
 export const ZVerificationFile = z.object({
   id: z.string(),

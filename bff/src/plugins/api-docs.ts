@@ -95,7 +95,17 @@ const apiDocs: FastifyPluginAsync = async (app) => {
   await app.register(apiReference, {
     routePrefix: DOCS_PATH,
     logLevel: 'warn',
-    configuration: { url: OPENAPI_PATH, pageTitle: 'Obmen API', withDefaultFonts: false, hideClientButton: true },
+    configuration: {
+      url: OPENAPI_PATH,
+      pageTitle: 'Obmen API',
+      withDefaultFonts: false,
+      hideClientButton: true,
+      // Scalar's own promotions ("Ask AI", "Deploy", "Generate MCP") would call its services
+      // from our reference page: none of them belongs in it.
+      showDeveloperTools: 'never',
+      agent: { disabled: true },
+      mcp: { disabled: true },
+    },
   });
 };
 

@@ -2,7 +2,8 @@
 -- (idempotency_claim), spends the quote (once, unexpired, this user's, this pair), posts exactly
 -- its amounts (money_exchange) and stores the answer. A quote that cannot be spent raises
 -- 'quote_used' or 'quote_expired' with what the user asked for in the detail (core quotes it
--- afresh), or 'quote_invalid'; the transaction rolls back and the key is free again.
+-- afresh), or 'quote_invalid'; the transaction rolls back and the key is free again. The user
+-- gets a "wallets" event (other tabs and devices update their balances).
 CREATE OR REPLACE FUNCTION exchange_execute(
   p_user bigint, p_key text, p_hash text, p_token_hash bytea, p_src text, p_dst text
 ) RETURNS jsonb LANGUAGE plpgsql
@@ -36,5 +37,6 @@ BEGIN
   v_result := jsonb_build_object('exchange',
     money_exchange(p_user, q.src, q.dst, q.pay, q.fee, q.spent, q.remainder, q.receive, q.rate, NULL, q.id, p_key));
   PERFORM idempotency_store(p_user, p_key, v_result);
+  PERFORM event_record(p_user, 'wallets', NULL);
   RETURN jsonb_build_object('replayed', false, 'result', v_result);
 END $$;

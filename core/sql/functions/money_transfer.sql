@@ -1,6 +1,7 @@
 -- A whole transfer in one round trip: idempotency key (idempotency_claim), checks, ledger,
 -- record, the sender's wallets. Same key and hash: the first answer again ({replayed: true});
--- same key, other hash: 'idempotency_key_reused'.
+-- same key, other hash: 'idempotency_key_reused'. Both users get a "wallets" event (recorded
+-- in ascending user id, see event_record); `users` names them for the realtime bus.
 CREATE OR REPLACE FUNCTION money_transfer(
   p_user bigint, p_key text, p_hash text, p_recipient_account integer, p_currency text, p_amount numeric, p_comment text
 ) RETURNS jsonb LANGUAGE plpgsql
@@ -41,5 +42,8 @@ BEGIN
     'currency', p_currency, 'amount', p_amount::text, 'fee', p.fee::text, 'comment', p_comment,
     'status', 'completed', 'created_at', iso_time(v_at)));
   PERFORM idempotency_store(p_user, p_key, v_result);
-  RETURN jsonb_build_object('replayed', false, 'result', v_result, 'wallet', wallet_state(p_user));
+  PERFORM event_record(least(p_user, p.recipient_id), 'wallets', NULL);
+  PERFORM event_record(greatest(p_user, p.recipient_id), 'wallets', NULL);
+  RETURN jsonb_build_object('replayed', false, 'result', v_result, 'wallet', wallet_state(p_user),
+    'users', jsonb_build_array(p_user::text, p.recipient_id::text));
 END $$;

@@ -20,12 +20,38 @@ export interface Queryable {
   query<T extends TRow = TRow>(sql: string | TStatement, params?: unknown[]): Promise<T[]>;
   /** Several statements, no parameters: migrations and the SQL functions. */
   exec(sql: string): Promise<void>;
+  /**
+   * These users have new rows in `events` (domains/events): the realtime bus is told once the
+   * work is committed (inside a transaction: after its COMMIT, never on rollback; outside one:
+   * at once, the statement having committed on its own).
+   */
+  announce?(userIds: readonly string[]): void;
 }
 
 export interface Db extends Queryable {
   readonly engine: 'pglite' | 'postgres';
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * LISTEN on a channel (its own connection on PostgreSQL, re-opened after a loss; `onGap` is
+   * called after each re-open, since notifications sent meanwhile are lost). Returns the stop.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onGap: () => void): Promise<() => Promise<void>>;
+  /** Who hears announce(): the events bus of this core (domains/events/bus.ts); none by default. */
+  onAnnounce: ((userIds: readonly string[]) => void) | null;
+}
+
+/** A transaction's announce(): collects users, handed on only after COMMIT. */
+function announcements(db: Pick<Db, 'onAnnounce'>) {
+  const users = new Set<string>();
+  return {
+    announce: (userIds: readonly string[]) => {
+      for (const id of userIds) users.add(id);
+    },
+    committed: () => {
+      if (users.size) db.onAnnounce?.([...users]);
+    },
+  };
 }
 
 type Logger = {
@@ -70,20 +96,25 @@ async function openPostgres(url: string, config: TDbConfig, log: Logger): Promis
   pool.on('error', (err) => (isConnectionFailure(err) ? outage.failed(err) : log.error({ err }, 'postgres pool client error')));
   const run = async <T extends TRow>(client: Pool | PoolClient, sql: string | TStatement, params?: unknown[]) =>
     (await (typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params }))).rows as T[];
-  return {
+  const db: Db = {
     engine: 'postgres',
+    onAnnounce: null,
     query: (sql, params) => guard(() => run(pool, sql, params)),
     exec: (sql) => guard(async () => void (await pool.query(sql))),
+    announce: (userIds) => db.onAnnounce?.(userIds),
     async transaction(work) {
       const client = await guard(() => pool.connect());
       let broken: unknown;
       try {
         await guard(() => client.query('BEGIN'));
+        const told = announcements(db);
         const result = await work({
           query: (sql, params) => guard(() => run(client, sql, params)),
           exec: (sql) => guard(async () => void (await client.query(sql))),
+          announce: told.announce,
         });
         await guard(() => client.query('COMMIT'));
+        told.committed();
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch((rollbackErr: unknown) => (broken = rollbackErr));
@@ -94,7 +125,9 @@ async function openPostgres(url: string, config: TDbConfig, log: Logger): Promis
       }
     },
     close: () => pool.end(),
+    listen: (channel, onPayload, onGap) => listenPostgres(pg, url, channel, onPayload, onGap, log),
   };
+  return db;
 }
 
 async function openPglite(dataDir: string): Promise<Db> {
@@ -106,17 +139,91 @@ async function openPglite(dataDir: string): Promise<Db> {
   // Queries take a leaner path than PGlite's query(), reading values as node-postgres does (pglite.ts).
   const { leanQueries } = await import('./pglite.ts');
   const lean = leanQueries(db);
-  return {
+  const handle: Db = {
     engine: 'pglite',
+    onAnnounce: null,
     query: lean.outside,
     exec: async (sql) => void (await db.exec(sql)),
-    transaction: (work) =>
-      db.transaction((tx) =>
+    announce: (userIds) => handle.onAnnounce?.(userIds),
+    async transaction(work) {
+      const told = announcements(handle);
+      const result = await db.transaction((tx) =>
         work({
           query: lean.inside,
           exec: async (sql) => void (await tx.exec(sql)),
+          announce: told.announce,
         }),
-      ),
+      );
+      told.committed();
+      return result;
+    },
     close: () => db.close(),
+    async listen(channel, onPayload) {
+      const stop = await db.listen(channel, onPayload);
+      return async () => {
+        if (!db.closed) await stop();
+      };
+    },
+  };
+  return handle;
+}
+
+/** A dedicated LISTEN connection that comes back after a loss (1 s, then up to 10 s apart). */
+async function listenPostgres(
+  pg: typeof import('pg').default,
+  url: string,
+  channel: string,
+  onPayload: (payload: string) => void,
+  onGap: () => void,
+  log: Logger,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: import('pg').Client | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let delay = 1000;
+  const open = async (first: boolean): Promise<void> => {
+    const next = new pg.Client({ connectionString: url });
+    next.on('notification', (message) => {
+      if (message.channel === channel) onPayload(message.payload ?? '');
+    });
+    next.on('error', (err) => {
+      if (client !== next) return;
+      log.warn({ err }, 'LISTEN connection lost');
+      retry();
+    });
+    next.on('end', () => {
+      if (client === next) retry();
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${channel}`);
+    } catch (err) {
+      next.end().catch(() => {});
+      if (first) throw err;
+      retry();
+      return;
+    }
+    if (stopped) return void next.end().catch(() => {});
+    client = next;
+    delay = 1000;
+    if (!first) onGap();
+  };
+  const retry = () => {
+    const dead = client;
+    client = null;
+    dead?.end().catch(() => {});
+    if (stopped || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void open(false);
+    }, delay);
+    timer.unref();
+    delay = Math.min(delay * 2, 10_000);
+  };
+  await open(true);
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await client?.end().catch(() => {});
   };
 }

@@ -7,13 +7,15 @@ import { purgeQuotes } from '../domains/exchange/service.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
 import { purgeSignIns } from '../domains/security/service.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
+import { purgeEvents } from '../domains/events/service.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
 
 /**
  * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
- * keys and exchange quotes, sign-ins older than 90 days and ended sign-in challenges; and deposits left unpaid past their time. Any instance may run it.
+ * keys and exchange quotes, realtime events past their replay window, sign-ins older than 90 days and ended
+ * sign-in challenges; and deposits left unpaid past their time. Any instance may run it.
  */
 export default fp(
   async (app) => {
@@ -27,6 +29,7 @@ export default fp(
         purgeSignIns(app.db),
         purgeEmailChanges(app.db),
         expireDeposits(app.db, new Date()),
+        purgeEvents(app.db),
       ]).catch((err: unknown) => {
         if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');
       });

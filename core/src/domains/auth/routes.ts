@@ -22,6 +22,7 @@ import type { TConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { requireUser } from '../user/current.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
+import { unreadOf } from '../chat/service.ts';
 import {
   changePassword,
   checkAuth,
@@ -70,10 +71,12 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
   // Signed in: the wallets and total balance travel with the state (envelope keys, spec §3).
   app.get(
     '/api/auth/check',
-    { schema: { tags, summary: 'Who is signed in (user, locale, site settings, notifications, wallets)', response: { 200: ZAuthCheckResponse } } },
+    { schema: { tags, summary: 'Who is signed in (user, locale, site settings, notifications, wallets, unread_msgs)', response: { 200: ZAuthCheckResponse } } },
     async (request) => {
       const state = await checkAuth(deps, clientOf(request));
-      return request.user ? { ...state, ...(await getWalletEnvelope(app.db, request.user.id)) } : state;
+      if (!request.user) return state;
+      const [wallets, unread] = await Promise.all([getWalletEnvelope(app.db, request.user.id), unreadOf(app.db, request.user.id)]);
+      return { ...state, ...wallets, unread_msgs: unread };
     },
   );
 

@@ -1,12 +1,18 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LOCALES, NOTIFICATION_DISPLAYS, isLoopbackAddress, NOTIFICATION_TYPES, ZAuthType, ZLocale, ZNotificationButtonInput } from '@obmen/shared';
-import { parseInput } from '../../validation.ts';
 import { listOutbox } from '../../mail/outbox.ts';
 import { setSiteSetting } from '../site/service.ts';
 import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
 import { notFoundOf, routeNotFound } from '../../errors.ts';
 import { approveSubmission, rejectSubmission, ZRejection } from '../verification/operator.ts';
+import { closeSupport, replySupport } from '../chat/operator.ts';
+
+/** The operator's support:reply / support:close (text only), for e2e runs beside a live PGlite. */
+const ZDevSupportBody = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('reply'), account_id: z.number().int(), text: z.string().min(1) }),
+  z.object({ action: z.literal('close'), account_id: z.number().int() }),
+]);
 
 /** The options of the operator's `notify:send`, for tests that cannot run the CLI beside a live PGlite. */
 const ZDevNotifyBody = z.object({
@@ -39,11 +45,12 @@ const ZMailboxQuery = z.object({
  *   POST /api/dev/auth_type {auth_type: 'password'|'email'} → {status:'ok', auth_type}  (switch login modes in e2e)
  *   POST /api/dev/notify {account_id? | all?, display, type, title, text?, buttons?, closable?, locale?} → {status:'ok', id}
  *   POST /api/dev/kyc {action: 'approve', id} | {action: 'reject', id, files: [{side, reason, note?}], retry} → the decision (as kyc:approve / kyc:reject)
+ *   POST /api/dev/support {action: 'reply', account_id, text} | {action: 'close', account_id} → as support:reply / support:close
  * They hand out sign-in and reset links, so they answer loopback clients only: the socket's peer
  * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
  * the same 404 as a route that does not exist.
  */
-const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
+const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { publicUrl }) => {
   app.addHook('onRequest', async (request) => {
     if (!isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) throw routeNotFound();
   });
@@ -52,20 +59,20 @@ const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publi
     route.schema = { ...route.schema, hide: true };
   });
 
-  app.get('/api/dev/mailbox', async (request, reply) => {
-    const query = parseInput(ZMailboxQuery, request.query);
+  app.get('/api/dev/mailbox', { schema: { querystring: ZMailboxQuery } }, async (request, reply) => {
+    const query = request.query;
     reply.header('cache-control', 'no-store');
     return { mails: await listOutbox(app.db, { limit: query.limit, ...(query.to ? { to: query.to } : {}) }) };
   });
 
-  app.post('/api/dev/auth_type', async (request) => {
-    const { auth_type } = parseInput(z.object({ auth_type: ZAuthType }), request.body);
+  app.post('/api/dev/auth_type', { schema: { body: z.object({ auth_type: ZAuthType }) } }, async (request) => {
+    const { auth_type } = request.body;
     await setSiteSetting(app.db, 'auth_type', auth_type);
     return { status: 'ok', auth_type };
   });
 
-  app.post('/api/dev/notify', async (request) => {
-    const body = parseInput(ZDevNotifyBody, request.body);
+  app.post('/api/dev/notify', { schema: { body: ZDevNotifyBody } }, async (request) => {
+    const body = request.body;
     let userId: string | null = null;
     if (body.account_id !== undefined) {
       userId = await userIdOfAccount(app.db, body.account_id);
@@ -82,10 +89,17 @@ const devRoutes: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publi
     return { status: 'ok', id };
   });
 
-  app.post('/api/dev/kyc', async (request) => {
-    const body = parseInput(ZDevKycBody, request.body);
+  app.post('/api/dev/kyc', { schema: { body: ZDevKycBody } }, async (request) => {
+    const body = request.body;
     const ctx = { db: app.db, publicUrl };
     return body.action === 'approve' ? approveSubmission(ctx, 'dev', body.id) : rejectSubmission(ctx, 'dev', body.id, body);
+  });
+
+  app.post('/api/dev/support', { schema: { body: ZDevSupportBody } }, async (request) => {
+    const body = request.body;
+    return body.action === 'reply'
+      ? replySupport({ db: app.db, storage: app.storage }, 'dev', body.account_id, body.text)
+      : closeSupport(app.db, 'dev', body.account_id);
   });
 };
 

@@ -13,6 +13,7 @@ import { currencies, enabledCurrency, precisionLookup, publicCurrency, type TCur
 import { errorKey, fromDbError, moneyError } from '../../money-errors.ts';
 import { userBalances } from '../ledger/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
+import { recordEvent } from '../events/service.ts';
 import { quoteFromPay, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
 import type { TExchangeDeps } from './service.ts';
 
@@ -203,6 +204,7 @@ export async function exchangeAll(
     const done = legs.filter((leg) => leg.status === 'completed').length;
     const status: TExchangeBatch['status'] = legs.length === 0 ? 'empty' : done === legs.length ? 'completed' : done === 0 ? 'failed' : 'partial';
     await tx.query('UPDATE exchange_batches SET status = $2, legs = $3::jsonb WHERE id = $1', [batchRow!.id, status, JSON.stringify(legs)]);
+    if (done > 0) await recordEvent(tx, userId, 'wallets', null);
     const batch: TRawBatch = { id: batchRow!.id, currency: target.code, status, legs, created_at: batchRow!.created_at };
     return { batch };
   });

@@ -169,6 +169,8 @@ export async function executeExchange(
         pair.dst,
       ]),
     );
+    // exchange_execute() recorded the user's "wallets" event; committed now.
+    if (!row!.r.replayed) deps.db.announce?.([userId]);
     return { exchange: row!.r.result.exchange, replayed: row!.r.replayed };
   } catch (err) {
     const refused = quoteRefusal(err, byCode);

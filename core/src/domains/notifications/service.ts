@@ -15,6 +15,7 @@ import {
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { sanitizeForServing, sanitizeHtmlContent } from '../../lib/sanitize.ts';
+import { recordEvent } from '../events/service.ts';
 
 /** At most this many open notifications travel in one envelope (oldest first). */
 export const OPEN_NOTIFICATIONS_MAX = 20;
@@ -67,6 +68,8 @@ export async function insertNotification(tx: Queryable, input: TSendNotification
       JSON.stringify(text.buttons),
     ]);
   }
+  // The user's open notifications reach their browsers live (hydrated at delivery, in their locale).
+  if (data.userId !== null) await recordEvent(tx, data.userId, 'notifications', null);
   return Number(row!.id);
 }
 

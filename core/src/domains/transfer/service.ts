@@ -97,7 +97,7 @@ export async function makeTransfer(db: Db, userId: string, key: string, body: TT
   const hash = requestHash(TRANSFER_SCOPE, { account_id: body.account_id, currency: currency.code, amount, comment });
   const [row] = await withRetry(() =>
     ledgerCall(db, () =>
-      db.query<{ r: { replayed: boolean; result: { transfer: TRawTransfer }; wallet: TWalletState } }>(MONEY_TRANSFER, [
+      db.query<{ r: { replayed: boolean; result: { transfer: TRawTransfer }; wallet: TWalletState; users?: string[] } }>(MONEY_TRANSFER, [
         userId,
         key,
         hash,
@@ -108,7 +108,9 @@ export async function makeTransfer(db: Db, userId: string, key: string, body: TT
       ]),
     ),
   );
-  const { replayed, result, wallet } = row!.r;
+  const { replayed, result, wallet, users } = row!.r;
+  // Both users' "wallets" events were recorded by money_transfer() and are committed now.
+  if (users) db.announce?.(users);
   return { transfer: await formatTransfer(db, result.transfer), replayed, ...formatWalletState(wallet) };
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ZOk, ZUser, ZVerificationState, ZVerificationTypeParams } from '@obmen/shared';
+import { ZOk, ZUser, ZVerificationState, ZVerificationSubmit, ZVerificationTypeParams } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { notFoundOf } from '../../errors.ts';
 import { currentUser, requireUser } from '../user/current.ts';
@@ -67,14 +67,20 @@ const verificationRoutes: FastifyPluginAsyncZod<{ config: TConfig; now?: () => D
     },
   );
 
-  // The form's rules depend on today's date (ages, expiry), so the service checks the body.
+  // The rules that depend on today's date (expiry) are the service's: the core's clock decides.
   app.post(
     '/api/verification/:type/submit',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'Submit a draft with its form for review', params: ZVerificationTypeParams, response: { 200: ZVerificationResponse } },
+      schema: {
+        tags,
+        summary: 'Submit a draft with its form for review',
+        params: ZVerificationTypeParams,
+        body: ZVerificationSubmit,
+        response: { 200: ZVerificationResponse },
+      },
     },
-    async (request) => answer(request, await submitVerification(ctx, currentUser(request).id, request.params.type, request.body ?? {})),
+    async (request) => answer(request, await submitVerification(ctx, currentUser(request).id, request.params.type, request.body)),
   );
 
   app.get(

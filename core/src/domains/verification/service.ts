@@ -5,7 +5,8 @@ import {
   ZVerificationSide,
   isoDay,
   maskDocumentNumber,
-  verificationSubmitSchema,
+  documentDateIssues,
+  type TVerificationSubmit,
   type TRejectReason,
   type TVerificationLimit,
   type TVerificationSide,
@@ -325,9 +326,14 @@ function assertSidesAllowed(row: TVerificationRow, allowed: TVerificationSide[],
  * expired documents refused) and every required side present; on a retry, every rejected file
  * replaced. The submission is read-only from here until an operator decides.
  */
-export async function submitVerification(ctx: TVerificationContext, userId: string, type: TVerificationType, body: unknown): Promise<TVerificationState> {
-  const today = isoDay(ctx.now());
-  const input = parseInput(verificationSubmitSchema(today), body);
+export async function submitVerification(
+  ctx: TVerificationContext,
+  userId: string,
+  type: TVerificationType,
+  input: TVerificationSubmit,
+): Promise<TVerificationState> {
+  const dated = documentDateIssues(input, isoDay(ctx.now()));
+  if (Object.keys(dated).length) throw new AppError('validation', { fields: dated });
   const sealed = await ctx.cipher.encrypt(input.number);
   await ctx.db.transaction(async (tx) => {
     const row = await lockOwn(tx, userId, type, input.id);

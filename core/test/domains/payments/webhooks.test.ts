@@ -14,7 +14,7 @@ const unix = (date: Date) => Math.floor(date.getTime() / 1000);
 describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
   let user: TFixtureUser;
-  let clock = NOW;
+  const clock = NOW;
   let eventSeq = 0;
 
   beforeAll(async () => {

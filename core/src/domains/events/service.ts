@@ -1,0 +1,85 @@
+import type { Queryable } from '../../db/index.ts';
+
+/**
+ * Realtime events (issue 15): one row per user-facing change, written in the SAME database
+ * transaction as the change, numbered per user without gaps (migration 030, event_record.sql).
+ *
+ * To emit from a new domain: call `recordEvent(tx, userId, type, payload)` inside the
+ * transaction that makes the change (an SQL function calls `event_record()` and its TS caller
+ * announces the users, as money_transfer does). `payload` is what the browser gets; pass null
+ * for a type with a hydrator (below), which fills it in at delivery with the state as it is
+ * then. Types are lower-case words joined by dots; the browser applies the known ones
+ * (site/src/lib/realtime.ts) and ignores the rest.
+ *
+ * Types so far:
+ *   wallets        null → {wallets, total_balance}           transfers (both users), exchanges
+ *   notifications  null → {notifications} in the user's locale  a notification for one user
+ *   unread_msgs    {private, support} (exact, at the change)  a chat message, a read cursor moved
+ *   chat.message   {chat: 'support' | account id, message}   a new message, as each participant sees it
+ * Reserved for their owners: payment, withdrawal (payments),
+ * card (cards): add them to EVENT_TYPES with their payload.
+ */
+export const EVENT_TYPES = ['wallets', 'notifications', 'unread_msgs', 'chat.message', 'payment', 'withdrawal', 'card'] as const;
+export type TEventType = (typeof EVENT_TYPES)[number];
+
+/** How long events are kept for replay (housekeeping deletes older ones); an older gap means "resync". */
+export const EVENTS_KEEP_HOURS = 24;
+
+/**
+ * Records one event inside the caller's transaction and returns its sequence number. The bus
+ * is told after COMMIT (`tx.announce`). Two users in one transaction: record in ascending user
+ * id (as money_transfer does), so crosswise transactions do not deadlock on the counters.
+ */
+export async function recordEvent(tx: Queryable, userId: string, type: TEventType, payload: unknown): Promise<number> {
+  const [row] = await tx.query<{ seq: string }>('SELECT event_record($1, $2, $3::jsonb) AS seq', [
+    userId,
+    type,
+    payload === null ? null : JSON.stringify(payload),
+  ]);
+  tx.announce?.([userId]);
+  return Number(row!.seq);
+}
+
+export type TStoredEvent = { seq: number; type: string; payload: unknown };
+
+export type TReplay =
+  | { kind: 'events'; events: TStoredEvent[]; last: number }
+  /** The browser is ahead of the server: a sequence from the future, refused. */
+  | { kind: 'future'; last: number }
+  /** What the browser missed is no longer kept: it refetches everything. */
+  | { kind: 'resync'; last: number };
+
+/** At most this many events per read; the rest follow on the next read. */
+export const READ_BATCH = 500;
+
+/**
+ * The events of a user after `since` (the last sequence number the reader has), oldest first.
+ * `since` beyond the user's newest is "future"; a gap no longer kept is "resync".
+ */
+export async function readEvents(db: Queryable, userId: string, since: number): Promise<TReplay> {
+  const rows = await db.query<{ seq: string; type: string; payload: unknown; last: string }>(
+    `SELECT e.seq::text AS seq, e.type, e.payload, s.seq::text AS last
+     FROM (SELECT coalesce((SELECT seq FROM event_seqs WHERE user_id = $1), 0) AS seq) s
+     LEFT JOIN LATERAL (SELECT seq, type, payload FROM events WHERE user_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) e ON true`,
+    [userId, since, READ_BATCH],
+  );
+  const last = Number(rows[0]?.last ?? 0);
+  if (since > last) return { kind: 'future', last };
+  const events = rows.filter((row) => row.seq !== null).map((row) => ({ seq: Number(row.seq), type: row.type, payload: row.payload }));
+  if (since < last && events[0]?.seq !== since + 1) return { kind: 'resync', last };
+  return { kind: 'events', events, last };
+}
+
+/** The newest sequence number of each user (0: none yet). */
+export async function lastSequences(db: Queryable, userIds: readonly string[]): Promise<Map<string, number>> {
+  const rows = await db.query<{ user_id: string; seq: string }>(
+    'SELECT user_id::text AS user_id, seq::text AS seq FROM event_seqs WHERE user_id = ANY($1::bigint[])',
+    [userIds],
+  );
+  return new Map(rows.map((row) => [row.user_id, Number(row.seq)]));
+}
+
+/** Housekeeping: events older than EVENTS_KEEP_HOURS (the counters stay, so numbering goes on). */
+export async function purgeEvents(db: Queryable): Promise<void> {
+  await db.query(`DELETE FROM events WHERE created_at < now() - $1::int * interval '1 hour'`, [EVENTS_KEEP_HOURS]);
+}
