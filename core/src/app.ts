@@ -28,6 +28,7 @@ import type { TFileStorage } from './storage/index.ts';
 import sessionPlugin from './plugins/session.ts';
 import mailPlugin from './plugins/mail.ts';
 import housekeepingPlugin from './plugins/housekeeping.ts';
+import eventsPlugin from './domains/realtime/routes.ts';
 import { prepareDummyHash } from './domains/auth/passwords.ts';
 import { DEMO_ACCOUNT, findDemoAccountId, seedDemoBalances, seedDemoData } from './seed/demo.ts';
 
@@ -65,6 +66,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(sessionPlugin);
   await fastify.register(mailPlugin, { config });
   await fastify.register(housekeepingPlugin);
+  // The realtime bus and the BFFs' event stream (before any route that records events).
+  await fastify.register(eventsPlugin, { config });
   await fastify.register(storagePlugin, { config, ...(storage ? { storage } : {}) });
   void prepareDummyHash();
   await fastify.register(siteRoutes);

@@ -1,3 +1,4 @@
+import type { TFeedItem } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 
 /**
@@ -82,4 +83,19 @@ export async function lastSequences(db: Queryable, userIds: readonly string[]): 
 /** Housekeeping: events older than EVENTS_KEEP_HOURS (the counters stay, so numbering goes on). */
 export async function purgeEvents(db: Queryable): Promise<void> {
   await db.query(`DELETE FROM events WHERE created_at < now() - $1::int * interval '1 hour'`, [EVENTS_KEEP_HOURS]);
+}
+
+const feeds = new WeakMap<Queryable, (item: TFeedItem) => void>();
+
+/** The events plugin hands in where feed items go (routes.ts: throttled, anonymised, onto the bus). */
+export function setFeed(db: Queryable, publish: (item: TFeedItem) => void): void {
+  feeds.set(db, publish);
+}
+
+/**
+ * A completed operation for the payment popup (spec §3): call after the commit, with no name in
+ * it; the amount is rounded and most items are dropped on the way (one per core every few seconds).
+ */
+export function offerFeed(db: Queryable, item: TFeedItem): void {
+  feeds.get(db)?.(item);
 }
