@@ -1,4 +1,4 @@
-import QRCode from 'qrcode';
+import qrcode from 'qrcode-generator';
 import {
   SIGN_IN_CHALLENGE_TRIES,
   SIGN_IN_CHALLENGE_TTL_S,
@@ -163,21 +163,23 @@ export async function revokeOtherSessions(db: Queryable, userId: string, current
 
 // ---- TOTP enrolment ----------------------------------------------------------------------------
 
-/** The QR code of `text` as one SVG path (runs of dark modules), with the 4-module quiet zone. */
+/** The QR code of `text` (qrcode-generator) as one SVG path (runs of dark modules), with the 4-module quiet zone. */
 export function qrPath(text: string): { size: number; path: string } {
-  const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' });
-  const n = modules.size;
+  const code = qrcode(0, 'M');
+  code.addData(text);
+  code.make();
+  const n = code.getModuleCount();
   const quiet = 4;
   let path = '';
   for (let y = 0; y < n; y++) {
     let x = 0;
     while (x < n) {
-      if (!modules.get(y, x)) {
+      if (!code.isDark(y, x)) {
         x++;
         continue;
       }
       const start = x;
-      while (x < n && modules.get(y, x)) x++;
+      while (x < n && code.isDark(y, x)) x++;
       path += `M${start + quiet} ${y + quiet}h${x - start}v1h-${x - start}z`;
     }
   }
