@@ -171,6 +171,7 @@ export const MISSING_ENTITIES = [
   'payment_provider',
   'card',
   'card_issuer',
+  'session',
   'chat',
   'chat_file',
   'recruit',
