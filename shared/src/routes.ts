@@ -48,6 +48,8 @@ export const ROUTES: readonly TRoute[] = [
   { name: 'index-settings-verification_success', path: '/settings/verification_success', auth: true },
   { name: 'index-support', path: '/support', auth: true },
   { name: 'index-transfer', path: '/transfer', auth: true },
+  // Beyond the spec: where an optional mail's unsubscribe link lands (no sign-in).
+  { name: 'index-unsubscribe', path: '/unsubscribe' },
   { name: 'index-withdraw', path: '/withdraw', auth: true },
   { name: 'index-withdraw-form-id-form', path: '/withdraw/form/:id?/:form?', auth: true },
   { name: 'index-article-name', path: '/article/:name?' },

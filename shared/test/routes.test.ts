@@ -58,6 +58,7 @@ const SPEC_PATHS: Array<[path: string, name: string]> = [
   ['/article', 'index-article-name'],
   ['/article/terms', 'index-article-name'],
   ['/support', 'index-support'],
+  ['/unsubscribe', 'index-unsubscribe'],
 ];
 
 describe('matchRoute', () => {

@@ -1,5 +1,6 @@
-import { translate, type TLocale } from '@obmen/shared';
+import { translate, type TLocale, type TMailTopic } from '@obmen/shared';
 import type { Queryable } from '../db/index.ts';
+import { ONE_CLICK_PATH, UNSUBSCRIBE_PATH, mayMail, unsubscribeToken } from './preferences.ts';
 
 /** Every mail core sends; the texts are the i18n keys `mail.<kind>.subject` and `mail.<kind>.text`. */
 export type TMailKind =
@@ -12,9 +13,33 @@ export type TMailKind =
   | 'password_changed'
   | 'verification_approved'
   | 'verification_rejected_retry'
-  | 'verification_rejected_final';
+  | 'verification_rejected_final'
+  | 'second_factor_enabled'
+  | 'second_factor_disabled'
+  | 'email_change_confirm'
+  | 'email_change_notice'
+  | 'email_change_taken'
+  | 'email_change_reported'
+  | 'referral_invite'
+  | 'referral_paid';
 
-export type TMail = { kind: TMailKind; to: string; locale: TLocale; vars: Record<string, string | number> };
+/**
+ * The optional mails and their topic (/settings/mail). Every other kind is a security or
+ * account mail: always sent, no unsubscribe link.
+ */
+export const OPTIONAL_MAILS: Partial<Record<TMailKind, TMailTopic>> = {
+  referral_invite: 'referral',
+  referral_paid: 'referral',
+};
+
+export type TMail = {
+  kind: TMailKind;
+  to: string;
+  locale: TLocale;
+  vars: Record<string, string | number>;
+  /** The site's address (PUBLIC_URL): optional mails need it for their unsubscribe link. */
+  publicUrl?: string;
+};
 export type TRenderedMail = { subject: string; text: string; html: string };
 
 const URL_PATTERN = /https?:\/\/[^\s<>"']+/g;
@@ -24,9 +49,10 @@ function escapeHtml(text: string): string {
 }
 
 /** Plain text from the dictionary; HTML is the same text escaped, with its links made clickable. */
-export function renderMail(mail: Pick<TMail, 'kind' | 'locale' | 'vars'>): TRenderedMail {
+export function renderMail(mail: Pick<TMail, 'kind' | 'locale' | 'vars'> & { unsubscribeLink?: string }): TRenderedMail {
   const subject = translate(mail.locale, `mail.${mail.kind}.subject`, mail.vars);
-  const text = `${translate(mail.locale, `mail.${mail.kind}.text`, mail.vars)}\n\n${translate(mail.locale, 'mail.signature')}\n`;
+  const footer = mail.unsubscribeLink ? `\n\n${translate(mail.locale, 'mail.unsubscribe', { link: mail.unsubscribeLink })}` : '';
+  const text = `${translate(mail.locale, `mail.${mail.kind}.text`, mail.vars)}\n\n${translate(mail.locale, 'mail.signature')}${footer}\n`;
   const paragraphs = text
     .trim()
     .split(/\n{2,}/)
@@ -56,17 +82,34 @@ export function extractLinks(text: string): string[] {
 /**
  * Writes the mail to the outbox, in the caller's transaction: a mail exists exactly when the
  * change that caused it was committed. Delivery (SMTP) happens after, see sender.ts.
+ *
+ * The one place mails are queued, so the one place preferences are respected: an optional
+ * mail (OPTIONAL_MAILS) to an address that switched its topic off, or unsubscribed, is not
+ * written (false); one that goes carries the signed unsubscribe link in its text and the
+ * List-Unsubscribe / List-Unsubscribe-Post (RFC 8058 one-click) headers.
  */
-export async function queueMail(db: Queryable, mail: TMail): Promise<void> {
-  const rendered = renderMail(mail);
-  await db.query(`INSERT INTO mail_outbox (kind, to_address, subject, text_body, html_body, locale) VALUES ($1, $2, $3, $4, $5, $6)`, [
+export async function queueMail(db: Queryable, mail: TMail): Promise<boolean> {
+  const topic = OPTIONAL_MAILS[mail.kind];
+  let unsubscribeLink: string | undefined;
+  let headers: Record<string, string> | null = null;
+  if (topic) {
+    if (!mail.publicUrl) throw new Error(`queueMail: the optional mail ${mail.kind} needs publicUrl for its unsubscribe link`);
+    if (!(await mayMail(db, mail.to, topic))) return false;
+    const token = await unsubscribeToken(db, mail.to, topic);
+    unsubscribeLink = `${mail.publicUrl}${UNSUBSCRIBE_PATH}${token}`;
+    headers = { 'List-Unsubscribe': `<${mail.publicUrl}${ONE_CLICK_PATH}${token}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+  }
+  const rendered = renderMail({ ...mail, ...(unsubscribeLink ? { unsubscribeLink } : {}) });
+  await db.query(`INSERT INTO mail_outbox (kind, to_address, subject, text_body, html_body, locale, headers) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
     mail.kind,
     mail.to,
     rendered.subject,
     rendered.text,
     rendered.html,
     mail.locale,
+    headers === null ? null : JSON.stringify(headers),
   ]);
+  return true;
 }
 
 export type TOutboxMail = {
@@ -80,6 +123,7 @@ export type TOutboxMail = {
   created_at: string;
   sent_at: string | null;
   links: string[];
+  headers: Record<string, string>;
 };
 
 /** The newest mails first, optionally to one address: the dev mailbox. */
@@ -94,8 +138,9 @@ export async function listOutbox(db: Queryable, options: { to?: string; limit?: 
     locale: TLocale;
     created_at: string;
     sent_at: string | null;
+    headers: Record<string, string> | null;
   }>(
-    `SELECT id::text, kind, to_address, subject, text_body, html_body, locale,
+    `SELECT id::text, kind, to_address, subject, text_body, html_body, locale, headers,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
             to_char(sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS sent_at
      FROM mail_outbox WHERE ($1::text IS NULL OR lower(to_address) = lower($1)) ORDER BY id DESC LIMIT $2`,
@@ -112,5 +157,6 @@ export async function listOutbox(db: Queryable, options: { to?: string; limit?: 
     created_at: row.created_at,
     sent_at: row.sent_at,
     links: extractLinks(row.text_body),
+    headers: row.headers ?? {},
   }));
 }

@@ -3,7 +3,10 @@ import type { Db } from '../db/index.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
 type TLogger = { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void; error: (obj: object, msg: string) => void };
-type TTransport = { sendMail: (message: { from: string; to: string; subject: string; text: string; html: string }) => Promise<unknown>; close: () => void };
+type TTransport = {
+  sendMail: (message: { from: string; to: string; subject: string; text: string; html: string; headers?: Record<string, string> }) => Promise<unknown>;
+  close: () => void;
+};
 
 export type TMailSender = {
   /** Delivers what is due now; resolves when this round is done. Safe to call any time. */
@@ -29,18 +32,33 @@ export function startMailSender(db: Db, options: { smtpUrl: string; from: string
   let closed = false;
 
   async function round(): Promise<number> {
-    const claimed = await db.query<{ id: string; to_address: string; subject: string; text_body: string; html_body: string; attempts: number }>(
+    const claimed = await db.query<{
+      id: string;
+      to_address: string;
+      subject: string;
+      text_body: string;
+      html_body: string;
+      headers: Record<string, string> | null;
+      attempts: number;
+    }>(
       `UPDATE mail_outbox SET attempts = attempts + 1,
               next_attempt_at = now() + (power(2, attempts) * 30) * interval '1 second'
        WHERE id IN (SELECT id FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at <= now() AND attempts < $1
                     ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING id::text, to_address, subject, text_body, html_body, attempts`,
+       RETURNING id::text, to_address, subject, text_body, html_body, headers, attempts`,
       [MAX_ATTEMPTS, BATCH],
     );
     let sent = 0;
     for (const mail of claimed) {
       try {
-        await transport.sendMail({ from: options.from, to: mail.to_address, subject: mail.subject, text: mail.text_body, html: mail.html_body });
+        await transport.sendMail({
+          from: options.from,
+          to: mail.to_address,
+          subject: mail.subject,
+          text: mail.text_body,
+          html: mail.html_body,
+          ...(mail.headers ? { headers: mail.headers } : {}),
+        });
         await db.query('UPDATE mail_outbox SET sent_at = now(), last_error = NULL WHERE id = $1', [mail.id]);
         sent++;
       } catch (err) {

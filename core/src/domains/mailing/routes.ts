@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ZMailingBody, ZMailingResponse, ZUnsubscribeQuery, ZUnsubscribeResponse, translate } from '@obmen/shared';
+import { currentUser, requireUser } from '../user/current.ts';
+import { changeMailingPreferences, confirmUnsubscribe, describeUnsubscribe, mailingPreferences } from './service.ts';
+
+/** Mail preferences (/settings/mail) and the signed one-click unsubscribe (no sign-in). */
+const mailingRoutes: FastifyPluginAsyncZod = async (app) => {
+  const tags = ['Client'];
+
+  app.get(
+    '/api/config/mailing',
+    { onRequest: requireUser, schema: { tags, summary: 'Which optional mails the user gets', response: { 200: ZMailingResponse } } },
+    async (request) => ({ status: 'ok' as const, mailing: await mailingPreferences(app.db, currentUser(request).id) }),
+  );
+
+  app.post(
+    '/api/config/mailing',
+    {
+      onRequest: requireUser,
+      schema: { tags, summary: 'Switch optional mails on or off (security mails have no switch)', body: ZMailingBody, response: { 200: ZMailingResponse } },
+    },
+    async (request) => ({
+      status: 'ok' as const,
+      message: translate(request.locale, 'mailprefs.saved'),
+      mailing: await changeMailingPreferences(app.db, currentUser(request).id, request.body),
+    }),
+  );
+
+  app.get(
+    '/api/mail/unsubscribe',
+    {
+      schema: { tags, summary: 'What an unsubscribe link names (changes nothing)', querystring: ZUnsubscribeQuery, response: { 200: ZUnsubscribeResponse } },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await describeUnsubscribe(app.db, request.query.t)) }),
+  );
+
+  app.post(
+    '/api/mail/unsubscribe',
+    {
+      schema: {
+        tags,
+        summary: 'Unsubscribe by a signed link: the page button or a mail client one-click POST (RFC 8058)',
+        querystring: ZUnsubscribeQuery,
+        response: { 200: ZUnsubscribeResponse },
+      },
+    },
+    async (request) => ({
+      status: 'ok' as const,
+      ...(await confirmUnsubscribe(app.db, request.query.t)),
+      message: translate(request.locale, 'mailprefs.unsubscribed'),
+    }),
+  );
+};
+
+export default mailingRoutes;
