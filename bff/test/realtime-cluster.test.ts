@@ -37,7 +37,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL).each([
       cores.push({ url, close: () => core.close() });
       const bff = await buildBff(url);
       const base = await bff.app.listen({ host: '127.0.0.1', port: 0 });
-      bffs.push({ base, close: bff.close, inject: (o) => bff.app.inject({ ...o, headers: { ...(o as { headers?: object }).headers, host: new URL(base).host, origin: base } }) });
+      bffs.push({
+        base,
+        close: bff.close,
+        inject: (o) => bff.app.inject({ ...o, headers: { ...(o as { headers?: object }).headers, host: new URL(base).host, origin: base } }),
+      });
     }
     users = [];
     for (let i = 0; i < 4; i++) users.push(await createFixtureUser(db));

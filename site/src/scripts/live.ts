@@ -1,0 +1,96 @@
+/**
+ * What the realtime socket shows beyond the stores (issue 15): the payment popup (spec §3/§4)
+ * and browser notifications for new chat messages while the tab is hidden (spec §8).
+ */
+import { AVATAR_MAX, AVATAR_MIN, PAYMENT_POPUP_LIFETIME_MS } from '@obmen/shared/constants';
+import type { TFeedItem, TRealtimeEvent } from '@obmen/shared/realtime';
+import { displayAmount } from '@obmen/shared/format';
+import type { TLocale } from '@obmen/shared/constants';
+import { clientMessage } from '../lib/client-i18n.ts';
+import { REALTIME_EVENT, startRealtime } from '../lib/realtime.ts';
+
+/** At most this many popups on screen; the oldest goes first. */
+const POPUPS_MAX = 3;
+
+export function randomAvatar(random: () => number = Math.random): number {
+  return AVATAR_MIN + Math.floor(random() * (AVATAR_MAX - AVATAR_MIN + 1));
+}
+
+export function randomPopupId(): string {
+  return crypto.randomUUID();
+}
+
+/** The popup's text: no name, the amount as the server rounded it, in the page's locale. */
+export function popupText(item: TFeedItem, locale: TLocale): string {
+  const amount = `${displayAmount(item.amount, locale, 0)}\u00a0${item.currency}`;
+  return item.kind === 'exchange' && item.to ? clientMessage('popup.exchanged', { amount, to: item.to }) : clientMessage('popup.transferred', { amount });
+}
+
+function showPaymentPopup(item: TFeedItem, locale: TLocale) {
+  const host = document.getElementById('payment-popups');
+  if (!host) return;
+  const avatar = randomAvatar();
+  const popup = document.createElement('div');
+  popup.className = 'payment-popup';
+  popup.dataset.testid = 'payment-popup';
+  popup.dataset.popupId = randomPopupId();
+  popup.dataset.avatar = String(avatar);
+  const badge = document.createElement('span');
+  badge.className = 'payment-popup-avatar';
+  badge.setAttribute('aria-hidden', 'true');
+  badge.style.setProperty('--avatar-hue', String((avatar * 24) % 360));
+  badge.textContent = String(avatar);
+  const text = document.createElement('span');
+  text.textContent = popupText(item, locale);
+  popup.append(badge, text);
+  host.append(popup);
+  while (host.children.length > POPUPS_MAX) host.firstElementChild?.remove();
+  window.setTimeout(() => popup.remove(), PAYMENT_POPUP_LIFETIME_MS);
+}
+
+const ASKED_FLAG = 'obmen.notifications_asked';
+
+/**
+ * Asks for browser notifications once, politely: after the user's own first chat message (the
+ * chat islands dispatch `obmen:chat-sent`). A refusal only logs a warning (spec §8).
+ */
+export async function askNotificationPermission(): Promise<void> {
+  if (!('Notification' in window) || Notification.permission !== 'default' || localStorage.getItem(ASKED_FLAG)) return;
+  localStorage.setItem(ASKED_FLAG, '1');
+  const answer = await Notification.requestPermission();
+  if (answer === 'denied') console.warn('Browser notifications are disabled: permission denied.');
+}
+
+let warnedDenied = false;
+
+function notifyHidden(event: TRealtimeEvent) {
+  if (event.type !== 'chat.message' || !document.hidden || !('Notification' in window)) return;
+  if (Notification.permission === 'denied') {
+    if (!warnedDenied) console.warn('Browser notifications are disabled: permission denied.');
+    warnedDenied = true;
+    return;
+  }
+  if (Notification.permission !== 'granted') return;
+  const payload = (event.payload ?? {}) as { title?: unknown; text?: unknown; url?: unknown };
+  const note = new Notification(typeof payload.title === 'string' ? payload.title : clientMessage('popup.new_message'), {
+    body: typeof payload.text === 'string' ? payload.text.slice(0, 140) : '',
+    tag: 'obmen-chat',
+  });
+  note.onclick = () => {
+    window.focus();
+    if (typeof payload.url === 'string' && payload.url.startsWith('/') && !payload.url.startsWith('//')) window.location.assign(payload.url);
+  };
+}
+
+/** Signed-in pages: one socket, the popup, browser notifications. */
+export function initLive(accountId: number | null, locale: TLocale) {
+  if (accountId === null || typeof WebSocket === 'undefined') return;
+  window.addEventListener(REALTIME_EVENT, (event) => notifyHidden((event as CustomEvent<TRealtimeEvent>).detail));
+  window.addEventListener('obmen:chat-sent', () => void askNotificationPermission());
+  startRealtime({
+    accountId,
+    onFeed: (item) => showPaymentPopup(item, locale),
+    onResync: () => void import('../lib/api.ts').then(({ api }) => api('/api/auth/check')).catch(() => {}),
+    onSessionEnded: () => void import('../lib/api.ts').then(({ api }) => api('/api/auth/check')).catch(() => {}),
+  });
+}
