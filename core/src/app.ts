@@ -19,6 +19,7 @@ import transferRoutes from './domains/transfer/routes.ts';
 import devRoutes from './domains/dev/routes.ts';
 import verificationRoutes from './domains/verification/routes.ts';
 import paymentRoutes from './domains/payments/routes.ts';
+import securityRoutes from './domains/security/routes.ts';
 import chatRoutes from './domains/chat/routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import { loadProviders } from './domains/payments/providers.ts';
@@ -79,6 +80,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(walletRoutes);
   await fastify.register(exchangeRoutes);
   await fastify.register(transferRoutes);
+  await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(chatRoutes);
   await fastify.register(paymentRoutes, { providers: loadProviders(config), now: now ?? (() => new Date()) });

@@ -163,6 +163,7 @@ export const MISSING_ENTITIES = [
   'currency',
   'document',
   'payment_provider',
+  'session',
   'chat',
   'chat_file',
   'recruit',
