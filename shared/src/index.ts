@@ -22,4 +22,5 @@ export * from './security.ts';
 export * from './realtime.ts';
 export * from './payment-fields.ts';
 export * from './chat.ts';
+export * from './chat-text.ts';
 export * from './mailing.ts';
