@@ -4,6 +4,7 @@
  */
 import { AVATAR_MAX, AVATAR_MIN, PAYMENT_POPUP_LIFETIME_MS } from '@obmen/shared/constants';
 import type { TFeedItem, TRealtimeEvent } from '@obmen/shared/realtime';
+import type { TChatMessageEvent } from '@obmen/shared/chat';
 import { displayAmount } from '@obmen/shared/format';
 import type { TLocale } from '@obmen/shared/constants';
 import { clientMessage } from '../lib/client-i18n.ts';
@@ -51,8 +52,8 @@ function showPaymentPopup(item: TFeedItem, locale: TLocale) {
 const ASKED_FLAG = 'obmen.notifications_asked';
 
 /**
- * Asks for browser notifications once, politely: after the user's own first chat message (the
- * chat islands dispatch `obmen:chat-sent`). A refusal only logs a warning (spec §8).
+ * Asks for browser notifications once, politely: after the user's own first chat message (its
+ * `chat.message` event, author "me"). A refusal only logs a warning (spec §8).
  */
 export async function askNotificationPermission(): Promise<void> {
   if (!('Notification' in window) || Notification.permission !== 'default' || localStorage.getItem(ASKED_FLAG)) return;
@@ -63,30 +64,32 @@ export async function askNotificationPermission(): Promise<void> {
 
 let warnedDenied = false;
 
-function notifyHidden(event: TRealtimeEvent) {
-  if (event.type !== 'chat.message' || !document.hidden || !('Notification' in window)) return;
+/** A `chat.message` event: the user's own first message asks for permission; others notify a hidden tab. */
+function onChatMessage(event: TRealtimeEvent) {
+  if (event.type !== 'chat.message' || !('Notification' in window)) return;
+  const { chat, message } = (event.payload ?? {}) as Partial<TChatMessageEvent>;
+  if (!message) return;
+  if (message.author === 'me') return void askNotificationPermission();
+  if (!document.hidden) return;
   if (Notification.permission === 'denied') {
     if (!warnedDenied) console.warn('Browser notifications are disabled: permission denied.');
     warnedDenied = true;
     return;
   }
   if (Notification.permission !== 'granted') return;
-  const payload = (event.payload ?? {}) as { title?: unknown; text?: unknown; url?: unknown };
-  const note = new Notification(typeof payload.title === 'string' ? payload.title : clientMessage('popup.new_message'), {
-    body: typeof payload.text === 'string' ? payload.text.slice(0, 140) : '',
-    tag: 'obmen-chat',
-  });
+  // Shown as text by the browser, never as HTML.
+  const note = new Notification(clientMessage('popup.new_message'), { body: message.text.slice(0, 140), tag: 'obmen-chat' });
+  const url = chat === 'support' ? '/chat/support' : typeof chat === 'number' ? `/chat/private/${chat}` : null;
   note.onclick = () => {
     window.focus();
-    if (typeof payload.url === 'string' && payload.url.startsWith('/') && !payload.url.startsWith('//')) window.location.assign(payload.url);
+    if (url) window.location.assign(url);
   };
 }
 
 /** Signed-in pages: one socket, the popup, browser notifications. */
 export function initLive(accountId: number | null, locale: TLocale) {
   if (accountId === null || typeof WebSocket === 'undefined') return;
-  window.addEventListener(REALTIME_EVENT, (event) => notifyHidden((event as CustomEvent<TRealtimeEvent>).detail));
-  window.addEventListener('obmen:chat-sent', () => void askNotificationPermission());
+  window.addEventListener(REALTIME_EVENT, (event) => onChatMessage((event as CustomEvent<TRealtimeEvent>).detail));
   startRealtime({
     accountId,
     onFeed: (item) => showPaymentPopup(item, locale),
