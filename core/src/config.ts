@@ -84,6 +84,10 @@ const ZConfig = z
      * Unset: a fixed development secret outside production; in production its webhooks are refused.
      */
     WEBHOOK_SECRET_SANDBOX_CARD: z.string().min(32).optional(),
+    /** The same for sandbox-bank (bank transfers marked received by an operator). */
+    WEBHOOK_SECRET_SANDBOX_BANK: z.string().min(32).optional(),
+    /** The same for sandbox-chain (simulated chain transactions and their confirmations). */
+    WEBHOOK_SECRET_SANDBOX_CHAIN: z.string().min(32).optional(),
   })
   .superRefine((config, ctx) => {
     if (config.S3_URL && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {

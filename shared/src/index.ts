@@ -19,4 +19,5 @@ export * from './request-log.ts';
 export * from './client-key.ts';
 export * from './payments.ts';
 export * from './chat.ts';
+export * from './payment-fields.ts';
 export * from './mailing.ts';

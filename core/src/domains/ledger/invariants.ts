@@ -19,12 +19,17 @@ const LIMIT = 20;
  *  4. every stored balance equals the sum of its account's postings;
  *  5. no idempotency key was applied twice (transfers, single exchanges and exchange-all batches
  *     per user and key, within the keys' retention of 48 hours);
+<<<<<<< HEAD
  *  6. every deposit transaction belongs to one credited payment and gives exactly its amount to
  *     its user (so no provider event credited twice);
  *  7. holds: every held balance (ledger kind 'hold') equals the sum of its user's holds still
  *     held in that currency; each hold's placing moved exactly its amount from its user's
  *     available balance to their held one, and an ended hold's final transaction moved exactly
  *     its amount out of it (back to the same user's available balance when released).
+=======
+ *  6. every deposit transaction belongs to one credited deposit and gives exactly its amount less
+ *     its fee to its user (so no provider event credited twice).
+>>>>>>> pay-in
  */
 export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
   const violations: TViolation[] = [];
@@ -100,14 +105,14 @@ export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
   );
 
   add(
-    'each deposit credited once, with its amount, to its user',
+    'each deposit credited once, with its amount less its fee, to its user',
     await db.query(
-      `SELECT t.id AS transaction_id, p.id AS payment_id, p.amount::text AS amount, sum(po.amount)::text AS credited
+      `SELECT t.id AS transaction_id, p.id AS payment_id, p.amount::text AS amount, p.fee::text AS fee, sum(po.amount)::text AS credited
        FROM ledger_transactions t
-       LEFT JOIN payments p ON p.ledger_transaction_id = t.id
+       LEFT JOIN payments p ON p.ledger_transaction_id = t.id AND p.direction = 'deposit'
        LEFT JOIN postings po ON po.transaction_id = t.id AND po.account_id = (SELECT id FROM ledger_accounts WHERE user_id = p.user_id AND currency = p.currency)
        WHERE t.kind = 'deposit'
-       GROUP BY t.id, p.id, p.amount HAVING p.id IS NULL OR sum(po.amount) IS DISTINCT FROM p.amount LIMIT ${LIMIT}`,
+       GROUP BY t.id, p.id, p.amount, p.fee HAVING p.id IS NULL OR sum(po.amount) IS DISTINCT FROM p.amount - p.fee LIMIT ${LIMIT}`,
     ),
   );
 
