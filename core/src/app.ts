@@ -19,6 +19,7 @@ import transferRoutes from './domains/transfer/routes.ts';
 import devRoutes from './domains/dev/routes.ts';
 import verificationRoutes from './domains/verification/routes.ts';
 import paymentRoutes from './domains/payments/routes.ts';
+import withdrawRoutes from './domains/payments/withdraw-routes.ts';
 import chatRoutes from './domains/chat/routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import { loadProviders } from './domains/payments/providers.ts';
@@ -79,6 +80,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(chatRoutes);
   await fastify.register(paymentRoutes, { providers: loadProviders(config), now: now ?? (() => new Date()) });
+  // Withdrawals; the payout worker runs outside tests (tests drive payouts with their own clock).
+  await fastify.register(withdrawRoutes, { providers: loadProviders(config), now: now ?? (() => new Date()), payoutWorker: config.NODE_ENV !== 'test' });
   // The outbox viewer and the auth-type switch exist outside production only.
   if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL });
 };

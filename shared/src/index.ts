@@ -20,4 +20,5 @@ export * from './client-key.ts';
 export * from './payments.ts';
 export * from './chat.ts';
 export * from './payment-fields.ts';
+export * from './withdraw.ts';
 export * from './mailing.ts';

@@ -4,8 +4,9 @@ import { withRetry } from '../../money-errors.ts';
 import { checkWebhookSignature } from './signature.ts';
 import { applyDepositEvent, type TEventResult } from './deposits.ts';
 import type { TProviderAdapter } from './providers.ts';
+import { applyPayoutEvent, type TPayoutResult } from './withdrawals.ts';
 
-export type TWebhookResult = TEventResult | 'duplicate' | 'bad_signature' | 'stale' | 'malformed';
+export type TWebhookResult = TEventResult | TPayoutResult | 'duplicate' | 'bad_signature' | 'stale' | 'malformed';
 
 /**
  * One delivery to a provider's webhook. It is stored first, as received, whatever it holds
@@ -42,7 +43,10 @@ export async function receiveWebhook(
       );
       let outcome: TWebhookResult = 'duplicate';
       if (claimed) {
-        const applied = await applyDepositEvent(tx, provider.id, event, input.now);
+        // payout.*: a withdrawal's payout (withdrawals.ts); payment.*: a deposit.
+        const applied = event.type.startsWith('payout.')
+          ? await applyPayoutEvent(tx, provider.id, event, input.now)
+          : await applyDepositEvent(tx, provider.id, event, input.now);
         outcome = applied.result;
         await tx.query('UPDATE payment_events SET result = $3, payment_id = $4 WHERE provider = $1 AND event_id = $2', [
           provider.id,
