@@ -18,7 +18,7 @@ export * from './text.ts';
 export * from './request-log.ts';
 export * from './client-key.ts';
 export * from './payments.ts';
-export * from './chat.ts';
 export * from './payment-fields.ts';
+export * from './chat.ts';
 export * from './withdraw.ts';
 export * from './mailing.ts';

@@ -19,17 +19,12 @@ const LIMIT = 20;
  *  4. every stored balance equals the sum of its account's postings;
  *  5. no idempotency key was applied twice (transfers, single exchanges and exchange-all batches
  *     per user and key, within the keys' retention of 48 hours);
-<<<<<<< HEAD
- *  6. every deposit transaction belongs to one credited payment and gives exactly its amount to
- *     its user (so no provider event credited twice);
+ *  6. every deposit transaction belongs to one credited deposit and gives exactly its amount less
+ *     its fee to its user (so no provider event credited twice);
  *  7. holds: every held balance (ledger kind 'hold') equals the sum of its user's holds still
  *     held in that currency; each hold's placing moved exactly its amount from its user's
  *     available balance to their held one, and an ended hold's final transaction moved exactly
  *     its amount out of it (back to the same user's available balance when released).
-=======
- *  6. every deposit transaction belongs to one credited deposit and gives exactly its amount less
- *     its fee to its user (so no provider event credited twice).
->>>>>>> pay-in
  */
 export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
   const violations: TViolation[] = [];
