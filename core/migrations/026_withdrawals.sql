@@ -40,8 +40,8 @@ CREATE TABLE withdrawals (
   approved_at timestamptz,
   processing_at timestamptz,
   finished_at timestamptz,
-  -- When the user may expect the money (shown with the state).
-  expected_at timestamptz NOT NULL,
+  -- When the user may expect the money (shown with the state); NULL once it ended.
+  expected_at timestamptz,
   CHECK (amount = fee + receive),
   CHECK ((state IN ('paid', 'rejected', 'failed', 'cancelled')) = (finished_at IS NOT NULL)),
   CHECK ((state IN ('processing', 'paid')) <= (provider_ref IS NOT NULL))
@@ -56,11 +56,7 @@ CREATE TABLE withdraw_auto_approval (
   currency text PRIMARY KEY REFERENCES currencies (code),
   max_amount numeric(38, 0) NOT NULL CHECK (max_amount >= 0)
 );
-INSERT INTO withdraw_auto_approval (currency, max_amount)
-SELECT c.code, t.amount * power(10::numeric, c.precision)
-FROM (VALUES ('RUB', 10000), ('USD', 100), ('EUR', 100), ('KZT', 50000), ('UAH', 4000), ('BTC', 0.001), ('ETH', 0.03),
-             ('USDT', 100), ('USDC', 100), ('TON', 20), ('LTC', 1), ('TRX', 500)) AS t (code, amount)
-JOIN currencies c ON c.code = t.code;
+-- A fresh database gets amounts from the seed (core/src/seed/demo.ts, seedWithdrawAutoApproval).
 
 -- The sandbox providers' own book of payouts: what "the provider" was asked to pay and what it
 -- reports, kept apart from ours (reconciliation compares the two). A real provider keeps this

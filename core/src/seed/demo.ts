@@ -4,6 +4,7 @@ import { createDemoUser } from '../domains/auth/service.ts';
 import { SEED_ARTICLES } from './articles.ts';
 import { seedRates } from '../domains/rates/service.ts';
 import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
+import { seedWithdrawAutoApproval } from '../domains/payments/withdrawals.ts';
 
 /**
  * The confirmed demo account of development and test databases (never production: app.ts
@@ -109,8 +110,10 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean }): P
   const ratesSeeded = await seedRates(db);
   // The sandbox payment systems, on an empty catalogue only (also on a database seeded before it existed).
   const systemsSeeded = await db.transaction((tx) => seedPaymentSystems(tx));
+  // Withdrawals up to these amounts need no operator (an empty table only).
+  const autoSeeded = await db.transaction((tx) => seedWithdrawAutoApproval(tx));
   // Also on a database seeded before accounts existed; dev and test only.
-  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded;
+  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded || autoSeeded;
   await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
   return true;
 }

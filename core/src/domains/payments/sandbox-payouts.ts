@@ -17,7 +17,12 @@ import { SANDBOX_DECLINED_CARD } from './withdrawals.ts';
 export type TSettleOptions = { reference?: string; outcome?: 'succeeded' | 'failed'; force?: boolean };
 
 /** Settles the due (or the named) pending sandbox payouts, then reports every unreported one. */
-export async function runSandboxPayouts(db: Db, providers: TProviders, now: Date, options: TSettleOptions = {}): Promise<{ settled: number; reported: number }> {
+export async function runSandboxPayouts(
+  db: Db,
+  providers: TProviders,
+  now: Date,
+  options: TSettleOptions = {},
+): Promise<{ settled: number; reported: number }> {
   const settled = await db.query<{ id: string }>(
     `UPDATE sandbox_payouts SET state = CASE
          WHEN $3::text IS NOT NULL THEN $3
@@ -27,7 +32,15 @@ export async function runSandboxPayouts(db: Db, providers: TProviders, now: Date
      RETURNING id`,
     [now, options.reference ?? null, options.outcome ?? null, SANDBOX_DECLINED_CARD, options.force ?? false],
   );
-  const unreported = await db.query<{ id: string; provider_ref: string; provider: TPaymentProvider; reference: string; currency: string; amount: string; state: string }>(
+  const unreported = await db.query<{
+    id: string;
+    provider_ref: string;
+    provider: TPaymentProvider;
+    reference: string;
+    currency: string;
+    amount: string;
+    state: string;
+  }>(
     `SELECT id::text AS id, provider_ref, provider, reference, currency, amount::text AS amount, state FROM sandbox_payouts
      WHERE state <> 'pending' AND reported_at IS NULL AND ($1::text IS NULL OR reference = $1) ORDER BY id LIMIT 200`,
     [options.reference ?? null],

@@ -103,7 +103,12 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { pr
     '/api/withdraw/check',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'Check a withdrawal form: fee, amount received, limits left, field errors (form)', body: ZWithdrawCheckBody, response: { 200: ZWithdrawCheckResponse } },
+      schema: {
+        tags,
+        summary: 'Check a withdrawal form: fee, amount received, limits left, field errors (form)',
+        body: ZWithdrawCheckBody,
+        response: { 200: ZWithdrawCheckResponse },
+      },
     },
     async (request) => {
       const user = currentUser(request);
@@ -139,7 +144,12 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { pr
     {
       onRequest: requireUser,
       config: { paramsError: () => notFoundOf('withdrawal') },
-      schema: { tags, summary: "One of the caller's withdrawals: state, reason, expected time", params: ZWithdrawalParams, response: { 200: ZOk.extend({ withdrawal: ZWithdrawal }) } },
+      schema: {
+        tags,
+        summary: "One of the caller's withdrawals: state, reason, expected time",
+        params: ZWithdrawalParams,
+        response: { 200: ZOk.extend({ withdrawal: ZWithdrawal }) },
+      },
     },
     async (request) => ({ status: 'ok' as const, withdrawal: await withdrawalStatus(app.db, currentUser(request).id, request.params.id, request.locale) }),
   );

@@ -18,7 +18,7 @@ import {
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { withRetry } from '../../money-errors.ts';
-import { currencies } from '../currencies/service.ts';
+import { currencies, operatorCurrency, parseOperatorAmount } from '../currencies/service.ts';
 import { captureHold, placeHold, releaseHold } from '../ledger/holds.ts';
 import { requestHash, runIdempotent } from '../idempotency/service.ts';
 import { recordEvent } from '../events/service.ts';
@@ -188,14 +188,22 @@ export async function checkWithdrawal(db: Queryable, userId: string, body: TWith
     const message = translate(locale, err.messageKey, err.vars);
     answer.message = message;
     for (const [field, key] of Object.entries(err.fields ?? { _: err.messageKey })) {
-      // The code's own field gets the message with its values ("The minimum is 100 RUB").
-      answer.fields[field] = key === err.messageKey || err.fields?.[field] === undefined ? message : localizeKey(locale, key, err.vars);
+      // A refusal marks its field with the whole message and its values ("The minimum is 100
+      // RUB"); a validation names each field's own message.
+      answer.fields[field] = err.code === 'validation' ? localizeKey(locale, key, err.vars) : message;
     }
     return answer;
   };
   let assessed: TPaymentAssessment;
   try {
-    assessed = await assessPayment(db, { direction: 'withdraw', ps: body.ps, currency: body.currency, amount: body.amount, form: formOf(body), userLevel: level });
+    assessed = await assessPayment(db, {
+      direction: 'withdraw',
+      ps: body.ps,
+      currency: body.currency,
+      amount: body.amount,
+      form: formOf(body),
+      userLevel: level,
+    });
   } catch (err) {
     return fail(err);
   }
@@ -275,7 +283,14 @@ export async function requestWithdrawal(
   const { result, replayed } = await runIdempotent(db, { userId, key, scope, payload }, async (tx) => {
     // The user's row serialises their requests, so two at once cannot both fit one limit.
     const level = await userLevelOf(tx, userId, true);
-    const assessed = await assessPayment(tx, { direction: 'withdraw', ps: systemId, currency: body.currency, amount: body.amount, form: formOf(form), userLevel: level });
+    const assessed = await assessPayment(tx, {
+      direction: 'withdraw',
+      ps: systemId,
+      currency: body.currency,
+      amount: body.amount,
+      form: formOf(form),
+      userLevel: level,
+    });
     const limits = await limitState(tx, userId, level, now);
     const value = await limitValue(tx, assessed.entry.currency.code, assessed.amount, limits.currency);
     const refusal = limitError(limits, value);
@@ -359,10 +374,13 @@ async function endUnpaid(
   now: Date,
 ): Promise<void> {
   await releaseHold(tx, row.hold_id, { memo: `withdrawal ${row.public_id} ${state}`, actor });
-  await tx.query(
-    `UPDATE withdrawals SET state = $2, reason = $3, reason_text = $4, finished_at = $5, updated_at = $5, expected_at = NULL WHERE id = $1`,
-    [row.id, state, reason, reasonText, now],
-  );
+  await tx.query(`UPDATE withdrawals SET state = $2, reason = $3, reason_text = $4, finished_at = $5, updated_at = $5, expected_at = NULL WHERE id = $1`, [
+    row.id,
+    state,
+    reason,
+    reasonText,
+    now,
+  ]);
   await announce(tx, row.user_id, row.public_id, state);
 }
 
@@ -383,7 +401,12 @@ export async function cancelWithdrawal(deps: TWithdrawDeps, userId: string, publ
 
 /** Every operator decision is kept in the append-only operator_audit, in the decision's transaction. */
 async function audit(tx: Queryable, actor: string, action: string, subject: string, details: Record<string, string>): Promise<void> {
-  await tx.query('INSERT INTO operator_audit (operator, action, subject, details) VALUES ($1, $2, $3, $4::jsonb)', [actor, action, subject, JSON.stringify(details)]);
+  await tx.query('INSERT INTO operator_audit (operator, action, subject, details) VALUES ($1, $2, $3, $4::jsonb)', [
+    actor,
+    action,
+    subject,
+    JSON.stringify(details),
+  ]);
 }
 
 /** An operator approves a request waiting for review; the payout is then handed to its provider. */
@@ -585,7 +608,10 @@ export async function withdrawHistory(
   const limit = csv ? HISTORY_CSV_MAX_ROWS : query.per_page;
   const offset = csv ? 0 : (query.page - 1) * query.per_page;
   const [count] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM withdrawals WHERE ${where}`, params);
-  const rows = await db.query<TRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, params);
+  const rows = await db.query<TRow>(
+    `SELECT ${COLUMNS} FROM withdrawals WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+    params,
+  );
   const byCode = await currencies(db);
   const total = count!.total;
   return {
@@ -610,3 +636,42 @@ export const WITHDRAW_CSV_COLUMNS: Array<keyof TWithdrawal & string> = [
   'reason',
   'finished_at',
 ];
+
+/** Operators: requests of `currency` up to `amount` (major units) are approved without review. */
+export async function setAutoApproval(db: Queryable, code: string, amount: string): Promise<{ currency: string; max_amount: string }> {
+  const currency = await operatorCurrency(db, code);
+  const value = BigInt(parseOperatorAmount('amount', amount, currency));
+  await db.query(
+    `INSERT INTO withdraw_auto_approval (currency, max_amount) VALUES ($1, $2)
+     ON CONFLICT (currency) DO UPDATE SET max_amount = EXCLUDED.max_amount`,
+    [currency.code, value.toString()],
+  );
+  return { currency: currency.code, max_amount: formatAmount(value, currency.precision) };
+}
+
+/** The auto-approval amounts a fresh database starts with (major units), on an empty table only. */
+const SEED_AUTO_APPROVAL: Record<string, string> = {
+  RUB: '10000',
+  USD: '100',
+  EUR: '100',
+  KZT: '50000',
+  UAH: '4000',
+  BTC: '0.001',
+  ETH: '0.03',
+  USDT: '100',
+  USDC: '100',
+  TON: '20',
+  LTC: '1',
+  TRX: '500',
+};
+
+export async function seedWithdrawAutoApproval(tx: Queryable): Promise<boolean> {
+  const [existing] = await tx.query('SELECT 1 FROM withdraw_auto_approval LIMIT 1');
+  if (existing) return false;
+  await tx.query(
+    `INSERT INTO withdraw_auto_approval (currency, max_amount)
+     SELECT c.code, t.amount::numeric * power(10::numeric, c.precision) FROM unnest($1::text[], $2::text[]) AS t (code, amount) JOIN currencies c ON c.code = t.code`,
+    [Object.keys(SEED_AUTO_APPROVAL), Object.values(SEED_AUTO_APPROVAL)],
+  );
+  return true;
+}
