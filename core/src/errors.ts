@@ -168,6 +168,7 @@ export const MISSING_ENTITIES = [
   'document',
   'payment_provider',
   'withdrawal',
+  'session',
   'chat',
   'chat_file',
   'recruit',
