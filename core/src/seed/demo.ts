@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../db/index.ts';
 import { createDemoUser } from '../domains/auth/service.ts';
 import { SEED_ARTICLES } from './articles.ts';
 import { seedRates } from '../domains/rates/service.ts';
+import { seedCardProducts } from '../domains/cards/catalogue.ts';
 import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
 import { seedWithdrawAutoApproval } from '../domains/payments/withdrawals.ts';
 
@@ -112,8 +113,10 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean }): P
   const systemsSeeded = await db.transaction((tx) => seedPaymentSystems(tx));
   // Withdrawals up to these amounts need no operator (an empty table only).
   const autoSeeded = await db.transaction((tx) => seedWithdrawAutoApproval(tx));
+  // The card catalogue, on an empty one only.
+  const cardsSeeded = await seedCardProducts(db);
   // Also on a database seeded before accounts existed; dev and test only.
-  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded || autoSeeded;
+  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded || autoSeeded || cardsSeeded;
   await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
   return true;
 }
