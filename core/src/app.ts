@@ -20,6 +20,7 @@ import devRoutes from './domains/dev/routes.ts';
 import verificationRoutes from './domains/verification/routes.ts';
 import paymentRoutes from './domains/payments/routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
+import referralRoutes from './domains/referral/routes.ts';
 import { loadProviders } from './domains/payments/providers.ts';
 import storagePlugin from './plugins/storage.ts';
 import type { TFileStorage } from './storage/index.ts';
@@ -62,7 +63,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   }
   await fastify.register(sessionPlugin);
   await fastify.register(mailPlugin, { config });
-  await fastify.register(housekeepingPlugin);
+  await fastify.register(housekeepingPlugin, { publicUrl: config.PUBLIC_URL });
   await fastify.register(storagePlugin, { config, ...(storage ? { storage } : {}) });
   void prepareDummyHash();
   await fastify.register(siteRoutes);
@@ -76,6 +77,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(exchangeRoutes);
   await fastify.register(transferRoutes);
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
+  await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: now ?? (() => new Date()) });
   await fastify.register(paymentRoutes, { providers: loadProviders(config), now: now ?? (() => new Date()) });
   // The outbox viewer and the auth-type switch exist outside production only.
   if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL });

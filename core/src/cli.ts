@@ -13,6 +13,7 @@
  *   ledger:reverse <transaction id> <reason…>, ledger:check.
  * Identity (cli/verification.ts): kyc:queue, kyc:show <id>, kyc:file <file id> <path>,
  *   kyc:approve <id>, kyc:reject <id> --file side=reason[:note]… --retry|--final, kyc:limits.
+ * Referral (cli/referral.ts): referral:terms [share= currency= hold= min= enabled=], referral:settle.
  * Run a command without arguments for its usage.
  * DATABASE_URL / DATA_DIR select the database as for the server.
  */

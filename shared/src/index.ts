@@ -19,3 +19,4 @@ export * from './request-log.ts';
 export * from './client-key.ts';
 export * from './payments.ts';
 export * from './mailing.ts';
+export * from './referral.ts';

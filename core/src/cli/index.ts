@@ -7,6 +7,7 @@ import { TRANSFER_COMMANDS } from './transfer.ts';
 import { LEDGER_COMMANDS } from './ledger.ts';
 import { VERIFICATION_COMMANDS } from './verification.ts';
 import { PAYMENT_COMMANDS } from './payments.ts';
+import { REFERRAL_COMMANDS } from './referral.ts';
 
 /** Every operator command by name, one file per domain. */
 export const COMMANDS: Record<string, TCommand> = {
@@ -18,4 +19,5 @@ export const COMMANDS: Record<string, TCommand> = {
   ...LEDGER_COMMANDS,
   ...VERIFICATION_COMMANDS,
   ...PAYMENT_COMMANDS,
+  ...REFERRAL_COMMANDS,
 };

@@ -6,16 +6,18 @@ import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
 import { purgeEvents } from '../domains/events/service.ts';
+import { settleReferralBonuses } from '../domains/referral/service.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
 
 /**
  * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
- * keys and exchange quotes, realtime events past their replay window; and deposits left unpaid past their time. Any instance may run it.
+ * keys and exchange quotes, realtime events past their replay window; and deposits left unpaid past their time;
+ * and referral bonuses past their hold paid out (settlement). Any instance may run it, several at once.
  */
-export default fp(
-  async (app) => {
+export default fp<{ publicUrl: string }>(
+  async (app, { publicUrl }) => {
     const timer = setInterval(() => {
       Promise.all([
         purgeRateLimits(app.db),
@@ -25,6 +27,7 @@ export default fp(
         purgeQuotes(app.db),
         expireDeposits(app.db, new Date()),
         purgeEvents(app.db),
+        settleReferralBonuses({ db: app.db, publicUrl, mailer: app.mailer }, new Date()),
       ]).catch((err: unknown) => {
         if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');
       });
@@ -32,5 +35,5 @@ export default fp(
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
   },
-  { name: 'housekeeping', dependencies: ['db'] },
+  { name: 'housekeeping', dependencies: ['db', 'mail'] },
 );

@@ -106,10 +106,23 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean }): P
   const seeded = await seedPlatform(db);
   // Realistic rates for every pair and transfer limits, on an empty rates table only.
   const ratesSeeded = await seedRates(db);
+  await seedReferralTerms(db);
   // Also on a database seeded before accounts existed; dev and test only.
   if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded;
   await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
   return true;
+}
+
+/**
+ * The referral programme's default terms (20% of each fee, paid in USDT after 14 days, at least
+ * 1 USDT), once: an operator changes them with referral:terms and they stay.
+ */
+async function seedReferralTerms(db: Db): Promise<void> {
+  await db.query(
+    `INSERT INTO referral_terms (share, currency, hold_seconds, min_payout)
+     SELECT 0.2, code, 14 * 86400, power(10::numeric, precision) FROM currencies WHERE code = 'USDT'
+     ON CONFLICT (id) DO NOTHING`,
+  );
 }
 
 function seedPlatform(db: Db): Promise<boolean> {
