@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZBalance, ZLocale, ZNotification, ZSiteSettings, ZUser, ZWallet } from './envelope.ts';
+import { ZBalance, ZLocale, ZNotification, ZSiteSettings, ZUnreadMsgs, ZUser, ZWallet } from './envelope.ts';
 import { ZAuthMessage, ZAuthState } from './auth.ts';
 import {
   ZCurrencyCode,
@@ -46,6 +46,7 @@ export const ZIdParams = z.object({ id: z.string().regex(/^\d{1,18}$/, 'validati
 /** GET /api/auth/check: the state, the open notifications (only when any) and, signed in, the wallets. */
 export const ZAuthCheckResponse = ZAuthState.extend({
   notifications: z.array(ZNotification).optional(),
+  unread_msgs: ZUnreadMsgs.optional(),
   ...ZWalletEnvelope.partial().shape,
 });
 

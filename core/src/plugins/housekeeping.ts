@@ -5,6 +5,8 @@ import { purgeTokens } from '../domains/auth/service.ts';
 import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
+import { purgeSignIns } from '../domains/security/service.ts';
+import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
 import { settleReferralBonuses } from '../domains/referral/service.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
@@ -13,8 +15,9 @@ const EVERY_MS = 10 * 60 * 1000;
 
 /**
  * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
- * keys and exchange quotes, realtime events past their replay window; and deposits left unpaid past their time;
- * and referral bonuses past their hold paid out (settlement). Any instance may run it, several at once.
+ * keys and exchange quotes, realtime events past their replay window, sign-ins older than 90 days and ended
+ * sign-in challenges; and deposits left unpaid past their time; and referral bonuses past their hold paid
+ * out (settlement). Any instance may run it, several at once.
  */
 export default fp<{ publicUrl: string }>(
   async (app, { publicUrl }) => {
@@ -25,6 +28,8 @@ export default fp<{ publicUrl: string }>(
         purgeTokens(app.db),
         purgeIdempotencyKeys(app.db),
         purgeQuotes(app.db),
+        purgeSignIns(app.db),
+        purgeEmailChanges(app.db),
         expireDeposits(app.db, new Date()),
         purgeEvents(app.db),
         settleReferralBonuses({ db: app.db, publicUrl, mailer: app.mailer }, new Date()),

@@ -45,7 +45,10 @@ export async function refuseOversizedUpload(request: FastifyRequest): Promise<vo
  * byte over FILE_MAX_BYTES, or a file beyond FILES_MAX_PER_REQUEST, stops the request at once
  * with 413 and every temporary file is removed. No part is held in memory.
  */
-export async function receiveUpload(request: FastifyRequest): Promise<TReceivedUpload> {
+export async function receiveUpload(
+  request: FastifyRequest,
+  options: { fieldMaxBytes?: number; fieldTooLong?: (field: string) => AppError } = {},
+): Promise<TReceivedUpload> {
   if (!request.isMultipart()) throw notMultipart();
   const dir = await mkdtemp(path.join(tmpdir(), 'obmen-upload-'));
   const cleanup = () => rm(dir, { recursive: true, force: true });
@@ -57,12 +60,13 @@ export async function receiveUpload(request: FastifyRequest): Promise<TReceivedU
         fileSize: FILE_MAX_BYTES + 1,
         files: FILES_MAX_PER_REQUEST,
         fields: FIELDS_MAX,
-        fieldSize: FIELD_MAX_BYTES,
+        fieldSize: options.fieldMaxBytes ?? FIELD_MAX_BYTES,
         parts: FILES_MAX_PER_REQUEST + FIELDS_MAX,
       },
     });
     for await (const part of parts) {
       if (part.type === 'field') {
+        if (part.valueTruncated && options.fieldTooLong) throw options.fieldTooLong(part.fieldname);
         if (part.valueTruncated || typeof part.value !== 'string') throw badForm();
         fields[part.fieldname] ??= part.value;
         continue;

@@ -5,7 +5,7 @@
 import { TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared/constants';
 import type { TBalance, TNotification, TSiteSettings, TUnreadMsgs, TUser, TWallet } from '@obmen/shared';
 import { clientMessage, setClientMessages } from '../lib/client-i18n.ts';
-import { displayAmount } from '@obmen/shared/format';
+import { displayAmount, isZeroAmount } from '@obmen/shared/format';
 import { reportFrontError } from '../lib/logger.ts';
 import { $frontendVersion } from '../stores/version.ts';
 import { $totalBalance, $wallets } from '../stores/wallets.ts';
@@ -176,6 +176,12 @@ function initLiveHeader() {
       link.dataset.balance = wallet.balance;
       const amount = link.querySelector('[data-wallet-amount]');
       if (amount) amount.textContent = displayAmount(wallet.balance, document.documentElement.lang as TLocale);
+      const held = link.querySelector<HTMLElement>('[data-wallet-held]');
+      const heldAmount = held?.querySelector('[data-wallet-held-amount]');
+      if (held && heldAmount && wallet.held !== undefined) {
+        held.hidden = isZeroAmount(wallet.held);
+        heldAmount.textContent = displayAmount(wallet.held, document.documentElement.lang as TLocale);
+      }
       link.closest('[data-wallet-item]')?.classList.toggle('last', wallet.last_exchange);
     }
   });

@@ -7,6 +7,13 @@ import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
 import { notFoundOf, routeNotFound } from '../../errors.ts';
 import { approveSubmission, rejectSubmission, ZRejection } from '../verification/operator.ts';
 import { setReferralTerms, settleReferralBonuses } from '../referral/service.ts';
+import { closeSupport, replySupport } from '../chat/operator.ts';
+
+/** The operator's support:reply / support:close (text only), for e2e runs beside a live PGlite. */
+const ZDevSupportBody = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('reply'), account_id: z.number().int(), text: z.string().min(1) }),
+  z.object({ action: z.literal('close'), account_id: z.number().int() }),
+]);
 
 /** The options of the operator's `notify:send`, for tests that cannot run the CLI beside a live PGlite. */
 const ZDevNotifyBody = z.object({
@@ -53,6 +60,7 @@ const ZMailboxQuery = z.object({
  *   POST /api/dev/notify {account_id? | all?, display, type, title, text?, buttons?, closable?, locale?} → {status:'ok', id}
  *   POST /api/dev/kyc {action: 'approve', id} | {action: 'reject', id, files: [{side, reason, note?}], retry} → the decision (as kyc:approve / kyc:reject)
  *   POST /api/dev/referral {action: 'terms', share?, currency?, hold?, min?, enabled?} | {action: 'settle'} → as referral:terms / referral:settle
+ *   POST /api/dev/support {action: 'reply', account_id, text} | {action: 'close', account_id} → as support:reply / support:close
  * They hand out sign-in and reset links, so they answer loopback clients only: the socket's peer
  * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
  * the same 404 as a route that does not exist.
@@ -106,6 +114,11 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { pu
     const { action, ...terms } = request.body;
     if (action === 'terms') return { status: 'ok', terms: await setReferralTerms(app.db, terms) };
     return { status: 'ok', settled: await settleReferralBonuses({ db: app.db, publicUrl, mailer: app.mailer }, new Date()) };
+  app.post('/api/dev/support', { schema: { body: ZDevSupportBody } }, async (request) => {
+    const body = request.body;
+    return body.action === 'reply'
+      ? replySupport({ db: app.db, storage: app.storage }, 'dev', body.account_id, body.text)
+      : closeSupport(app.db, 'dev', body.account_id);
   });
 };
 

@@ -1,0 +1,29 @@
+import type { TChatMessage, TUnreadMsgs } from '@obmen/shared';
+import type { Queryable } from '../../db/index.ts';
+import { recordEvent } from '../events/service.ts';
+import { messagesOf, privateFileBase, SUPPORT_FILE_BASE, unreadOf, type TConversationRow } from './service.ts';
+
+/** What the browser of one participant gets: the message as that participant sees it. */
+export type TChatMessageEvent = { chat: 'support' | number; message: TChatMessage };
+
+/**
+ * Live chat (issue 15): inside the transaction that writes a message or moves a read cursor,
+ * each user concerned gets `unread_msgs` (their exact counters) and, for a new message,
+ * `chat.message` (author and file links as that user sees them). Users in ascending id order.
+ */
+export async function emitChatEvents(tx: Queryable, conversation: TConversationRow, messageId: string | null, userIds: string[]): Promise<void> {
+  const users = [...new Set(userIds)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+  const accounts = await tx.query<{ id: string; account_id: number }>('SELECT id::text, account_id FROM users WHERE id = ANY($1::bigint[])', [
+    [conversation.user_a, conversation.user_b].filter(Boolean),
+  ]);
+  for (const userId of users) {
+    const other = accounts.find((row) => row.id !== userId);
+    const chat: 'support' | number = conversation.kind === 'support' ? 'support' : other!.account_id;
+    const base = chat === 'support' ? SUPPORT_FILE_BASE : privateFileBase(chat);
+    if (messageId) {
+      const [message] = await messagesOf(tx, conversation, userId, [messageId], 0, base);
+      await recordEvent(tx, userId, 'chat.message', { chat, message: message! } satisfies TChatMessageEvent);
+    }
+    await recordEvent(tx, userId, 'unread_msgs', (await unreadOf(tx, userId)) satisfies TUnreadMsgs);
+  }
+}

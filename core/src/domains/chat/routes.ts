@@ -1,0 +1,220 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  CHAT_FIELD_MAX_BYTES,
+  ZChatBlockBody,
+  ZChatBlockResponse,
+  ZChatFileParams,
+  ZChatListResponse,
+  ZChatPageQuery,
+  ZChatPrivateFileParams,
+  ZChatPrivateParams,
+  ZChatReadBody,
+  ZChatReadResponse,
+  ZChatReportBody,
+  ZChatSentResponse,
+  ZOk,
+  ZPrivateChatResponse,
+  ZSupportResponse,
+} from '@obmen/shared';
+import { AppError, notFoundOf } from '../../errors.ts';
+import { sendStoredFile } from '../../storage/files.ts';
+import { receiveUpload, refuseOversizedUpload } from '../../storage/upload.ts';
+import { currentUser, requireUser } from '../user/current.ts';
+import {
+  findPrivateFile,
+  findSupportFile,
+  getPrivate,
+  getSupport,
+  listChats,
+  readPrivate,
+  readSupport,
+  reportChat,
+  sendPrivate,
+  sendSupport,
+  setBlocked,
+  type TChatContext,
+  type TChatInput,
+} from './service.ts';
+
+/** A multipart text field over the cap is a message too long, said as such (not "bad form"). */
+const tooLong = (field: string) => new AppError('validation', { fields: { [field]: 'chat.message_too_long' } });
+
+/**
+ * A message arrives as multipart/form-data (text or message, file0..n) or, without files, as
+ * JSON or a urlencoded form; either way the service checks the fields.
+ */
+async function withMessage<T>(request: FastifyRequest, send: (input: TChatInput) => Promise<T>): Promise<T> {
+  if (!request.isMultipart()) return send({ fields: (request.body ?? {}) as Record<string, unknown>, files: [] });
+  const upload = await receiveUpload(request, { fieldMaxBytes: CHAT_FIELD_MAX_BYTES, fieldTooLong: tooLong });
+  try {
+    return await send({ fields: upload.fields, files: upload.files });
+  } finally {
+    await upload.cleanup();
+  }
+}
+
+async function sendFile(reply: FastifyReply, ctx: TChatContext, file: Awaited<ReturnType<typeof findSupportFile>>) {
+  const sent = file && (await sendStoredFile(reply, ctx.storage, { key: file.storage_key, mime: file.mime, reencoded: file.reencoded, name: file.name }));
+  if (!sent) throw notFoundOf('chat_file');
+  return sent;
+}
+
+const messageBody = z.unknown().describe('multipart/form-data (text or message, file0..n) or JSON {text} / {message}');
+const fileAnswer = { 200: z.unknown().describe('The file: an image or a PDF') };
+/** A malformed account id in the path names no chat. */
+const privateConfig = { paramsError: () => notFoundOf('chat') };
+const fileConfig = { paramsError: () => notFoundOf('chat_file') };
+
+/** Spec §7 "Support" and "Chat", plus reading a private chat, its files, blocking and reporting. */
+const chatRoutes: FastifyPluginAsyncZod = async (app) => {
+  const ctx: TChatContext = { db: app.db, storage: app.storage };
+  const support = ['Support'];
+  const chat = ['Chat'];
+
+  app.get(
+    '/api/support',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags: support,
+        summary: 'The support conversation, a page of messages (page 1: the newest)',
+        querystring: ZChatPageQuery,
+        response: { 200: ZSupportResponse },
+      },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await getSupport(app.db, currentUser(request).id, request.query.page)) }),
+  );
+
+  app.post(
+    '/api/support',
+    {
+      onRequest: requireUser,
+      preValidation: refuseOversizedUpload,
+      schema: { tags: support, summary: 'Write to support (text, files file0..n)', body: messageBody, response: { 200: ZChatSentResponse } },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await withMessage(request, (input) => sendSupport(ctx, currentUser(request).id, input))) }),
+  );
+
+  app.post(
+    '/api/support/read',
+    {
+      onRequest: requireUser,
+      schema: { tags: support, summary: 'Mark support messages read up to last_read_message', body: ZChatReadBody, response: { 200: ZChatReadResponse } },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await readSupport(app.db, currentUser(request).id, request.body.last_read_message)) }),
+  );
+
+  app.get(
+    '/api/support/file/:file',
+    {
+      onRequest: requireUser,
+      config: fileConfig,
+      schema: { tags: support, summary: 'A file of the caller’s support conversation', params: ZChatFileParams, response: fileAnswer },
+    },
+    async (request, reply) => sendFile(reply, ctx, await findSupportFile(app.db, currentUser(request).id, request.params.file)),
+  );
+
+  app.get(
+    '/api/chat/list',
+    { onRequest: requireUser, schema: { tags: chat, summary: 'The caller’s private chats (id, title, unread_msgs)', response: { 200: ZChatListResponse } } },
+    async (request) => ({ status: 'ok' as const, ...(await listChats(app.db, currentUser(request).id)) }),
+  );
+
+  app.get(
+    '/api/chat/private/:id',
+    {
+      onRequest: requireUser,
+      config: privateConfig,
+      schema: {
+        tags: chat,
+        summary: 'A private chat with an account, a page of messages (an account without one answers an empty chat)',
+        params: ZChatPrivateParams,
+        querystring: ZChatPageQuery,
+        response: { 200: ZPrivateChatResponse },
+      },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await getPrivate(app.db, currentUser(request).id, request.params.id, request.query.page)) }),
+  );
+
+  app.post(
+    '/api/chat/private/:id',
+    {
+      onRequest: requireUser,
+      preValidation: refuseOversizedUpload,
+      config: privateConfig,
+      schema: {
+        tags: chat,
+        summary: 'Write to an account (message, files file0..n)',
+        params: ZChatPrivateParams,
+        body: messageBody,
+        response: { 200: ZChatSentResponse },
+      },
+    },
+    async (request) => ({
+      status: 'ok' as const,
+      ...(await withMessage(request, (input) => sendPrivate(ctx, currentUser(request).id, request.params.id, input))),
+    }),
+  );
+
+  app.post(
+    '/api/chat/private/read/:id',
+    {
+      onRequest: requireUser,
+      config: privateConfig,
+      schema: {
+        tags: chat,
+        summary: 'Mark a private chat read up to last_read_message',
+        params: ZChatPrivateParams,
+        body: ZChatReadBody,
+        response: { 200: ZChatReadResponse },
+      },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await readPrivate(app.db, currentUser(request).id, request.params.id, request.body.last_read_message)) }),
+  );
+
+  app.get(
+    '/api/chat/private/:id/file/:file',
+    {
+      onRequest: requireUser,
+      config: fileConfig,
+      schema: { tags: chat, summary: 'A file of a private chat of the caller', params: ZChatPrivateFileParams, response: fileAnswer },
+    },
+    async (request, reply) => sendFile(reply, ctx, await findPrivateFile(app.db, currentUser(request).id, request.params.id, request.params.file)),
+  );
+
+  app.post(
+    '/api/chat/private/block/:id',
+    {
+      onRequest: requireUser,
+      config: privateConfig,
+      schema: {
+        tags: chat,
+        summary: 'Block (or unblock) an account: no messages either way',
+        params: ZChatPrivateParams,
+        body: ZChatBlockBody,
+        response: { 200: ZChatBlockResponse },
+      },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await setBlocked(app.db, currentUser(request).id, request.params.id, request.body.blocked)) }),
+  );
+
+  app.post(
+    '/api/chat/private/report/:id',
+    {
+      onRequest: requireUser,
+      config: privateConfig,
+      schema: {
+        tags: chat,
+        summary: 'Report a private conversation to the operators',
+        params: ZChatPrivateParams,
+        body: ZChatReportBody,
+        response: { 200: ZOk },
+      },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await reportChat(app.db, currentUser(request).id, request.params.id, request.body.reason)) }),
+  );
+};
+
+export default chatRoutes;
