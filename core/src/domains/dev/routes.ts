@@ -114,6 +114,8 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { pu
     const { action, ...terms } = request.body;
     if (action === 'terms') return { status: 'ok', terms: await setReferralTerms(app.db, terms) };
     return { status: 'ok', settled: await settleReferralBonuses({ db: app.db, publicUrl, mailer: app.mailer }, new Date()) };
+  });
+
   app.post('/api/dev/support', { schema: { body: ZDevSupportBody } }, async (request) => {
     const body = request.body;
     return body.action === 'reply'
