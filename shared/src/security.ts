@@ -21,7 +21,7 @@ export const ZSecondFactorCode = z
   .string({ error: (issue) => (issue.input === undefined ? 'validation.required' : 'validation.invalid') })
   .trim()
   .min(1, 'validation.required')
-  .max(32, 'security.field_code_invalid');
+  .max(32, 'validation.invalid');
 
 export const ZCodeBody = z.object({ code: ZSecondFactorCode });
 export type TCodeBody = z.infer<typeof ZCodeBody>;
