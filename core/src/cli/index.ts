@@ -8,6 +8,7 @@ import { LEDGER_COMMANDS } from './ledger.ts';
 import { VERIFICATION_COMMANDS } from './verification.ts';
 import { PAYMENT_COMMANDS } from './payments.ts';
 import { REFERRAL_COMMANDS } from './referral.ts';
+import { CARD_COMMANDS } from './cards.ts';
 import { CHAT_COMMANDS } from './chat.ts';
 
 /** Every operator command by name, one file per domain. */
@@ -21,5 +22,6 @@ export const COMMANDS: Record<string, TCommand> = {
   ...VERIFICATION_COMMANDS,
   ...PAYMENT_COMMANDS,
   ...REFERRAL_COMMANDS,
+  ...CARD_COMMANDS,
   ...CHAT_COMMANDS,
 };

@@ -5,6 +5,7 @@ import { purgeTokens } from '../domains/auth/service.ts';
 import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
+import { chargeMonthlyFees } from '../domains/cards/fees.ts';
 import { purgeSignIns } from '../domains/security/service.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
@@ -16,8 +17,9 @@ const EVERY_MS = 10 * 60 * 1000;
 /**
  * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
  * keys and exchange quotes, realtime events past their replay window, sign-ins older than 90 days and ended
- * sign-in challenges; and deposits left unpaid past their time; and referral bonuses past their hold paid
- * out (settlement). Any instance may run it, several at once.
+ * sign-in challenges; deposits left unpaid past their time; the cards' monthly fees (once per card
+ * and month, whichever instances run it); and referral bonuses past their hold paid out (settlement,
+ * safe with several instances at once).
  */
 export default fp<{ publicUrl: string }>(
   async (app, { publicUrl }) => {
@@ -31,6 +33,7 @@ export default fp<{ publicUrl: string }>(
         purgeSignIns(app.db),
         purgeEmailChanges(app.db),
         expireDeposits(app.db, new Date()),
+        chargeMonthlyFees(app.db, new Date()),
         purgeEvents(app.db),
         settleReferralBonuses({ db: app.db, publicUrl, mailer: app.mailer }, new Date()),
       ]).catch((err: unknown) => {
