@@ -89,13 +89,15 @@ WORKDIR /app
 
 COPY --from=prod-deps /out/bin/node /usr/local/bin/node
 # node_modules (the root one and each package's links into it), then the code: core and bff
-# run their TypeScript directly (Node 24 strips types), the site as its built output.
+# run their TypeScript directly (Node 24 strips types), the core's migrations and SQL functions
+# (applied at every start), the site as its built output.
 COPY --from=prod-deps /app ./
 COPY scripts/start.ts scripts/supervise.ts scripts/
 COPY shared/src shared/src
 COPY shared/i18n shared/i18n
 COPY core/src core/src
 COPY core/migrations core/migrations
+COPY core/sql core/sql
 COPY bff/src bff/src
 COPY --from=build /app/site/dist site/dist
 

@@ -25,6 +25,9 @@
 #   TAG          (obmen:local)   PORT  host port of the check run (3000)
 #   NETWORK      the network of the build's RUN steps and of the check run (default: host with
 #                podman, whose bridge needs firewall rules a minimal VM may not allow; docker's default)
+#   DATABASE_URL the check run's database (default: unset, PGlite in a throw-away volume); with
+#                NETWORK=host a PostgreSQL on this machine (a fresh PGlite applies every migration at
+#                its first start, which took over the core's 60 s plugin limit on a machine at load 25)
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -105,14 +108,15 @@ while IFS=$'\t' read -r elf kind_of; do
   [[ "$kind_of" = *"$machine"* ]] || fail "${elf#"$fs"}: $kind_of"
   dirs=()
   origin="$(dirname "$(realpath "$elf")")"
-  for runpath in $(readelf -d "$elf" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p' | tr ':' ' '); do
+  dynamic="$(readelf -d "$elf")"
+  for runpath in $(sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p' <<< "$dynamic" | tr ':' ' '); do
     runpath="${runpath//\$\{ORIGIN\}/$origin}"
     runpath="${runpath//\$ORIGIN/$origin}"
     [[ "$runpath" = "$fs"/* ]] || runpath="$fs$runpath"
     dirs+=("$runpath")
   done
   dirs+=("$fs/lib/$triplet" "$fs/usr/lib/$triplet" "$fs/lib" "$fs/usr/lib")
-  for lib in $(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+  for lib in $(sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' <<< "$dynamic"); do
     found=""
     for dir in "${dirs[@]}"; do [ -e "$dir/$lib" ] && found=1 && break; done
     [ -n "$found" ] || fail "${elf#"$fs"} needs $lib, which is not in the image"
@@ -140,6 +144,7 @@ if [ -n "${NO_RUN:-}" ]; then echo "$size"; exit 0; fi
 # The check run: the app on the host port, its data in an anonymous volume removed at the end.
 run=("$engine" run "${engine_flags[@]}" -d --name "$name" --stop-timeout 15)
 if [ "$network" = host ]; then run+=(--network host -e "PORT=$port" -e CORE_PORT=$((port + 1))); else run+=(-p "127.0.0.1:$port:3000"); fi
+[ -z "${DATABASE_URL:-}" ] || run+=(-e "DATABASE_URL=$DATABASE_URL")
 cleanup() { "$engine" rm -f -v "$name" > /dev/null 2>&1 || true; rm -rf "$fs"; }
 trap cleanup EXIT
 "${run[@]}" "$tag" > /dev/null
