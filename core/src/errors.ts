@@ -63,6 +63,8 @@ export const ERRORS = {
   invite_code_default: { status: 409, key: 'referral.code_default' },
   // payments
   webhook_signature_invalid: { status: 401, key: 'payments.webhook_signature_invalid' },
+  payment_level_required: { status: 403, key: 'payments.level_required', field: 'ps', fieldKey: 'payments.field.level_required' },
+  payment_fee_exceeds_amount: { status: 422, key: 'payments.fee_exceeds_amount', field: 'amount', fieldKey: 'payments.field.fee_exceeds_amount' },
   // money: refusals of the SQL functions (code = the raised message) and of the services
   insufficient_funds: { status: 422, key: 'money.insufficient_funds', field: 'amount', fieldKey: 'money.field_insufficient_funds' },
   amount_not_positive: { status: 422, key: 'money.amount_not_positive', field: 'amount' },
@@ -82,6 +84,8 @@ export const ERRORS = {
   idempotency_key_invalid: { status: 400, key: 'money.idempotency_key_invalid' },
   idempotency_key_reused: { status: 422, key: 'money.idempotency_key_reused' },
   already_reversed: { status: 409, key: 'money.already_reversed' },
+  hold_not_held: { status: 409, key: 'money.hold_not_held' },
+  hold_not_found: { status: 404, key: 'money.hold_not_found' },
   transaction_not_found: { status: 404, key: 'error.not_found' },
   busy: { status: 503, key: 'money.busy' },
   // operator input (rates:set, transfer:set, notify:send)
@@ -159,6 +163,7 @@ export const MISSING_ENTITIES = [
   'currency',
   'document',
   'payment_provider',
+  'session',
   'chat',
   'chat_file',
   'recruit',

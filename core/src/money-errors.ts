@@ -9,7 +9,7 @@ import { AppError, ERRORS, isErrorCode, type TErrorCode } from './errors.ts';
 const BUSINESS_SQLSTATE = 'OB000';
 
 /** Amount-valued members of a refusal: read in the message without trailing zeros ("The minimum is 1 USDT"). */
-const AMOUNT_VARS = ['balance', 'needed', 'min', 'max'];
+const AMOUNT_VARS = ['balance', 'needed', 'min', 'max', 'fee'];
 const DECIMAL = /^-?\d+\.\d+$/;
 
 type TPrecisionOf = (currency: string) => number | undefined;

@@ -25,6 +25,8 @@ export type TRateRule = { max: number; windowS: number };
  *   user's invitations personal and our sender reputation intact.
  * - second-factor codes: 10 per user per 15 min (a 6-digit code has a million values: this
  *   keeps guessing at ~1 000 a day), wherever a code is asked (sign-in, 2FA off, withdrawals).
+ * - e-mail change: each mails two addresses, so 5 per account per hour (and the new address
+ *   counts against the passwordless-link limit of that address).
  *
  * A fixed window per key, in the database (every core instance shares it; nothing per user in
  * process memory). A window lets a burst of up to 2×max across its edge: acceptable here.
@@ -47,6 +49,7 @@ export const RATE_LIMITS = {
   chat_open_user: { max: 30, windowS: 60 * 60 },
   referral_mailing_user: { max: 30, windowS: 24 * 60 * 60 },
   second_factor_user: { max: 10, windowS: 15 * 60 },
+  email_change_user: { max: 5, windowS: 60 * 60 },
 } as const satisfies Record<string, TRateRule>;
 export type TRateName = keyof typeof RATE_LIMITS;
 

@@ -33,7 +33,10 @@ export const ZWallet = z.object({
   number: z.string(),
   currency: z.string(),
   logo: z.string(),
+  /** What can be spent now (major units). */
   balance: z.string(),
+  /** What holds keep for requests under way (withdrawals, card orders), not spendable; absent from older answers. */
+  held: z.string().optional(),
   last_exchange: z.boolean(),
 });
 export type TWallet = z.infer<typeof ZWallet>;

@@ -1,13 +1,73 @@
 import { z } from 'zod';
-import { ZAmountText, ZCurrencyCode } from './money.ts';
+import { divCeil, parseDecimal, pow10, ZAmountText, ZCurrencyCode } from './money.ts';
+import { PAYMENT_FIELDS } from './payment-fields.ts';
 
 /*
  * Payments (spec §7 "Deposit"): the providers, the states of a deposit and the events a
  * provider sends to our webhook. Messages are i18n keys, as in auth.ts.
  */
 
-export const PAYMENT_PROVIDERS = ['sandbox-card'] as const;
+export const PAYMENT_PROVIDERS = ['sandbox-card', 'sandbox-bank', 'sandbox-chain'] as const;
 export type TPaymentProvider = (typeof PAYMENT_PROVIDERS)[number];
+
+/** What a payment system is used for: money in, money out, buying a currency by paying another. */
+export const PAYMENT_DIRECTIONS = ['deposit', 'withdraw', 'purchase'] as const;
+export type TPaymentDirection = (typeof PAYMENT_DIRECTIONS)[number];
+
+/** A system's id: lower-case letters, digits and dashes (it appears in URLs: /deposit/form/{id}/{currency}). */
+export const PAYMENT_SYSTEM_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,39}$/;
+
+/**
+ * A payment system as the API lists it, for one currency: its terms in that currency (amounts
+ * in major units as exact text; the fee is `fee_percent` percent of the amount, rounded up to the
+ * currency's minor unit, plus `fee_fixed`), the verification level it needs, whether the caller
+ * is below it (`locked`), and the fields its form asks for (shared/src/payment-fields.ts).
+ * For a purchase, `currency` is the one paid with.
+ */
+export const ZPaymentSystem = z.object({
+  id: z.string(),
+  provider: z.enum(PAYMENT_PROVIDERS),
+  direction: z.enum(PAYMENT_DIRECTIONS),
+  name: z.object({ ru: z.string(), en: z.string() }),
+  logo: z.string(),
+  currency: z.string(),
+  fee_percent: z.string(),
+  fee_fixed: z.string(),
+  min: z.string(),
+  max: z.string(),
+  level: z.number().int(),
+  locked: z.boolean(),
+  fields: z.array(z.enum(PAYMENT_FIELDS)),
+  /** sandbox-chain: confirmations a transaction needs before it is credited; 0 elsewhere. */
+  confirmations: z.number().int(),
+});
+export type TPaymentSystem = z.infer<typeof ZPaymentSystem>;
+
+/** The terms the fee and limit rules need, in minor units of the system's currency. */
+export type TPaymentTerms = { feePercent: string; feeFixed: bigint; min: bigint; max: bigint };
+
+/** The fee of `amount` (minor units): the percentage rounded up to a minor unit, plus the fixed part. */
+export function paymentFee(terms: Pick<TPaymentTerms, 'feePercent' | 'feeFixed'>, amount: bigint): bigint {
+  const percent = parseDecimal(terms.feePercent);
+  return divCeil(amount * percent.num, 100n * pow10(percent.scale)) + terms.feeFixed;
+}
+
+export type TPaymentAmountCheck =
+  | { ok: true; fee: bigint; receive: bigint }
+  | { ok: false; reason: 'too_small' | 'too_large' | 'fee_exceeds_amount'; fee: bigint; receive: bigint };
+
+/**
+ * The fee and what is left of `amount` after it (what is credited, paid out or exchanged), and
+ * whether the amount is within the system's minimum and maximum and above its fee.
+ */
+export function checkPaymentAmount(terms: TPaymentTerms, amount: bigint): TPaymentAmountCheck {
+  const fee = paymentFee(terms, amount);
+  const receive = amount - fee;
+  if (amount < terms.min) return { ok: false, reason: 'too_small', fee, receive };
+  if (amount > terms.max) return { ok: false, reason: 'too_large', fee, receive };
+  if (receive <= 0n) return { ok: false, reason: 'fee_exceeds_amount', fee, receive };
+  return { ok: true, fee, receive };
+}
 
 /** created → pending → paid → credited, or declined / expired; the last three are final. */
 export const DEPOSIT_STATES = ['created', 'pending', 'paid', 'credited', 'declined', 'expired'] as const;
@@ -35,13 +95,14 @@ export type TPaymentWebhookEvent = z.infer<typeof ZPaymentWebhookEvent>;
 /** The path parameter of a provider's webhook: an unknown provider is a missing route. */
 export const ZWebhookParams = z.object({ provider: z.enum(PAYMENT_PROVIDERS) });
 
-/** A payment system as GET /api/deposit/ps lists it, under each currency it takes. */
-export type TDepositSystem = { id: TPaymentProvider; name: { ru: string; en: string } };
-export type TDepositSystems = { status: 'ok'; currencies: Array<{ currency: string; systems: TDepositSystem[] }> };
+/** GET /api/deposit/ps (and the other lists): the systems under each currency they take. */
+export const ZPaymentSystemGroup = z.object({ currency: z.string(), systems: z.array(ZPaymentSystem) });
+export type TPaymentSystemGroup = z.infer<typeof ZPaymentSystemGroup>;
+export type TDepositSystems = { status: 'ok'; currencies: TPaymentSystemGroup[] };
 
 /** POST /api/deposit/integration_json: a deposit of `amount` (major units) through system `ps`. */
 export const ZDepositCreateBody = z.object({
-  ps: z.enum(PAYMENT_PROVIDERS, { message: 'payments.unknown_system' }),
+  ps: z.string({ message: 'payments.unknown_system' }).regex(PAYMENT_SYSTEM_ID_PATTERN, 'payments.unknown_system'),
   currency: ZCurrencyCode,
   amount: ZAmountText,
 });
@@ -49,9 +110,12 @@ export type TDepositCreateBody = z.infer<typeof ZDepositCreateBody>;
 
 export type TDepositPayment = {
   id: string;
-  ps: TPaymentProvider;
+  ps: string;
   currency: string;
   amount: string;
+  /** The system's fee, and what the wallet is credited (amount − fee). */
+  fee: string;
+  receive: string;
   state: TDepositState;
   expires_at: string;
 };

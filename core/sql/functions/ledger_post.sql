@@ -1,6 +1,6 @@
 -- The one way money moves: postings (account, amount) that sum to zero per currency.
 -- Zero amounts are dropped. Returns the ledger transaction id. It locks the accounts in
--- ascending id order, refuses an overdraft of a user account, writes the ledger transaction,
+-- ascending id order, refuses an overdraft of a user (or hold) account, writes the ledger transaction,
 -- its postings and the balances, all in the caller's database transaction.
 --
 -- A fast path for the common case of exactly two non-zero postings between two
@@ -50,7 +50,7 @@ BEGIN
       v_deltas := ARRAY[p_amounts[2], p_amounts[1]];
     END IF;
     FOR j IN 1 .. 2 LOOP
-      IF v_kinds[j] = 'user' AND v_balances[j] + v_deltas[j] < 0 THEN
+      IF v_kinds[j] IN ('user', 'hold') AND v_balances[j] + v_deltas[j] < 0 THEN
         RAISE EXCEPTION 'insufficient_funds' USING ERRCODE = 'OB000',
           DETAIL = json_build_object('currency', v_currencies[j], 'balance', v_balances[j]::text, 'needed', (-v_deltas[j])::text)::text;
       END IF;
@@ -91,9 +91,9 @@ BEGIN
       RAISE EXCEPTION 'ledger_post: postings do not sum to zero in %: %', v_sum_currencies[k], v_sums[k] USING ERRCODE = 'OB901';
     END IF;
   END LOOP;
-  -- No user balance goes below zero: checked here, under the lock, with a clear error.
+  -- No user (or hold) balance goes below zero: checked here, under the lock, with a clear error.
   FOR j IN 1 .. array_length(v_ids, 1) LOOP
-    IF v_kinds[j] = 'user' AND v_balances[j] + v_deltas[j] < 0 THEN
+    IF v_kinds[j] IN ('user', 'hold') AND v_balances[j] + v_deltas[j] < 0 THEN
       RAISE EXCEPTION 'insufficient_funds' USING ERRCODE = 'OB000',
         DETAIL = json_build_object('currency', v_currencies[j], 'balance', v_balances[j]::text, 'needed', (-v_deltas[j])::text)::text;
     END IF;

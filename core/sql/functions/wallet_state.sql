@@ -1,6 +1,7 @@
 -- The wallets of a user with balances in minor units, valued in the display currency at mid
--- rates (rounded down), as JSON: what getWalletEnvelope formats. Enabled currencies, plus any
--- disabled one that still holds money. plpgsql rather than sql: its plan is cached per session.
+-- rates (rounded down), as JSON: what getWalletEnvelope formats. Each wallet has its available
+-- balance and its held one (holds: migration 025); the total counts both. Enabled currencies,
+-- plus any disabled one that still holds money. plpgsql rather than sql: its plan is cached per session.
 CREATE OR REPLACE FUNCTION wallet_state(p_user bigint) RETURNS jsonb LANGUAGE plpgsql STABLE
   SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
@@ -10,16 +11,18 @@ BEGIN
   ),
   d AS (SELECT c.code, c.precision, c.logo FROM currencies c JOIN u ON c.code = u.display),
   w AS (
-    SELECT c.code, c.precision, c.logo, c.position, coalesce(a.balance, 0) AS balance
-    FROM currencies c LEFT JOIN (SELECT currency, balance FROM ledger_accounts WHERE user_id = p_user) a ON a.currency = c.code
-    WHERE c.enabled OR coalesce(a.balance, 0) <> 0
+    SELECT c.code, c.precision, c.logo, c.position, coalesce(a.balance, 0) AS balance, coalesce(h.balance, 0) AS held
+    FROM currencies c
+    LEFT JOIN (SELECT currency, balance FROM ledger_accounts WHERE user_id = p_user) a ON a.currency = c.code
+    LEFT JOIN (SELECT currency, balance FROM ledger_accounts WHERE holder_id = p_user) h ON h.currency = c.code
+    WHERE c.enabled OR coalesce(a.balance, 0) <> 0 OR coalesce(h.balance, 0) <> 0
   ),
   -- Rates are looked up only for wallets holding money: directly, else through USD.
   v AS (
     SELECT CASE
-      WHEN w.code = d.code THEN w.balance
-      WHEN w.balance = 0 THEN 0
-      ELSE floor(w.balance * coalesce(
+      WHEN w.code = d.code THEN w.balance + w.held
+      WHEN w.balance + w.held = 0 THEN 0
+      ELSE floor((w.balance + w.held) * coalesce(
         (SELECT r.rate FROM rates r WHERE r.src = w.code AND r.dst = d.code),
         (SELECT r.rate FROM rates r WHERE r.src = w.code AND r.dst = 'USD') * (SELECT r.rate FROM rates r WHERE r.src = 'USD' AND r.dst = d.code)
       ) * power(10::numeric, d.precision - w.precision))
@@ -31,7 +34,7 @@ BEGIN
     'last', u.last,
     'display', jsonb_build_object('code', d.code, 'precision', d.precision, 'logo', d.logo),
     'total', (SELECT coalesce(sum(v.value), 0)::text FROM v),
-    'wallets', (SELECT coalesce(jsonb_agg(jsonb_build_array(w.code, w.precision, w.logo, w.balance::text) ORDER BY w.position, w.code), '[]'::jsonb) FROM w)
+    'wallets', (SELECT coalesce(jsonb_agg(jsonb_build_array(w.code, w.precision, w.logo, w.balance::text, w.held::text) ORDER BY w.position, w.code), '[]'::jsonb) FROM w)
   )
   FROM u CROSS JOIN d);
 END $$;

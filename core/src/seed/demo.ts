@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../db/index.ts';
 import { createDemoUser } from '../domains/auth/service.ts';
 import { SEED_ARTICLES } from './articles.ts';
 import { seedRates } from '../domains/rates/service.ts';
+import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
 
 /**
  * The confirmed demo account of development and test databases (never production: app.ts
@@ -106,8 +107,10 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean }): P
   const seeded = await seedPlatform(db);
   // Realistic rates for every pair and transfer limits, on an empty rates table only.
   const ratesSeeded = await seedRates(db);
+  // The sandbox payment systems, on an empty catalogue only (also on a database seeded before it existed).
+  const systemsSeeded = await db.transaction((tx) => seedPaymentSystems(tx));
   // Also on a database seeded before accounts existed; dev and test only.
-  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded;
+  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded;
   await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
   return true;
 }

@@ -19,8 +19,12 @@ const LIMIT = 20;
  *  4. every stored balance equals the sum of its account's postings;
  *  5. no idempotency key was applied twice (transfers, single exchanges and exchange-all batches
  *     per user and key, within the keys' retention of 48 hours);
- *  6. every deposit transaction belongs to one credited payment and gives exactly its amount to
- *     its user (so no provider event credited twice).
+ *  6. every deposit transaction belongs to one credited deposit and gives exactly its amount less
+ *     its fee to its user (so no provider event credited twice);
+ *  7. holds: every held balance (ledger kind 'hold') equals the sum of its user's holds still
+ *     held in that currency; each hold's placing moved exactly its amount from its user's
+ *     available balance to their held one, and an ended hold's final transaction moved exactly
+ *     its amount out of it (back to the same user's available balance when released).
  */
 export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
   const violations: TViolation[] = [];
@@ -48,13 +52,16 @@ export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
 
   add(
     'no negative user balance',
-    await db.query(`SELECT id, user_id, currency, balance::text FROM ledger_accounts WHERE kind = 'user' AND balance < 0 LIMIT ${LIMIT}`),
+    await db.query(
+      `SELECT id, kind, coalesce(user_id, holder_id) AS user_id, currency, balance::text FROM ledger_accounts
+       WHERE kind IN ('user', 'hold') AND balance < 0 LIMIT ${LIMIT}`,
+    ),
   );
   add(
     'no user account whose postings sum below zero',
     await db.query(
       `SELECT a.id, a.currency, sum(p.amount)::text AS postings FROM ledger_accounts a JOIN postings p ON p.account_id = a.id
-       WHERE a.kind = 'user' GROUP BY a.id, a.currency HAVING sum(p.amount) < 0 LIMIT ${LIMIT}`,
+       WHERE a.kind IN ('user', 'hold') GROUP BY a.id, a.currency HAVING sum(p.amount) < 0 LIMIT ${LIMIT}`,
     ),
   );
   add(
@@ -93,14 +100,50 @@ export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
   );
 
   add(
-    'each deposit credited once, with its amount, to its user',
+    'each deposit credited once, with its amount less its fee, to its user',
     await db.query(
-      `SELECT t.id AS transaction_id, p.id AS payment_id, p.amount::text AS amount, sum(po.amount)::text AS credited
+      `SELECT t.id AS transaction_id, p.id AS payment_id, p.amount::text AS amount, p.fee::text AS fee, sum(po.amount)::text AS credited
        FROM ledger_transactions t
-       LEFT JOIN payments p ON p.ledger_transaction_id = t.id
+       LEFT JOIN payments p ON p.ledger_transaction_id = t.id AND p.direction = 'deposit'
        LEFT JOIN postings po ON po.transaction_id = t.id AND po.account_id = (SELECT id FROM ledger_accounts WHERE user_id = p.user_id AND currency = p.currency)
        WHERE t.kind = 'deposit'
-       GROUP BY t.id, p.id, p.amount HAVING p.id IS NULL OR sum(po.amount) IS DISTINCT FROM p.amount LIMIT ${LIMIT}`,
+       GROUP BY t.id, p.id, p.amount, p.fee HAVING p.id IS NULL OR sum(po.amount) IS DISTINCT FROM p.amount - p.fee LIMIT ${LIMIT}`,
+    ),
+  );
+
+  add(
+    'each held balance equals its open holds',
+    await db.query(
+      `SELECT a.id AS account_id, coalesce(a.holder_id, o.user_id) AS user_id, coalesce(a.currency, o.currency) AS currency,
+              coalesce(a.balance, 0)::text AS held, coalesce(o.open, 0)::text AS open_holds
+       FROM (SELECT id, holder_id, currency, balance FROM ledger_accounts WHERE kind = 'hold') a
+       FULL JOIN (SELECT user_id, currency, sum(amount) AS open FROM holds WHERE state = 'held' GROUP BY user_id, currency) o
+         ON o.user_id = a.holder_id AND o.currency = a.currency
+       WHERE coalesce(a.balance, 0) <> coalesce(o.open, 0) LIMIT ${LIMIT}`,
+    ),
+  );
+  add(
+    'each hold placed and ended with its amount',
+    await db.query(
+      `SELECT h.id AS hold_id, h.state, h.amount::text AS amount, m.placed::text AS placed, m.taken::text AS taken, m.ended::text AS ended, m.returned::text AS returned
+       FROM holds h
+       CROSS JOIN LATERAL (
+         SELECT
+           (SELECT sum(p.amount) FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
+             WHERE p.transaction_id = h.place_transaction_id AND a.kind = 'hold' AND a.holder_id = h.user_id AND a.currency = h.currency) AS placed,
+           (SELECT sum(p.amount) FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
+             WHERE p.transaction_id = h.place_transaction_id AND a.kind = 'user' AND a.user_id = h.user_id AND a.currency = h.currency) AS taken,
+           (SELECT sum(p.amount) FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
+             WHERE p.transaction_id = h.final_transaction_id AND a.kind = 'hold' AND a.holder_id = h.user_id AND a.currency = h.currency) AS ended,
+           (SELECT sum(p.amount) FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
+             WHERE p.transaction_id = h.final_transaction_id AND a.kind = 'user' AND a.user_id = h.user_id AND a.currency = h.currency) AS returned
+       ) m
+       WHERE m.placed IS DISTINCT FROM h.amount OR m.taken IS DISTINCT FROM -h.amount
+          OR (h.state = 'held' AND h.final_transaction_id IS NOT NULL)
+          OR (h.state <> 'held' AND m.ended IS DISTINCT FROM -h.amount)
+          OR (h.state = 'released' AND m.returned IS DISTINCT FROM h.amount)
+          OR (h.state = 'captured' AND m.returned IS NOT NULL)
+       LIMIT ${LIMIT}`,
     ),
   );
 

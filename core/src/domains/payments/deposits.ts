@@ -9,26 +9,43 @@ import {
   type TPaymentWebhookEvent,
 } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
-import { AppError } from '../../errors.ts';
-import { currencies, enabledCurrency } from '../currencies/service.ts';
-import { parseUserAmount } from '../ledger/service.ts';
-import type { TProviders } from './providers.ts';
+import { currencies } from '../currencies/service.ts';
+import { assessPayment, groupByCurrency, listPaymentSystems } from './catalogue.ts';
 
 /** How long a created deposit waits for its payment before it may expire. */
 export const DEPOSIT_LIFETIME_MS = 30 * 60_000;
 
-export type TDepositRow = { id: string; public_id: string; user_id: string; currency: string; amount: string; state: string; expires_at: Date };
+export type TDepositRow = {
+  id: string;
+  public_id: string;
+  user_id: string;
+  currency: string;
+  amount: string;
+  fee: string;
+  state: string;
+  expires_at: Date;
+};
+const DEPOSIT_COLUMNS = `id::text AS id, public_id::text AS public_id, user_id::text AS user_id, currency, amount::text AS amount, fee::text AS fee, state, expires_at`;
 
-/** A new deposit in state `created`, amount in minor units. */
+/** A new deposit in state `created`; amount and fee in minor units (the user is credited amount − fee). */
 export async function createDeposit(
   db: Queryable,
-  input: { userId: string; provider: TPaymentProvider; currency: string; amount: bigint; now: Date },
+  input: { userId: string; provider: TPaymentProvider; systemId: string; currency: string; amount: bigint; fee?: bigint; now: Date },
 ): Promise<TDepositRow> {
   const [row] = await db.query<TDepositRow>(
-    `INSERT INTO payments (direction, provider, user_id, currency, amount, expires_at, created_at, updated_at)
-     VALUES ('deposit', $1, $2, $3, $4, $5, $6, $6)
-     RETURNING id::text AS id, public_id::text AS public_id, user_id::text AS user_id, currency, amount::text AS amount, state, expires_at`,
-    [input.provider, input.userId, input.currency, input.amount.toString(), new Date(input.now.getTime() + DEPOSIT_LIFETIME_MS), input.now],
+    `INSERT INTO payments (direction, provider, system_id, user_id, currency, amount, fee, expires_at, created_at, updated_at)
+     VALUES ('deposit', $1, $2, $3, $4, $5, $6, $7, $8, $8)
+     RETURNING ${DEPOSIT_COLUMNS}`,
+    [
+      input.provider,
+      input.systemId,
+      input.userId,
+      input.currency,
+      input.amount.toString(),
+      (input.fee ?? 0n).toString(),
+      new Date(input.now.getTime() + DEPOSIT_LIFETIME_MS),
+      input.now,
+    ],
   );
   return row!;
 }
@@ -50,7 +67,7 @@ export async function applyDepositEvent(
 ): Promise<{ result: TEventResult; paymentId: string | null }> {
   if (!UUID.test(event.payment_id)) return { result: 'unknown_payment', paymentId: null };
   const [payment] = await tx.query<TDepositRow>(
-    `SELECT id::text AS id, public_id::text AS public_id, user_id::text AS user_id, currency, amount::text AS amount, state, expires_at
+    `SELECT ${DEPOSIT_COLUMNS}
      FROM payments WHERE public_id = $1 AND provider = $2 AND direction = 'deposit' FOR UPDATE`,
     [event.payment_id, provider],
   );
@@ -80,12 +97,22 @@ export async function applyDepositEvent(
   }
   if (amount !== BigInt(payment.amount)) return settle('amount_mismatch');
 
-  // Paid and credited in one step: a deposit has nothing to wait for once the provider has the money.
-  const [posted] = await tx.query<{ tx: string }>(
-    `SELECT ledger_post('deposit', ARRAY[ledger_user_account($1, $2), ledger_system_account('clearing', $2, $3)],
-       ARRAY[$4::numeric, -$4::numeric], $5, $6)::text AS tx`,
-    [payment.user_id, payment.currency, provider, payment.amount, `deposit ${payment.public_id}`, `provider:${provider}`],
-  );
+  // Paid and credited in one step: a deposit has nothing to wait for once the provider has the
+  // money. The provider owes us the whole amount; the user gets it less the system's fee.
+  const fee = BigInt(payment.fee);
+  const [posted] =
+    fee === 0n
+      ? await tx.query<{ tx: string }>(
+          `SELECT ledger_post('deposit', ARRAY[ledger_user_account($1, $2), ledger_system_account('clearing', $2, $3)],
+             ARRAY[$4::numeric, -$4::numeric], $5, $6)::text AS tx`,
+          [payment.user_id, payment.currency, provider, payment.amount, `deposit ${payment.public_id}`, `provider:${provider}`],
+        )
+      : await tx.query<{ tx: string }>(
+          `SELECT ledger_post('deposit',
+             ARRAY[ledger_user_account($1, $2), ledger_house_account('fees', $2, $1), ledger_system_account('clearing', $2, $3)],
+             ARRAY[$4::numeric - $7::numeric, $7::numeric, -$4::numeric], $5, $6)::text AS tx`,
+          [payment.user_id, payment.currency, provider, payment.amount, `deposit ${payment.public_id}`, `provider:${provider}`, fee.toString()],
+        );
   await tx.query(`UPDATE payments SET state = 'credited', ledger_transaction_id = $2, paid_at = $3, credited_at = $3, updated_at = $3 WHERE id = $1`, [
     payment.id,
     posted!.tx,
@@ -94,17 +121,16 @@ export async function applyDepositEvent(
   return settle('credited');
 }
 
-/** GET /api/deposit/ps: per enabled currency, the systems that take deposits in it. */
-export async function listDepositSystems(db: Queryable, providers: TProviders): Promise<TDepositSystems> {
-  const list: TDepositSystems['currencies'] = [];
-  for (const currency of (await currencies(db)).values()) {
-    if (!currency.enabled) continue;
-    const systems = [...providers.values()]
-      .filter((provider) => provider.depositCurrencies.includes(currency.code))
-      .map((provider) => ({ id: provider.id, name: provider.names }));
-    if (systems.length) list.push({ currency: currency.code, systems });
-  }
-  return { status: 'ok', currencies: list };
+/** The verification level of a user (0 until identity is approved). */
+export async function userLevel(db: Queryable, userId: string): Promise<number> {
+  const [row] = await db.query<{ level: number }>('SELECT verification_level AS level FROM users WHERE id = $1', [userId]);
+  return Number(row?.level ?? 0);
+}
+
+/** GET /api/deposit/ps: per enabled currency, the systems that take deposits in it, with their terms. */
+export async function listDepositSystems(db: Queryable, userId: string): Promise<TDepositSystems> {
+  const entries = await listPaymentSystems(db, { direction: 'deposit', userLevel: await userLevel(db, userId) });
+  return { status: 'ok', currencies: await groupByCurrency(db, entries) };
 }
 
 /**
@@ -112,27 +138,33 @@ export async function listDepositSystems(db: Queryable, providers: TProviders): 
  * the provider's signed `payment.paid` arrives, so a repeated form only leaves another unpaid
  * deposit that expires.
  */
-export async function openDeposit(
-  db: Queryable,
-  providers: TProviders,
-  userId: string,
-  body: TDepositCreateBody,
-  now: Date,
-): Promise<{ status: 'ok'; payment: TDepositPayment }> {
-  const currency = await enabledCurrency(db, body.currency);
-  const provider = providers.get(body.ps);
-  if (!provider?.depositCurrencies.includes(currency.code)) {
-    throw new AppError('validation', { fields: { currency: 'payments.currency_not_supported' } });
-  }
-  const amount = parseUserAmount(body.amount, currency);
-  const row = await createDeposit(db, { userId, provider: provider.id, currency: currency.code, amount, now });
+export async function openDeposit(db: Queryable, userId: string, body: TDepositCreateBody, now: Date): Promise<{ status: 'ok'; payment: TDepositPayment }> {
+  const assessed = await assessPayment(db, {
+    direction: 'deposit',
+    ps: body.ps,
+    currency: body.currency,
+    amount: body.amount,
+    userLevel: await userLevel(db, userId),
+  });
+  const { system, currency } = assessed.entry;
+  const row = await createDeposit(db, {
+    userId,
+    provider: system.provider,
+    systemId: system.id,
+    currency: currency.code,
+    amount: assessed.amount,
+    fee: assessed.fee,
+    now,
+  });
   return {
     status: 'ok',
     payment: {
       id: row.public_id,
-      ps: provider.id,
+      ps: system.id,
       currency: row.currency,
       amount: formatAmount(row.amount, currency.precision),
+      fee: formatAmount(row.fee, currency.precision),
+      receive: formatAmount(BigInt(row.amount) - BigInt(row.fee), currency.precision),
       state: row.state as TDepositState,
       expires_at: row.expires_at.toISOString(),
     },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { PAYMENT_PROVIDERS, WEBHOOK_SIGNATURE_HEADER, ZDepositCreateBody, ZOk, ZWebhookParams } from '@obmen/shared';
+import { WEBHOOK_SIGNATURE_HEADER, ZDepositCreateBody, ZOk, ZPaymentSystemGroup, ZWebhookParams } from '@obmen/shared';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { currentUser, requireUser } from '../user/current.ts';
@@ -55,18 +55,17 @@ const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { prov
 
 /** Spec §7 "Deposit" (so far: the systems and creating a deposit) and the providers' webhooks. */
 const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, options) => {
-  const { providers, now } = options;
+  const { now } = options;
   await app.register(webhookRoutes, options);
 
-  const ZDepositSystems = ZOk.extend({
-    currencies: z.array(
-      z.object({ currency: z.string(), systems: z.array(z.object({ id: z.enum(PAYMENT_PROVIDERS), name: z.object({ ru: z.string(), en: z.string() }) })) }),
-    ),
-  });
+  const ZDepositSystems = ZOk.extend({ currencies: z.array(ZPaymentSystemGroup) });
   app.get(
     '/api/deposit/ps',
-    { onRequest: requireUser, schema: { tags: ['Deposit'], summary: 'Deposit systems per currency', response: { 200: ZDepositSystems } } },
-    async () => listDepositSystems(app.db, providers),
+    {
+      onRequest: requireUser,
+      schema: { tags: ['Deposit'], summary: 'Deposit systems per currency, with their fees, limits, level and form', response: { 200: ZDepositSystems } },
+    },
+    async (request) => listDepositSystems(app.db, currentUser(request).id),
   );
 
   app.post(
@@ -83,7 +82,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
     async (request) => {
       const user = currentUser(request);
       await consumeRateLimit(app.db, 'deposit_create_user', user.id);
-      return openDeposit(app.db, providers, user.id, request.body, now());
+      return openDeposit(app.db, user.id, request.body, now());
     },
   );
 };

@@ -9,8 +9,8 @@ export type TWalletState = {
   last: string | null;
   display: { code: string; precision: number; logo: string };
   total: string;
-  /** [currency, precision, logo, balance in minor units] */
-  wallets: Array<[string, number, string, string]>;
+  /** [currency, precision, logo, available balance, held balance] in minor units */
+  wallets: Array<[string, number, string, string, string?]>;
 };
 
 export type { TWalletEnvelope };
@@ -22,11 +22,12 @@ export function walletNumber(accountId: number, currency: string): string {
 
 export function formatWalletState(state: TWalletState): TWalletEnvelope {
   return {
-    wallets: state.wallets.map(([currency, precision, logo, balance]) => ({
+    wallets: state.wallets.map(([currency, precision, logo, balance, held]) => ({
       number: walletNumber(state.account_id, currency),
       currency,
       logo,
       balance: formatAmount(balance, precision),
+      held: formatAmount(held ?? '0', precision),
       last_exchange: currency === state.last,
     })),
     total_balance: {
@@ -41,8 +42,8 @@ const WALLET_STATE = statement('wallet_state', 'SELECT wallet_state($1) AS state
 
 /**
  * The envelope keys `wallets` and `total_balance` of a user (spec §3): every enabled currency
- * with its balance, the last exchanged one flagged, and the total in the user's display
- * currency (USD unless chosen) at mid rates, rounded down. One round trip. Every call that
+ * with its available balance and its held one (holds), the last exchanged one flagged, and the total in the user's display
+ * currency (USD unless chosen) at mid rates, rounded down, held money included. One round trip. Every call that
  * changes balances answers with this; GET /api/auth/check too.
  */
 export async function getWalletEnvelope(db: Queryable, userId: string): Promise<TWalletEnvelope> {

@@ -140,6 +140,7 @@ describe.each(ENGINES)('ledger on %s', (engine) => {
       currency: 'USDT',
       logo: '/image/currencies/usdt.svg',
       balance: '50.000000',
+      held: '0.000000',
       last_exchange: false,
     });
     // 50 USDT × 1 + 0.4 BTC × 65000 = 26050 USD at the seeded mid rates.

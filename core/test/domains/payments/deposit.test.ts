@@ -5,6 +5,8 @@ import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
 import { DEPOSIT_LIFETIME_MS } from '../../../src/domains/payments/deposits.ts';
+import { forgetCurrencies } from '../../../src/domains/currencies/service.ts';
+import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 
 const SECRET = 'test-sandbox-card-secret-0123456789abcdef';
 const NOW = new Date('2026-11-23T10:00:00Z');
@@ -21,16 +23,36 @@ describe.each(ENGINES)('GET /api/deposit/ps and POST /api/deposit/integration_js
 
   const paymentCount = async () => (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payments'))[0]!.n;
 
-  it('lists the systems per enabled currency, named in ru and en; signed-out callers get 401', async () => {
+  it('lists the systems per enabled currency, named in ru and en, with their terms; signed-out callers get 401', async () => {
     expect((await call(ctx.app, '/api/deposit/ps')).statusCode).toBe(401);
     await ctx.db.query(`UPDATE currencies SET enabled = false WHERE code = 'KZT'`);
+    forgetCurrencies(ctx.db);
     const res = await call(ctx.app, '/api/deposit/ps', { token: user.token });
     await ctx.db.query(`UPDATE currencies SET enabled = true WHERE code = 'KZT'`);
+    forgetCurrencies(ctx.db);
     expect(res.statusCode).toBe(200);
     const body = res.json() as TDepositSystems;
-    const card = { id: 'sandbox-card', name: { ru: 'Банковская карта (песочница)', en: 'Bank card (sandbox)' } };
-    expect(body.currencies.map((entry) => entry.currency).sort()).toEqual(['EUR', 'RUB', 'UAH', 'USD']);
-    for (const entry of body.currencies) expect(entry.systems).toEqual([card]);
+    expect(body.currencies.map((entry) => entry.currency)).toEqual(['RUB', 'USD', 'EUR', 'UAH', 'BTC', 'ETH', 'USDT', 'USDC', 'TON', 'LTC', 'TRX']);
+    const rub = body.currencies.find((entry) => entry.currency === 'RUB')!;
+    expect(rub.systems.map((system) => system.id)).toEqual(['sandbox-card', 'sandbox-bank']);
+    expect(rub.systems[0]).toEqual({
+      id: 'sandbox-card',
+      provider: 'sandbox-card',
+      direction: 'deposit',
+      name: { ru: 'Банковская карта (песочница)', en: 'Bank card (sandbox)' },
+      logo: '/image/payments/card.svg',
+      currency: 'RUB',
+      fee_percent: '1.5',
+      fee_fixed: '0.00',
+      min: '100.00',
+      max: '300000.00',
+      level: 0,
+      locked: false,
+      fields: [],
+      confirmations: 0,
+    });
+    const btc = body.currencies.find((entry) => entry.currency === 'BTC')!;
+    expect(btc.systems).toMatchObject([{ id: 'sandbox-chain', min: '0.00010000', confirmations: 2 }]);
   });
 
   it('creates a deposit in state created, which the signed paid event then credits', async () => {
@@ -40,13 +62,14 @@ describe.each(ENGINES)('GET /api/deposit/ps and POST /api/deposit/integration_js
     });
     expect(res.statusCode).toBe(200);
     const { payment } = res.json();
-    expect(payment).toMatchObject({ ps: 'sandbox-card', currency: 'RUB', amount: '1500.50', state: 'created' });
+    // 1.5% of 1500.50 is 22.5075, rounded up to 22.51.
+    expect(payment).toMatchObject({ ps: 'sandbox-card', currency: 'RUB', amount: '1500.50', fee: '22.51', receive: '1477.99', state: 'created' });
     expect(payment.expires_at).toBe(new Date(NOW.getTime() + DEPOSIT_LIFETIME_MS).toISOString());
-    const [stored] = await ctx.db.query<{ amount: string; user_id: string }>(
-      'SELECT amount::text AS amount, user_id::text AS user_id FROM payments WHERE public_id = $1',
+    const [stored] = await ctx.db.query<{ amount: string; fee: string; user_id: string; system_id: string }>(
+      'SELECT amount::text AS amount, fee::text AS fee, user_id::text AS user_id, system_id FROM payments WHERE public_id = $1',
       [payment.id],
     );
-    expect(stored).toEqual({ amount: '150050', user_id: user.id });
+    expect(stored).toEqual({ amount: '150050', fee: '2251', user_id: user.id, system_id: 'sandbox-card' });
 
     const body = JSON.stringify({ id: `evt-${engine}-1`, type: 'payment.paid', payment_id: payment.id, amount: '1500.50', currency: 'RUB' });
     const webhook = await ctx.app.inject({
@@ -59,7 +82,10 @@ describe.each(ENGINES)('GET /api/deposit/ps and POST /api/deposit/integration_js
     const [wallet] = await ctx.db.query<{ balance: string }>(`SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = 'RUB'`, [
       user.id,
     ]);
-    expect(wallet!.balance).toBe('150050');
+    expect(wallet!.balance).toBe('147799');
+    const [fees] = await ctx.db.query<{ total: string }>(`SELECT sum(balance)::text AS total FROM ledger_accounts WHERE kind = 'fees' AND currency = 'RUB'`);
+    expect(fees!.total).toBe('2251');
+    expect((await checkLedger(ctx.db)).violations).toEqual([]);
   });
 
   it('refuses bad input field by field, in the caller language, and creates nothing', async () => {
@@ -73,6 +99,9 @@ describe.each(ENGINES)('GET /api/deposit/ps and POST /api/deposit/integration_js
       [{ ps: 'sandbox-card', currency: 'USD', amount: '1.001' }, 'amount', 400],
       [{ ps: 'sandbox-card', currency: 'USD', amount: 'ten' }, 'amount', 400],
       [{ ps: 'sandbox-card', currency: 'USD' }, 'amount', 400],
+      [{ ps: 'Sandbox Card!', currency: 'USD', amount: '1' }, 'ps', 400],
+      [{ ps: 'sandbox-card', currency: 'USD', amount: '0.99' }, 'amount', 422],
+      [{ ps: 'sandbox-card', currency: 'USD', amount: '5000.01' }, 'amount', 422],
     ];
     for (const [payload, field, status] of cases) {
       const en = await call(ctx.app, '/api/deposit/integration_json', { token: user.token, payload, locale: 'en' });

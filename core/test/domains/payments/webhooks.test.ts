@@ -32,7 +32,8 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
   };
   const paymentState = async (publicId: string) =>
     (await ctx.db.query<{ state: string }>('SELECT state FROM payments WHERE public_id = $1', [publicId]))[0]!.state;
-  const newDeposit = (amount = 12_345n, currency = 'USD') => createDeposit(ctx.db, { userId: user.id, provider: 'sandbox-card', currency, amount, now: clock });
+  const newDeposit = (amount = 12_345n, currency = 'USD') =>
+    createDeposit(ctx.db, { userId: user.id, provider: 'sandbox-card', systemId: 'sandbox-card', currency, amount, now: clock });
   const paidEvent = (paymentId: string, overrides: Partial<TPaymentWebhookEvent> = {}): TPaymentWebhookEvent => ({
     id: `evt_${engine}_${++eventSeq}`,
     type: 'payment.paid',
