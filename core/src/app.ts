@@ -24,6 +24,7 @@ import cardRoutes from './domains/cards/routes.ts';
 import securityRoutes from './domains/security/routes.ts';
 import chatRoutes from './domains/chat/routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
+import referralRoutes from './domains/referral/routes.ts';
 import { loadProviders } from './domains/payments/providers.ts';
 import storagePlugin from './plugins/storage.ts';
 import type { TFileStorage } from './storage/index.ts';
@@ -67,7 +68,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   }
   await fastify.register(sessionPlugin);
   await fastify.register(mailPlugin, { config });
-  await fastify.register(housekeepingPlugin);
+  await fastify.register(housekeepingPlugin, { publicUrl: config.PUBLIC_URL });
   // The realtime bus and the BFFs' event stream (before any route that records events).
   await fastify.register(eventsPlugin, { config });
   await fastify.register(storagePlugin, { config, ...(storage ? { storage } : {}) });
@@ -84,6 +85,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(transferRoutes);
   await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
+  await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: now ?? (() => new Date()) });
   await fastify.register(chatRoutes);
   await fastify.register(paymentRoutes, { providers: loadProviders(config), now: now ?? (() => new Date()) });
   // Withdrawals; the payout worker runs outside tests (tests drive payouts with their own clock).

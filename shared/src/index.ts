@@ -26,3 +26,4 @@ export * from './chat.ts';
 export * from './withdraw.ts';
 export * from './chat-text.ts';
 export * from './mailing.ts';
+export * from './referral.ts';
