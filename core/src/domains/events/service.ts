@@ -15,7 +15,7 @@ import type { Queryable } from '../../db/index.ts';
  * Types so far:
  *   wallets        null → {wallets, total_balance}           transfers (both users), exchanges
  *   notifications  null → {notifications} in the user's locale  a notification for one user
- *   unread_msgs    {private, support} (exact, at the change)  a chat message, a read cursor moved
+ *   unread_msgs    {unread_msgs: {private, support}} (exact)  a chat message, a read cursor moved
  *   chat.message   {chat: 'support' | account id, message}   a new message, as each participant sees it
  * Reserved for their owners: payment, withdrawal (payments),
  * card (cards): add them to EVENT_TYPES with their payload.
