@@ -12,9 +12,15 @@ describe('the upstream deadline of uploads', () => {
   afterAll(() => ctx.close());
 
   const boundary = 'obmen-test-boundary';
-  const multipart = [`--${boundary}`, 'Content-Disposition: form-data; name="file0"; filename="a.png"', 'Content-Type: image/png', '', 'png-bytes', `--${boundary}--`, ''].join(
-    '\r\n',
-  );
+  const multipart = [
+    `--${boundary}`,
+    'Content-Disposition: form-data; name="file0"; filename="a.png"',
+    'Content-Type: image/png',
+    '',
+    'png-bytes',
+    `--${boundary}--`,
+    '',
+  ].join('\r\n');
 
   it('a multipart upload gets the longer wait and its answer', async () => {
     const res = await ctx.app.inject({
