@@ -18,6 +18,9 @@
  *   cards:order:show <id>, cards:issuer, cards:issuer:advance [at=…], cards:callbacks.
  * Support (cli/chat.ts): support:list [--all], support:show <account id>, support:reply <account id>
  *   <text> [--file path]…, support:close <account id>, support:file <file id> <path>, chat:reports.
+ * Withdrawals (cli/withdraw.ts): withdraw:list [state=…], withdraw:approve <id>, withdraw:reject <id>
+ *   <reason…>, withdraw:auto <CUR> <amount>, payouts:sandbox [id=<id>] [outcome=succeeded|failed],
+ *   payments:reconcile from=<day> to=<day>.
  * Run a command without arguments for its usage.
  * DATABASE_URL / DATA_DIR select the database as for the server.
  */

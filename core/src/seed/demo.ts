@@ -5,6 +5,7 @@ import { SEED_ARTICLES } from './articles.ts';
 import { seedRates } from '../domains/rates/service.ts';
 import { seedCardProducts } from '../domains/cards/catalogue.ts';
 import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
+import { seedWithdrawAutoApproval } from '../domains/payments/withdrawals.ts';
 
 /**
  * The confirmed demo account of development and test databases (never production: app.ts
@@ -111,10 +112,12 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean }): P
   await seedReferralTerms(db);
   // The sandbox payment systems, on an empty catalogue only (also on a database seeded before it existed).
   const systemsSeeded = await db.transaction((tx) => seedPaymentSystems(tx));
+  // Withdrawals up to these amounts need no operator (an empty table only).
+  const autoSeeded = await db.transaction((tx) => seedWithdrawAutoApproval(tx));
   // The card catalogue, on an empty one only.
   const cardsSeeded = await seedCardProducts(db);
   // Also on a database seeded before accounts existed; dev and test only.
-  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded || cardsSeeded;
+  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded || autoSeeded || cardsSeeded;
   await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
   return true;
 }
