@@ -19,6 +19,7 @@ import transferRoutes from './domains/transfer/routes.ts';
 import devRoutes from './domains/dev/routes.ts';
 import verificationRoutes from './domains/verification/routes.ts';
 import paymentRoutes from './domains/payments/routes.ts';
+import cardRoutes from './domains/cards/routes.ts';
 import securityRoutes from './domains/security/routes.ts';
 import chatRoutes from './domains/chat/routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
@@ -84,6 +85,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(chatRoutes);
   await fastify.register(paymentRoutes, { providers: loadProviders(config), now: now ?? (() => new Date()) });
+  await fastify.register(cardRoutes, { config, ...(now ? { now } : {}) });
   // The outbox viewer and the auth-type switch exist outside production only.
   if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL });
 };

@@ -92,6 +92,12 @@ const ZConfig = z
     WEBHOOK_SECRET_SANDBOX_BANK: z.string().min(32).optional(),
     /** The same for sandbox-chain (simulated chain transactions and their confirmations). */
     WEBHOOK_SECRET_SANDBOX_CHAIN: z.string().min(32).optional(),
+    /**
+     * The secret the built-in sandbox card issuer signs its callbacks with (at least 32
+     * characters). Unset: a fixed development secret outside production; in production its
+     * callbacks are refused.
+     */
+    CARD_ISSUER_SECRET_SANDBOX: z.string().min(32).optional(),
   })
   .superRefine((config, ctx) => {
     if (config.S3_URL && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {

@@ -18,6 +18,7 @@ export * from './text.ts';
 export * from './request-log.ts';
 export * from './client-key.ts';
 export * from './payments.ts';
+export * from './cards.ts';
 export * from './security.ts';
 export * from './realtime.ts';
 export * from './payment-fields.ts';

@@ -19,6 +19,7 @@ import { initProgressBar } from './progress.ts';
 import { initPrefetch } from './prefetch.ts';
 import { initChunkReload } from './reload-guard.ts';
 import { initNotifications } from './notifications.ts';
+import { initLive } from './live.ts';
 
 /** Written by the root layout from the core's own answers. */
 type TPageState = {
@@ -287,3 +288,4 @@ initToasts();
 initNotifications();
 initProgressBar();
 initPrefetch();
+initLive(state?.user.is_authenticated ? (state.user.account_id ?? null) : null, isLocale(state?.locale) ? state.locale : 'ru');
