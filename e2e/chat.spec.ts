@@ -4,10 +4,9 @@ import { BASE_URL, islandsReady, signUp, type TAccount } from './helpers.ts';
 
 /*
  * Chats (issue 15) with two browser contexts, A and B (two sign-ups of the run's budget).
- * B sees A's private message, its badge and the unread popup after a navigation (the page
- * renders the counters; live delivery over /ws reaches the same stores through the realtime
- * client); the popup is absent on /exchanges and /chat/*; a file is sent and opened; the support
- * chat gets an operator's reply through POST /api/dev/support (the dev-only twin of
+ * B sees A's private message, its badge and the unread popup without a reload (the /ws socket),
+ * and the same after a navigation; the popup is absent on /exchanges and /chat/*; a file is sent
+ * and opened; the support chat gets an operator's reply, live, through POST /api/dev/support (the dev-only twin of
  * `support:reply`: the CLI cannot open the e2e core's PGlite beside it).
  */
 
@@ -44,7 +43,14 @@ async function send(page: Page, text: string) {
   await expect(page.getByTestId('chat-message').filter({ hasText: text })).toBeVisible();
 }
 
-test('A writes to B privately; B sees the badge, the popup and the message', async () => {
+test('A writes to B privately; B sees the badge, the popup and the message without a reload', async () => {
+  // B waits on an ordinary page: nothing unread, no popup.
+  await pageB.goto('/transfer');
+  await islandsReady(pageB);
+  const unreadB = pageB.getByTestId('unread').first().locator('[data-unread-count]');
+  await expect(unreadB).toBeHidden();
+  await expect(pageB.getByTestId('unread-popup')).toBeHidden();
+
   await pageA.goto('/chat');
   await pageA.getByTestId('chat-new-id').fill(String(b.accountId));
   await pageA.getByTestId('chat-new-open').click();
@@ -57,22 +63,23 @@ test('A writes to B privately; B sees the badge, the popup and the message', asy
   await expect(message.locator('b')).toHaveCount(0);
   await expect(message.getByRole('link', { name: 'https://example.com/terms' })).toHaveAttribute('rel', /noopener/);
 
-  // B, on an exchange page: the counter in the header, no popup there.
-  await pageB.goto('/exchanges');
-  await expect(pageB.getByTestId('unread').first().locator('[data-unread-count]')).toHaveText('1');
-  await expect(pageB.getByTestId('unread-popup')).toBeHidden();
-  // Elsewhere the popup offers the support chat.
-  await pageB.goto('/transfer');
+  // Live on B's page (the /ws socket): the header counter, the chat's sidebar badge, the popup.
+  await expect(unreadB).toHaveText('1');
+  await expect(pageB.locator(`.sidebar [data-chat-badge="${a.accountId}"]`)).toHaveText('1');
   const popup = pageB.getByTestId('unread-popup');
   await expect(popup).toBeVisible();
   await expect(popup).toContainText('1');
   const axe = await new AxeBuilder({ page: pageB }).include('[data-testid="unread-popup"]').analyze();
   expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
-  // The chat sidebar: support first, then A's chat with its badge.
-  const links = pageB.locator('.sidebar [data-chat-list] a');
-  await expect(links.first()).toHaveAttribute('href', '/chat/support');
+  // After a navigation the server renders the same: support first, then A's chat with its badge.
+  await pageB.goto('/transfer');
+  await expect(pageB.locator('.sidebar [data-chat-list] a').first()).toHaveAttribute('href', '/chat/support');
   await expect(pageB.locator(`.sidebar [data-chat-badge="${a.accountId}"]`)).toHaveText('1');
-  // No popup on chat pages.
+  await expect(pageB.getByTestId('unread-popup')).toBeVisible();
+  // No popup on exchange and chat pages.
+  await pageB.goto('/exchanges');
+  await expect(pageB.getByTestId('unread').first().locator('[data-unread-count]')).toHaveText('1');
+  await expect(pageB.getByTestId('unread-popup')).toBeHidden();
   await pageB.goto('/chat');
   await expect(pageB.getByTestId('unread-popup')).toBeHidden();
   await pageB
@@ -80,9 +87,14 @@ test('A writes to B privately; B sees the badge, the popup and the message', asy
     .first()
     .click();
   await expect(pageB).toHaveURL(new RegExp(`/chat/private/${a.accountId}$`));
+  await islandsReady(pageB);
   await expect(pageB.getByTestId('chat-message').filter({ hasText: 'Привет, B!' })).toBeVisible();
   await expect(pageB.getByTestId('unread-popup')).toBeHidden();
   // Shown, it is read: the counter goes to zero (the island moved the read cursor).
+  await expect(pageB.getByTestId('unread').first().locator('[data-unread-count]')).toBeHidden();
+  // With the chat open, A's next message appears without a reload and is read at once.
+  await send(pageA, 'Ты здесь?');
+  await expect(pageB.getByTestId('chat-message').filter({ hasText: 'Ты здесь?' })).toBeVisible();
   await expect(pageB.getByTestId('unread').first().locator('[data-unread-count]')).toBeHidden();
   await pageB.goto('/transfer');
   await expect(pageB.getByTestId('unread-popup')).toBeHidden();
@@ -121,7 +133,11 @@ test('the support chat gets an operator reply; /support shows the same conversat
   await send(pageB, 'Где мой депозит?');
   const reply = await pageB.request.post('/api/dev/support', { data: { action: 'reply', account_id: b.accountId, text: 'Зачислен в 10:15.' } });
   expect(reply.status(), await reply.text()).toBe(200);
+  // Live, without a reload: the reply shows in the open chat.
+  await expect(pageB.getByTestId('chat-message').filter({ hasText: 'Зачислен в 10:15.' })).toContainText('Поддержка');
+  // Unread again for the /support check below: a second reply while B is elsewhere.
   await pageB.goto('/exchanges');
+  await pageB.request.post('/api/dev/support', { data: { action: 'reply', account_id: b.accountId, text: 'Что-нибудь ещё?' } });
   await expect(pageB.getByTestId('unread').first().locator('[data-unread-count]')).toHaveText('1');
   await pageB.goto('/support');
   await expect(pageB.locator('.site-footer')).toHaveCount(0);
@@ -130,5 +146,5 @@ test('the support chat gets an operator reply; /support shows the same conversat
   await expect(pageB.getByTestId('unread').first().locator('[data-unread-count]')).toBeHidden();
   await pageB.goto('/chat/support');
   await expect(pageB.locator('.site-footer')).toHaveCount(1);
-  await expect(pageB.getByTestId('chat-message')).toHaveCount(2);
+  await expect(pageB.getByTestId('chat-message')).toHaveCount(3);
 });
