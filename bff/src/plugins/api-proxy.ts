@@ -8,10 +8,13 @@ import {
   API_BODY_LIMIT_BYTES,
   IDEMPOTENCY_HEADER,
   LOCALE_COOKIE,
+  REFERRAL_COOKIE,
+  REFERRAL_HEADER,
   REQUEST_ID_HEADER,
   UPLOAD_BODY_MAX_BYTES,
   isI18nKey,
   isLocale,
+  readReferralCode,
   type TI18nKey,
 } from '@obmen/shared';
 import type { TConfig } from '../config.ts';
@@ -39,6 +42,7 @@ const DROPPED_REQUEST_HEADERS = [
   'authorization',
   'cookie',
   'x-obmen-locale',
+  'x-obmen-ref',
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
@@ -210,6 +214,9 @@ export default fp<TApiProxyOptions>(
           forwardSession(request, headers);
           const locale = request.cookies[LOCALE_COOKIE];
           if (isLocale(locale)) headers['x-obmen-locale'] = locale;
+          // The invite code a landing page remembered (site middleware): the core binds a sign-up to it.
+          const ref = readReferralCode(request.cookies[REFERRAL_COOKIE]);
+          if (ref) headers[REFERRAL_HEADER] = ref;
           headers[DEADLINE_SIGNAL] = request.upstreamSignal;
           return headers;
         },
