@@ -46,7 +46,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL).each([
     users = [];
     for (let i = 0; i < 4; i++) users.push(await createFixtureUser(db));
     for (const user of users) await fund(db, user.id, 'USDT', 1_000_000_000n);
-  });
+  }, 180_000);
   afterAll(async () => {
     for (const bff of bffs) await bff.close();
     for (const core of cores) await core.close();

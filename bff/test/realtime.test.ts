@@ -32,7 +32,7 @@ describe('BFF /ws (real core)', () => {
     alice = await createFixtureUser(core.db);
     bob = await createFixtureUser(core.db);
     await fund(core.db, alice.id, 'USDT', 1_000_000_000n);
-  });
+  }, 180_000);
   afterAll(async () => {
     await bff?.close();
     await core?.close();
