@@ -6,6 +6,7 @@ import { setSiteSetting } from '../site/service.ts';
 import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
 import { notFoundOf, routeNotFound } from '../../errors.ts';
 import { approveSubmission, rejectSubmission, ZRejection } from '../verification/operator.ts';
+import { setReferralTerms, settleReferralBonuses } from '../referral/service.ts';
 import { closeSupport, replySupport } from '../chat/operator.ts';
 
 /** The operator's support:reply / support:close (text only), for e2e runs beside a live PGlite. */
@@ -34,6 +35,19 @@ const ZDevKycBody = z.discriminatedUnion('action', [
   ZRejection.extend({ action: z.literal('reject'), id: z.uuid() }),
 ]);
 
+/** The operator's referral:terms / referral:settle, for e2e runs beside a live PGlite. */
+const ZDevReferralBody = z.discriminatedUnion('action', [
+  z.object({
+    action: z.literal('terms'),
+    share: z.string().optional(),
+    currency: z.string().optional(),
+    hold: z.string().optional(),
+    min: z.string().optional(),
+    enabled: z.enum(['true', 'false']).optional(),
+  }),
+  z.object({ action: z.literal('settle') }),
+]);
+
 const ZMailboxQuery = z.object({
   to: z.string().trim().max(254).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -45,6 +59,7 @@ const ZMailboxQuery = z.object({
  *   POST /api/dev/auth_type {auth_type: 'password'|'email'} → {status:'ok', auth_type}  (switch login modes in e2e)
  *   POST /api/dev/notify {account_id? | all?, display, type, title, text?, buttons?, closable?, locale?} → {status:'ok', id}
  *   POST /api/dev/kyc {action: 'approve', id} | {action: 'reject', id, files: [{side, reason, note?}], retry} → the decision (as kyc:approve / kyc:reject)
+ *   POST /api/dev/referral {action: 'terms', share?, currency?, hold?, min?, enabled?} | {action: 'settle'} → as referral:terms / referral:settle
  *   POST /api/dev/support {action: 'reply', account_id, text} | {action: 'close', account_id} → as support:reply / support:close
  * They hand out sign-in and reset links, so they answer loopback clients only: the socket's peer
  * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
@@ -93,6 +108,12 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { pu
     const body = request.body;
     const ctx = { db: app.db, publicUrl };
     return body.action === 'approve' ? approveSubmission(ctx, 'dev', body.id) : rejectSubmission(ctx, 'dev', body.id, body);
+  });
+
+  app.post('/api/dev/referral', { schema: { body: ZDevReferralBody } }, async (request) => {
+    const { action, ...terms } = request.body;
+    if (action === 'terms') return { status: 'ok', terms: await setReferralTerms(app.db, terms) };
+    return { status: 'ok', settled: await settleReferralBonuses({ db: app.db, publicUrl, mailer: app.mailer }, new Date()) };
   });
 
   app.post('/api/dev/support', { schema: { body: ZDevSupportBody } }, async (request) => {

@@ -3,8 +3,9 @@ import type { Db, Queryable } from '../../db/index.ts';
 import { receiveSigned, type TInboxResult } from '../../lib/signed-inbox.ts';
 import { applyDepositEvent, type TEventResult } from './deposits.ts';
 import type { TProviderAdapter } from './providers.ts';
+import { applyPayoutEvent, type TPayoutResult } from './withdrawals.ts';
 
-export type TWebhookResult = TInboxResult<TEventResult>;
+export type TWebhookResult = TInboxResult<TEventResult | TPayoutResult>;
 
 /**
  * One delivery to a provider's webhook, through the signed inbox (lib/signed-inbox.ts): stored
@@ -27,7 +28,10 @@ export async function receiveWebhook(
       return parsed.success ? parsed.data : null;
     },
     async (tx, event) => {
-      const applied = await applyDepositEvent(tx, provider.id, event, input.now);
+      // payout.*: a withdrawal's payout (withdrawals.ts); payment.*: a deposit.
+      const applied = event.type.startsWith('payout.')
+        ? await applyPayoutEvent(tx, provider.id, event, input.now)
+        : await applyDepositEvent(tx, provider.id, event, input.now);
       return { result: applied.result, subjectId: applied.paymentId };
     },
   );
