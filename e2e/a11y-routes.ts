@@ -95,6 +95,9 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'cards, order a virtual card', path: '/cards/order/virtual', auth: 'in' },
   { name: 'history', path: '/history', auth: 'in' },
   { name: 'history of transfers', path: '/history/transfer', auth: 'in' },
+  { name: 'withdraw', path: '/withdraw', auth: 'in' },
+  { name: 'withdraw form (chain, BTC)', path: '/withdraw/form/sandbox-chain/BTC', auth: 'in' },
+  { name: 'history of withdrawals', path: '/history/withdraw', auth: 'in' },
   { name: 'referral bonuses', path: '/history/referral', auth: 'in' },
   { name: 'referral programme', path: '/referral', auth: 'in' },
   {
