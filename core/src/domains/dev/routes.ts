@@ -63,6 +63,7 @@ const ZMailboxQuery = z.object({
  *   GET  /api/dev/mailbox?to=&limit=  → {mails: [{id, kind, to, subject, text, html, locale, created_at, sent_at, links}]}, newest first
  *   POST /api/dev/auth_type {auth_type: 'password'|'email'} → {status:'ok', auth_type}  (switch login modes in e2e)
  *   POST /api/dev/notify {account_id? | all?, display, type, title, text?, buttons?, closable?, locale?} → {status:'ok', id}
+ *   POST /api/dev/level {account_id, level} → {status:'ok', level}  (an account at a verification level, for e2e)
  *   POST /api/dev/kyc {action: 'approve', id} | {action: 'reject', id, files: [{side, reason, note?}], retry} → the decision (as kyc:approve / kyc:reject)
  *   POST /api/dev/referral {action: 'terms', share?, currency?, hold?, min?, enabled?} | {action: 'settle', now?} → as referral:terms / referral:settle
  *   POST /api/dev/credit {account_id, currency, amount} → as balance:credit
@@ -114,6 +115,15 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { pu
     const body = request.body;
     const ctx = { db: app.db, publicUrl };
     return body.action === 'approve' ? approveSubmission(ctx, 'dev', body.id) : rejectSubmission(ctx, 'dev', body.id, body);
+  });
+
+  // An account at a verification level at once (e2e: card orders need level 1 without uploads).
+  app.post('/api/dev/level', { schema: { body: z.object({ account_id: z.number().int(), level: z.number().int().min(0).max(1) }) } }, async (request) => {
+    const { account_id, level } = request.body as { account_id: number; level: number };
+    const userId = await userIdOfAccount(app.db, account_id);
+    if (!userId) throw notFoundOf('account');
+    await app.db.query('UPDATE users SET verification_level = $2 WHERE id = $1', [userId, level]);
+    return { status: 'ok', level };
   });
 
   app.post('/api/dev/referral', { schema: { body: ZDevReferralBody } }, async (request) => {
