@@ -103,7 +103,8 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
 
   if (placed) return <WithdrawStatus withdrawal={placed} locale={locale} placed />;
 
-  const shownError = (name: string) => errors[name] || (check && !check.ok ? check.fields[name] : '') || '';
+  // The check's messages for what the user typed; an empty field is named only when sent.
+  const shownError = (name: string) => errors[name] || (check && !check.ok && values[name]?.trim() ? check.fields[name] : '') || '';
   return (
     <form className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="withdraw-form">
       {formError && (
