@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_SIGNATURE_HEADER, type TCard, type TCardCatalogue, type TCardDetails } from '@obmen/shared';
-import { build, ENGINES } from '../../helpers.ts';
+import { build, ENGINES, testConfig } from '../../helpers.ts';
+import { makeCardCommands } from '../../../src/cli/cards.ts';
 import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
@@ -397,5 +398,52 @@ describe.each(ENGINES)('cards: catalogue, orders, the sandbox issuer, my cards (
     expect(replay.json().card.balance).toBe('13.75');
     const report = await checkLedger(ctx.db);
     expect(report.violations).toEqual([]);
+  });
+
+  it('operator commands: products created disabled, enabled, priced; orders listed and shown; the sandbox issuer advanced', async () => {
+    const commands = makeCardCommands(() => testConfig(CARD_OVERRIDES));
+    const created = (await commands['cards:product:create']!(ctx.db, [
+      'id=cli-plastic',
+      'kind=physical',
+      'name_ru=Карта',
+      'name_en=Card',
+      'currencies=USD',
+      'fee_currency=USD',
+      'issue_fee=0',
+      'monthly_fee=0.5',
+      'limits=USD:100/1000',
+      'delivery_days=7',
+    ])) as { enabled: boolean; monthly_fee: string; limits: object };
+    expect(created).toMatchObject({ enabled: false, monthly_fee: '50', limits: { USD: { day: '10000', month: '100000' } } });
+    const listed = async () => ((await call(ctx.app, '/api/card', { token: user.token })).json() as TCardCatalogue).products.map((p) => p.id);
+    expect(await listed()).not.toContain('cli-plastic');
+    await commands['cards:product:enable']!(ctx.db, ['id=cli-plastic']);
+    expect(await listed()).toContain('cli-plastic');
+    expect(await commands['cards:product:price']!(ctx.db, ['id=cli-plastic', 'monthly_fee=0.75'])).toMatchObject({ monthly_fee: '75' });
+    await expect(
+      commands['cards:product:create']!(ctx.db, ['id=x1', 'kind=metal', 'name_ru=a', 'name_en=a', 'currencies=USD', 'fee_currency=USD']),
+    ).rejects.toThrow();
+    await expect(commands['cards:product:price']!(ctx.db, ['id=nothing', 'issue_fee=1'])).rejects.toThrow();
+
+    const order = await placeOrder(ctx, user.token, {
+      product: 'cli-plastic',
+      currency: 'USD',
+      name_on_card: 'IVAN PETROV',
+      address_country: 'Latvia',
+      address_city: 'Riga',
+      address_postcode: 'LV-1010',
+      address_line: 'Brivibas iela 1',
+    });
+    await post(ctx, '/api/card/order/confirm', user.token, { card: order.id });
+    const orders = (await commands['cards:orders']!(ctx.db, [`account=${user.accountId}`, 'status=confirmed'])) as Array<{ id: string }>;
+    expect(orders.map((o) => o.id)).toEqual([order.id]);
+    const progress = (await commands['cards:issuer']!(ctx.db, [])) as Array<{ order: string; next_step: string }>;
+    expect(progress.find((row) => row.order === order.id)?.next_step).toBe('accept');
+    expect(await commands['cards:issuer:advance']!(ctx.db, [`at=${clock.toISOString()}`])).toMatchObject({ delivered: 1 });
+    const shown = (await commands['cards:order:show']!(ctx.db, [order.id])) as { order: { status: string }; activity: Array<{ kind: string }> };
+    expect(shown.order.status).toBe('issuing');
+    expect(shown.activity.map((a) => a.kind)).toEqual(['placed', 'confirmed', 'issuing']);
+    expect(((await commands['cards:callbacks']!(ctx.db, ['limit=1'])) as Array<{ result: string }>)[0]!.result).toBe('applied');
+    await expect(commands['cards:orders']!(ctx.db, ['status=lost'])).rejects.toThrow(/usage/);
   });
 });
