@@ -78,9 +78,10 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(transferRoutes);
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(chatRoutes);
-  await fastify.register(paymentRoutes, { providers: loadProviders(config), now: now ?? (() => new Date()) });
+  const providers = loadProviders(config);
+  await fastify.register(paymentRoutes, { providers, now: now ?? (() => new Date()), timers: config.NODE_ENV !== 'test' });
   // The outbox viewer and the auth-type switch exist outside production only.
-  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL });
+  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, providers });
 };
 
 export default app;
