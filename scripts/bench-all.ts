@@ -7,6 +7,8 @@
  *            while 20 run at once (must stay within 100 MB of idle)
  *   soak     scripts/bench-soak.ts     10 minutes of mixed load through the BFF: RSS growth of
  *                                      core and BFF < 10%, failure rate < 1%, ledger after
+ *   fanout   scripts/bench-fanout.ts   2,000 websockets through the BFF /ws vs straight from the core's
+ *                                      event stream: messages/s, p99, lost, BFF memory per idle socket
  * BENCH_SUITES=api,money picks some (BENCH_SUITES=soak BENCH_SOAK_DURATION=120: a short soak). The money bench uses BENCH_DATABASE_URL or
  * TEST_DATABASE_URL for PostgreSQL (default: the local server's `test` database).
  * Exit status 1 when any suite failed.
@@ -14,7 +16,14 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
-const SUITES = { api: 'bench.ts', article: 'bench-article.ts', money: 'bench-money.ts', upload: 'bench-upload.ts', soak: 'bench-soak.ts' } as const;
+const SUITES = {
+  api: 'bench.ts',
+  article: 'bench-article.ts',
+  money: 'bench-money.ts',
+  upload: 'bench-upload.ts',
+  soak: 'bench-soak.ts',
+  fanout: 'bench-fanout.ts',
+} as const;
 type TSuite = keyof typeof SUITES;
 
 const wanted = (process.env.BENCH_SUITES?.split(',')

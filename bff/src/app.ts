@@ -22,6 +22,7 @@ import pageCache from './page-cache/plugin.ts';
 import type { TClock } from './clock.ts';
 import type { TFrontDoor } from './front-door.ts';
 import apiDocs from './plugins/api-docs.ts';
+import realtime from './realtime/plugin.ts';
 
 export type TAppOptions = {
   config: TConfig;
@@ -60,6 +61,13 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   await fastify.register(frontLogger, { perMinute: config.FRONT_LOG_PER_MINUTE });
   // BFF-owned too: GET /api/openapi.json (the core's document plus the BFF's calls), /api/docs/.
   await fastify.register(apiDocs);
+  // The browser's realtime socket /ws, relaying the core's event stream (and a 404 for /api/internal/*).
+  await fastify.register(realtime, {
+    upstreamUrl: config.UPSTREAM_URL,
+    ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
+    heartbeatMs: config.WS_HEARTBEAT_MS,
+    maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+  });
   await fastify.register(apiProxy, { config, frontendVersion: fv });
   if (config.SITE_DEV_URL) {
     // Development: the Astro dev server renders every page afresh, so no page cache either.

@@ -37,6 +37,14 @@ const ZConfig = z
     FRONT_LOG_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(30),
     /** Paths that do not exist (404s the BFF answers or renders): per client address per minute (429 beyond). */
     NOT_FOUND_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(120),
+    /** Realtime socket (/ws): a ping this often; a browser that did not answer the last one is dropped. */
+    WS_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+    /** Realtime socket: a browser with more than this unsent is a slow reader and is disconnected. */
+    WS_MAX_BUFFERED_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(1024 * 1024),
     /** Overload: above this mean event-loop delay (ms, sampled each second) requests get 503 + Retry-After (0: never). */
     SHED_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   })

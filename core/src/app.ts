@@ -19,6 +19,8 @@ import transferRoutes from './domains/transfer/routes.ts';
 import devRoutes from './domains/dev/routes.ts';
 import verificationRoutes from './domains/verification/routes.ts';
 import paymentRoutes from './domains/payments/routes.ts';
+import cardRoutes from './domains/cards/routes.ts';
+import securityRoutes from './domains/security/routes.ts';
 import chatRoutes from './domains/chat/routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import { loadProviders } from './domains/payments/providers.ts';
@@ -27,6 +29,7 @@ import type { TFileStorage } from './storage/index.ts';
 import sessionPlugin from './plugins/session.ts';
 import mailPlugin from './plugins/mail.ts';
 import housekeepingPlugin from './plugins/housekeeping.ts';
+import eventsPlugin from './domains/realtime/routes.ts';
 import { prepareDummyHash } from './domains/auth/passwords.ts';
 import { DEMO_ACCOUNT, findDemoAccountId, seedDemoBalances, seedDemoData } from './seed/demo.ts';
 
@@ -64,6 +67,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(sessionPlugin);
   await fastify.register(mailPlugin, { config });
   await fastify.register(housekeepingPlugin);
+  // The realtime bus and the BFFs' event stream (before any route that records events).
+  await fastify.register(eventsPlugin, { config });
   await fastify.register(storagePlugin, { config, ...(storage ? { storage } : {}) });
   void prepareDummyHash();
   await fastify.register(siteRoutes);
@@ -76,10 +81,12 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(walletRoutes);
   await fastify.register(exchangeRoutes);
   await fastify.register(transferRoutes);
+  await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(chatRoutes);
   const providers = loadProviders(config);
   await fastify.register(paymentRoutes, { providers, now: now ?? (() => new Date()), timers: config.NODE_ENV !== 'test' });
+  await fastify.register(cardRoutes, { config, ...(now ? { now } : {}) });
   // The outbox viewer and the auth-type switch exist outside production only.
   if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, providers });
 };

@@ -13,6 +13,8 @@
  *   ledger:reverse <transaction id> <reason…>, ledger:check.
  * Identity (cli/verification.ts): kyc:queue, kyc:show <id>, kyc:file <file id> <path>,
  *   kyc:approve <id>, kyc:reject <id> --file side=reason[:note]… --retry|--final, kyc:limits.
+ * Cards (cli/cards.ts): cards:products, cards:product:create|price|enable|disable, cards:orders,
+ *   cards:order:show <id>, cards:issuer, cards:issuer:advance [at=…], cards:callbacks.
  * Support (cli/chat.ts): support:list [--all], support:show <account id>, support:reply <account id>
  *   <text> [--file path]…, support:close <account id>, support:file <file id> <path>, chat:reports.
  * Run a command without arguments for its usage.

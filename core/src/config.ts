@@ -61,6 +61,10 @@ const ZConfig = z
      * rates from this CoinGecko-compatible price feed (…/simple/price); spread, fee, limits stay the table's.
      */
     RATES_FEED_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Realtime events go between the cores through this NATS server (nats://host:4222); unset: PostgreSQL LISTEN/NOTIFY. */
+    NATS_URL: z.url({ protocol: /^(nats|tls)$/ }).optional(),
+    /** How often the realtime stream re-checks its sessions (logout closes sockets within this) and catches up. */
+    EVENTS_CHECK_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
     /** Private files (identity documents, chat attachments) on local disk, when S3_URL is unset. */
     FILES_DIR: z.string().min(1).default('.data/files'),
     /** An S3-compatible endpoint (https://s3.eu-central-1.amazonaws.com, http://minio:9000): files go there. */
@@ -88,6 +92,12 @@ const ZConfig = z
     WEBHOOK_SECRET_SANDBOX_BANK: z.string().min(32).optional(),
     /** The same for sandbox-chain (simulated chain transactions and their confirmations). */
     WEBHOOK_SECRET_SANDBOX_CHAIN: z.string().min(32).optional(),
+    /**
+     * The secret the built-in sandbox card issuer signs its callbacks with (at least 32
+     * characters). Unset: a fixed development secret outside production; in production its
+     * callbacks are refused.
+     */
+    CARD_ISSUER_SECRET_SANDBOX: z.string().min(32).optional(),
   })
   .superRefine((config, ctx) => {
     if (config.S3_URL && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {

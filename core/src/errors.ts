@@ -24,6 +24,8 @@ export const ERRORS = {
   document_not_found: { status: 404, key: 'api.document_not_found' },
   payment_provider_not_found: { status: 404, key: 'api.payment_provider_not_found' },
   payment_not_found: { status: 404, key: 'api.payment_not_found' },
+  card_not_found: { status: 404, key: 'api.card_not_found' },
+  card_issuer_not_found: { status: 404, key: 'api.card_issuer_not_found' },
   chat_not_found: { status: 404, key: 'api.chat_not_found' },
   chat_file_not_found: { status: 404, key: 'api.chat_file_not_found' },
   recruit_not_found: { status: 404, key: 'api.recruit_not_found' },
@@ -64,6 +66,10 @@ export const ERRORS = {
   invite_code_default: { status: 409, key: 'referral.code_default' },
   // payments
   webhook_signature_invalid: { status: 401, key: 'payments.webhook_signature_invalid' },
+  // cards (the state conflicts name their reason by key)
+  card_state: { status: 409, key: 'cards.state_conflict' },
+  card_verification_required: { status: 403, key: 'cards.verification_required' },
+  card_reveal_refused: { status: 400, key: 'cards.reveal_refused', field: 'password', fieldKey: 'cards.reveal_refused' },
   payment_level_required: { status: 403, key: 'payments.level_required', field: 'ps', fieldKey: 'payments.field.level_required' },
   payment_fee_exceeds_amount: { status: 422, key: 'payments.fee_exceeds_amount', field: 'amount', fieldKey: 'payments.field.fee_exceeds_amount' },
   // money: refusals of the SQL functions (code = the raised message) and of the services
@@ -165,6 +171,9 @@ export const MISSING_ENTITIES = [
   'document',
   'payment_provider',
   'payment',
+  'card',
+  'card_issuer',
+  'session',
   'chat',
   'chat_file',
   'recruit',

@@ -18,6 +18,7 @@ export type TRateRule = { max: number; windowS: number };
  * - transfer check: it reveals a masked name per account number, so 60 per user per 10 min
  *   (plenty for typing and correcting a form) stops walking the account-number space.
  * - deposit creation: each one is a row (and later a provider call), so 30 per user per hour.
+ * - card reveal: each checks a password (scrypt) or a code, so 10 per user per 15 min.
  * - chat messages: 30 per user per minute (a person types slower; a flood stops at the 31st);
  *   a new private conversation (unknown accounts included) 30 per user per hour, which bounds
  *   walking account ids through the chat.
@@ -25,6 +26,8 @@ export type TRateRule = { max: number; windowS: number };
  *   user's invitations personal and our sender reputation intact.
  * - second-factor codes: 10 per user per 15 min (a 6-digit code has a million values: this
  *   keeps guessing at ~1 000 a day), wherever a code is asked (sign-in, 2FA off, withdrawals).
+ * - e-mail change: each mails two addresses, so 5 per account per hour (and the new address
+ *   counts against the passwordless-link limit of that address).
  *
  * A fixed window per key, in the database (every core instance shares it; nothing per user in
  * process memory). A window lets a burst of up to 2×max across its edge: acceptable here.
@@ -43,10 +46,12 @@ export const RATE_LIMITS = {
   confirm_user: { max: 3, windowS: 60 * 60 },
   transfer_check_user: { max: 60, windowS: 10 * 60 },
   deposit_create_user: { max: 30, windowS: 60 * 60 },
+  card_reveal_user: { max: 10, windowS: 15 * 60 },
   chat_message_user: { max: 30, windowS: 60 },
   chat_open_user: { max: 30, windowS: 60 * 60 },
   referral_mailing_user: { max: 30, windowS: 24 * 60 * 60 },
   second_factor_user: { max: 10, windowS: 15 * 60 },
+  email_change_user: { max: 5, windowS: 60 * 60 },
 } as const satisfies Record<string, TRateRule>;
 export type TRateName = keyof typeof RATE_LIMITS;
 

@@ -63,7 +63,7 @@ export async function build(
   const { loggerInstance, onRoute, ...appOptions } = options;
   const config = testConfig(overrides);
   const { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS } = config;
-  const { db, drop } = await openTestDb(engine, 16, { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS });
+  const { db, url, drop } = await openTestDb(engine, 16, { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS });
   // As server.ts: X-Forwarded-For and X-Request-Id count only from TRUST_PROXY (inject comes from 127.0.0.1).
   // A generous plugin timeout: migrations on a loaded shared machine may take longer than Fastify's 10 s.
   const logging = loggerInstance ? { loggerInstance } : { logger: false };
@@ -79,6 +79,8 @@ export async function build(
   return {
     app: fastify,
     db,
+    /** PostgreSQL: the database's URL (a second core's pool can open it). */
+    url,
     async close() {
       await fastify.close();
       await drop();

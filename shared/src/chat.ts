@@ -120,3 +120,6 @@ export const ZChatListResponse = z.object({ status: z.literal('ok'), chats: z.ar
 export type TChatListResponse = z.infer<typeof ZChatListResponse>;
 
 export const ZChatBlockResponse = z.object({ status: z.literal('ok'), blocked: z.boolean() });
+
+/** The realtime event `chat.message`: a new message of one chat, as the receiving user sees it. */
+export type TChatMessageEvent = { chat: 'support' | number; message: TChatMessage };

@@ -1,5 +1,17 @@
 /// <reference types="astro/client" />
-import type { TPageLog, TFooterImage, TLocale, TMenus, TSiteSettings, TUser, TBalance, TWallet, TUnreadMsgs, TNotification } from '@obmen/shared';
+import type {
+  TPageLog,
+  TFooterImage,
+  TLocale,
+  TMenus,
+  TSiteSettings,
+  TUser,
+  TBalance,
+  TWallet,
+  TUnreadMsgs,
+  TNotification,
+  TChatListItem,
+} from '@obmen/shared';
 import type { Dispatcher } from 'undici';
 import type { TTranslate } from './lib/i18n.ts';
 import type { TPageConfig } from './lib/core.ts';
@@ -30,6 +42,8 @@ declare global {
       totalBalance?: TBalance;
       wallets?: TWallet[];
       unreadMsgs?: TUnreadMsgs;
+      /** The signed-in visitor's private chats (GET /api/chat/list), for the chat sidebar. */
+      chats?: TChatListItem[];
       notifications?: TNotification[];
       /** The Bearer token for server-side calls to the core on behalf of this visitor. */
       sessionToken?: string;

@@ -9,6 +9,7 @@ import {
   clearedSessionCookie,
   pickLocale,
   sessionCookie,
+  type TChatListResponse,
   type TEnvelope,
   type TMenuResponse,
   type TSiteSettings,
@@ -69,10 +70,13 @@ export const onRequest = defineMiddleware(async (context, next) => {
   let check: TCheck;
   let menu: TMenuResponse;
   let checkHeaders: Record<string, string | string[] | undefined>;
+  let chats: TChatListResponse | null;
   try {
-    [{ body: check, headers: checkHeaders }, menu] = await Promise.all([
+    [{ body: check, headers: checkHeaders }, menu, chats] = await Promise.all([
       coreGetWithHeaders<TCheck>(locals, '/api/auth/check', call),
       coreGet<TMenuResponse>(locals, '/api/content/menu', call),
+      // The chat sidebar (account pages, burger menu): only a visitor with a session has chats.
+      token ? coreGet<TChatListResponse>(locals, '/api/chat/list', call).catch(() => null) : Promise.resolve(null),
     ]);
   } catch (err) {
     // The core is down or too slow: one honest, localized page (503), not a stack trace.
@@ -94,6 +98,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
   locals.footerImages = menu.footer_images;
   if (check.total_balance) locals.totalBalance = check.total_balance;
   if (check.unread_msgs) locals.unreadMsgs = check.unread_msgs;
+  if (chats && check.user.is_authenticated) locals.chats = chats.chats;
   if (check.notifications) locals.notifications = check.notifications;
   if (Array.isArray(check.wallets)) locals.wallets = check.wallets.filter((wallet) => 'currency' in wallet);
   const blocked = check.site_settings.site_blocked && context.url.pathname !== MAINTENANCE_PATH;

@@ -50,7 +50,7 @@ BEGIN
       v_deltas := ARRAY[p_amounts[2], p_amounts[1]];
     END IF;
     FOR j IN 1 .. 2 LOOP
-      IF v_kinds[j] IN ('user', 'hold') AND v_balances[j] + v_deltas[j] < 0 THEN
+      IF v_kinds[j] IN ('user', 'hold', 'card') AND v_balances[j] + v_deltas[j] < 0 THEN
         RAISE EXCEPTION 'insufficient_funds' USING ERRCODE = 'OB000',
           DETAIL = json_build_object('currency', v_currencies[j], 'balance', v_balances[j]::text, 'needed', (-v_deltas[j])::text)::text;
       END IF;
@@ -93,7 +93,7 @@ BEGIN
   END LOOP;
   -- No user (or hold) balance goes below zero: checked here, under the lock, with a clear error.
   FOR j IN 1 .. array_length(v_ids, 1) LOOP
-    IF v_kinds[j] IN ('user', 'hold') AND v_balances[j] + v_deltas[j] < 0 THEN
+    IF v_kinds[j] IN ('user', 'hold', 'card') AND v_balances[j] + v_deltas[j] < 0 THEN
       RAISE EXCEPTION 'insufficient_funds' USING ERRCODE = 'OB000',
         DETAIL = json_build_object('currency', v_currencies[j], 'balance', v_balances[j]::text, 'needed', (-v_deltas[j])::text)::text;
     END IF;

@@ -7,6 +7,7 @@ import { TRANSFER_COMMANDS } from './transfer.ts';
 import { LEDGER_COMMANDS } from './ledger.ts';
 import { VERIFICATION_COMMANDS } from './verification.ts';
 import { PAYMENT_COMMANDS } from './payments.ts';
+import { CARD_COMMANDS } from './cards.ts';
 import { CHAT_COMMANDS } from './chat.ts';
 
 /** Every operator command by name, one file per domain. */
@@ -19,5 +20,6 @@ export const COMMANDS: Record<string, TCommand> = {
   ...LEDGER_COMMANDS,
   ...VERIFICATION_COMMANDS,
   ...PAYMENT_COMMANDS,
+  ...CARD_COMMANDS,
   ...CHAT_COMMANDS,
 };

@@ -37,7 +37,7 @@ export interface Db extends Queryable {
    * called after each re-open, since notifications sent meanwhile are lost). Returns the stop.
    */
   listen(channel: string, onPayload: (payload: string) => void, onGap: () => void): Promise<() => Promise<void>>;
-  /** Who hears announce(): the events bus of this core (domains/events/bus.ts); none by default. */
+  /** Who hears announce(): the events bus of this core (domains/realtime/bus.ts); none by default. */
   onAnnounce: ((userIds: readonly string[]) => void) | null;
 }
 

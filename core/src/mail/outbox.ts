@@ -14,6 +14,12 @@ export type TMailKind =
   | 'verification_approved'
   | 'verification_rejected_retry'
   | 'verification_rejected_final'
+  | 'second_factor_enabled'
+  | 'second_factor_disabled'
+  | 'email_change_confirm'
+  | 'email_change_notice'
+  | 'email_change_taken'
+  | 'email_change_reported'
   | 'referral_invite'
   | 'referral_paid';
 

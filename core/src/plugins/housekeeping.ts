@@ -5,6 +5,9 @@ import { purgeTokens } from '../domains/auth/service.ts';
 import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
+import { chargeMonthlyFees } from '../domains/cards/fees.ts';
+import { purgeSignIns } from '../domains/security/service.ts';
+import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
@@ -12,7 +15,9 @@ const EVERY_MS = 10 * 60 * 1000;
 
 /**
  * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
- * keys and exchange quotes, realtime events past their replay window; and deposits left unpaid past their time. Any instance may run it.
+ * keys and exchange quotes, realtime events past their replay window, sign-ins older than 90 days and ended
+ * sign-in challenges; deposits left unpaid past their time; and the cards' monthly fees (once per card
+ * and month, whichever instances run it).
  */
 export default fp(
   async (app) => {
@@ -23,7 +28,10 @@ export default fp(
         purgeTokens(app.db),
         purgeIdempotencyKeys(app.db),
         purgeQuotes(app.db),
+        purgeSignIns(app.db),
+        purgeEmailChanges(app.db),
         expireDeposits(app.db, new Date()),
+        chargeMonthlyFees(app.db, new Date()),
         purgeEvents(app.db),
       ]).catch((err: unknown) => {
         if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');

@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../db/index.ts';
 import { createDemoUser } from '../domains/auth/service.ts';
 import { SEED_ARTICLES } from './articles.ts';
 import { seedRates } from '../domains/rates/service.ts';
+import { seedCardProducts } from '../domains/cards/catalogue.ts';
 import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
 
 /**
@@ -109,8 +110,10 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean }): P
   const ratesSeeded = await seedRates(db);
   // The sandbox payment systems, on an empty catalogue only (also on a database seeded before it existed).
   const systemsSeeded = await db.transaction((tx) => seedPaymentSystems(tx));
+  // The card catalogue, on an empty one only.
+  const cardsSeeded = await seedCardProducts(db);
   // Also on a database seeded before accounts existed; dev and test only.
-  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded;
+  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded || cardsSeeded;
   await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
   return true;
 }

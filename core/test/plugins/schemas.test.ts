@@ -14,7 +14,7 @@ type TOperation = { tags?: string[]; summary?: string; security?: unknown[]; par
 type TDocument = { openapi: string; paths: Record<string, Record<string, TOperation>>; components: Record<string, Record<string, unknown>> };
 
 /** Not in the public document: the document itself, and the development-only helpers (loopback only, never in production). */
-const isHidden = (url: string) => url === '/api/openapi.json' || url.startsWith('/api/dev/');
+const isHidden = (url: string) => url === '/api/openapi.json' || url.startsWith('/api/dev/') || url.startsWith('/api/internal/');
 
 describe.each(ENGINES)('route schemas and the OpenAPI document on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;

@@ -5,6 +5,7 @@ import { resolveRedirect } from '@obmen/shared/routes';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { SecondFactorStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
 
 type TField = 'email' | 'password' | 'current_password';
 type TSchema = { safeParse(input: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } };
@@ -41,6 +42,8 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   const [formError, setFormError] = useState('');
   const [done, setDone] = useState('');
   const [sending, setSending] = useState(false);
+  // Two-factor on: the answer's challenge and message; the code step replaces the form.
+  const [codeStep, setCodeStep] = useState<{ challenge: string; lead: string } | null>(null);
   // Until React has taken over, a submit would be a native one: the button waits for hydration.
   const [hydrated, setHydrated] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
@@ -71,9 +74,13 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
     setErrors({});
     setSending(true);
     try {
-      const answer = await api<{ message?: string }>(form.path + (kind === 'reset' ? token : ''), { json: values });
+      const answer = await api<{ message?: string } & TSecondFactorAnswer>(form.path + (kind === 'reset' ? token : ''), { json: values });
+      if (answer.second_factor) {
+        setCodeStep({ challenge: answer.second_factor.challenge, lead: answer.message ?? '' });
+        return;
+      }
       if (form.signsIn) {
-        window.location.assign((next && resolveRedirect(next)) || '/');
+        window.location.assign(landing);
         return;
       }
       setDone(answer.message ?? '');
@@ -87,6 +94,22 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
       setSending(false);
     }
   }
+
+  const landing = (next && resolveRedirect(next)) || '/';
+  if (codeStep)
+    return (
+      <SecondFactorStep
+        challenge={codeStep.challenge}
+        lead={codeStep.lead}
+        landing={landing}
+        onRestart={(message) => {
+          setCodeStep(null);
+          setValues(kind === 'reset' ? {} : { email: values.email ?? '' });
+          setFormError(message);
+          if (kind === 'reset') window.location.assign('/login');
+        }}
+      />
+    );
 
   if (done)
     return (

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError } from '../lib/api.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { SecondFactorStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
 
 /** `landing`: where the signed-in user goes (a confirmed sign-up: their account, to deposit). */
 type TProps = TIslandProps & { path: string; landing: string };
@@ -13,12 +14,26 @@ type TProps = TIslandProps & { path: string; landing: string };
 function LinkSignInBody({ path, landing }: { path: string; landing: string }) {
   const { t } = useTranslation();
   const [error, setError] = useState('');
+  const [codeStep, setCodeStep] = useState<{ challenge: string; lead: string } | null>(null);
   useEffect(() => {
-    api(path, { method: 'POST', json: {} }).then(
-      () => window.location.assign(landing),
+    api<TSecondFactorAnswer>(path, { method: 'POST', json: {} }).then(
+      (answer) =>
+        answer.second_factor ? setCodeStep({ challenge: answer.second_factor.challenge, lead: answer.message ?? '' }) : window.location.assign(landing),
       (err: unknown) => setError(err instanceof ApiError ? err.message : t('authpage.link_failed')),
     );
   }, [path, landing, t]);
+  if (codeStep && !error)
+    return (
+      <SecondFactorStep
+        challenge={codeStep.challenge}
+        lead={codeStep.lead}
+        landing={landing}
+        onRestart={(message) => {
+          setCodeStep(null);
+          setError(message);
+        }}
+      />
+    );
   if (!error)
     return (
       <p role="status" data-testid="link-signing-in">

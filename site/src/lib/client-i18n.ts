@@ -14,12 +14,20 @@ export function clientLocale(): TLocale {
   return locale;
 }
 
-export function clientMessage(key: string): string {
+export function clientMessage(key: string, vars: Record<string, string> = {}): string {
   const message = messages[key];
-  if (message !== undefined) return message;
+  if (message !== undefined) return message.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => vars[name] ?? whole);
   reportFrontError({ type: 'i18n', message: MISSING_KEY_MESSAGE, stack: key });
   return key;
 }
 
 /** Keys the layout always ships to the browser. */
-export const CLIENT_MESSAGE_KEYS = ['error.network', 'error.generic', 'copied-toast', 'toast.close'] as const;
+export const CLIENT_MESSAGE_KEYS = [
+  'error.network',
+  'error.generic',
+  'copied-toast',
+  'toast.close',
+  'popup.exchanged',
+  'popup.transferred',
+  'popup.new_message',
+] as const;

@@ -10,4 +10,4 @@ export function pickMessages(locale: TLocale, prefixes: readonly string[]): Reco
 }
 
 /** What the account forms show: their own texts, validation and server messages. */
-export const AUTH_MESSAGE_PREFIXES = ['authpage', 'validation', 'auth', 'user', 'error'] as const;
+export const AUTH_MESSAGE_PREFIXES = ['authpage', 'secondfactor', 'validation', 'auth', 'user', 'error'] as const;

@@ -3,13 +3,14 @@
  * server's state, wires the header (burger, language, account id) and reports errors.
  */
 import { TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared/constants';
-import type { TBalance, TNotification, TSiteSettings, TUnreadMsgs, TUser, TWallet } from '@obmen/shared';
+import type { TBalance, TChatMessageEvent, TNotification, TSiteSettings, TUnreadMsgs, TUser, TWallet } from '@obmen/shared';
 import { clientMessage, setClientMessages } from '../lib/client-i18n.ts';
 import { displayAmount, isZeroAmount } from '@obmen/shared/format';
 import { reportFrontError } from '../lib/logger.ts';
 import { $frontendVersion } from '../stores/version.ts';
 import { $totalBalance, $wallets } from '../stores/wallets.ts';
-import { $unreadMsgs } from '../stores/messages.ts';
+import { $chatMessageEvent, $unreadMsgs } from '../stores/messages.ts';
+import { unreadPopupHiddenOn } from '@obmen/shared/chat-text';
 import { $user } from '../stores/user.ts';
 import { $siteSettings } from '../stores/site.ts';
 import { $notifications } from '../stores/notifications.ts';
@@ -18,6 +19,7 @@ import { initProgressBar } from './progress.ts';
 import { initPrefetch } from './prefetch.ts';
 import { initChunkReload } from './reload-guard.ts';
 import { initNotifications } from './notifications.ts';
+import { initLive } from './live.ts';
 
 /** Written by the root layout from the core's own answers. */
 type TPageState = {
@@ -194,6 +196,66 @@ function initLiveHeader() {
   });
 }
 
+/** The chat sidebar's badges: support exact from the counters, a private chat counted up by its live messages. */
+function initChatBadges() {
+  const setBadge = (element: HTMLElement, count: number) => {
+    element.textContent = String(count);
+    element.hidden = count === 0;
+  };
+  $unreadMsgs.subscribe((unread) => {
+    for (const badge of document.querySelectorAll<HTMLElement>('[data-chat-badge="support"]')) setBadge(badge, unread.support);
+  });
+  // The realtime client (site/src/lib/realtime.ts) dispatches every event on window; a new chat
+  // message goes to the chat stores (the open chat island appends it, the badges count it).
+  window.addEventListener('obmen:event', (event) => {
+    const detail = (event as CustomEvent<{ type: string; payload: unknown }>).detail;
+    if (detail?.type === 'chat.message' && detail.payload && typeof detail.payload === 'object') $chatMessageEvent.set(detail.payload as TChatMessageEvent);
+  });
+  $chatMessageEvent.subscribe((event) => {
+    if (!event || event.chat === 'support' || event.message.author !== 'other') return;
+    if (window.location.pathname === `/chat/private/${event.chat}`) return;
+    for (const badge of document.querySelectorAll<HTMLElement>(`[data-chat-badge="${event.chat}"]`)) setBadge(badge, Number(badge.textContent || 0) + 1);
+  });
+}
+
+/**
+ * Spec §4: with unread messages (private + support > 0) a popup offers the support chat, except
+ * on exchange and chat pages. Closed, it stays away until the count grows (per browser tab).
+ */
+function initUnreadPopup() {
+  const popup = document.querySelector<HTMLElement>('[data-unread-popup]');
+  const text = popup?.querySelector<HTMLElement>('[data-unread-popup-text]');
+  if (!popup || !text) return;
+  const template = text.dataset.template ?? '';
+  const KEY = 'obmen-unread-dismissed';
+  const dismissedAt = () => {
+    try {
+      return Number(sessionStorage.getItem(KEY) ?? 0);
+    } catch {
+      return 0;
+    }
+  };
+  const dismiss = (total: number) => {
+    try {
+      sessionStorage.setItem(KEY, String(total));
+    } catch {
+      // Storage refused (private mode): the popup simply comes back on the next page.
+    }
+  };
+  const hiddenHere = unreadPopupHiddenOn(window.location.pathname);
+  let total = 0;
+  popup.querySelector('[data-unread-popup-close]')?.addEventListener('click', () => {
+    dismiss(total);
+    popup.hidden = true;
+  });
+  $unreadMsgs.subscribe((unread) => {
+    total = unread.private + unread.support;
+    if (total < dismissedAt()) dismiss(total);
+    text.textContent = template.replace('{{count}}', String(total));
+    popup.hidden = hiddenHere || total === 0 || total <= dismissedAt();
+  });
+}
+
 function initToasts() {
   const host = document.getElementById('toasts');
   if (!host) return;
@@ -220,7 +282,10 @@ initLanguageSwitch(state?.locale ?? 'ru');
 initAccountId();
 initLogout();
 initLiveHeader();
+initChatBadges();
+initUnreadPopup();
 initToasts();
 initNotifications();
 initProgressBar();
 initPrefetch();
+initLive(state?.user.is_authenticated ? (state.user.account_id ?? null) : null, isLocale(state?.locale) ? state.locale : 'ru');

@@ -1,4 +1,10 @@
 import { atom } from 'nanostores';
-import type { TUnreadMsgs } from '@obmen/shared';
+import type { TChatMessageEvent, TUnreadMsgs } from '@obmen/shared';
 
 export const $unreadMsgs = atom<TUnreadMsgs>({ private: 0, support: 0 });
+
+/**
+ * The newest `chat.message` event (realtime): the open chat island appends it when it is its
+ * chat, and the chat sidebar counts it on the chat's badge otherwise.
+ */
+export const $chatMessageEvent = atom<TChatMessageEvent | null>(null);

@@ -15,6 +15,8 @@ import {
   ZRegisterBody,
   ZResetPasswordBody,
   ZTokenParams,
+  ZPasswordSignInResponse,
+  ZSecondFactorLoginBody,
 } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
@@ -35,6 +37,8 @@ import {
   signInByLink,
   signInByPassword,
   type TClient,
+  signInWithSecondFactor,
+  type TPasswordSignIn,
   type TSignedIn,
 } from './service.ts';
 
@@ -43,9 +47,12 @@ export function clientOf(request: FastifyRequest): TClient {
   return { ip: request.ip, locale: request.locale, user: request.user, sessionId: request.sessionId, ...(userAgent ? { userAgent } : {}) };
 }
 
-/** The token goes to the BFF in a header it strips; the body only says who is signed in. */
-function signedIn(reply: FastifyReply, result: TSignedIn) {
-  reply.header(SESSION_TOKEN_HEADER, result.token);
+/**
+ * The token goes to the BFF in a header it strips; the body only says who is signed in. With
+ * 2FA on a sign-in answers the code step's challenge instead, and no token.
+ */
+function signedIn(reply: FastifyReply, result: TSignedIn | TPasswordSignIn) {
+  if (result.token !== null) reply.header(SESSION_TOKEN_HEADER, result.token);
   return result.state;
 }
 
@@ -88,8 +95,28 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
 
   app.post(
     '/api/auth/login_by_password',
-    { schema: { tags, summary: 'Sign in with a password', body: ZLoginByPasswordBody, response: { 200: ZAuthState } } },
+    {
+      schema: {
+        tags,
+        summary: "Sign in with a password (with 2FA on: answers the code step's challenge, no session yet)",
+        body: ZLoginByPasswordBody,
+        response: { 200: ZPasswordSignInResponse },
+      },
+    },
     async (request, reply) => signedIn(reply, await signInByPassword(deps, clientOf(request), request.body)),
+  );
+
+  app.post(
+    '/api/auth/login_second_factor',
+    {
+      schema: {
+        tags,
+        summary: 'Second step of a sign-in with 2FA on: the challenge and a TOTP or recovery code',
+        body: ZSecondFactorLoginBody,
+        response: { 200: ZAuthState },
+      },
+    },
+    async (request, reply) => signedIn(reply, await signInWithSecondFactor(deps, clientOf(request), request.body)),
   );
 
   app.post(
@@ -100,13 +127,16 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
 
   app.post(
     '/api/auth/login/:token',
-    { config: tokenRoute, schema: { tags, summary: 'Sign in by a mailed link', params: ZTokenParams, response: { 200: ZAuthState } } },
+    { config: tokenRoute, schema: { tags, summary: 'Sign in by a mailed link', params: ZTokenParams, response: { 200: ZPasswordSignInResponse } } },
     async (request, reply) => signedIn(reply, await signInByLink(deps, clientOf(request), request.params.token)),
   );
 
   app.post(
     '/api/auth/confirm/:token',
-    { config: tokenRoute, schema: { tags, summary: 'Confirm the email by a mailed link (signs in)', params: ZTokenParams, response: { 200: ZAuthState } } },
+    {
+      config: tokenRoute,
+      schema: { tags, summary: 'Confirm the email by a mailed link (signs in)', params: ZTokenParams, response: { 200: ZPasswordSignInResponse } },
+    },
     async (request, reply) => signedIn(reply, await confirmEmail(deps, clientOf(request), request.params.token)),
   );
 
@@ -124,7 +154,13 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
     '/api/auth/reset/:token',
     {
       config: tokenRoute,
-      schema: { tags, summary: 'Set a new password by a reset link (signs in)', params: ZTokenParams, body: ZResetPasswordBody, response: { 200: ZAuthState } },
+      schema: {
+        tags,
+        summary: 'Set a new password by a reset link (signs in)',
+        params: ZTokenParams,
+        body: ZResetPasswordBody,
+        response: { 200: ZPasswordSignInResponse },
+      },
     },
     async (request, reply) => signedIn(reply, await resetPassword(deps, clientOf(request), request.params.token, request.body)),
   );

@@ -18,6 +18,8 @@ import {
   type TLoginByPasswordBody,
   type TRegisterBody,
   type TResetPasswordBody,
+  type TPasswordSignInResponse,
+  type TSecondFactorLoginBody,
 } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import type { Db, Queryable } from '../../db/index.ts';
@@ -30,8 +32,9 @@ import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { refuseCommonPassword } from './common-passwords.ts';
 import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
 import { USER_COLUMNS, toPublicUser, type TAuthUser } from '../user/public.ts';
-import { hashToken, isTokenShaped, newToken } from './tokens.ts';
-import { markSecurityChanged } from '../security/second-factor.ts';
+import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
+import { markSecurityChanged, secondFactorEnabled } from '../security/second-factor.ts';
+import { checkSignInChallenge, openSignInChallenge, recordSignIn, spendSignInChallenge, type TSignInMethod } from '../security/service.ts';
 
 /** What every account call needs from the app. */
 export type TAuthDeps = { db: Db; config: Pick<TConfig, 'PUBLIC_URL'>; mailer: { kick: () => void } };
@@ -41,6 +44,8 @@ export type TClient = { ip: string; userAgent?: string; locale: TLocale; user: T
 
 /** A sign-in: the route hands `token` to the BFF in SESSION_TOKEN_HEADER, never in the body. */
 export type TSignedIn = { token: string; state: TAuthState };
+/** A password sign-in: signed in, or (2FA on) the challenge of the code step and no session. */
+export type TPasswordSignIn = TSignedIn | { token: null; state: TPasswordSignInResponse };
 
 const authTypeDisabled = () => new AppError('auth_type_disabled');
 const invalidCredentials = () => new AppError('invalid_credentials');
@@ -137,12 +142,30 @@ async function describeState(db: Queryable, user: TAuthUser | null, locale: TLoc
   return { user: user ? toPublicUser(user) : anonymousUser(locale), locale: user?.locale ?? locale, site_settings };
 }
 
-/** The signed-in end of every sign-in path: the old session of this browser is dropped (fixation). */
-async function startSession(db: Queryable, client: TClient, userId: string): Promise<TSignedIn> {
+/**
+ * The signed-in end of every sign-in path: the old session of this browser is dropped
+ * (fixation), and the sign-in is logged (`method`; null for a password change, which renews
+ * the session of someone already signed in).
+ */
+async function startSession(db: Queryable, client: TClient, userId: string, method: TSignInMethod | null): Promise<TSignedIn> {
   if (client.sessionId) await revokeSession(db, client.sessionId);
+  if (method) await recordSignIn(db, userId, client, method, { success: true });
   const token = await createSession(db, userId, { ip: client.ip, ...(client.userAgent ? { userAgent: client.userAgent } : {}) });
   const user = await loadUser(db, userId);
   return { token, state: { status: 'ok', ...(await describeState(db, user, client.locale)), locale: user.locale } };
+}
+
+/**
+ * Every sign-in path but a password change ends here: with 2FA on, no session yet but the
+ * challenge of the code step (POST /api/auth/login_second_factor); otherwise signed in.
+ */
+async function finishSignIn(db: Queryable, client: TClient, userId: string, method: TSignInMethod): Promise<TPasswordSignIn> {
+  if (await secondFactorEnabled(db, userId)) {
+    const second_factor = await openSignInChallenge(db, userId);
+    const state = await describeState(db, null, client.locale);
+    return { token: null, state: { status: 'ok', ...state, message: translate(client.locale, 'security.code_step'), second_factor } };
+  }
+  return startSession(db, client, userId, method);
 }
 
 // ---- calls ---------------------------------------------------------------------------------
@@ -195,18 +218,33 @@ export async function registerAccount(deps: TAuthDeps, client: TClient, body: TR
 }
 
 /** POST /api/auth/login_by_password */
-export async function signInByPassword(deps: TAuthDeps, client: TClient, body: TLoginByPasswordBody): Promise<TSignedIn> {
+export async function signInByPassword(deps: TAuthDeps, client: TClient, body: TLoginByPasswordBody): Promise<TPasswordSignIn> {
   await requireAuthType(deps.db, 'password');
   await consumeRateLimit(deps.db, 'login_ip', clientKey(client.ip));
   await consumeRateLimit(deps.db, 'login_email', emailKey(body.email));
   const user = await findUserByEmail(deps.db, body.email);
   // Unknown email or no password yet: a dummy hash is verified, same time, same answer.
   const ok = await verifyPassword(body.password, user?.password_hash ?? null);
+  if (user && !ok) await recordSignIn(deps.db, user.id, client, 'password', { success: false, failure: 'password' });
   if (!user || !ok) throw invalidCredentials();
   const rehash = user.password_hash && needsRehash(user.password_hash) ? await hashPassword(body.password) : null;
   return deps.db.transaction(async (tx) => {
     if (rehash) await tx.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [user.id, rehash]);
-    return startSession(tx, client, user.id);
+    return finishSignIn(tx, client, user.id, 'password');
+  });
+}
+
+/**
+ * POST /api/auth/login_second_factor {challenge, code}: the code step of a sign-in with 2FA on.
+ * A wrong code costs one of the challenge's 5 tries (and one of the user's code attempts); the
+ * session is made, and the challenge spent, only with a good code.
+ */
+export async function signInWithSecondFactor(deps: TAuthDeps, client: TClient, body: TSecondFactorLoginBody, nowMs = Date.now()): Promise<TSignedIn> {
+  await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
+  const { userId, challengeId } = await checkSignInChallenge(deps.db, body.challenge, body.code, client, nowMs);
+  return deps.db.transaction(async (tx) => {
+    await spendSignInChallenge(tx, challengeId);
+    return startSession(tx, client, userId, 'second_factor');
   });
 }
 
@@ -233,14 +271,14 @@ export async function requestSignInLink(deps: TAuthDeps, client: TClient, body: 
 }
 
 /** POST /api/auth/login/{token}: follows a sign-in link; a new address becomes an account here. */
-export async function signInByLink(deps: TAuthDeps, client: TClient, token: string): Promise<TSignedIn> {
+export async function signInByLink(deps: TAuthDeps, client: TClient, token: string): Promise<TPasswordSignIn> {
   await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
   return deps.db.transaction(async (tx) => {
     const row = await consumeToken(tx, 'sign_in', token);
     const userId = row.user_id ?? (await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: null }));
     // Following a mailed link proves the mailbox.
     await tx.query('UPDATE users SET email_confirmed_at = coalesce(email_confirmed_at, now()) WHERE id = $1', [userId]);
-    return startSession(tx, client, userId);
+    return finishSignIn(tx, client, userId, 'link');
   });
 }
 
@@ -248,7 +286,7 @@ export async function signInByLink(deps: TAuthDeps, client: TClient, token: stri
  * POST /api/auth/confirm/{token}: a sign-up link creates the account with the password chosen
  * at sign-up; a confirmation link of an existing account confirms its email. Both sign in.
  */
-export async function confirmEmail(deps: TAuthDeps, client: TClient, token: string): Promise<TSignedIn> {
+export async function confirmEmail(deps: TAuthDeps, client: TClient, token: string): Promise<TPasswordSignIn> {
   await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
   return deps.db.transaction(async (tx) => {
     const row = await consumeToken(tx, 'confirm_email', token);
@@ -275,7 +313,7 @@ export async function confirmEmail(deps: TAuthDeps, client: TClient, token: stri
         userId = await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: row.password_hash });
       }
     }
-    return startSession(tx, client, userId);
+    return finishSignIn(tx, client, userId, 'link');
   });
 }
 
@@ -320,7 +358,7 @@ export async function checkResetToken(deps: TAuthDeps, client: TClient, token: s
  * POST /api/auth/reset/{token} {password}: sets the password, signs every device out, spends
  * the user's other open links, and signs this browser in with a new session.
  */
-export async function resetPassword(deps: TAuthDeps, client: TClient, token: string, body: TResetPasswordBody): Promise<TSignedIn> {
+export async function resetPassword(deps: TAuthDeps, client: TClient, token: string, body: TResetPasswordBody): Promise<TPasswordSignIn> {
   await requireAuthType(deps.db, 'password');
   await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
   if (!isTokenShaped(token)) throw invalidToken();
@@ -337,11 +375,12 @@ export async function resetPassword(deps: TAuthDeps, client: TClient, token: str
     await revokeAllSessions(tx, userId);
     await spendOpenTokens(tx, userId);
     await markSecurityChanged(tx, userId);
-    const result = await startSession(tx, { ...client, sessionId: null }, userId);
+    const result = await finishSignIn(tx, { ...client, sessionId: null }, userId, 'link');
     await queuePasswordChanged(deps, tx, userId);
     return result;
   });
   deps.mailer.kick();
+  if (signedIn.token === null) return signedIn;
   return { ...signedIn, state: { ...signedIn.state, message: translate(client.locale, 'auth.password_changed') } };
 }
 
@@ -382,7 +421,7 @@ export async function changePassword(deps: TAuthDeps, client: TClient, body: TCh
     await spendOpenTokens(tx, user.id);
     // Setting the first password (an account made by link) changes nothing that protected it.
     if (hadPassword) await markSecurityChanged(tx, user.id);
-    const result = await startSession(tx, { ...client, sessionId: null }, user.id);
+    const result = await startSession(tx, { ...client, sessionId: null }, user.id, null);
     if (hadPassword) await queuePasswordChanged(deps, tx, user.id);
     return result;
   });

@@ -1,6 +1,6 @@
 import { SESSION_TTL_S } from '@obmen/shared';
 import { statement, type Queryable } from '../../db/index.ts';
-import { hashToken, isTokenShaped, newToken } from './tokens.ts';
+import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
 import type { TAuthUser } from '../user/public.ts';
 
 export type TSession = { id: string; user: TAuthUser; renewed: boolean };

@@ -1,10 +1,7 @@
-import type { TChatMessage, TUnreadMsgs } from '@obmen/shared';
+import type { TChatMessageEvent, TUnreadMsgs } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 import { recordEvent } from '../events/service.ts';
 import { messagesOf, privateFileBase, SUPPORT_FILE_BASE, unreadOf, type TConversationRow } from './service.ts';
-
-/** What the browser of one participant gets: the message as that participant sees it. */
-export type TChatMessageEvent = { chat: 'support' | number; message: TChatMessage };
 
 /**
  * Live chat (issue 15): inside the transaction that writes a message or moves a read cursor,
@@ -24,6 +21,7 @@ export async function emitChatEvents(tx: Queryable, conversation: TConversationR
       const [message] = await messagesOf(tx, conversation, userId, [messageId], 0, base);
       await recordEvent(tx, userId, 'chat.message', { chat, message: message! } satisfies TChatMessageEvent);
     }
-    await recordEvent(tx, userId, 'unread_msgs', (await unreadOf(tx, userId)) satisfies TUnreadMsgs);
+    // A partial envelope, applied by the browser like any /api answer.
+    await recordEvent(tx, userId, 'unread_msgs', { unread_msgs: (await unreadOf(tx, userId)) satisfies TUnreadMsgs });
   }
 }

@@ -1,3 +1,4 @@
+import type { TFeedItem } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 
 /**
@@ -14,7 +15,7 @@ import type { Queryable } from '../../db/index.ts';
  * Types so far:
  *   wallets        null → {wallets, total_balance}           transfers (both users), exchanges
  *   notifications  null → {notifications} in the user's locale  a notification for one user
- *   unread_msgs    {private, support} (exact, at the change)  a chat message, a read cursor moved
+ *   unread_msgs    {unread_msgs: {private, support}} (exact)  a chat message, a read cursor moved
  *   chat.message   {chat: 'support' | account id, message}   a new message, as each participant sees it
  * Reserved for their owners: payment, withdrawal (payments),
  * card (cards): add them to EVENT_TYPES with their payload.
@@ -82,4 +83,19 @@ export async function lastSequences(db: Queryable, userIds: readonly string[]): 
 /** Housekeeping: events older than EVENTS_KEEP_HOURS (the counters stay, so numbering goes on). */
 export async function purgeEvents(db: Queryable): Promise<void> {
   await db.query(`DELETE FROM events WHERE created_at < now() - $1::int * interval '1 hour'`, [EVENTS_KEEP_HOURS]);
+}
+
+const feeds = new WeakMap<Queryable, (item: TFeedItem) => void>();
+
+/** The events plugin hands in where feed items go (routes.ts: throttled, anonymised, onto the bus). */
+export function setFeed(db: Queryable, publish: (item: TFeedItem) => void): void {
+  feeds.set(db, publish);
+}
+
+/**
+ * A completed operation for the payment popup (spec §3): call after the commit, with no name in
+ * it; the amount is rounded and most items are dropped on the way (one per core every few seconds).
+ */
+export function offerFeed(db: Queryable, item: TFeedItem): void {
+  feeds.get(db)?.(item);
 }

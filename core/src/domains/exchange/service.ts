@@ -14,6 +14,7 @@ import { AppError, notFoundOf } from '../../errors.ts';
 import { currencies, enabledCurrency, precisionLookup, publicCurrency, type TCurrency } from '../currencies/service.ts';
 import { fromDbError, moneyError, withRetry } from '../../money-errors.ts';
 import { formatExchange, type TRawExchange } from '../history/service.ts';
+import { offerFeed } from '../events/service.ts';
 import { parseUserAmount, userBalances } from '../ledger/service.ts';
 import { requestHash } from '../idempotency/service.ts';
 import { quoteCost, quoteFromPay, quoteFromReceive, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
@@ -170,7 +171,11 @@ export async function executeExchange(
       ]),
     );
     // exchange_execute() recorded the user's "wallets" event; committed now.
-    if (!row!.r.replayed) deps.db.announce?.([userId]);
+    if (!row!.r.replayed) {
+      deps.db.announce?.([userId]);
+      const done = row!.r.result.exchange;
+      offerFeed(deps.db, { kind: 'exchange', currency: done.src, amount: formatAmount(done.amount, byCode.get(done.src)?.precision ?? 0), to: done.dst });
+    }
     return { exchange: row!.r.result.exchange, replayed: row!.r.replayed };
   } catch (err) {
     const refused = quoteRefusal(err, byCode);

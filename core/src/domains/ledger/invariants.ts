@@ -24,7 +24,11 @@ const LIMIT = 20;
  *  7. holds: every held balance (ledger kind 'hold') equals the sum of its user's holds still
  *     held in that currency; each hold's placing moved exactly its amount from its user's
  *     available balance to their held one, and an ended hold's final transaction moved exactly
- *     its amount out of it (back to the same user's available balance when released).
+ *     its amount out of it (back to the same user's available balance when released);
+ *  8. cards: no card account (ledger kind 'card') below zero; each belongs to exactly one issued
+ *     card of its currency (name 'card:<public id>') and a closed card's is empty; each card's
+ *     issue fee was captured from its own hold into card fees with exactly the fee, and a refund
+ *     (failed order) gave exactly the fee back to its user; a cancelled order's hold was released.
  */
 export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
   const violations: TViolation[] = [];
@@ -143,6 +147,37 @@ export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
           OR (h.state <> 'held' AND m.ended IS DISTINCT FROM -h.amount)
           OR (h.state = 'released' AND m.returned IS DISTINCT FROM h.amount)
           OR (h.state = 'captured' AND m.returned IS NOT NULL)
+       LIMIT ${LIMIT}`,
+    ),
+  );
+
+  add(
+    'no card account below zero; each belongs to one issued card, empty once closed',
+    await db.query(
+      `SELECT a.id AS account_id, a.currency, a.balance::text AS balance, count(c.id)::int AS cards, min(c.status) AS status
+       FROM ledger_accounts a LEFT JOIN cards c ON c.account_id = a.id AND c.currency = a.currency AND a.name = 'card:' || c.public_id::text
+       WHERE a.kind = 'card'
+       GROUP BY a.id HAVING a.balance < 0 OR count(c.id) <> 1 OR (min(c.status) = 'closed' AND a.balance <> 0) LIMIT ${LIMIT}`,
+    ),
+  );
+  add(
+    'each card fee captured from its hold, and refunded, with exactly the fee',
+    await db.query(
+      `SELECT c.public_id AS card, c.status, c.issue_fee::text AS fee, h.state AS hold, m.captured::text AS captured, m.refunded::text AS refunded
+       FROM cards c LEFT JOIN holds h ON h.id = c.hold_id
+       CROSS JOIN LATERAL (
+         SELECT
+           (SELECT sum(p.amount) FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
+             WHERE p.transaction_id = c.fee_transaction_id AND a.kind = 'card_fees' AND a.currency = c.fee_currency) AS captured,
+           (SELECT sum(p.amount) FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
+             WHERE p.transaction_id = c.refund_transaction_id AND a.kind = 'user' AND a.user_id = c.user_id AND a.currency = c.fee_currency) AS refunded
+       ) m
+       WHERE (c.issue_fee > 0 AND (c.hold_id IS NULL OR h.user_id <> c.user_id OR h.amount <> c.issue_fee OR h.currency <> c.fee_currency))
+          OR (c.status = 'placed' AND c.issue_fee > 0 AND h.state <> 'held')
+          OR (c.status = 'cancelled' AND c.issue_fee > 0 AND h.state <> 'released')
+          OR (c.status NOT IN ('placed', 'cancelled') AND c.issue_fee > 0
+              AND (h.state <> 'captured' OR h.final_transaction_id <> c.fee_transaction_id OR m.captured IS DISTINCT FROM c.issue_fee))
+          OR (c.refund_transaction_id IS NOT NULL AND m.refunded IS DISTINCT FROM c.issue_fee)
        LIMIT ${LIMIT}`,
     ),
   );

@@ -5,6 +5,7 @@ import { moneyError, withRetry } from '../../money-errors.ts';
 import { ledgerCall, parseUserAmount } from '../ledger/service.ts';
 import { requestHash } from '../idempotency/service.ts';
 import { formatWalletState, type TWalletEnvelope, type TWalletState } from '../wallets/service.ts';
+import { offerFeed } from '../events/service.ts';
 
 export const TRANSFER_SCOPE = 'POST /api/transfer';
 
@@ -111,6 +112,7 @@ export async function makeTransfer(db: Db, userId: string, key: string, body: TT
   const { replayed, result, wallet, users } = row!.r;
   // Both users' "wallets" events were recorded by money_transfer() and are committed now.
   if (users) db.announce?.(users);
+  if (!replayed) offerFeed(db, { kind: 'transfer', currency: currency.code, amount: formatAmount(amount, currency.precision) });
   return { transfer: await formatTransfer(db, result.transfer), replayed, ...formatWalletState(wallet) };
 }
 

@@ -270,14 +270,14 @@ describe.each(ENGINES)('chats on %s', (engine) => {
           message: { ...message, author: 'other', files: [{ ...message.files[0]!, url: `/api/chat/private/${a.accountId}/file/${message.files[0]!.id}` }] },
         },
       },
-      { type: 'unread_msgs', payload: { private: 1, support: 0 } },
+      { type: 'unread_msgs', payload: { unread_msgs: { private: 1, support: 0 } } },
     ]);
     expect(await events(a)).toEqual([
       { type: 'chat.message', payload: { chat: b.accountId, message } },
-      { type: 'unread_msgs', payload: { private: 0, support: 0 } },
+      { type: 'unread_msgs', payload: { unread_msgs: { private: 0, support: 0 } } },
     ]);
     await call(ctx.app, `/api/chat/private/read/${a.accountId}`, { token: b.token, payload: { last_read_message: message.id } });
-    expect((await events(b)).at(-1)).toEqual({ type: 'unread_msgs', payload: { private: 0, support: 0 } });
+    expect((await events(b)).at(-1)).toEqual({ type: 'unread_msgs', payload: { unread_msgs: { private: 0, support: 0 } } });
     // Reading again moves nothing and records nothing.
     await call(ctx.app, `/api/chat/private/read/${a.accountId}`, { token: b.token, payload: { last_read_message: message.id } });
     expect(await events(b)).toHaveLength(3);
@@ -289,7 +289,7 @@ describe.each(ENGINES)('chats on %s', (engine) => {
     await replySupport(ops, 'ann', b.accountId, 'here');
     expect((await events(b)).slice(-2)).toEqual([
       { type: 'chat.message', payload: { chat: 'support', message: expect.objectContaining({ author: 'operator', text: 'here' }) } },
-      { type: 'unread_msgs', payload: { private: 0, support: 1 } },
+      { type: 'unread_msgs', payload: { unread_msgs: { private: 0, support: 1 } } },
     ]);
   });
 

@@ -35,7 +35,7 @@ describe.each(ENGINES)('events table on %s', (engine) => {
     bob = await createFixtureUser(ctx.db);
     await fund(ctx.db, alice.id, 'USDT', 1_000_000_000n);
     await setRate(ctx.db, { src: 'USDT', dst: 'BTC', rate: '0.00001', spread: '0.01', fee_percent: '0.001', fee_fixed: '0', min: '1', max: '500' });
-  });
+  }, 180_000);
   afterAll(() => ctx.close());
 
   it('numbers each user 1, 2, 3… and announces only after commit, never on rollback', async () => {

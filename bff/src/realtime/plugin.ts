@@ -1,0 +1,140 @@
+import fp from 'fastify-plugin';
+import websocket from '@fastify/websocket';
+import type { WebSocket } from '@fastify/websocket';
+import { REALTIME_PATH, SESSION_COOKIE, SOCKET_CLOSE, TOKEN_PATTERN } from '@obmen/shared';
+import { sendError } from '../errors.ts';
+import { createLink, type TSubscribeResult } from './link.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    realtime?: { result: Extract<TSubscribeResult, { ok: true }>; attach: (socket: WebSocket) => void };
+  }
+  interface FastifyInstance {
+    realtime: { sockets: () => number; link: ReturnType<typeof createLink> };
+  }
+}
+
+export type TRealtimeOptions = {
+  upstreamUrl: string;
+  publicUrl?: string;
+  /** A ping this often; a socket that has not answered the previous one is dropped. */
+  heartbeatMs: number;
+  /** A socket with more than this unsent is a slow reader: it is dropped, not buffered. */
+  maxBufferedBytes: number;
+};
+
+/**
+ * The browser's realtime socket (issue 15): GET /ws?since=<last seq> upgraded by
+ * @fastify/websocket. Refusals are plain HTTP answers before the upgrade, in the project's
+ * error shape: Origin missing or not ours 403; no or malformed remember_token cookie 401; a
+ * session the core does not know (expired, revoked) 401; `since` beyond the user's newest
+ * event 409; the core unreachable 503. The session comes from the cookie only, never the URL.
+ * Then the BFF relays what the core's stream sends for this subscription (link.ts).
+ */
+export default fp<TRealtimeOptions>(
+  async (app, options) => {
+    const link = createLink(options.upstreamUrl, app.log);
+    const ours = new Set(options.publicUrl ? [new URL(options.publicUrl).origin] : []);
+    const sockets = new Set<WebSocket & { alive?: boolean }>();
+    app.decorate('realtime', { sockets: () => sockets.size, link });
+
+    // Heartbeats: a peer that did not answer the last ping is gone.
+    const heartbeat = setInterval(() => {
+      for (const socket of sockets) {
+        if (socket.alive === false) {
+          socket.terminate();
+          continue;
+        }
+        socket.alive = false;
+        socket.ping();
+      }
+    }, options.heartbeatMs);
+    heartbeat.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(heartbeat);
+      for (const socket of sockets) socket.terminate();
+      link.close();
+    });
+
+    await app.register(websocket, { options: { maxPayload: 1024 } });
+
+    // The core's stream is for BFFs: never proxied (the /api/* proxy would otherwise forward it).
+    app.all('/api/internal/*', async (request, reply) => sendError(request, reply, 404, 'not_found', 'error.not_found'));
+
+    app.get(
+      REALTIME_PATH,
+      {
+        websocket: true,
+        preValidation: async (request, reply) => {
+          const origin = request.headers.origin;
+          if (!origin || !(ours.has(origin) || origin === `${request.https ? 'https' : 'http'}://${request.host}`)) {
+            request.log.warn({ origin }, 'realtime: foreign origin refused');
+            return sendError(request, reply, 403, 'csrf', 'error.csrf');
+          }
+          const token = request.cookies[SESSION_COOKIE];
+          if (!token || !TOKEN_PATTERN.test(token)) return sendError(request, reply, 401, 'unauthorized', 'error.unauthorized');
+          const raw = (request.query as { since?: unknown }).since;
+          if (raw !== undefined && (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)))
+            return sendError(request, reply, 400, 'bad_request', 'error.bad_request');
+          let socket: WebSocket | null = null;
+          const early: Array<string | 'ended' | 'lost'> = [];
+          const deliver = (json: string) => {
+            if (!socket) return void early.push(json);
+            if (socket.readyState !== socket.OPEN) return;
+            if (socket.bufferedAmount + json.length > options.maxBufferedBytes) {
+              request.log.warn({ buffered: socket.bufferedAmount }, 'realtime: slow reader dropped');
+              socket.close(SOCKET_CLOSE.slowReader, 'slow reader');
+              return socket.terminate();
+            }
+            socket.send(json);
+          };
+          const end = (code: number, why: string) => (socket ? socket.close(code, why) : early.push(code === SOCKET_CLOSE.sessionEnded ? 'ended' : 'lost'));
+          const result = await link.subscribe(token, raw === undefined ? null : Number(raw), {
+            events: deliver,
+            resync: deliver,
+            feed: deliver,
+            ended: () => end(SOCKET_CLOSE.sessionEnded, 'session ended'),
+            lost: () => end(SOCKET_CLOSE.upstreamLost, 'upstream lost'),
+          });
+          if (!result.ok) {
+            if (result.code === 'unauthorized') return sendError(request, reply, 401, 'unauthorized', 'error.unauthorized');
+            if (result.code === 'event_sequence_future') return sendError(request, reply, 409, 'event_sequence_future', 'error.event_sequence_future');
+            return sendError(request, reply, 503, 'upstream_unavailable', 'error.upstream_unavailable');
+          }
+          // Subscribed but never upgraded (the browser went away meanwhile): let go.
+          const abandoned = setTimeout(() => link.unsubscribe(result.sub), 10_000);
+          abandoned.unref();
+          request.realtime = {
+            result,
+            attach(ws) {
+              clearTimeout(abandoned);
+              socket = ws;
+              ws.send(JSON.stringify({ type: 'hello', seq: result.seq }));
+              for (const item of early.splice(0)) {
+                if (item === 'ended') return ws.close(SOCKET_CLOSE.sessionEnded, 'session ended');
+                if (item === 'lost') return ws.close(SOCKET_CLOSE.upstreamLost, 'upstream lost');
+                deliver(item);
+              }
+            },
+          };
+        },
+      },
+      (socket, request) => {
+        const realtime = request.realtime;
+        if (!realtime) return socket.close(1011);
+        const peer = socket as WebSocket & { alive?: boolean };
+        sockets.add(peer);
+        peer.alive = true;
+        socket.on('pong', () => (peer.alive = true));
+        // The browser has nothing to say on this socket.
+        socket.on('message', () => socket.close(1008, 'no messages expected'));
+        socket.on('close', () => {
+          sockets.delete(peer);
+          link.unsubscribe(realtime.result.sub);
+        });
+        realtime.attach(socket);
+      },
+    );
+  },
+  { name: 'realtime', dependencies: ['@fastify/cookie'] },
+);

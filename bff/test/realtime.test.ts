@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_COOKIE, SOCKET_CLOSE, type TSocketMessage } from '@obmen/shared';
+import { buildBff, startRealCore } from './session-helpers.ts';
+import { createFixtureUser, fund, type TFixtureUser } from '../../core/test/fixtures.ts';
+import { purgeEvents, recordEvent } from '../../core/src/domains/events/service.ts';
+import { isSocket, mustOpen, openSocket, seqs, until } from './realtime-client.ts';
+
+/** The browser's realtime socket through the BFF, against the real core (PGlite, LISTEN/NOTIFY). */
+describe('BFF /ws (real core)', () => {
+  let core: Awaited<ReturnType<typeof startRealCore>>;
+  let bff: Awaited<ReturnType<typeof buildBff>>;
+  let base: string;
+  let origin: string;
+  let alice: TFixtureUser;
+  let bob: TFixtureUser;
+  let n = 0;
+  const cookie = (user: TFixtureUser) => `${SESSION_COOKIE}=${user.token}`;
+  const transfer = (from: TFixtureUser, to: TFixtureUser, amount: string) =>
+    bff.app.inject({
+      method: 'POST',
+      url: '/api/transfer',
+      headers: { host: new URL(base).host, origin, cookie: cookie(from), 'content-type': 'application/json', 'idempotency-key': `rt-${++n}-${Date.now()}` },
+      payload: { account_id: String(to.accountId), currency: 'USDT', amount },
+    });
+  const record = (user: TFixtureUser, payload: unknown) => core.db.transaction((tx) => recordEvent(tx, user.id, 'unread_msgs', payload));
+
+  beforeAll(async () => {
+    core = await startRealCore({ EVENTS_CHECK_MS: '200' });
+    bff = await buildBff(core.url);
+    base = await bff.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = base;
+    alice = await createFixtureUser(core.db);
+    bob = await createFixtureUser(core.db);
+    await fund(core.db, alice.id, 'USDT', 1_000_000_000n);
+  }, 180_000);
+  afterAll(async () => {
+    await bff?.close();
+    await core?.close();
+  });
+
+  it('refuses a forged or missing Origin (403), no or a malformed cookie (401), an unknown or expired session (401)', async () => {
+    expect(await openSocket(base, { origin: 'http://evil.example', cookie: cookie(bob) })).toMatchObject({ refused: 403 });
+    expect(await openSocket(base, { cookie: cookie(bob) })).toMatchObject({ refused: 403 });
+    expect(await openSocket(base, { origin })).toMatchObject({ refused: 401 });
+    expect(await openSocket(base, { origin, cookie: `${SESSION_COOKIE}=not-a-token` })).toMatchObject({ refused: 401 });
+    expect(await openSocket(base, { origin, cookie: `${SESSION_COOKIE}=${'A'.repeat(43)}` })).toMatchObject({ refused: 401 });
+    const expired = await createFixtureUser(core.db);
+    await core.db.query(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [expired.id]);
+    const refused = await openSocket(base, { origin, cookie: cookie(expired) });
+    expect(refused).toMatchObject({ refused: 401 });
+    expect(!isSocket(refused) && JSON.parse(refused.body)).toMatchObject({ status: 'error', code: 'unauthorized' });
+    // The token in the URL is no way in either.
+    expect(await openSocket(`${base}/?remember_token=${bob.token}`, { origin })).toMatchObject({ refused: 401 });
+  });
+
+  it('refuses a sequence number from the future (409) and a malformed one (400)', async () => {
+    const user = await createFixtureUser(core.db);
+    await record(user, { private: 1, support: 0 });
+    const future = await openSocket(base, { origin, cookie: cookie(user), since: 2 });
+    expect(future).toMatchObject({ refused: 409 });
+    expect(!isSocket(future) && JSON.parse(future.body).code).toBe('event_sequence_future');
+    expect(await openSocket(base, { origin, cookie: cookie(user), since: '-1' })).toMatchObject({ refused: 400 });
+    const ok = await mustOpen(base, { origin, cookie: cookie(user), since: 1 });
+    expect(await ok.next((m) => m.type === 'hello')).toEqual({ type: 'hello', seq: 1 });
+    ok.ws.close();
+  });
+
+  it('never proxies the core stream', async () => {
+    expect((await bff.app.inject({ url: '/api/internal/events' })).statusCode).toBe(404);
+  });
+
+  it('a transfer from A reaches B live: the wallets and the total balance, in order', async () => {
+    const socket = await mustOpen(base, { origin, cookie: cookie(bob) });
+    const hello = (await socket.next((m) => m.type === 'hello')) as Extract<TSocketMessage, { type: 'hello' }>;
+    expect((await transfer(alice, bob, '2.5')).statusCode).toBe(200);
+    const got = await socket.next((m) => m.type === 'events');
+    expect(got).toMatchObject({
+      type: 'events',
+      events: [{ seq: hello.seq + 1, type: 'wallets', payload: { total_balance: { currency: 'USD' } } }],
+    });
+    const wallets = (got as Extract<TSocketMessage, { type: 'events' }>).events[0]!.payload as { wallets: Array<{ currency: string; balance: string }> };
+    expect(wallets.wallets.find((w) => w.currency === 'USDT')?.balance).toBe('2.500000');
+    socket.ws.close();
+  });
+
+  it('a reconnect with the last sequence number replays what was missed; a gap no longer kept is a resync', async () => {
+    const user = await createFixtureUser(core.db);
+    const first = await mustOpen(base, { origin, cookie: cookie(user) });
+    await first.next((m) => m.type === 'hello');
+    await record(user, { private: 1, support: 0 });
+    await first.next((m) => m.type === 'events');
+    first.ws.close();
+    await first.closed;
+    for (let i = 2; i <= 4; i++) await record(user, { private: i, support: 0 });
+    const again = await mustOpen(base, { origin, cookie: cookie(user), since: 1 });
+    await until('the replay', () => seqs(again).length === 3);
+    expect(seqs(again)).toEqual([2, 3, 4]);
+    expect(again.messages[0]).toEqual({ type: 'hello', seq: 1 });
+    again.ws.close();
+    await core.db.query(`UPDATE events SET created_at = now() - interval '2 days' WHERE user_id = $1`, [user.id]);
+    await purgeEvents(core.db);
+    const late = await mustOpen(base, { origin, cookie: cookie(user), since: 1 });
+    expect(await late.next((m) => m.type === 'resync')).toEqual({ type: 'resync', seq: 4 });
+    late.ws.close();
+  });
+
+  it('logout closes that session’s sockets within 5 s (4401), and the cookie no longer opens one', async () => {
+    const user = await createFixtureUser(core.db);
+    const socket = await mustOpen(base, { origin, cookie: cookie(user) });
+    await socket.next((m) => m.type === 'hello');
+    const started = Date.now();
+    const out = await bff.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { host: new URL(base).host, origin, cookie: cookie(user) } });
+    expect(out.statusCode).toBe(200);
+    const closed = await Promise.race([socket.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5_000))]);
+    expect(closed?.code).toBe(SOCKET_CLOSE.sessionEnded);
+    expect(closed!.at - started).toBeLessThan(5_000);
+    expect(await openSocket(base, { origin, cookie: cookie(user) })).toMatchObject({ refused: 401 });
+  });
+
+  it('drops a peer that stops answering heartbeats, and a slow reader instead of buffering for it', async () => {
+    const strict = await buildBff(core.url, { WS_HEARTBEAT_MS: '150', WS_MAX_BUFFERED_BYTES: '65536' });
+    const strictBase = await strict.app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      // Heartbeats: a client whose socket is paused cannot answer the ping.
+      const silent = await mustOpen(strictBase, { origin: strictBase, cookie: cookie(alice) });
+      await silent.next((m) => m.type === 'hello');
+      expect(strict.app.realtime.sockets()).toBe(1);
+      (silent.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+      await until('the silent peer dropped', () => strict.app.realtime.sockets() === 0, 5_000);
+    } finally {
+      await strict.close();
+    }
+    const slowBff = await buildBff(core.url, { WS_MAX_BUFFERED_BYTES: '65536' });
+    const slowBase = await slowBff.app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const user = await createFixtureUser(core.db);
+      const slow = await mustOpen(slowBase, { origin: slowBase, cookie: cookie(user) });
+      await slow.next((m) => m.type === 'hello');
+      (slow.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+      const big = 'x'.repeat(200_000);
+      for (let i = 0; i < 60 && slowBff.app.realtime.sockets() > 0; i++) await record(user, { big });
+      await until('the slow reader dropped', () => slowBff.app.realtime.sockets() === 0, 10_000);
+    } finally {
+      await slowBff.close();
+    }
+  });
+});

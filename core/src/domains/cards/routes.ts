@@ -1,0 +1,258 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import {
+  CARD_ISSUERS,
+  REPLAYED_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  ZCardBody,
+  ZCardCatalogueResponse,
+  ZCardChangeResponse,
+  ZCardCloseBody,
+  ZCardDetailsResponse,
+  ZCardListResponse,
+  ZCardMoveBody,
+  ZCardOrderBody,
+  ZCardOrderResponse,
+  ZCardOrdersResponse,
+  ZCardParams,
+  ZCardRevealBody,
+  ZCardRevealResponse,
+  ZOk,
+  ZCardOrder,
+  translate,
+  type TCardIssuer,
+} from '@obmen/shared';
+import type { TConfig } from '../../config.ts';
+import { AppError, notFoundOf } from '../../errors.ts';
+import { isDatabaseUnavailable } from '../../db/outage.ts';
+import { currentUser, requireUser } from '../user/current.ts';
+import { idempotencyKeyOf } from '../idempotency/service.ts';
+import { getWalletEnvelope } from '../wallets/service.ts';
+import { openDocumentCipher } from '../verification/cipher.ts';
+import { cardCatalogue } from './catalogue.ts';
+import { receiveIssuerCallback } from './callbacks.ts';
+import { loadIssuers } from './issuer.ts';
+import { cancelOrder, confirmOrder, getOrder, listOrders, placeOrder, type TCardContext } from './orders.ts';
+import { cardDetails, closeCard, freezeCard, listCards, revealCard, topUpCard, unfreezeCard, withdrawFromCard } from './my-cards.ts';
+import { advanceSandboxIssuer, sandboxIssuer } from './sandbox-issuer.ts';
+
+type TCardOptions = { config: TConfig; now?: () => Date };
+
+/** An issuer's event is small; anything bigger is not one. */
+const CALLBACK_BODY_LIMIT = 64 * 1024;
+/** How often the built-in sandbox issuer takes its due steps (not in tests: they drive it). */
+const SANDBOX_TICK_MS = 2_000;
+
+/** Spec §7 "Cards", the calls of issued cards, and the issuers' signed callbacks. */
+const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { config, now: clock }) => {
+  const now = clock ?? (() => new Date());
+  const issuers = loadIssuers(
+    config,
+    openDocumentCipher(config, (msg) => app.log.warn(msg)),
+  );
+  const ctx: TCardContext = { db: app.db, issuers, now };
+  const tags = ['Cards'];
+  const cardNotFound = { paramsError: () => notFoundOf('card') };
+  const money = { idempotent: true };
+  const userId = (request: FastifyRequest) => currentUser(request).id;
+
+  // ---- the issuers' callbacks: raw bodies (the signature covers the exact bytes) ----
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+    scope.withTypeProvider<import('fastify-type-provider-zod').ZodTypeProvider>().post(
+      '/api/card/issuer/:issuer/callback',
+      {
+        bodyLimit: CALLBACK_BODY_LIMIT,
+        schema: {
+          tags,
+          summary: "A card issuer's signed event (raw body; the x-obmen-signature header)",
+          params: z.object({ issuer: z.string() }),
+          response: { 200: ZOk.extend({ result: z.string() }) },
+        },
+      },
+      async (request) => {
+        const known = (CARD_ISSUERS as readonly string[]).includes(request.params.issuer);
+        const issuer = known ? issuers.get(request.params.issuer as TCardIssuer) : undefined;
+        if (!issuer) throw notFoundOf('card_issuer');
+        const signature = request.headers[WEBHOOK_SIGNATURE_HEADER];
+        const { result } = await receiveIssuerCallback(app.db, issuer, {
+          rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+          signature: typeof signature === 'string' ? signature : undefined,
+          now: now(),
+        });
+        if (result === 'bad_signature' || result === 'stale') throw new AppError('webhook_signature_invalid');
+        if (result === 'malformed') throw new AppError('validation');
+        return { status: 'ok' as const, result };
+      },
+    );
+  });
+
+  app.get(
+    '/api/card',
+    { onRequest: requireUser, schema: { tags, summary: 'Card products and what ordering one needs', response: { 200: ZCardCatalogueResponse } } },
+    async (request) => cardCatalogue(app.db, userId(request)),
+  );
+
+  app.get(
+    '/api/card/order',
+    { onRequest: requireUser, schema: { tags, summary: "The caller's card orders with their status", response: { 200: ZCardOrdersResponse } } },
+    async (request) => ({ status: 'ok' as const, orders: await listOrders(app.db, userId(request)) }),
+  );
+
+  app.get(
+    '/api/card/order/:id',
+    {
+      onRequest: requireUser,
+      config: cardNotFound,
+      schema: { tags, summary: 'One card order', params: ZCardParams, response: { 200: ZOk.extend({ order: ZCardOrder }) } },
+    },
+    async (request) => ({ status: 'ok' as const, order: await getOrder(app.db, userId(request), request.params.id) }),
+  );
+
+  const orderAnswer = async (
+    request: FastifyRequest,
+    reply: { header: (k: string, v: string) => unknown },
+    done: Awaited<ReturnType<typeof placeOrder>>,
+    key: 'cards.order_placed' | 'cards.order_confirmed' | 'cards.order_cancelled',
+  ) => {
+    if (done.replayed) reply.header(REPLAYED_HEADER, 'true');
+    return {
+      status: 'ok' as const,
+      message: translate(request.locale, key, { fee: done.order.issue_fee, currency: done.order.fee_currency }),
+      order: done.order,
+      ...(await getWalletEnvelope(app.db, userId(request))),
+    };
+  };
+
+  app.post(
+    '/api/card/order',
+    {
+      onRequest: requireUser,
+      config: money,
+      schema: { tags, summary: 'Order a card (form): the issue fee is held', body: ZCardOrderBody, response: { 200: ZCardOrderResponse } },
+    },
+    async (request, reply) =>
+      orderAnswer(request, reply, await placeOrder(ctx, userId(request), idempotencyKeyOf(request), request.body), 'cards.order_placed'),
+  );
+
+  app.post(
+    '/api/card/order/confirm',
+    {
+      onRequest: requireUser,
+      config: money,
+      schema: {
+        tags,
+        summary: 'Confirm a placed order: the fee is charged and the issuer makes the card',
+        body: ZCardBody,
+        response: { 200: ZCardOrderResponse },
+      },
+    },
+    async (request, reply) =>
+      orderAnswer(request, reply, await confirmOrder(ctx, userId(request), idempotencyKeyOf(request), request.body.card), 'cards.order_confirmed'),
+  );
+
+  app.post(
+    '/api/card/order/cancel',
+    {
+      onRequest: requireUser,
+      config: money,
+      schema: { tags, summary: 'Cancel a placed order: the held fee is released', body: ZCardBody, response: { 200: ZCardOrderResponse } },
+    },
+    async (request, reply) =>
+      orderAnswer(request, reply, await cancelOrder(ctx, userId(request), idempotencyKeyOf(request), request.body.card), 'cards.order_cancelled'),
+  );
+
+  app.get(
+    '/api/card/my',
+    { onRequest: requireUser, schema: { tags, summary: "The caller's cards, numbers masked", response: { 200: ZCardListResponse } } },
+    async (request) => ({ status: 'ok' as const, cards: await listCards(app.db, userId(request)) }),
+  );
+
+  app.get(
+    '/api/card/details/:id',
+    {
+      onRequest: requireUser,
+      config: cardNotFound,
+      schema: { tags, summary: 'One card: masked number, balance, limits, activity', params: ZCardParams, response: { 200: ZCardDetailsResponse } },
+    },
+    async (request) => ({ status: 'ok' as const, card: await cardDetails(app.db, userId(request), request.params.id) }),
+  );
+
+  app.post(
+    '/api/card/reveal',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: 'The full number and CVC, after the password or a second-factor code (never cached)',
+        body: ZCardRevealBody,
+        response: { 200: ZCardRevealResponse },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      reply.header('pragma', 'no-cache');
+      return { status: 'ok' as const, ...(await revealCard(ctx, userId(request), request.body)) };
+    },
+  );
+
+  type TChangeMessage = 'cards.frozen' | 'cards.unfrozen' | 'cards.closed' | 'cards.topped_up' | 'cards.withdrawn';
+  const change = (
+    path: string,
+    summary: string,
+    body: z.ZodType,
+    message: TChangeMessage,
+    run: (request: FastifyRequest, key: string) => ReturnType<typeof freezeCard>,
+  ) =>
+    app.post(
+      path,
+      { onRequest: requireUser, config: money, schema: { tags, summary, body, response: { 200: ZCardChangeResponse } } },
+      async (request, reply) => {
+        const done = await run(request, idempotencyKeyOf(request));
+        if (done.replayed) reply.header(REPLAYED_HEADER, 'true');
+        return {
+          status: 'ok' as const,
+          message: translate(request.locale, message, { card: done.card.last4 ?? '' }),
+          card: done.card,
+          ...(await getWalletEnvelope(app.db, userId(request))),
+        };
+      },
+    );
+  const cardOf = (request: FastifyRequest) => (request.body as { card: string }).card;
+  change('/api/card/freeze', 'Freeze an active card', ZCardBody, 'cards.frozen', (request, key) => freezeCard(ctx, userId(request), key, cardOf(request)));
+  change('/api/card/unfreeze', 'Unfreeze a frozen card', ZCardBody, 'cards.unfrozen', (request, key) =>
+    unfreezeCard(ctx, userId(request), key, cardOf(request)),
+  );
+  change('/api/card/close', 'Close a card for good (its balance goes back to the wallet)', ZCardCloseBody, 'cards.closed', (request, key) =>
+    closeCard(ctx, userId(request), key, cardOf(request)),
+  );
+  change('/api/card/topup', 'Top up a card from the wallet of its currency', ZCardMoveBody, 'cards.topped_up', (request, key) =>
+    topUpCard(ctx, userId(request), key, request.body as z.infer<typeof ZCardMoveBody>),
+  );
+  change('/api/card/withdraw', 'Move money from a card back to the wallet of its currency', ZCardMoveBody, 'cards.withdrawn', (request, key) =>
+    withdrawFromCard(ctx, userId(request), key, request.body as z.infer<typeof ZCardMoveBody>),
+  );
+
+  // The sandbox issuer works on its own, as a remote issuer would; tests drive it with their clock.
+  const sandbox = issuers.get('sandbox') as ReturnType<typeof sandboxIssuer> | undefined;
+  if (sandbox && config.NODE_ENV !== 'test') {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      advanceSandboxIssuer(app.db, sandbox, (rawBody, signature) => receiveIssuerCallback(app.db, sandbox, { rawBody, signature, now: now() }), now())
+        .catch((err: unknown) => {
+          if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'sandbox card issuer failed');
+        })
+        .finally(() => {
+          running = false;
+        });
+    }, SANDBOX_TICK_MS);
+    timer.unref();
+    app.addHook('onClose', async () => clearInterval(timer));
+  }
+};
+
+export default cardRoutes;

@@ -1,0 +1,212 @@
+import type { TFeedItem, TLinkMessage, TLocale, TRealtimeEvent } from '@obmen/shared';
+import type { Db } from '../../db/index.ts';
+import { findSession } from '../auth/sessions.ts';
+import { listOpenNotifications } from '../notifications/service.ts';
+import { getWalletEnvelope } from '../wallets/service.ts';
+import type { TBusMessage } from './bus.ts';
+import { READ_BATCH, lastSequences, readEvents } from '../events/service.ts';
+
+/**
+ * The core's side of the realtime stream: the BFFs' subscriptions (one per browser socket),
+ * and the delivery of each user's events to them, in order, each once.
+ *
+ * A subscription is made with the browser's session token (the core owns sessions) and the
+ * last sequence number the browser has; it remembers the last one sent. On a bus notice for a
+ * user, the hub reads that user's events after the oldest `last` of its subscriptions (one user
+ * at a time, never two reads of one user at once), fills in the payloads left null (wallets,
+ * notifications), and sends each subscription what comes after its own `last`. The same events
+ * for several subscriptions of one user go in one message.
+ *
+ * Every `checkMs` the hub re-checks the subscriptions' sessions (logout, password change,
+ * revocation, expiry: "ended" within checkMs) and catches up on any user whose newest event is
+ * beyond what was sent (a notice lost while a bus connection was down).
+ */
+export type TLink = { send(message: TLinkMessage): void; subs: Map<number, TSub> };
+type TSub = { link: TLink; sub: number; userId: string; sessionId: string; locale: TLocale; last: number };
+
+/** Event types whose null payload is filled in at delivery. */
+const HYDRATED = new Set(['wallets', 'notifications']);
+
+type TLog = { warn: (obj: object, msg: string) => void };
+
+export type THub = ReturnType<typeof createHub>;
+
+export function createHub(db: Db, log: TLog) {
+  const byUser = new Map<string, Set<TSub>>();
+  const links = new Set<TLink>();
+  const pumping = new Map<string, { again: boolean }>();
+  let idle: Promise<void> = Promise.resolve();
+
+  const remove = (sub: TSub) => {
+    sub.link.subs.delete(sub.sub);
+    const set = byUser.get(sub.userId);
+    set?.delete(sub);
+    if (set?.size === 0) byUser.delete(sub.userId);
+  };
+
+  async function hydrate(userId: string, events: Array<{ seq: number; type: string; payload: unknown }>, locale: TLocale): Promise<TRealtimeEvent[]> {
+    // Only the newest of each filled-in type carries the state; older ones would repeat it.
+    const newest = new Map<string, number>();
+    for (const event of events) if (event.payload === null && HYDRATED.has(event.type)) newest.set(event.type, event.seq);
+    const out: TRealtimeEvent[] = [];
+    for (const event of events) {
+      if (event.payload !== null || !HYDRATED.has(event.type)) out.push(event);
+      else if (newest.get(event.type) !== event.seq) out.push({ ...event, payload: null });
+      else if (event.type === 'wallets') out.push({ ...event, payload: await getWalletEnvelope(db, userId) });
+      else out.push({ ...event, payload: { notifications: await listOpenNotifications(db, userId, locale) } });
+    }
+    return out;
+  }
+
+  async function deliver(userId: string): Promise<boolean> {
+    const subs = byUser.get(userId);
+    if (!subs?.size) return false;
+    // Subscriptions at the same point and in the same locale get one message.
+    const groups = new Map<string, TSub[]>();
+    for (const sub of subs) {
+      const key = `${sub.last}:${sub.locale}`;
+      groups.set(key, [...(groups.get(key) ?? []), sub]);
+    }
+    let more = false;
+    for (const group of groups.values()) {
+      const { last, locale } = group[0]!;
+      const read = await readEvents(db, userId, last);
+      const live = group.filter((sub) => sub.link.subs.get(sub.sub) === sub);
+      if (!live.length || read.kind === 'future') continue;
+      for (const [link, ids] of byLink(live)) {
+        if (read.kind === 'resync') link.send({ op: 'resync', subs: ids, seq: read.last });
+      }
+      if (read.kind === 'resync') {
+        for (const sub of live) sub.last = read.last;
+        continue;
+      }
+      if (!read.events.length) continue;
+      const events = await hydrate(userId, read.events, locale);
+      for (const [link, ids] of byLink(live)) link.send({ op: 'events', subs: ids, events });
+      for (const sub of live) sub.last = read.events.at(-1)!.seq;
+      if (read.events.length === READ_BATCH) more = true;
+    }
+    return more;
+  }
+
+  function byLink(subs: TSub[]): Map<TLink, number[]> {
+    const out = new Map<TLink, number[]>();
+    for (const sub of subs) out.set(sub.link, [...(out.get(sub.link) ?? []), sub.sub]);
+    return out;
+  }
+
+  /** Delivers a user's new events; one run per user at a time (a notice meanwhile runs it again). */
+  function pump(userId: string): void {
+    const running = pumping.get(userId);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: false };
+    pumping.set(userId, state);
+    const run = (async () => {
+      try {
+        do {
+          state.again = false;
+          if (await deliver(userId)) state.again = true;
+        } while (state.again);
+      } catch (err) {
+        log.warn({ err, userId }, 'events: delivery failed (the next check retries)');
+      } finally {
+        pumping.delete(userId);
+      }
+    })();
+    idle = idle.then(() => run);
+  }
+
+  return {
+    /** A BFF's link opened. */
+    open(send: TLink['send']): TLink {
+      const link: TLink = { send, subs: new Map() };
+      links.add(link);
+      return link;
+    },
+    /** The link closed: every subscription on it goes. */
+    close(link: TLink): void {
+      for (const sub of [...link.subs.values()]) remove(sub);
+      links.delete(link);
+    },
+    async subscribe(link: TLink, sub: number, token: string, since: number | null): Promise<void> {
+      const session = await findSession(db, token);
+      if (!session) return link.send({ op: 'refused', sub, code: 'unauthorized' });
+      const userId = session.user.id;
+      const last = (await lastSequences(db, [userId])).get(userId) ?? 0;
+      if (since !== null && since > last) return link.send({ op: 'refused', sub, code: 'event_sequence_future' });
+      if (!links.has(link)) return;
+      link.subs.get(sub) && remove(link.subs.get(sub)!);
+      const entry: TSub = { link, sub, userId, sessionId: session.id, locale: session.user.locale, last: since ?? last };
+      link.subs.set(sub, entry);
+      byUser.set(userId, (byUser.get(userId) ?? new Set()).add(entry));
+      link.send({ op: 'ok', sub, seq: entry.last });
+      if (entry.last < last) pump(userId);
+    },
+    unsubscribe(link: TLink, sub: number): void {
+      const entry = link.subs.get(sub);
+      if (entry) remove(entry);
+    },
+    /** A bus message: users with news, or a feed item for every BFF. */
+    onMessage(message: TBusMessage): void {
+      for (const userId of message.users ?? []) if (byUser.has(userId)) pump(userId);
+      if (message.feed) for (const link of links) if (link.subs.size) link.send({ op: 'feed', item: message.feed });
+    },
+    /** Catch up on everyone: after a bus gap, and periodically. */
+    async catchUp(): Promise<void> {
+      const users = [...byUser.keys()];
+      for (let i = 0; i < users.length; i += 1000) {
+        const newest = await lastSequences(db, users.slice(i, i + 1000));
+        for (const [userId, seq] of newest) {
+          if ([...(byUser.get(userId) ?? [])].some((sub) => sub.last < seq)) pump(userId);
+        }
+      }
+    },
+    /** Sessions that ended (logout, password change, revoked, expired): their subscriptions end. */
+    async checkSessions(): Promise<void> {
+      const subs = [...byUser.values()].flatMap((set) => [...set]);
+      if (!subs.length) return;
+      const ids = [...new Set(subs.map((sub) => sub.sessionId))];
+      const alive = new Set<string>();
+      for (let i = 0; i < ids.length; i += 5000) {
+        const rows = await db.query<{ id: string }>(
+          'SELECT id::text AS id FROM sessions WHERE id = ANY($1::bigint[]) AND revoked_at IS NULL AND expires_at > now()',
+          [ids.slice(i, i + 5000)],
+        );
+        for (const row of rows) alive.add(row.id);
+      }
+      const ended = subs.filter((sub) => !alive.has(sub.sessionId));
+      for (const sub of ended) remove(sub);
+      for (const [link, ids] of byLink(ended)) link.send({ op: 'ended', subs: ids });
+    },
+    /** Resolves once every delivery started so far is done (tests). */
+    settled: () => idle,
+    stats: () => ({ links: links.size, users: byUser.size, subs: [...byUser.values()].reduce((n, set) => n + set.size, 0) }),
+  };
+}
+
+/** The payment popup's amount: two significant digits, rounded down ("12345.67" → "12000"). */
+export function roughAmount(amount: string): string {
+  const [whole = '0', fraction = ''] = amount.split('.');
+  const digits = (whole + fraction).replace(/^0+/, '');
+  if (!digits) return '0';
+  const leadingZeros = (whole + fraction).length - digits.length;
+  const kept = digits.slice(0, 2).padEnd(digits.length, '0');
+  const all = '0'.repeat(leadingZeros) + kept;
+  const intPart = all.slice(0, whole.length).replace(/^0+(?=\d)/, '');
+  const fracPart = all.slice(whole.length).replace(/0+$/, '');
+  return fracPart ? `${intPart || '0'}.${fracPart}` : intPart || '0';
+}
+
+/** A feed item: at most one per `everyMs` per core is passed on; the rest are dropped. */
+export function feedThrottle(publish: (item: TFeedItem) => void, everyMs: number, now: () => number = Date.now) {
+  let lastAt = Number.NEGATIVE_INFINITY;
+  return (item: TFeedItem) => {
+    const at = now();
+    if (at - lastAt < everyMs) return;
+    lastAt = at;
+    publish({ ...item, amount: roughAmount(item.amount) });
+  };
+}

@@ -1,0 +1,89 @@
+import fp from 'fastify-plugin';
+import websocket from '@fastify/websocket';
+import { z } from 'zod';
+import { REALTIME_LINK_PATH, type TLinkMessage } from '@obmen/shared';
+import type { TConfig } from '../../config.ts';
+import { isDatabaseUnavailable } from '../../db/outage.ts';
+import { natsBus, postgresBus, type TEventBus } from './bus.ts';
+import { createHub, feedThrottle, type THub } from './hub.ts';
+import { setFeed } from '../events/service.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    events: { hub: THub; bus: TEventBus };
+  }
+}
+
+/** One feed item per core this often at most (the popup shows each for 12 s). */
+const FEED_EVERY_MS = 4_000;
+/** A BFF link that lets this much pile up unread is cut (its browsers reconnect and replay). */
+const LINK_MAX_BUFFERED = 64 * 1024 * 1024;
+
+const ZLinkRequest = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('sub'), sub: z.number().int().min(0), token: z.string().max(100), since: z.number().int().min(0).nullable() }),
+  z.object({ op: z.literal('unsub'), sub: z.number().int().min(0) }),
+]);
+
+/**
+ * The realtime stream of this core (issue 15): the events bus (LISTEN/NOTIFY or NATS), the hub
+ * of the BFFs' subscriptions, and the BFF's websocket at /api/internal/events (hidden from the
+ * document; the BFF never proxies /api/internal/*).
+ */
+export default fp<{ config: TConfig }>(
+  async (app, { config }) => {
+    const hub = createHub(app.db, app.log);
+    const handlers = { onMessage: hub.onMessage, onGap: () => void hub.catchUp().catch(() => {}) };
+    const bus = config.NATS_URL ? await natsBus(config.NATS_URL, handlers, app.log) : await postgresBus(app.db, handlers, app.log);
+    app.db.onAnnounce = bus.announce;
+    setFeed(app.db, feedThrottle(bus.feed, FEED_EVERY_MS));
+    app.decorate('events', { hub, bus });
+
+    let checking = false;
+    const timer = setInterval(() => {
+      if (checking) return;
+      checking = true;
+      Promise.all([hub.checkSessions(), hub.catchUp()])
+        .catch((err: unknown) => {
+          if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'events: session check failed');
+        })
+        .finally(() => (checking = false));
+    }, config.EVENTS_CHECK_MS);
+    timer.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(timer);
+      app.db.onAnnounce = null;
+      await bus.close();
+    });
+
+    await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+    app.get(
+      REALTIME_LINK_PATH,
+      {
+        websocket: true,
+        schema: { hide: true, tags: ['Service'], summary: 'Realtime events for the BFF (websocket)' },
+      },
+      (socket) => {
+        const link = hub.open((message: TLinkMessage) => {
+          if (socket.readyState !== socket.OPEN) return;
+          if (socket.bufferedAmount > LINK_MAX_BUFFERED) return socket.terminate();
+          socket.send(JSON.stringify(message));
+        });
+        socket.on('message', (data: Buffer) => {
+          let parsed: z.infer<typeof ZLinkRequest>;
+          try {
+            parsed = ZLinkRequest.parse(JSON.parse(String(data)));
+          } catch {
+            return socket.close(1008, 'bad request');
+          }
+          if (parsed.op === 'unsub') return hub.unsubscribe(link, parsed.sub);
+          hub.subscribe(link, parsed.sub, parsed.token, parsed.since).catch((err: unknown) => {
+            app.log.warn({ err }, 'events: subscribe failed');
+            link.send({ op: 'refused', sub: parsed.sub, code: 'unavailable' });
+          });
+        });
+        socket.on('close', () => hub.close(link));
+      },
+    );
+  },
+  { name: 'events', dependencies: ['db'] },
+);

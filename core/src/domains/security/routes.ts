@@ -1,0 +1,148 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  SESSION_CLEARED,
+  SESSION_STATE_HEADER,
+  ZCodeBody,
+  ZEmailChangeBody,
+  ZEmailStateResponse,
+  ZTokenParams,
+  ZOk,
+  ZRevokeOthersResponse,
+  ZSecurityMessage,
+  ZSecurityResponse,
+  ZSessionParams,
+  ZTotpEnableResponse,
+  ZTotpSetupResponse,
+  translate,
+} from '@obmen/shared';
+import { AppError, notFoundOf } from '../../errors.ts';
+import { confirmEmailChange, getEmailState, reportEmailChange, requestEmailChange } from './email.ts';
+import { currentUser, requireUser } from '../user/current.ts';
+import { disableTotp, enableTotp, getSecurityOverview, renewRecoveryCodes, revokeOtherSessions, revokeOwnSession, startTotpSetup } from './service.ts';
+
+/** /settings/security (two-factor, sessions, sign-in log) and /settings/bind-email. */
+const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: string }> = async (app, options) => {
+  const tags = ['Auth'];
+  const deps = { db: app.db, mailer: app.mailer, now: options.now ?? (() => new Date()) };
+  const emailDeps = { db: app.db, mailer: app.mailer, publicUrl: options.publicUrl };
+  /** A malformed mailed-link token is the same "invalid or expired link" as a spent one. */
+  const tokenRoute = { paramsError: () => new AppError('invalid_token') };
+
+  app.get(
+    '/api/security',
+    {
+      onRequest: requireUser,
+      schema: { tags, summary: 'Two-factor state, live sessions, the last 20 sign-ins, the withdrawal hold', response: { 200: ZSecurityResponse } },
+    },
+    (request) => getSecurityOverview(app.db, currentUser(request).id, request.sessionId),
+  );
+
+  app.post(
+    '/api/security/totp/setup',
+    {
+      onRequest: requireUser,
+      schema: { tags, summary: 'Start two-factor enrolment: a new TOTP secret, its otpauth URI and QR code', response: { 200: ZTotpSetupResponse } },
+    },
+    (request) => startTotpSetup(app.db, currentUser(request)),
+  );
+
+  app.post(
+    '/api/security/totp/enable',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: 'Confirm enrolment with a code: two-factor on, ten recovery codes (shown once)',
+        body: ZCodeBody,
+        response: { 200: ZTotpEnableResponse },
+      },
+    },
+    (request) => enableTotp(deps, currentUser(request), request.body.code, request.locale),
+  );
+
+  app.post(
+    '/api/security/totp/disable',
+    {
+      onRequest: requireUser,
+      schema: { tags, summary: 'Turn two-factor off with a code (withdrawals then wait 24 hours)', body: ZCodeBody, response: { 200: ZSecurityMessage } },
+    },
+    (request) => disableTotp(deps, currentUser(request), request.body.code, request.locale),
+  );
+
+  app.post(
+    '/api/security/recovery_codes',
+    {
+      onRequest: requireUser,
+      schema: { tags, summary: 'Ten new recovery codes for a code (the old ones stop working)', body: ZCodeBody, response: { 200: ZTotpEnableResponse } },
+    },
+    (request) => renewRecoveryCodes(deps, currentUser(request), request.body.code, request.locale),
+  );
+
+  app.post(
+    '/api/security/sessions/:id/revoke',
+    {
+      onRequest: requireUser,
+      config: { paramsError: () => notFoundOf('session') },
+      schema: { tags, summary: 'Sign one of your sessions out', params: ZSessionParams, response: { 200: ZOk } },
+    },
+    async (request, reply) => {
+      await revokeOwnSession(app.db, currentUser(request).id, request.params.id);
+      if (request.params.id === request.sessionId) reply.header(SESSION_STATE_HEADER, SESSION_CLEARED);
+      return { status: 'ok' as const };
+    },
+  );
+
+  app.post(
+    '/api/security/sessions/revoke_others',
+    { onRequest: requireUser, schema: { tags, summary: 'Sign out everywhere else', response: { 200: ZRevokeOthersResponse } } },
+    async (request) => {
+      const revoked = await revokeOtherSessions(app.db, currentUser(request).id, request.sessionId);
+      return { status: 'ok' as const, message: translate(request.locale, 'security.others_signed_out', { count: revoked }), revoked };
+    },
+  );
+
+  app.get(
+    '/api/user/email',
+    { onRequest: requireUser, schema: { tags, summary: 'The account e-mail and a change waiting for its link', response: { 200: ZEmailStateResponse } } },
+    (request) => getEmailState(app.db, currentUser(request).id),
+  );
+
+  app.post(
+    '/api/user/email',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: 'Bind or change the e-mail: a link to the new address, a notice to the old one',
+        body: ZEmailChangeBody,
+        response: { 200: ZSecurityMessage },
+      },
+    },
+    (request) => requestEmailChange(emailDeps, currentUser(request), request.body.email, request.locale),
+  );
+
+  app.post(
+    '/api/user/email/confirm/:token',
+    {
+      config: tokenRoute,
+      schema: { tags, summary: 'Confirm an e-mail change by the link sent to the new address', params: ZTokenParams, response: { 200: ZSecurityMessage } },
+    },
+    (request) => confirmEmailChange(emailDeps, request.ip, request.params.token, request.locale),
+  );
+
+  app.post(
+    '/api/user/email/report/:token',
+    {
+      config: tokenRoute,
+      schema: {
+        tags,
+        summary: '"It was not me": stop or undo an e-mail change and sign every device out',
+        params: ZTokenParams,
+        response: { 200: ZSecurityMessage },
+      },
+    },
+    (request) => reportEmailChange(emailDeps, request.ip, request.params.token, request.locale),
+  );
+};
+
+export default securityRoutes;

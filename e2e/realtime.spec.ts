@@ -1,0 +1,48 @@
+import { expect, test, type Page } from '@playwright/test';
+import { randomBytes } from 'node:crypto';
+import { DEMO, headerBalance, logIn, signUp } from './helpers.ts';
+
+/*
+ * Issue 15 in the browser: two contexts, the demo account (A) and a fresh account (B). A
+ * transfer from A changes B's header balance without a reload (the realtime socket through the
+ * BFF), and B sees the anonymised payment popup. Sign-ups: one.
+ */
+const SIGNED_OUT = { storageState: { cookies: [], origins: [] } };
+
+async function markPage(page: Page) {
+  await page.evaluate(() => ((window as unknown as { __e2eMark: number }).__e2eMark = 1));
+}
+
+test('a transfer from A moves B’s header balance live, without a reload', async ({ browser }) => {
+  const contextA = await browser.newContext(SIGNED_OUT);
+  const contextB = await browser.newContext(SIGNED_OUT);
+  const pageA = await contextA.newPage();
+  const pageB = await contextB.newPage();
+  await logIn(pageA, DEMO.email, DEMO.password);
+  const recipient = await signUp(pageB, { prefix: 'realtime' });
+
+  const socketOpen = pageB.waitForEvent('websocket', (ws) => new URL(ws.url()).pathname === '/ws');
+  await pageB.goto('/exchanges');
+  const socket = await socketOpen;
+  // The socket says hello once the BFF and the core have accepted it.
+  await socket.waitForEvent('framereceived', (frame) => String(frame.payload).includes('"hello"'));
+  const before = await headerBalance(pageB);
+  await markPage(pageB);
+
+  const sent = await pageA.request.post('/api/transfer', {
+    headers: { 'idempotency-key': `e2e-rt-${randomBytes(6).toString('hex')}` },
+    data: { account_id: String(recipient.accountId), currency: 'USDT', amount: '5' },
+  });
+  expect(sent.status(), await sent.text()).toBe(200);
+
+  await expect.poll(() => headerBalance(pageB), { timeout: 10_000 }).not.toBe(before);
+  expect(await pageB.evaluate(() => (window as unknown as { __e2eMark?: number }).__e2eMark)).toBe(1);
+  // The payment popup: no name, a random avatar 1–15.
+  const popup = pageB.getByTestId('payment-popup').first();
+  await expect(popup).toBeVisible();
+  const avatar = Number(await popup.getAttribute('data-avatar'));
+  expect(avatar).toBeGreaterThanOrEqual(1);
+  expect(avatar).toBeLessThanOrEqual(15);
+  await contextA.close();
+  await contextB.close();
+});

@@ -1,0 +1,48 @@
+/**
+ * The realtime socket (issue 15). Two legs:
+ *   browser ⇄ BFF  `/ws?since=<last seq>`: the BFF sends TSocketMessage; the browser sends nothing.
+ *   BFF ⇄ core     `/api/internal/events` (one websocket per BFF): TLinkRequest up, TLinkMessage down.
+ */
+
+/** Where the browser opens its socket (same origin; the session comes from the cookie only). */
+export const REALTIME_PATH = '/ws';
+/** The core's stream for the BFF; the BFF answers /api/internal/* itself (404), never proxying it. */
+export const REALTIME_LINK_PATH = '/api/internal/events';
+
+/** One event as the browser gets it: `seq` per user, in order, each once. */
+export type TRealtimeEvent = { seq: number; type: string; payload: unknown };
+
+/** The payment popup's item (spec §3): anonymised, no names, the amount rounded. */
+export type TFeedItem = { kind: 'exchange' | 'transfer'; currency: string; amount: string; to?: string };
+
+/** BFF → browser. */
+export type TSocketMessage =
+  /** Sent first: the newest sequence number of the user (what `since` to send next time). */
+  | { type: 'hello'; seq: number }
+  | { type: 'events'; events: TRealtimeEvent[] }
+  /** What was missed is no longer kept: refetch the state (GET /api/auth/check), continue from `seq`. */
+  | { type: 'resync'; seq: number }
+  | { type: 'feed'; item: TFeedItem };
+
+/** Close codes of the browser socket beyond the standard ones. */
+export const SOCKET_CLOSE = {
+  /** The session ended (logout, password change, revoked, expired): do not reconnect. */
+  sessionEnded: 4401,
+  /** The browser read too slowly; it may reconnect and replay. */
+  slowReader: 4008,
+  /** The BFF lost its link to the core; reconnect and replay. */
+  upstreamLost: 1012,
+} as const;
+
+/** BFF → core. `sub` ids are the BFF's own, unique per link. */
+export type TLinkRequest = { op: 'sub'; sub: number; token: string; since: number | null } | { op: 'unsub'; sub: number };
+
+/** core → BFF. */
+export type TLinkMessage =
+  | { op: 'ok'; sub: number; seq: number }
+  | { op: 'refused'; sub: number; code: 'unauthorized' | 'event_sequence_future' | 'unavailable' }
+  /** The same events for every listed subscription (one user's): the BFF serialises once. */
+  | { op: 'events'; subs: number[]; events: TRealtimeEvent[] }
+  | { op: 'resync'; subs: number[]; seq: number }
+  | { op: 'ended'; subs: number[] }
+  | { op: 'feed'; item: TFeedItem };

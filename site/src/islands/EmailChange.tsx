@@ -1,0 +1,152 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ZEmailChangeBody } from '@obmen/shared/security';
+import { api, ApiError } from '../lib/api.ts';
+import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
+import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+
+/**
+ * /settings/bind-email: `form` asks for the new address; `confirm` spends the link from the
+ * new address once the page runs (a GET changes nothing, so mail scanners burn nothing);
+ * `report` ("it was not me") waits for a click, since it signs every device out.
+ */
+type TMode = { mode: 'form' } | { mode: 'confirm'; token: string } | { mode: 'report'; token: string };
+type TProps = TIslandProps & TMode;
+
+function Result({ message, error }: { message: string; error: string }) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  useEffect(() => focusWhenShown(ref.current), [message, error]);
+  if (error)
+    return (
+      <p className="form-error" role="alert" tabIndex={-1} ref={ref} data-testid="form-error">
+        {error}
+      </p>
+    );
+  return (
+    <p className="form-success" role="status" tabIndex={-1} ref={ref} data-testid="form-success">
+      {message}
+    </p>
+  );
+}
+
+function LinkAction({ mode, token }: { mode: 'confirm' | 'report'; token: string }) {
+  const { t } = useTranslation();
+  const [message, setMessage] = useState('');
+  const [error, setError] = useState('');
+  const [sending, setSending] = useState(false);
+  const [hydrated, setHydrated] = useState(false);
+  const send = async () => {
+    setSending(true);
+    try {
+      const answer = await api<{ message: string }>(`/user/email/${mode}/${token}`, { method: 'POST', json: {} });
+      setMessage(answer.message);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : t('error.generic'));
+    } finally {
+      setSending(false);
+    }
+  };
+  useEffect(() => {
+    setHydrated(true);
+    if (mode === 'confirm') void send();
+  }, []);
+  if (message || error) return <Result message={message} error={error} />;
+  if (mode === 'confirm')
+    return (
+      <p role="status" data-testid="email-confirming">
+        {t('emailpage.confirming')}
+      </p>
+    );
+  return (
+    <div className="settings-form">
+      <p>{t('emailpage.report_lead')}</p>
+      <div className="settings-actions">
+        <button className="btn btn-danger" type="button" onClick={send} disabled={sending || !hydrated} data-testid="email-report">
+          {t('emailpage.report_submit')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function ChangeForm() {
+  const { t } = useTranslation();
+  const [email, setEmail] = useState('');
+  const [error, setError] = useState('');
+  const [formError, setFormError] = useState('');
+  const [done, setDone] = useState('');
+  const [sending, setSending] = useState(false);
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const formRef = useRef<HTMLFormElement>(null);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setFormError('');
+    const parsed = ZEmailChangeBody.safeParse({ email });
+    if (!parsed.success) {
+      setError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
+      focusFirstInvalid(formRef.current);
+      return;
+    }
+    setError('');
+    setSending(true);
+    try {
+      const answer = await api<{ message: string }>('/user/email', { json: parsed.data });
+      setDone(answer.message);
+    } catch (err) {
+      if (err instanceof ApiError && err.fields.email) {
+        setError(err.fields.email);
+        focusFirstInvalid(formRef.current);
+      } else setFormError(err instanceof ApiError ? err.message : t('error.generic'));
+    } finally {
+      setSending(false);
+    }
+  }
+
+  if (done) return <Result message={done} error="" />;
+  return (
+    <form className="settings-form" method="post" noValidate onSubmit={onSubmit} ref={formRef} data-testid="form-bind-email">
+      {formError && (
+        <p className="form-error" role="alert">
+          {formError}
+        </p>
+      )}
+      <label className="field">
+        <span className="field-label">{t('emailpage.new_email')}</span>
+        <input
+          name="email"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={error ? 'bind-email-error' : 'bind-email-hint'}
+          required
+        />
+        {error ? (
+          <span className="field-error" id="bind-email-error" role="alert" data-testid="error-email">
+            {error}
+          </span>
+        ) : (
+          <span className="field-hint" id="bind-email-hint">
+            {t('emailpage.hint')}
+          </span>
+        )}
+      </label>
+      <div className="settings-actions">
+        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated}>
+          {sending ? t('authpage.sending') : t('emailpage.submit')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export default function EmailChange({ locale, messages, ...mode }: TProps) {
+  return (
+    <IslandRoot locale={locale} messages={messages}>
+      {mode.mode === 'form' ? <ChangeForm /> : <LinkAction mode={mode.mode} token={mode.token} />}
+    </IslandRoot>
+  );
+}

@@ -1,0 +1,223 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ZSecondFactorCode, type TTotpSetupResponse } from '@obmen/shared/security';
+import { api, ApiError } from '../lib/api.ts';
+import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
+import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+
+type TProps = TIslandProps & { enabled: boolean; recoveryLeft: number };
+type TCodes = { message: string; codes: string[] };
+
+/** The secret in groups of four, as people copy it by hand. */
+function grouped(secret: string): string {
+  return secret.match(/.{1,4}/g)?.join(' ') ?? secret;
+}
+
+/** One code field with its error, shared by every step. */
+function CodeField({ id, value, error, onChange }: { id: string; value: string; error: string; onChange: (value: string) => void }) {
+  const { t } = useTranslation();
+  return (
+    <label className="field">
+      <span className="field-label">{t('secondfactor.label')}</span>
+      <input
+        name="code"
+        type="text"
+        autoComplete="one-time-code"
+        autoCapitalize="none"
+        spellCheck={false}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        data-testid={`${id}-code`}
+        required
+      />
+      {error && (
+        <span className="field-error" id={`${id}-error`} role="alert" data-testid={`${id}-error`}>
+          {error}
+        </span>
+      )}
+    </label>
+  );
+}
+
+function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLeft: number }) {
+  const { t } = useTranslation();
+  const [setup, setSetup] = useState<TTotpSetupResponse | null>(null);
+  const [codes, setCodes] = useState<TCodes | null>(null);
+  const [code, setCode] = useState('');
+  const [error, setError] = useState('');
+  const [formError, setFormError] = useState('');
+  const [sending, setSending] = useState(false);
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const formRef = useRef<HTMLFormElement>(null);
+  const stepRef = useRef<HTMLDivElement>(null);
+  useEffect(() => focusWhenShown(stepRef.current), [setup, codes]);
+
+  function failed(err: unknown) {
+    if (err instanceof ApiError) {
+      if (err.fields.code) {
+        setError(err.fields.code);
+        focusFirstInvalid(formRef.current);
+      } else setFormError(err.message);
+    } else setFormError(t('error.generic'));
+  }
+
+  function checkedCode(): string | null {
+    const parsed = ZSecondFactorCode.safeParse(code);
+    if (parsed.success) return parsed.data;
+    setError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
+    focusFirstInvalid(formRef.current);
+    return null;
+  }
+
+  async function run<T>(work: () => Promise<T>): Promise<T | null> {
+    setFormError('');
+    setError('');
+    setSending(true);
+    try {
+      return await work();
+    } catch (err) {
+      failed(err);
+      return null;
+    } finally {
+      setSending(false);
+    }
+  }
+
+  async function start() {
+    const answer = await run(() => api<TTotpSetupResponse>('/security/totp/setup', { method: 'POST', json: {} }));
+    if (answer) setSetup(answer);
+  }
+
+  async function confirm(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const value = checkedCode();
+    if (!value) return;
+    const answer = await run(() => api<{ message: string; recovery_codes: string[] }>('/security/totp/enable', { json: { code: value } }));
+    if (answer) setCodes({ message: answer.message, codes: answer.recovery_codes });
+  }
+
+  async function act(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+    const renew = submitter?.value === 'renew';
+    const value = checkedCode();
+    if (!value) return;
+    if (renew) {
+      const answer = await run(() => api<{ message: string; recovery_codes: string[] }>('/security/recovery_codes', { json: { code: value } }));
+      if (answer) setCodes({ message: answer.message, codes: answer.recovery_codes });
+      return;
+    }
+    const answer = await run(() => api<{ message: string }>('/security/totp/disable', { json: { code: value } }));
+    if (answer) window.location.assign('/settings/security?off=1');
+  }
+
+  const errorLine = formError && (
+    <p className="form-error" role="alert" data-testid="form-error">
+      {formError}
+    </p>
+  );
+
+  if (codes)
+    return (
+      <div className="tfa-step" ref={stepRef} tabIndex={-1} data-testid="recovery-codes">
+        <p className="form-success" role="status">
+          {codes.message}
+        </p>
+        <p>{t('securitypage.codes_lead')}</p>
+        <ol className="recovery-codes">
+          {codes.codes.map((item) => (
+            <li key={item}>
+              <code>{item}</code>
+            </li>
+          ))}
+        </ol>
+        <div className="settings-actions">
+          <a className="btn btn-primary" href="/settings/security" data-testid="codes-done">
+            {t('securitypage.codes_done')}
+          </a>
+        </div>
+      </div>
+    );
+
+  if (setup)
+    return (
+      <form className="tfa-step" method="post" noValidate onSubmit={confirm} ref={formRef} data-testid="form-totp-enable">
+        <div ref={stepRef} tabIndex={-1} className="tfa-scan">
+          <svg
+            className="tfa-qr"
+            viewBox={`0 0 ${setup.qr.size} ${setup.qr.size}`}
+            role="img"
+            aria-label={t('securitypage.qr_label')}
+            shapeRendering="crispEdges"
+            data-testid="totp-qr"
+          >
+            <rect width={setup.qr.size} height={setup.qr.size} fill="#fff" />
+            <path d={setup.qr.path} fill="#000" />
+          </svg>
+          <div className="tfa-manual">
+            <p>{t('securitypage.scan_lead')}</p>
+            <p>
+              {t('securitypage.secret_label')}{' '}
+              <code className="tfa-secret" data-testid="totp-secret" data-secret={setup.secret}>
+                {grouped(setup.secret)}
+              </code>
+            </p>
+            <details>
+              <summary>{t('securitypage.uri_label')}</summary>
+              <code className="tfa-uri" data-testid="totp-uri">
+                {setup.otpauth_uri}
+              </code>
+            </details>
+          </div>
+        </div>
+        {errorLine}
+        <CodeField id="enable" value={code} error={error} onChange={setCode} />
+        <div className="settings-actions">
+          <button className="btn btn-primary" type="submit" disabled={sending} data-testid="totp-confirm">
+            {sending ? t('authpage.sending') : t('securitypage.confirm')}
+          </button>
+        </div>
+      </form>
+    );
+
+  if (!enabled)
+    return (
+      <div className="tfa-step">
+        <p>{t('securitypage.off_lead')}</p>
+        {errorLine}
+        <div className="settings-actions">
+          <button className="btn btn-primary" type="button" onClick={start} disabled={sending || !hydrated} data-testid="totp-start">
+            {t('securitypage.turn_on')}
+          </button>
+        </div>
+      </div>
+    );
+
+  return (
+    <form className="tfa-step" method="post" noValidate onSubmit={act} ref={formRef} data-testid="form-totp-manage">
+      <p>{t('securitypage.codes_left', { count: recoveryLeft })}</p>
+      <p className="settings-lead">{t('securitypage.manage_lead')}</p>
+      {errorLine}
+      <CodeField id="manage" value={code} error={error} onChange={setCode} />
+      <div className="settings-actions">
+        <button className="btn btn-outline" type="submit" name="action" value="renew" disabled={sending || !hydrated} data-testid="codes-renew">
+          {t('securitypage.renew_codes')}
+        </button>
+        <button className="btn btn-danger" type="submit" name="action" value="off" disabled={sending || !hydrated} data-testid="totp-off">
+          {t('securitypage.turn_off')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export default function TwoFactor({ locale, messages, enabled, recoveryLeft }: TProps) {
+  return (
+    <IslandRoot locale={locale} messages={messages}>
+      <TwoFactorBody enabled={enabled} recoveryLeft={recoveryLeft} />
+    </IslandRoot>
+  );
+}
