@@ -55,6 +55,8 @@ async function enrol(page: Page): Promise<string> {
 }
 
 test('TOTP: enrol with the QR secret, sign out, sign in with password and code', async ({ page }) => {
+  // Three scrypt hashes (sign-up, sign-in) on a shared machine: more than the default 30 s.
+  test.slow();
   const account = await signUp(page, { prefix: 'totp' });
   const secret = await enrol(page);
 
@@ -66,7 +68,7 @@ test('TOTP: enrol with the QR secret, sign out, sign in with password and code',
   await page.locator('[data-testid="form-login_password"] input[name=email]').fill(account.email);
   await page.locator('[data-testid="form-login_password"] input[name=password]').fill(account.password);
   await page.locator('[data-testid="form-login_password"] button[type=submit]').click();
-  await expect(page.getByTestId('form-second-factor')).toBeVisible();
+  await expect(page.getByTestId('form-second-factor')).toBeVisible({ timeout: 30_000 });
   // No session yet: the password alone signs nobody in.
   expect((await authCheck(page.request)).user.is_authenticated).toBe(false);
   await page.locator('[data-testid="form-second-factor"] input[name=code]').fill('123456');

@@ -15,6 +15,11 @@ const ZConfig = z
     UPSTREAM_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4000'),
     /** No proxied request waits longer than this for the core's answer headers or body. */
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    /**
+     * The same bound for uploads (multipart/form-data bodies: identity documents, chat files),
+     * which stream up to 60 MB from a phone and are re-encoded by the core before it answers.
+     */
+    UPLOAD_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(120_000),
     UPSTREAM_CONNECTIONS: z.coerce.number().int().min(1).max(1024).default(64),
     SITE_DIST: z.string().default(fileURLToPath(new URL('../../site/dist/', import.meta.url))),
     /** Development (`pnpm dev`): pages, assets and hot reload come from this Astro dev server instead of SITE_DIST. */

@@ -148,6 +148,16 @@ describe('BFF /api proxy', () => {
     expect(ctx.upstream.hits[1]!.headers['x-obmen-locale']).toBe('ru');
   });
 
+  it('turns the remembered invite code (obmen_ref cookie) into x-obmen-ref upstream; a forged header or a bad cookie passes nothing', async () => {
+    ctx.upstream.handle = (_req, res) => json(res, 200, {});
+    await ctx.app.inject({ method: 'POST', url: '/api/auth/register', headers: { cookie: 'obmen_ref=ABCD2345', 'x-obmen-ref': 'FORGED99' }, payload: {} });
+    expect(ctx.upstream.hits[0]!.headers['x-obmen-ref']).toBe('ABCD2345');
+    await ctx.app.inject({ method: 'POST', url: '/api/auth/register', headers: { 'x-obmen-ref': 'FORGED99' }, payload: {} });
+    expect(ctx.upstream.hits[1]!.headers['x-obmen-ref']).toBeUndefined();
+    await ctx.app.inject({ method: 'POST', url: '/api/auth/register', headers: { cookie: 'obmen_ref=<script>' }, payload: {} });
+    expect(ctx.upstream.hits[2]!.headers['x-obmen-ref']).toBeUndefined();
+  });
+
   it('passes a 503 of the core on GET through once, without retrying', async () => {
     ctx.upstream.handle = (_req, res) => json(res, 503, { status: 'error', code: 'maintenance', message: 'later' });
     const res = await ctx.app.inject({ url: '/api/exchange/list' });

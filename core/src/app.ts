@@ -19,10 +19,12 @@ import transferRoutes from './domains/transfer/routes.ts';
 import devRoutes from './domains/dev/routes.ts';
 import verificationRoutes from './domains/verification/routes.ts';
 import paymentRoutes from './domains/payments/routes.ts';
+import withdrawRoutes from './domains/payments/withdraw-routes.ts';
 import cardRoutes from './domains/cards/routes.ts';
 import securityRoutes from './domains/security/routes.ts';
 import chatRoutes from './domains/chat/routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
+import referralRoutes from './domains/referral/routes.ts';
 import { loadProviders } from './domains/payments/providers.ts';
 import storagePlugin from './plugins/storage.ts';
 import type { TFileStorage } from './storage/index.ts';
@@ -66,7 +68,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   }
   await fastify.register(sessionPlugin);
   await fastify.register(mailPlugin, { config });
-  await fastify.register(housekeepingPlugin);
+  await fastify.register(housekeepingPlugin, { publicUrl: config.PUBLIC_URL });
   // The realtime bus and the BFFs' event stream (before any route that records events).
   await fastify.register(eventsPlugin, { config });
   await fastify.register(storagePlugin, { config, ...(storage ? { storage } : {}) });
@@ -83,9 +85,12 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(transferRoutes);
   await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
+  await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: now ?? (() => new Date()) });
   await fastify.register(chatRoutes);
   const providers = loadProviders(config);
   await fastify.register(paymentRoutes, { providers, now: now ?? (() => new Date()), timers: config.NODE_ENV !== 'test' });
+  // Withdrawals; the payout worker runs outside tests (tests drive payouts with their own clock).
+  await fastify.register(withdrawRoutes, { providers, now: now ?? (() => new Date()), payoutWorker: config.NODE_ENV !== 'test' });
   await fastify.register(cardRoutes, { config, ...(now ? { now } : {}) });
   // The outbox viewer and the auth-type switch exist outside production only.
   if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, providers });

@@ -13,10 +13,14 @@
  *   ledger:reverse <transaction id> <reason…>, ledger:check.
  * Identity (cli/verification.ts): kyc:queue, kyc:show <id>, kyc:file <file id> <path>,
  *   kyc:approve <id>, kyc:reject <id> --file side=reason[:note]… --retry|--final, kyc:limits.
+ * Referral (cli/referral.ts): referral:terms [share= currency= hold= min= enabled=], referral:settle.
  * Cards (cli/cards.ts): cards:products, cards:product:create|price|enable|disable, cards:orders,
  *   cards:order:show <id>, cards:issuer, cards:issuer:advance [at=…], cards:callbacks.
  * Support (cli/chat.ts): support:list [--all], support:show <account id>, support:reply <account id>
  *   <text> [--file path]…, support:close <account id>, support:file <file id> <path>, chat:reports.
+ * Withdrawals (cli/withdraw.ts): withdraw:list [state=…], withdraw:approve <id>, withdraw:reject <id>
+ *   <reason…>, withdraw:auto <CUR> <amount>, payouts:sandbox [id=<id>] [outcome=succeeded|failed],
+ *   payments:reconcile from=<day> to=<day>.
  * Run a command without arguments for its usage.
  * DATABASE_URL / DATA_DIR select the database as for the server.
  */

@@ -24,6 +24,7 @@ export const ERRORS = {
   document_not_found: { status: 404, key: 'api.document_not_found' },
   payment_provider_not_found: { status: 404, key: 'api.payment_provider_not_found' },
   payment_not_found: { status: 404, key: 'api.payment_not_found' },
+  withdrawal_not_found: { status: 404, key: 'api.withdrawal_not_found' },
   card_not_found: { status: 404, key: 'api.card_not_found' },
   card_issuer_not_found: { status: 404, key: 'api.card_issuer_not_found' },
   chat_not_found: { status: 404, key: 'api.chat_not_found' },
@@ -49,6 +50,9 @@ export const ERRORS = {
   challenge_invalid: { status: 400, key: 'security.challenge_invalid' },
   session_not_found: { status: 404, key: 'api.session_not_found' },
   withdrawals_blocked: { status: 403, key: 'security.withdrawals_blocked' },
+  // withdrawals (the limit's message names the period: withdraw.limit_exceeded_24h / _30d)
+  withdrawal_limit_exceeded: { status: 422, key: 'withdraw.limit_exceeded_24h', field: 'amount', fieldKey: 'withdraw.field_limit_exceeded' },
+  withdrawal_state: { status: 409, key: 'withdraw.state_conflict' },
   // identity verification and uploads (the state conflicts name their reason by key)
   verification_state: { status: 409, key: 'verification.read_only' },
   files_missing: { status: 400, key: 'verification.files_missing' },
@@ -171,6 +175,7 @@ export const MISSING_ENTITIES = [
   'document',
   'payment_provider',
   'payment',
+  'withdrawal',
   'card',
   'card_issuer',
   'session',

@@ -23,5 +23,7 @@ export * from './security.ts';
 export * from './realtime.ts';
 export * from './payment-fields.ts';
 export * from './chat.ts';
+export * from './withdraw.ts';
 export * from './chat-text.ts';
 export * from './mailing.ts';
+export * from './referral.ts';

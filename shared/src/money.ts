@@ -132,7 +132,7 @@ export function divCeil(a: bigint, b: bigint): bigint {
 // ---- request schemas (validation messages are i18n keys) -----------------------------------
 
 /** Form fields arrive as strings; an empty one means "not given". */
-const emptyToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+export const emptyToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 /** An amount as typed: digits with an optional point or comma. The precision is checked by core. */
 export const ZAmountText = z
@@ -215,7 +215,7 @@ export const ZTransferBody = z.object({
 });
 export type TTransferBody = z.infer<typeof ZTransferBody>;
 
-const ZDateText = z
+export const ZDateText = z
   .string()
   .trim()
   .regex(/^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/, 'validation.invalid');

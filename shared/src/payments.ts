@@ -85,7 +85,8 @@ export const WEBHOOK_SIGNATURE_HEADER = 'x-obmen-signature';
  */
 export const ZPaymentWebhookEvent = z.object({
   id: z.string().min(1).max(200),
-  type: z.enum(['payment.pending', 'payment.paid', 'payment.declined']),
+  /** payout.*: a withdrawal's payout (payment_id = the withdrawal's id). */
+  type: z.enum(['payment.pending', 'payment.paid', 'payment.declined', 'payout.paid', 'payout.failed']),
   payment_id: z.string().min(1).max(200),
   amount: z.string().min(1).max(60),
   currency: z.string().min(1).max(10),

@@ -1,6 +1,7 @@
 import { defineMiddleware } from 'astro:middleware';
 import {
   LOCALE_COOKIE,
+  REFERRAL_COOKIE,
   SESSION_CLEARED,
   SESSION_COOKIE,
   SESSION_STATE_HEADER,
@@ -8,6 +9,8 @@ import {
   TOKEN_PATTERN,
   clearedSessionCookie,
   pickLocale,
+  readReferralCode,
+  referralCookie,
   sessionCookie,
   type TChatListResponse,
   type TEnvelope,
@@ -52,6 +55,16 @@ function withSetCookie(response: Response, cookie: string): Response {
     copy.headers.append('set-cookie', cookie);
     return copy;
   }
+}
+
+/**
+ * Any landing page with `?ref=CODE` (issue 17): the code goes into a first-party cookie for 30
+ * days, which the BFF forwards to the core on sign-up calls. First touch wins: a browser that
+ * holds a code keeps it; a signed-in visitor has signed up already.
+ */
+function referralToRemember(url: URL, cookie: string | undefined, signedIn: boolean): string | null {
+  if (signedIn || readReferralCode(cookie)) return null;
+  return readReferralCode(url.searchParams.get('ref'));
 }
 
 /** Everything the root layout needs, fetched once per page from the core, in parallel. */
@@ -103,5 +116,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
   if (Array.isArray(check.wallets)) locals.wallets = check.wallets.filter((wallet) => 'currency' in wallet);
   const blocked = check.site_settings.site_blocked && context.url.pathname !== MAINTENANCE_PATH;
   const response = blocked ? await context.rewrite(MAINTENANCE_PATH) : await next();
-  return setCookie ? withSetCookie(response, setCookie) : response;
+  const withSession = setCookie ? withSetCookie(response, setCookie) : response;
+  const ref = referralToRemember(context.url, context.cookies.get(REFERRAL_COOKIE)?.value, check.user.is_authenticated);
+  return ref ? withSetCookie(withSession, referralCookie(ref, locals.https)) : withSession;
 });

@@ -8,10 +8,13 @@ import {
   API_BODY_LIMIT_BYTES,
   IDEMPOTENCY_HEADER,
   LOCALE_COOKIE,
+  REFERRAL_COOKIE,
+  REFERRAL_HEADER,
   REQUEST_ID_HEADER,
   UPLOAD_BODY_MAX_BYTES,
   isI18nKey,
   isLocale,
+  readReferralCode,
   type TI18nKey,
 } from '@obmen/shared';
 import type { TConfig } from '../config.ts';
@@ -39,6 +42,7 @@ const DROPPED_REQUEST_HEADERS = [
   'authorization',
   'cookie',
   'x-obmen-locale',
+  'x-obmen-ref',
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
@@ -106,9 +110,13 @@ function codedError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+function isUpload(contentType: string | string[] | undefined): boolean {
+  return typeof contentType === 'string' && contentType.toLowerCase().startsWith('multipart/form-data');
+}
+
 /** The core's own limits: uploads (multipart) have theirs, everything else API_BODY_LIMIT_BYTES. */
 function bodyLimitOf(contentType: string | string[] | undefined): number {
-  return typeof contentType === 'string' && contentType.startsWith('multipart/form-data') ? UPLOAD_BODY_MAX_BYTES : API_BODY_LIMIT_BYTES;
+  return isUpload(contentType) ? UPLOAD_BODY_MAX_BYTES : API_BODY_LIMIT_BYTES;
 }
 
 /**
@@ -157,19 +165,21 @@ export default fp<TApiProxyOptions>(
      * so the handler starts as the request arrives), the time queued for
      * one of the pool's connections included (undici's own timeouts start on the socket): when
      * it passes the client gets 504 at once, and the abort keeps a request still queued from
-     * ever reaching the core.
+     * ever reaching the core. Uploads get UPLOAD_UPSTREAM_TIMEOUT_MS instead: their body
+     * streams through the same wait.
      */
     function startDeadline(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
       const controller = new AbortController();
+      const timeoutMs = isUpload(request.headers['content-type']) ? config.UPLOAD_UPSTREAM_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS;
       request.upstreamSignal = controller.signal;
       request.upstreamDeadline = setTimeout(() => {
         request.upstreamDeadline = null;
         if (!reply.sent) {
-          request.log.warn({ timeoutMs: config.UPSTREAM_TIMEOUT_MS }, 'upstream deadline passed');
+          request.log.warn({ timeoutMs }, 'upstream deadline passed');
           void sendFailure(request, reply, classifyUpstreamError({ code: DEADLINE_PASSED }));
         }
         controller.abort(codedError(DEADLINE_PASSED, 'upstream deadline passed'));
-      }, config.UPSTREAM_TIMEOUT_MS);
+      }, timeoutMs);
       done();
     }
 
@@ -184,7 +194,11 @@ export default fp<TApiProxyOptions>(
           return;
         }
         const body = options.body && typeof (options.body as Readable).pipe === 'function' ? limitBody(options.body as Readable, limit) : options.body;
-        app.core.request({ ...options, body, signal }, callback);
+        // undici's own socket timeouts (the pool's are UPSTREAM_TIMEOUT_MS) stretched for an upload.
+        const timeouts = isUpload(options.headers['content-type'])
+          ? { headersTimeout: config.UPLOAD_UPSTREAM_TIMEOUT_MS, bodyTimeout: config.UPLOAD_UPSTREAM_TIMEOUT_MS }
+          : {};
+        app.core.request({ ...options, ...timeouts, body, signal }, callback);
       },
     };
 
@@ -210,6 +224,9 @@ export default fp<TApiProxyOptions>(
           forwardSession(request, headers);
           const locale = request.cookies[LOCALE_COOKIE];
           if (isLocale(locale)) headers['x-obmen-locale'] = locale;
+          // The invite code a landing page remembered (site middleware): the core binds a sign-up to it.
+          const ref = readReferralCode(request.cookies[REFERRAL_COOKIE]);
+          if (ref) headers[REFERRAL_HEADER] = ref;
           headers[DEADLINE_SIGNAL] = request.upstreamSignal;
           return headers;
         },

@@ -7,6 +7,8 @@ import { TRANSFER_COMMANDS } from './transfer.ts';
 import { LEDGER_COMMANDS } from './ledger.ts';
 import { VERIFICATION_COMMANDS } from './verification.ts';
 import { PAYMENT_COMMANDS } from './payments.ts';
+import { WITHDRAW_COMMANDS } from './withdraw.ts';
+import { REFERRAL_COMMANDS } from './referral.ts';
 import { CARD_COMMANDS } from './cards.ts';
 import { CHAT_COMMANDS } from './chat.ts';
 
@@ -20,6 +22,8 @@ export const COMMANDS: Record<string, TCommand> = {
   ...LEDGER_COMMANDS,
   ...VERIFICATION_COMMANDS,
   ...PAYMENT_COMMANDS,
+  ...WITHDRAW_COMMANDS,
+  ...REFERRAL_COMMANDS,
   ...CARD_COMMANDS,
   ...CHAT_COMMANDS,
 };

@@ -9,6 +9,7 @@ import { chargeMonthlyFees } from '../domains/cards/fees.ts';
 import { purgeSignIns } from '../domains/security/service.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
+import { settleReferralBonuses } from '../domains/referral/service.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
@@ -16,11 +17,12 @@ const EVERY_MS = 10 * 60 * 1000;
 /**
  * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
  * keys and exchange quotes, realtime events past their replay window, sign-ins older than 90 days and ended
- * sign-in challenges; deposits left unpaid past their time; and the cards' monthly fees (once per card
- * and month, whichever instances run it).
+ * sign-in challenges; deposits left unpaid past their time; the cards' monthly fees (once per card
+ * and month, whichever instances run it); and referral bonuses past their hold paid out (settlement,
+ * safe with several instances at once).
  */
-export default fp(
-  async (app) => {
+export default fp<{ publicUrl: string }>(
+  async (app, { publicUrl }) => {
     const timer = setInterval(() => {
       Promise.all([
         purgeRateLimits(app.db),
@@ -33,6 +35,7 @@ export default fp(
         expireDeposits(app.db, new Date()),
         chargeMonthlyFees(app.db, new Date()),
         purgeEvents(app.db),
+        settleReferralBonuses({ db: app.db, publicUrl, mailer: app.mailer }, new Date()),
       ]).catch((err: unknown) => {
         if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');
       });
@@ -40,5 +43,5 @@ export default fp(
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
   },
-  { name: 'housekeeping', dependencies: ['db'] },
+  { name: 'housekeeping', dependencies: ['db', 'mail'] },
 );

@@ -5,6 +5,7 @@ import { SEED_ARTICLES } from './articles.ts';
 import { seedRates } from '../domains/rates/service.ts';
 import { seedCardProducts } from '../domains/cards/catalogue.ts';
 import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
+import { seedWithdrawAutoApproval } from '../domains/payments/withdrawals.ts';
 
 /**
  * The confirmed demo account of development and test databases (never production: app.ts
@@ -108,14 +109,29 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean }): P
   const seeded = await seedPlatform(db);
   // Realistic rates for every pair and transfer limits, on an empty rates table only.
   const ratesSeeded = await seedRates(db);
+  await seedReferralTerms(db);
   // The sandbox payment systems, on an empty catalogue only (also on a database seeded before it existed).
   const systemsSeeded = await db.transaction((tx) => seedPaymentSystems(tx));
+  // Withdrawals up to these amounts need no operator (an empty table only).
+  const autoSeeded = await db.transaction((tx) => seedWithdrawAutoApproval(tx));
   // The card catalogue, on an empty one only.
   const cardsSeeded = await seedCardProducts(db);
   // Also on a database seeded before accounts existed; dev and test only.
-  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded || cardsSeeded;
+  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded || autoSeeded || cardsSeeded;
   await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
   return true;
+}
+
+/**
+ * The referral programme's default terms (20% of each fee, paid in USDT after 14 days, at least
+ * 1 USDT), once: an operator changes them with referral:terms and they stay.
+ */
+async function seedReferralTerms(db: Db): Promise<void> {
+  await db.query(
+    `INSERT INTO referral_terms (share, currency, hold_seconds, min_payout)
+     SELECT 0.2, code, 14 * 86400, power(10::numeric, precision) FROM currencies WHERE code = 'USDT'
+     ON CONFLICT (id) DO NOTHING`,
+  );
 }
 
 function seedPlatform(db: Db): Promise<boolean> {

@@ -59,7 +59,7 @@ function SessionListBody({ sessions: initial }: { sessions: TSessionRow[] }) {
           <li key={session.id} className="security-item" data-testid="session" data-current={session.current || undefined}>
             <div className="security-item-main">
               <strong>{session.device ?? t('securitypage.unknown_device')}</strong>
-              {session.current && <span className="badge badge-completed">{t('securitypage.this_device')}</span>}
+              {session.current && <span className="sec-badge ok">{t('securitypage.this_device')}</span>}
               <span className="security-meta">
                 {session.ip ?? '—'} · {t('securitypage.last_used')} <time dateTime={session.lastSeenIso}>{session.lastSeen}</time>
               </span>

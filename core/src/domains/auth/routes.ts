@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
+  REFERRAL_HEADER,
+  readReferralCode,
   SESSION_CLEARED,
   SESSION_STATE_HEADER,
   SESSION_TOKEN_HEADER,
@@ -44,7 +46,15 @@ import {
 
 export function clientOf(request: FastifyRequest): TClient {
   const userAgent = request.headers['user-agent'];
-  return { ip: request.ip, locale: request.locale, user: request.user, sessionId: request.sessionId, ...(userAgent ? { userAgent } : {}) };
+  const refCode = readReferralCode(request.headers[REFERRAL_HEADER]);
+  return {
+    ip: request.ip,
+    locale: request.locale,
+    user: request.user,
+    sessionId: request.sessionId,
+    ...(userAgent ? { userAgent } : {}),
+    ...(refCode ? { refCode } : {}),
+  };
 }
 
 /**

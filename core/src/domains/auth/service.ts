@@ -35,12 +35,21 @@ import { USER_COLUMNS, toPublicUser, type TAuthUser } from '../user/public.ts';
 import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
 import { markSecurityChanged, secondFactorEnabled } from '../security/second-factor.ts';
 import { checkSignInChallenge, openSignInChallenge, recordSignIn, spendSignInChallenge, type TSignInMethod } from '../security/service.ts';
+import { bindReferee } from '../referral/service.ts';
 
 /** What every account call needs from the app. */
 export type TAuthDeps = { db: Db; config: Pick<TConfig, 'PUBLIC_URL'>; mailer: { kick: () => void } };
 
 /** Who is asking: the real client address (see server.ts trustProxy), language, session. */
-export type TClient = { ip: string; userAgent?: string; locale: TLocale; user: TAuthUser | null; sessionId: string | null };
+export type TClient = {
+  ip: string;
+  userAgent?: string;
+  locale: TLocale;
+  user: TAuthUser | null;
+  sessionId: string | null;
+  /** The invite code the BFF remembered for this browser (REFERRAL_HEADER), for a sign-up. */
+  refCode?: string | null;
+};
 
 /** A sign-in: the route hands `token` to the BFF in SESSION_TOKEN_HEADER, never in the body. */
 export type TSignedIn = { token: string; state: TAuthState };
@@ -52,7 +61,7 @@ const invalidCredentials = () => new AppError('invalid_credentials');
 const invalidToken = () => new AppError('invalid_token');
 
 type TTokenKind = 'sign_in' | 'reset' | 'confirm_email';
-type TTokenRow = { id: string; user_id: string | null; email: string | null; locale: TLocale; password_hash: string | null };
+type TTokenRow = { id: string; user_id: string | null; email: string | null; locale: TLocale; password_hash: string | null; ref_code: string | null };
 
 async function requireAuthType(db: Queryable, wanted: 'password' | 'email'): Promise<void> {
   const { auth_type } = await getSiteSettings(db);
@@ -89,7 +98,7 @@ async function loadUser(db: Queryable, id: string): Promise<TAuthUser> {
  * A new user with a fresh random account id (7 random digits + Luhn digit). Two first sign-ins
  * of one email racing each other end in one user: the loser finds the winner's row.
  */
-async function createUser(db: Queryable, input: { email: string; locale: TLocale; passwordHash: string | null }): Promise<string> {
+async function createUser(db: Queryable, input: { email: string; locale: TLocale; passwordHash: string | null; refCode?: string | null }): Promise<string> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const accountId = makeAccountId(randomInt(1_000_000, 10_000_000));
     const [row] = await db.query<{ id: string }>(
@@ -97,7 +106,11 @@ async function createUser(db: Queryable, input: { email: string; locale: TLocale
        VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT DO NOTHING RETURNING id::text AS id`,
       [accountId, input.email, input.passwordHash, input.locale, input.passwordHash === null],
     );
-    if (row) return row.id;
+    if (row) {
+      // A new account only: the invite code that brought it binds it to its referrer, once.
+      await bindReferee(db, row.id, input.refCode);
+      return row.id;
+    }
     const existing = await findUserByEmail(db, input.email);
     if (existing) return existing.id;
   }
@@ -108,13 +121,13 @@ async function issueToken(
   db: Queryable,
   kind: TTokenKind,
   ttlS: number,
-  target: { userId?: string; email?: string; locale: TLocale; passwordHash?: string },
+  target: { userId?: string; email?: string; locale: TLocale; passwordHash?: string; refCode?: string | null | undefined },
 ): Promise<string> {
   const token = newToken();
   await db.query(
-    `INSERT INTO auth_tokens (kind, token_hash, user_id, email, locale, password_hash, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, now() + $7::int * interval '1 second')`,
-    [kind, hashToken(token), target.userId ?? null, target.email ?? null, target.locale, target.passwordHash ?? null, ttlS],
+    `INSERT INTO auth_tokens (kind, token_hash, user_id, email, locale, password_hash, ref_code, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, now() + $8::int * interval '1 second')`,
+    [kind, hashToken(token), target.userId ?? null, target.email ?? null, target.locale, target.passwordHash ?? null, target.refCode ?? null, ttlS],
   );
   return token;
 }
@@ -125,7 +138,7 @@ async function consumeToken(db: Queryable, kind: TTokenKind, token: string): Pro
   const [row] = await db.query<TTokenRow>(
     `UPDATE auth_tokens SET used_at = now()
      WHERE token_hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > now()
-     RETURNING id::text, user_id::text, email, locale, password_hash`,
+     RETURNING id::text, user_id::text, email, locale, password_hash, ref_code`,
     [hashToken(token), kind],
   );
   if (!row) throw invalidToken();
@@ -205,7 +218,12 @@ export async function registerAccount(deps: TAuthDeps, client: TClient, body: TR
       });
       return;
     }
-    const token = await issueToken(tx, 'confirm_email', CONFIRM_LINK_TTL_S, { email: body.email, locale: client.locale, passwordHash });
+    const token = await issueToken(tx, 'confirm_email', CONFIRM_LINK_TTL_S, {
+      email: body.email,
+      locale: client.locale,
+      passwordHash,
+      refCode: client.refCode,
+    });
     await queueMail(tx, {
       kind: 'signup_confirm',
       to: body.email,
@@ -258,7 +276,12 @@ export async function requestSignInLink(deps: TAuthDeps, client: TClient, body: 
   await deps.db.transaction(async (tx) => {
     const user = await findUserByEmail(tx, body.email);
     const locale = user?.locale ?? client.locale;
-    const token = await issueToken(tx, 'sign_in', SIGN_IN_LINK_TTL_S, user ? { userId: user.id, locale } : { email: body.email, locale });
+    const token = await issueToken(
+      tx,
+      'sign_in',
+      SIGN_IN_LINK_TTL_S,
+      user ? { userId: user.id, locale } : { email: body.email, locale, refCode: client.refCode },
+    );
     await queueMail(tx, {
       kind: 'sign_in',
       to: user?.email ?? body.email,
@@ -275,7 +298,8 @@ export async function signInByLink(deps: TAuthDeps, client: TClient, token: stri
   await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
   return deps.db.transaction(async (tx) => {
     const row = await consumeToken(tx, 'sign_in', token);
-    const userId = row.user_id ?? (await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: null }));
+    const userId =
+      row.user_id ?? (await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: null, refCode: row.ref_code ?? client.refCode }));
     // Following a mailed link proves the mailbox.
     await tx.query('UPDATE users SET email_confirmed_at = coalesce(email_confirmed_at, now()) WHERE id = $1', [userId]);
     return finishSignIn(tx, client, userId, 'link');
@@ -310,7 +334,7 @@ export async function confirmEmail(deps: TAuthDeps, client: TClient, token: stri
           [userId, row.password_hash],
         );
       } else {
-        userId = await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: row.password_hash });
+        userId = await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: row.password_hash, refCode: row.ref_code ?? client.refCode });
       }
     }
     return finishSignIn(tx, client, userId, 'link');

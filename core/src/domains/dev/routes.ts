@@ -6,6 +6,7 @@ import { setSiteSetting } from '../site/service.ts';
 import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
 import { notFoundOf, routeNotFound } from '../../errors.ts';
 import { approveSubmission, rejectSubmission, ZRejection } from '../verification/operator.ts';
+import { setReferralTerms, settleReferralBonuses } from '../referral/service.ts';
 import { closeSupport, replySupport } from '../chat/operator.ts';
 import { bankReceived, chainMine, chainSend } from '../payments/sandbox.ts';
 import type { TProviders } from '../payments/providers.ts';
@@ -43,6 +44,19 @@ const ZDevPaymentsBody = z.discriminatedUnion('action', [
   z.object({ action: z.literal('chain_mine'), blocks: z.number().int().min(1).max(100).default(1) }),
 ]);
 
+/** The operator's referral:terms / referral:settle, for e2e runs beside a live PGlite. */
+const ZDevReferralBody = z.discriminatedUnion('action', [
+  z.object({
+    action: z.literal('terms'),
+    share: z.string().optional(),
+    currency: z.string().optional(),
+    hold: z.string().optional(),
+    min: z.string().optional(),
+    enabled: z.enum(['true', 'false']).optional(),
+  }),
+  z.object({ action: z.literal('settle') }),
+]);
+
 const ZMailboxQuery = z.object({
   to: z.string().trim().max(254).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -54,6 +68,7 @@ const ZMailboxQuery = z.object({
  *   POST /api/dev/auth_type {auth_type: 'password'|'email'} → {status:'ok', auth_type}  (switch login modes in e2e)
  *   POST /api/dev/notify {account_id? | all?, display, type, title, text?, buttons?, closable?, locale?} → {status:'ok', id}
  *   POST /api/dev/kyc {action: 'approve', id} | {action: 'reject', id, files: [{side, reason, note?}], retry} → the decision (as kyc:approve / kyc:reject)
+ *   POST /api/dev/referral {action: 'terms', share?, currency?, hold?, min?, enabled?} | {action: 'settle'} → as referral:terms / referral:settle
  *   POST /api/dev/support {action: 'reply', account_id, text} | {action: 'close', account_id} → as support:reply / support:close
  *   POST /api/dev/payments {action: 'bank_received', reference, amount?} | {action: 'chain_send', address, amount}
  *        | {action: 'chain_mine', blocks} → as payments:bank:received / payments:chain:send / payments:chain:mine
@@ -104,6 +119,12 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; providers: TProvider
     const body = request.body;
     const ctx = { db: app.db, publicUrl };
     return body.action === 'approve' ? approveSubmission(ctx, 'dev', body.id) : rejectSubmission(ctx, 'dev', body.id, body);
+  });
+
+  app.post('/api/dev/referral', { schema: { body: ZDevReferralBody } }, async (request) => {
+    const { action, ...terms } = request.body;
+    if (action === 'terms') return { status: 'ok', terms: await setReferralTerms(app.db, terms) };
+    return { status: 'ok', settled: await settleReferralBonuses({ db: app.db, publicUrl, mailer: app.mailer }, new Date()) };
   });
 
   app.post('/api/dev/support', { schema: { body: ZDevSupportBody } }, async (request) => {

@@ -28,7 +28,11 @@ const LIMIT = 20;
  *  8. cards: no card account (ledger kind 'card') below zero; each belongs to exactly one issued
  *     card of its currency (name 'card:<public id>') and a closed card's is empty; each card's
  *     issue fee was captured from its own hold into card fees with exactly the fee, and a refund
- *     (failed order) gave exactly the fee back to its user; a cancelled order's hold was released.
+ *     (failed order) gave exactly the fee back to its user; a cancelled order's hold was released;
+ *  9. referral: every 'referral' transaction is one accrual's or one settlement's; an accrual's
+ *     credits the referral liability with exactly its amount; a settlement's moves exactly its
+ *     amount from the liability to its referrer's wallet, and its accruals (its referrer's, its
+ *     currency) sum to it; per currency the liability holds exactly the unsettled accruals.
  */
 export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
   const violations: TViolation[] = [];
@@ -151,6 +155,51 @@ export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
     ),
   );
 
+  add(
+    'each referral transaction is one accrual or one settlement',
+    await db.query(
+      `SELECT t.id AS transaction_id,
+              (SELECT count(*) FROM referral_accruals a WHERE a.transaction_id = t.id)::int AS accruals,
+              (SELECT count(*) FROM referral_settlements s WHERE s.transaction_id = t.id)::int AS settlements
+       FROM ledger_transactions t WHERE t.kind = 'referral' AND t.reverses IS NULL
+       AND (SELECT count(*) FROM referral_accruals a WHERE a.transaction_id = t.id) + (SELECT count(*) FROM referral_settlements s WHERE s.transaction_id = t.id) <> 1
+       LIMIT ${LIMIT}`,
+    ),
+  );
+  add(
+    'each referral accrual credits the liability with its amount',
+    await db.query(
+      `SELECT a.id AS accrual_id, a.amount::text AS amount, coalesce(sum(p.amount), 0)::text AS credited
+       FROM referral_accruals a
+       LEFT JOIN postings p ON p.transaction_id = a.transaction_id
+         AND p.account_id = (SELECT id FROM ledger_accounts WHERE user_id IS NULL AND kind = 'referral' AND currency = a.currency AND name = 'liability')
+       GROUP BY a.id, a.amount HAVING coalesce(sum(p.amount), 0) <> a.amount LIMIT ${LIMIT}`,
+    ),
+  );
+  add(
+    'each referral settlement pays its accruals from the liability to its referrer',
+    await db.query(
+      `SELECT s.id AS settlement_id, s.amount::text AS amount,
+              (SELECT coalesce(sum(a.amount), 0) FROM referral_accruals a WHERE a.settlement_id = s.id)::text AS accrued,
+              (SELECT coalesce(sum(p.amount), 0) FROM postings p JOIN ledger_accounts la ON la.id = p.account_id
+                WHERE p.transaction_id = s.transaction_id AND la.user_id = s.referrer_id AND la.currency = s.currency)::text AS paid
+       FROM referral_settlements s
+       WHERE (SELECT coalesce(sum(a.amount), 0) FROM referral_accruals a WHERE a.settlement_id = s.id) <> s.amount
+          OR EXISTS (SELECT 1 FROM referral_accruals a WHERE a.settlement_id = s.id AND (a.referrer_id <> s.referrer_id OR a.currency <> s.currency))
+          OR (SELECT coalesce(sum(p.amount), 0) FROM postings p JOIN ledger_accounts la ON la.id = p.account_id
+                WHERE p.transaction_id = s.transaction_id AND la.user_id = s.referrer_id AND la.currency = s.currency) <> s.amount
+       LIMIT ${LIMIT}`,
+    ),
+  );
+  add(
+    'the referral liability holds exactly the unsettled accruals',
+    await db.query(
+      `SELECT coalesce(l.currency, u.currency) AS currency, coalesce(l.balance, 0)::text AS liability, coalesce(u.total, 0)::text AS unsettled
+       FROM (SELECT currency, balance FROM ledger_accounts WHERE user_id IS NULL AND kind = 'referral' AND name = 'liability') l
+       FULL JOIN (SELECT currency, sum(amount) AS total FROM referral_accruals WHERE settlement_id IS NULL GROUP BY currency) u ON u.currency = l.currency
+       WHERE coalesce(l.balance, 0) <> coalesce(u.total, 0) LIMIT ${LIMIT}`,
+    ),
+  );
   add(
     'no card account below zero; each belongs to one issued card, empty once closed',
     await db.query(

@@ -4,8 +4,9 @@ import { withRetry } from '../../money-errors.ts';
 import { checkWebhookSignature } from './signature.ts';
 import { applyDepositEvent, type TEventResult } from './deposits.ts';
 import type { TProviderAdapter, TProviders } from './providers.ts';
+import { applyPayoutEvent, type TPayoutResult } from './withdrawals.ts';
 
-export type TWebhookResult = TEventResult | 'duplicate' | 'bad_signature' | 'stale' | 'malformed';
+export type TWebhookResult = TEventResult | TPayoutResult | 'duplicate' | 'bad_signature' | 'stale' | 'malformed';
 
 /** A valid delivery left unprocessed this long is taken up by the retry (the live request may still be on it before). */
 export const WEBHOOK_RETRY_GRACE_MS = 60_000;
@@ -66,7 +67,10 @@ async function processDelivery(db: Db, provider: TProviderAdapter, webhookId: st
         );
         let outcome: TWebhookResult = 'duplicate';
         if (claimed) {
-          const applied = await applyDepositEvent(tx, provider.id, event, now);
+          // payout.*: a withdrawal's payout (withdrawals.ts); payment.*: a deposit or a purchase.
+          const applied = event.type.startsWith('payout.')
+            ? await applyPayoutEvent(tx, provider.id, event, now)
+            : await applyDepositEvent(tx, provider.id, event, now);
           outcome = applied.result;
           await tx.query('UPDATE payment_events SET result = $3, payment_id = $4 WHERE provider = $1 AND event_id = $2', [
             provider.id,

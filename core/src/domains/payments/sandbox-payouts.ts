@@ -1,0 +1,70 @@
+import type { Db } from '../../db/index.ts';
+import { formatAmount, type TPaymentProvider } from '@obmen/shared';
+import { currencies } from '../currencies/service.ts';
+import type { TProviders } from './providers.ts';
+import { signWebhook } from './signature.ts';
+import { receiveWebhook } from './webhooks.ts';
+import { SANDBOX_DECLINED_CARD } from './withdrawals.ts';
+
+/*
+ * The sandbox providers' payout side. A payout handed to a sandbox provider (dispatch, in
+ * withdrawals.ts) waits SANDBOX_PAYOUT_DELAY_MS, then succeeds, or fails for the declined test
+ * card; the provider then reports it by a webhook signed with its secret, delivered through the
+ * same path as a provider's HTTP call (receiveWebhook: inbox, signature, exactly-once), until
+ * we answer it. `force` settles one payout now with a chosen outcome (operators, tests, e2e).
+ */
+
+export type TSettleOptions = { reference?: string; outcome?: 'succeeded' | 'failed'; force?: boolean };
+
+/** Settles the due (or the named) pending sandbox payouts, then reports every unreported one. */
+export async function runSandboxPayouts(
+  db: Db,
+  providers: TProviders,
+  now: Date,
+  options: TSettleOptions = {},
+): Promise<{ settled: number; reported: number }> {
+  const settled = await db.query<{ id: string }>(
+    `UPDATE sandbox_payouts SET state = CASE
+         WHEN $3::text IS NOT NULL THEN $3
+         WHEN destination = $4 THEN 'failed' ELSE 'succeeded' END,
+       settled_at = $1
+     WHERE state = 'pending' AND ($2::text IS NULL OR reference = $2) AND ($5 OR due_at <= $1)
+     RETURNING id`,
+    [now, options.reference ?? null, options.outcome ?? null, SANDBOX_DECLINED_CARD, options.force ?? false],
+  );
+  const unreported = await db.query<{
+    id: string;
+    provider_ref: string;
+    provider: TPaymentProvider;
+    reference: string;
+    currency: string;
+    amount: string;
+    state: string;
+  }>(
+    `SELECT id::text AS id, provider_ref, provider, reference, currency, amount::text AS amount, state FROM sandbox_payouts
+     WHERE state <> 'pending' AND reported_at IS NULL AND ($1::text IS NULL OR reference = $1) ORDER BY id LIMIT 200`,
+    [options.reference ?? null],
+  );
+  const byCode = await currencies(db);
+  let reported = 0;
+  for (const payout of unreported) {
+    const provider = providers.get(payout.provider);
+    if (!provider?.webhookSecret) continue;
+    const body = Buffer.from(
+      JSON.stringify({
+        id: `${payout.provider_ref}.${payout.state}`,
+        type: payout.state === 'succeeded' ? 'payout.paid' : 'payout.failed',
+        payment_id: payout.reference,
+        amount: formatAmount(payout.amount, byCode.get(payout.currency)?.precision ?? 0),
+        currency: payout.currency,
+      }),
+    );
+    const signature = signWebhook(provider.webhookSecret, body, Math.floor(now.getTime() / 1000));
+    const { result } = await receiveWebhook(db, provider, { rawBody: body, signature, now });
+    if (result !== 'bad_signature' && result !== 'stale') {
+      await db.query('UPDATE sandbox_payouts SET reported_at = $2 WHERE id = $1', [payout.id, now]);
+      reported++;
+    }
+  }
+  return { settled: settled.length, reported };
+}

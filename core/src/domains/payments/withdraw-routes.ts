@@ -1,0 +1,221 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  REPLAYED_HEADER,
+  translate,
+  ZCsv,
+  ZOk,
+  ZPaymentSystemGroup,
+  ZWalletEnvelope,
+  ZWithdrawal,
+  ZWithdrawalParams,
+  ZWithdrawCheckBody,
+  ZWithdrawFormBody,
+  ZWithdrawHistoryQuery,
+  ZWithdrawLimits,
+  ZWithdrawSystemParams,
+} from '@obmen/shared';
+import { notFoundOf } from '../../errors.ts';
+import { consumeRateLimit } from '../../rate-limit.ts';
+import { idempotencyKeyOf } from '../idempotency/service.ts';
+import { sendCsv } from '../history/service.ts';
+import { secondFactorEnabled, withdrawalsBlockedUntil } from '../security/second-factor.ts';
+import { getWalletEnvelope } from '../wallets/service.ts';
+import { currentUser, requireUser } from '../user/current.ts';
+import { groupByCurrency, listPaymentSystems } from './catalogue.ts';
+import { userLevel } from './deposits.ts';
+import type { TProviders } from './providers.ts';
+import { runSandboxPayouts } from './sandbox-payouts.ts';
+import {
+  cancelWithdrawal,
+  checkWithdrawal,
+  dispatchApproved,
+  openWithdrawals,
+  requestWithdrawal,
+  WITHDRAW_CSV_COLUMNS,
+  withdrawalStatus,
+  withdrawHistory,
+  withdrawLimits,
+} from './withdrawals.ts';
+
+type TWithdrawOptions = { providers: TProviders; now: () => Date; payoutWorker: boolean };
+
+/** How often the payout worker hands approved requests to providers and runs the sandbox providers. */
+const PAYOUT_WORKER_MS = 5_000;
+
+const tags = ['Withdraw'];
+
+const ZWithdrawSystems = ZOk.extend({
+  currencies: z.array(ZPaymentSystemGroup),
+  limits: ZWithdrawLimits,
+  /** Withdrawals are paused until then after a security change; null when they are not. */
+  blocked_until: z.string().nullable(),
+  /** The form asks for a second-factor code. */
+  second_factor: z.boolean(),
+  /** The caller's requests still under way. */
+  open: z.array(ZWithdrawal),
+});
+
+const ZWithdrawCheckResponse = ZOk.extend({
+  ok: z.boolean(),
+  currency: z.string(),
+  fee: z.string().nullable(),
+  receive: z.string().nullable(),
+  limits: ZWithdrawLimits,
+  /** Field → localized message; `_` for the whole form. */
+  fields: z.record(z.string(), z.string()),
+  message: z.string().nullable(),
+});
+
+const ZWithdrawDone = ZOk.extend({ message: z.string(), withdrawal: ZWithdrawal, ...ZWalletEnvelope.shape });
+
+/** Spec §7 "Withdraw": the systems, the check, the request, its status and cancel, the history. */
+const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { providers, now, payoutWorker }) => {
+  const deps = { db: app.db, now };
+
+  app.get(
+    '/api/withdraw/ps',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: 'Withdrawal systems per currency, the limits left, the security pause and the requests under way',
+        response: { 200: ZWithdrawSystems },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const level = await userLevel(app.db, user.id);
+      const entries = await listPaymentSystems(app.db, { direction: 'withdraw', userLevel: level });
+      const blocked = await withdrawalsBlockedUntil(app.db, user.id);
+      return {
+        status: 'ok' as const,
+        currencies: await groupByCurrency(app.db, entries),
+        limits: await withdrawLimits(app.db, user.id, now()),
+        blocked_until: blocked ? blocked.toISOString() : null,
+        second_factor: await secondFactorEnabled(app.db, user.id),
+        open: await openWithdrawals(app.db, user.id, request.locale),
+      };
+    },
+  );
+
+  app.post(
+    '/api/withdraw/check',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: 'Check a withdrawal form: fee, amount received, limits left, field errors (form)',
+        body: ZWithdrawCheckBody,
+        response: { 200: ZWithdrawCheckResponse },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      await consumeRateLimit(app.db, 'withdraw_check_user', user.id);
+      return { status: 'ok' as const, ...(await checkWithdrawal(app.db, user.id, request.body, request.locale, now())) };
+    },
+  );
+
+  app.post(
+    '/api/withdraw/form/:id',
+    {
+      onRequest: requireUser,
+      config: { idempotent: true, paramsError: () => notFoundOf('payment_provider') },
+      schema: {
+        tags,
+        summary: 'Request a withdrawal through system {id} and hold its amount (form; code when 2FA is on)',
+        params: ZWithdrawSystemParams,
+        body: ZWithdrawFormBody,
+        response: { 200: ZWithdrawDone },
+      },
+    },
+    async (request, reply) => {
+      const user = currentUser(request);
+      const key = idempotencyKeyOf(request);
+      const { withdrawal, replayed } = await requestWithdrawal(deps, user.id, key, request.params.id, request.body, request.locale);
+      if (replayed) reply.header(REPLAYED_HEADER, 'true');
+      return { status: 'ok' as const, message: translate(request.locale, 'withdraw.placed'), withdrawal, ...(await getWalletEnvelope(app.db, user.id)) };
+    },
+  );
+
+  app.get(
+    '/api/withdraw/status/:id',
+    {
+      onRequest: requireUser,
+      config: { paramsError: () => notFoundOf('withdrawal') },
+      schema: {
+        tags,
+        summary: "One of the caller's withdrawals: state, reason, expected time",
+        params: ZWithdrawalParams,
+        response: { 200: ZOk.extend({ withdrawal: ZWithdrawal }) },
+      },
+    },
+    async (request) => ({ status: 'ok' as const, withdrawal: await withdrawalStatus(app.db, currentUser(request).id, request.params.id, request.locale) }),
+  );
+
+  app.post(
+    '/api/withdraw/cancel/:id',
+    {
+      onRequest: requireUser,
+      config: { idempotent: true, paramsError: () => notFoundOf('withdrawal') },
+      schema: {
+        tags,
+        summary: 'Cancel a withdrawal still awaiting review; the held amount comes back',
+        params: ZWithdrawalParams,
+        response: { 200: ZOk.extend({ message: z.string(), withdrawal: ZWithdrawal, ...ZWalletEnvelope.shape }) },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const withdrawal = await cancelWithdrawal(deps, user.id, request.params.id, request.locale);
+      return { status: 'ok' as const, message: translate(request.locale, 'withdraw.cancelled_ok'), withdrawal, ...(await getWalletEnvelope(app.db, user.id)) };
+    },
+  );
+
+  const ZWithdrawHistoryResponse = ZOk.extend({
+    items: z.array(ZWithdrawal),
+    page: z.number().int(),
+    per_page: z.number().int(),
+    total: z.number().int(),
+    pages: z.number().int(),
+  });
+  app.get(
+    '/api/withdraw/history',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: "The caller's withdrawals, filtered and paged (format=csv: a CSV file)",
+        querystring: ZWithdrawHistoryQuery,
+        response: { 200: { content: { 'application/json': { schema: ZWithdrawHistoryResponse }, 'text/csv': { schema: ZCsv } } } },
+      },
+    },
+    async (request, reply) => {
+      const page = await withdrawHistory(app.db, currentUser(request).id, request.query, request.locale);
+      if (request.query.format === 'csv') return sendCsv(reply, 'withdraw-history.csv', WITHDRAW_CSV_COLUMNS, page.items);
+      return { status: 'ok' as const, ...page };
+    },
+  );
+
+  // The payout worker: approved requests a crash left undispatched, and the sandbox providers'
+  // settlements and webhooks. Any core instance may run it (every step locks its rows).
+  if (payoutWorker) {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      const at = now();
+      dispatchApproved(app.db, at)
+        .then(() => runSandboxPayouts(app.db, providers, at))
+        .catch((err: unknown) => app.log.warn({ err }, 'payout worker failed'))
+        .finally(() => {
+          running = false;
+        });
+    }, PAYOUT_WORKER_MS);
+    timer.unref();
+    app.addHook('onClose', async () => clearInterval(timer));
+  }
+};
+
+export default withdrawRoutes;

@@ -1,0 +1,88 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { LOCALES, type TLocale } from '@obmen/shared/constants';
+import { ZReferralMailingBody } from '@obmen/shared/referral';
+import { api, ApiError } from '../lib/api.ts';
+import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+
+/** Invite by mail: up to 10 addresses, the mail's language. */
+function ReferralMailBody({ locale }: { locale: TLocale }) {
+  const { t } = useTranslation();
+  const [addresses, setAddresses] = useState('');
+  const [language, setLanguage] = useState<TLocale>(locale);
+  const [error, setError] = useState('');
+  const [done, setDone] = useState('');
+  const [sending, setSending] = useState(false);
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setError('');
+    setDone('');
+    const parsed = ZReferralMailingBody.safeParse({ addresses, locale: language });
+    if (!parsed.success) {
+      setError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
+      return;
+    }
+    setSending(true);
+    try {
+      const answer = await api<{ message: string }>('/referral/mailing', { json: { addresses: parsed.data.addresses, locale: language } });
+      setDone(answer.message);
+      setAddresses('');
+    } catch (err) {
+      setError(err instanceof ApiError ? (err.fields.addresses ?? err.message) : t('error.generic'));
+    } finally {
+      setSending(false);
+    }
+  }
+
+  return (
+    <form className="settings-form referral-mail" method="post" noValidate onSubmit={onSubmit} data-testid="form-referral-mailing">
+      <label className="field">
+        <span className="field-label">{t('referral.addresses')}</span>
+        <textarea
+          name="addresses"
+          rows={3}
+          value={addresses}
+          onChange={(event) => setAddresses(event.target.value)}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={error ? 'mailing-error' : undefined}
+        />
+      </label>
+      <label className="field">
+        <span className="field-label">{t('referral.language')}</span>
+        <select name="locale" value={language} onChange={(event) => setLanguage(event.target.value as TLocale)}>
+          {LOCALES.map((code) => (
+            <option key={code} value={code}>
+              {t(`lang.${code}`)}
+            </option>
+          ))}
+        </select>
+      </label>
+      {error && (
+        <p className="form-error" role="alert" id="mailing-error">
+          {error}
+        </p>
+      )}
+      {done && (
+        <p className="form-success" role="status" data-testid="mailing-done">
+          {done}
+        </p>
+      )}
+      <div className="settings-actions">
+        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated}>
+          {sending ? t('referral.sending') : t('referral.send')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export default function ReferralMailForm({ locale, messages }: TIslandProps) {
+  return (
+    <IslandRoot locale={locale} messages={messages}>
+      <ReferralMailBody locale={locale} />
+    </IslandRoot>
+  );
+}
