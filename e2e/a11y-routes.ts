@@ -58,6 +58,18 @@ async function copyAccountId(page: Page) {
   await expect(page.getByTestId('toast')).toBeVisible();
 }
 
+/** Sends a message in the open chat (the demo's own messages are never unread: no popup elsewhere). */
+async function sendChatMessage(page: Page) {
+  await page.getByTestId('chat-input').fill('Accessibility check: https://example.com/a11y');
+  await page.getByTestId('chat-send').click();
+  await expect(page.getByTestId('chat-message').last()).toContainText('Accessibility check');
+}
+
+async function sendEmptyChatMessage(page: Page) {
+  await page.getByTestId('chat-send').click();
+  await expect(page.getByTestId('chat-error')).toBeVisible();
+}
+
 export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'home', path: '/', auth: 'both' },
   { name: 'home, burger menu open', path: '/', auth: 'both', viewports: ['phone'], prepare: openBurger, scope: '#mobile-menu' },
@@ -76,8 +88,16 @@ export const A11Y_STATES: readonly TA11yState[] = [
     prepare: (page) => submitEmpty(page, '[data-testid="transfer-form"]'),
     scope: '[data-testid="transfer-form"]',
   },
+  { name: 'cards', path: '/cards', auth: 'in' },
+  { name: 'cards, list', path: '/cards/list', auth: 'in' },
+  { name: 'cards, my cards', path: '/cards/my', auth: 'in' },
+  { name: 'cards, order', path: '/cards/order', auth: 'in' },
+  { name: 'cards, order a virtual card', path: '/cards/order/virtual', auth: 'in' },
   { name: 'history', path: '/history', auth: 'in' },
   { name: 'history of transfers', path: '/history/transfer', auth: 'in' },
+  { name: 'withdraw', path: '/withdraw', auth: 'in' },
+  { name: 'withdraw form (chain, BTC)', path: '/withdraw/form/sandbox-chain/BTC', auth: 'in' },
+  { name: 'history of withdrawals', path: '/history/withdraw', auth: 'in' },
   { name: 'referral bonuses', path: '/history/referral', auth: 'in' },
   { name: 'referral programme', path: '/referral', auth: 'in' },
   {
@@ -149,6 +169,14 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'forgot password', path: '/forgot-password', auth: 'out' },
   { name: 'reset password', path: '/reset-password?token=e2e-not-a-token', auth: 'out' },
   { name: 'support', path: '/support', auth: 'both' },
+  { name: 'chats', path: '/chat', auth: 'in' },
+  { name: 'chats, invalid account id', path: '/chat/private?id=123', auth: 'in' },
+  { name: 'support chat', path: '/chat/support', auth: 'in' },
+  { name: 'support chat, message sent', path: '/chat/support', auth: 'in', prepare: sendChatMessage, scope: '[data-testid="chat-thread"]' },
+  { name: 'support chat, empty message refused', path: '/chat/support', auth: 'in', prepare: sendEmptyChatMessage, scope: '[data-testid="chat-thread"]' },
+  // An account nobody has written to (valid check digit): the empty chat, as for any account.
+  { name: 'private chat', path: '/chat/private/12345674', auth: 'in' },
+  { name: 'private chat, malformed id (404)', path: '/chat/private/12345678', auth: 'in' },
   { name: 'article', path: '/article/fees', auth: 'both' },
   { name: 'not found', path: '/no-such-page', auth: 'both' },
 ];

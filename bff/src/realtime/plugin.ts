@@ -3,16 +3,18 @@ import websocket from '@fastify/websocket';
 import type { WebSocket } from '@fastify/websocket';
 import { REALTIME_PATH, SESSION_COOKIE, SOCKET_CLOSE, TOKEN_PATTERN } from '@obmen/shared';
 import { sendError } from '../errors.ts';
-import { createLink, type TSubscribeResult } from './link.ts';
+import { createLink } from './link.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    realtime?: { result: Extract<TSubscribeResult, { ok: true }>; attach: (socket: WebSocket) => void };
+    realtime?: TAttach | undefined;
   }
   interface FastifyInstance {
     realtime: { sockets: () => number; link: ReturnType<typeof createLink> };
   }
 }
+
+type TAttach = { sub: number; attach: (socket: WebSocket) => void };
 
 export type TRealtimeOptions = {
   upstreamUrl: string;
@@ -76,51 +78,18 @@ export default fp<TRealtimeOptions>(
           const raw = (request.query as { since?: unknown }).since;
           if (raw !== undefined && (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)))
             return sendError(request, reply, 400, 'bad_request', 'error.bad_request');
-          let socket: WebSocket | null = null;
-          const early: Array<string | 'ended' | 'lost'> = [];
-          const deliver = (json: string) => {
-            if (!socket) return void early.push(json);
-            if (socket.readyState !== socket.OPEN) return;
-            if (socket.bufferedAmount + json.length > options.maxBufferedBytes) {
-              request.log.warn({ buffered: socket.bufferedAmount }, 'realtime: slow reader dropped');
-              socket.close(SOCKET_CLOSE.slowReader, 'slow reader');
-              return socket.terminate();
-            }
-            socket.send(json);
-          };
-          const end = (code: number, why: string) => (socket ? socket.close(code, why) : early.push(code === SOCKET_CLOSE.sessionEnded ? 'ended' : 'lost'));
-          const result = await link.subscribe(token, raw === undefined ? null : Number(raw), {
-            events: deliver,
-            resync: deliver,
-            feed: deliver,
-            ended: () => end(SOCKET_CLOSE.sessionEnded, 'session ended'),
-            lost: () => end(SOCKET_CLOSE.upstreamLost, 'upstream lost'),
-          });
+          const result = await subscribe(token, raw === undefined ? null : Number(raw));
           if (!result.ok) {
             if (result.code === 'unauthorized') return sendError(request, reply, 401, 'unauthorized', 'error.unauthorized');
             if (result.code === 'event_sequence_future') return sendError(request, reply, 409, 'event_sequence_future', 'error.event_sequence_future');
             return sendError(request, reply, 503, 'upstream_unavailable', 'error.upstream_unavailable');
           }
-          // Subscribed but never upgraded (the browser went away meanwhile): let go.
-          const abandoned = setTimeout(() => link.unsubscribe(result.sub), 10_000);
-          abandoned.unref();
-          request.realtime = {
-            result,
-            attach(ws) {
-              clearTimeout(abandoned);
-              socket = ws;
-              ws.send(JSON.stringify({ type: 'hello', seq: result.seq }));
-              for (const item of early.splice(0)) {
-                if (item === 'ended') return ws.close(SOCKET_CLOSE.sessionEnded, 'session ended');
-                if (item === 'lost') return ws.close(SOCKET_CLOSE.upstreamLost, 'upstream lost');
-                deliver(item);
-              }
-            },
-          };
+          request.realtime = result.realtime;
         },
       },
       (socket, request) => {
         const realtime = request.realtime;
+        request.realtime = undefined;
         if (!realtime) return socket.close(1011);
         const peer = socket as WebSocket & { alive?: boolean };
         sockets.add(peer);
@@ -128,13 +97,59 @@ export default fp<TRealtimeOptions>(
         socket.on('pong', () => (peer.alive = true));
         // The browser has nothing to say on this socket.
         socket.on('message', () => socket.close(1008, 'no messages expected'));
+        const sub = realtime.sub;
         socket.on('close', () => {
           sockets.delete(peer);
-          link.unsubscribe(realtime.result.sub);
+          link.unsubscribe(sub);
         });
         realtime.attach(socket);
       },
     );
+
+    /**
+     * Subscribes at the core; what arrives before the upgrade is done waits in `early`. Kept
+     * apart from the request: nothing per socket holds on to Fastify's request or reply.
+     */
+    async function subscribe(token: string, since: number | null) {
+      let socket: WebSocket | null = null;
+      const early: Array<string | 'ended' | 'lost'> = [];
+      const deliver = (json: string) => {
+        if (!socket) return void early.push(json);
+        if (socket.readyState !== socket.OPEN) return;
+        if (socket.bufferedAmount + json.length > options.maxBufferedBytes) {
+          app.log.warn({ buffered: socket.bufferedAmount }, 'realtime: slow reader dropped');
+          socket.close(SOCKET_CLOSE.slowReader, 'slow reader');
+          return socket.terminate();
+        }
+        socket.send(json);
+      };
+      const end = (code: number, why: string) => (socket ? socket.close(code, why) : early.push(code === SOCKET_CLOSE.sessionEnded ? 'ended' : 'lost'));
+      const result = await link.subscribe(token, since, {
+        events: deliver,
+        resync: deliver,
+        feed: deliver,
+        ended: () => end(SOCKET_CLOSE.sessionEnded, 'session ended'),
+        lost: () => end(SOCKET_CLOSE.upstreamLost, 'upstream lost'),
+      });
+      if (!result.ok) return result;
+      // Subscribed but never upgraded (the browser went away meanwhile): let go.
+      const abandoned = setTimeout(() => link.unsubscribe(result.sub), 10_000);
+      abandoned.unref();
+      const realtime: TAttach = {
+        sub: result.sub,
+        attach(ws) {
+          clearTimeout(abandoned);
+          socket = ws;
+          ws.send(JSON.stringify({ type: 'hello', seq: result.seq }));
+          for (const item of early.splice(0)) {
+            if (item === 'ended') return ws.close(SOCKET_CLOSE.sessionEnded, 'session ended');
+            if (item === 'lost') return ws.close(SOCKET_CLOSE.upstreamLost, 'upstream lost');
+            deliver(item);
+          }
+        },
+      };
+      return { ok: true as const, realtime };
+    }
   },
   { name: 'realtime', dependencies: ['@fastify/cookie'] },
 );

@@ -1,10 +1,13 @@
-import type { TExchangeRecord, TLocale, TTransferRecord } from '@obmen/shared';
+import type { TExchangeRecord, TLocale, TTransferRecord, TWithdrawal } from '@obmen/shared';
 import { coreGet, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
 
 /** Spec §2: /history has the tabs exchange, transfer and payment, and these children. */
 export const HISTORY_TABS = ['exchange', 'transfer', 'payment'] as const;
 export const HISTORY_KINDS = ['deposit', 'exchange', 'payment', 'referral', 'transfer', 'withdraw'] as const;
 export type THistoryKind = (typeof HISTORY_KINDS)[number];
+
+/** The kinds whose table the core serves (GET /api/{kind}/history). */
+export type THistoryTable = 'exchange' | 'transfer' | 'withdraw';
 
 export function isHistoryKind(value: string): value is THistoryKind {
   return (HISTORY_KINDS as readonly string[]).includes(value);
@@ -15,15 +18,24 @@ export type THistoryPage<T> = { items: T[]; page: number; per_page: number; tota
 export type THistoryLoad =
   | { kind: 'exchange'; filters: URLSearchParams; page: number; data: THistoryPage<TExchangeRecord> | null; error: string; fields: Record<string, string> }
   | { kind: 'transfer'; filters: URLSearchParams; page: number; data: THistoryPage<TTransferRecord> | null; error: string; fields: Record<string, string> }
-  | { kind: Exclude<THistoryKind, 'exchange' | 'transfer'>; filters: URLSearchParams; page: number; data: null; error: string; fields: Record<string, string> };
+  | { kind: 'withdraw'; filters: URLSearchParams; page: number; data: THistoryPage<TWithdrawal> | null; error: string; fields: Record<string, string> }
+  | {
+      kind: Exclude<THistoryKind, 'exchange' | 'transfer' | 'withdraw'>;
+      filters: URLSearchParams;
+      page: number;
+      data: null;
+      error: string;
+      fields: Record<string, string>;
+    };
 
 /** The filters each table understands (the core's ZHistoryQuery), read from the page's query string. */
-const FILTERS: Record<'exchange' | 'transfer', readonly string[]> = {
+const FILTERS: Record<THistoryTable, readonly string[]> = {
   exchange: ['from', 'to', 'currency', 'status', 'per_page'],
+  withdraw: ['from', 'to', 'currency', 'status', 'per_page'],
   transfer: ['from', 'to', 'currency', 'status', 'direction', 'per_page'],
 };
 
-export function historyFilters(kind: 'exchange' | 'transfer', url: URL): URLSearchParams {
+export function historyFilters(kind: THistoryTable, url: URL): URLSearchParams {
   const query = new URLSearchParams();
   for (const name of FILTERS[kind]) {
     const value = url.searchParams.get(name)?.trim();
@@ -33,7 +45,7 @@ export function historyFilters(kind: 'exchange' | 'transfer', url: URL): URLSear
 }
 
 /** The API address of a table: JSON for a page, or the CSV export of every filtered row. */
-export function historyApiPath(kind: 'exchange' | 'transfer', filters: URLSearchParams, extra: Record<string, string>): string {
+export function historyApiPath(kind: THistoryTable, filters: URLSearchParams, extra: Record<string, string>): string {
   const query = new URLSearchParams(filters);
   for (const [name, value] of Object.entries(extra)) query.set(name, value);
   return `/api/${kind}/history?${query.toString()}`;
@@ -43,7 +55,8 @@ export function historyApiPath(kind: 'exchange' | 'transfer', filters: URLSearch
 export async function loadHistory(locals: TCoreLocals, kind: THistoryKind, url: URL, call: TCoreCall): Promise<THistoryLoad> {
   const pageText = url.searchParams.get('page') ?? '1';
   const page = /^\d{1,7}$/.test(pageText) && Number(pageText) >= 1 ? Number(pageText) : 1;
-  if (kind !== 'exchange' && kind !== 'transfer') return { kind, filters: new URLSearchParams(), page, data: null, error: '', fields: {} };
+  if (kind !== 'exchange' && kind !== 'transfer' && kind !== 'withdraw')
+    return { kind, filters: new URLSearchParams(), page, data: null, error: '', fields: {} };
   const filters = historyFilters(kind, url);
   try {
     const data = await coreGet<THistoryPage<never>>(locals, historyApiPath(kind, filters, { page: String(page) }), call);

@@ -11,6 +11,7 @@ import { $frontendVersion } from '../stores/version.ts';
 import { $totalBalance, $wallets } from '../stores/wallets.ts';
 import { $chatMessageEvent, $unreadMsgs } from '../stores/messages.ts';
 import { unreadPopupHiddenOn } from '@obmen/shared/chat-text';
+import { REALTIME_EVENT } from '../lib/realtime.ts';
 import { $user } from '../stores/user.ts';
 import { $siteSettings } from '../stores/site.ts';
 import { $notifications } from '../stores/notifications.ts';
@@ -207,13 +208,29 @@ function initChatBadges() {
   });
   // The realtime client (site/src/lib/realtime.ts) dispatches every event on window; a new chat
   // message goes to the chat stores (the open chat island appends it, the badges count it).
-  window.addEventListener('obmen:event', (event) => {
+  window.addEventListener(REALTIME_EVENT, (event) => {
     const detail = (event as CustomEvent<{ type: string; payload: unknown }>).detail;
     if (detail?.type === 'chat.message' && detail.payload && typeof detail.payload === 'object') $chatMessageEvent.set(detail.payload as TChatMessageEvent);
   });
   $chatMessageEvent.subscribe((event) => {
     if (!event || event.chat === 'support' || event.message.author !== 'other') return;
     if (window.location.pathname === `/chat/private/${event.chat}`) return;
+    // A chat that was not listed yet (its first message): added after Support, like the server renders it.
+    for (const list of document.querySelectorAll<HTMLElement>('[data-chat-list]')) {
+      if (list.querySelector(`[data-chat-badge="${event.chat}"]`)) continue;
+      const item = document.createElement('li');
+      const link = document.createElement('a');
+      link.href = `/chat/private/${event.chat}`;
+      const title = document.createElement('span');
+      title.textContent = String(event.chat);
+      const badge = document.createElement('span');
+      badge.className = 'badge';
+      badge.dataset.chatBadge = String(event.chat);
+      badge.textContent = '0';
+      link.append(title, badge);
+      item.append(link);
+      list.firstElementChild?.after(item);
+    }
     for (const badge of document.querySelectorAll<HTMLElement>(`[data-chat-badge="${event.chat}"]`)) setBadge(badge, Number(badge.textContent || 0) + 1);
   });
 }

@@ -55,10 +55,11 @@ async function withMessage<T>(request: FastifyRequest, send: (input: TChatInput)
   }
 }
 
+/** Sends a file of the caller's conversation, or 404 like a missing one (a reply is thenable: check `sent`, not the value). */
 async function sendFile(reply: FastifyReply, ctx: TChatContext, file: Awaited<ReturnType<typeof findSupportFile>>) {
-  const sent = file && (await sendStoredFile(reply, ctx.storage, { key: file.storage_key, mime: file.mime, reencoded: file.reencoded, name: file.name }));
-  if (!sent) throw notFoundOf('chat_file');
-  return sent;
+  if (file) await sendStoredFile(reply, ctx.storage, { key: file.storage_key, mime: file.mime, reencoded: file.reencoded, name: file.name });
+  if (!reply.sent) throw notFoundOf('chat_file');
+  return reply;
 }
 
 const messageBody = z.unknown().describe('multipart/form-data (text or message, file0..n) or JSON {text} / {message}');

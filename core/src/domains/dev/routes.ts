@@ -7,6 +7,7 @@ import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
 import { notFoundOf, routeNotFound } from '../../errors.ts';
 import { approveSubmission, rejectSubmission, ZRejection } from '../verification/operator.ts';
 import { setReferralTerms, settleReferralBonuses } from '../referral/service.ts';
+import { adjustBalance } from '../ledger/service.ts';
 import { closeSupport, replySupport } from '../chat/operator.ts';
 import { bankReceived, chainMine, chainSend } from '../payments/sandbox.ts';
 import type { TProviders } from '../payments/providers.ts';
@@ -54,8 +55,12 @@ const ZDevReferralBody = z.discriminatedUnion('action', [
     min: z.string().optional(),
     enabled: z.enum(['true', 'false']).optional(),
   }),
-  z.object({ action: z.literal('settle') }),
+  /** `now`: settle as if it were that time (the hold passes without waiting). */
+  z.object({ action: z.literal('settle'), now: z.iso.datetime().optional() }),
 ]);
+
+/** The operator's balance:credit, for e2e runs beside a live PGlite. */
+const ZDevCreditBody = z.object({ account_id: z.number().int(), currency: z.string(), amount: z.string() });
 
 const ZMailboxQuery = z.object({
   to: z.string().trim().max(254).optional(),
@@ -67,8 +72,10 @@ const ZMailboxQuery = z.object({
  *   GET  /api/dev/mailbox?to=&limit=  → {mails: [{id, kind, to, subject, text, html, locale, created_at, sent_at, links}]}, newest first
  *   POST /api/dev/auth_type {auth_type: 'password'|'email'} → {status:'ok', auth_type}  (switch login modes in e2e)
  *   POST /api/dev/notify {account_id? | all?, display, type, title, text?, buttons?, closable?, locale?} → {status:'ok', id}
+ *   POST /api/dev/level {account_id, level} → {status:'ok', level}  (an account at a verification level, for e2e)
  *   POST /api/dev/kyc {action: 'approve', id} | {action: 'reject', id, files: [{side, reason, note?}], retry} → the decision (as kyc:approve / kyc:reject)
- *   POST /api/dev/referral {action: 'terms', share?, currency?, hold?, min?, enabled?} | {action: 'settle'} → as referral:terms / referral:settle
+ *   POST /api/dev/referral {action: 'terms', share?, currency?, hold?, min?, enabled?} | {action: 'settle', now?} → as referral:terms / referral:settle
+ *   POST /api/dev/credit {account_id, currency, amount} → as balance:credit
  *   POST /api/dev/support {action: 'reply', account_id, text} | {action: 'close', account_id} → as support:reply / support:close
  *   POST /api/dev/payments {action: 'bank_received', reference, amount?} | {action: 'chain_send', address, amount}
  *        | {action: 'chain_mine', blocks} → as payments:bank:received / payments:chain:send / payments:chain:mine
@@ -121,10 +128,35 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; providers: TProvider
     return body.action === 'approve' ? approveSubmission(ctx, 'dev', body.id) : rejectSubmission(ctx, 'dev', body.id, body);
   });
 
+  // An account at a verification level at once (e2e: card orders need level 1 without uploads).
+  app.post('/api/dev/level', { schema: { body: z.object({ account_id: z.number().int(), level: z.number().int().min(0).max(1) }) } }, async (request) => {
+    const { account_id, level } = request.body as { account_id: number; level: number };
+    const userId = await userIdOfAccount(app.db, account_id);
+    if (!userId) throw notFoundOf('account');
+    await app.db.query('UPDATE users SET verification_level = $2 WHERE id = $1', [userId, level]);
+    return { status: 'ok', level };
+  });
+
   app.post('/api/dev/referral', { schema: { body: ZDevReferralBody } }, async (request) => {
-    const { action, ...terms } = request.body;
-    if (action === 'terms') return { status: 'ok', terms: await setReferralTerms(app.db, terms) };
-    return { status: 'ok', settled: await settleReferralBonuses({ db: app.db, publicUrl, mailer: app.mailer }, new Date()) };
+    const body = request.body;
+    if (body.action === 'terms') {
+      const { action: _, ...terms } = body;
+      return { status: 'ok', terms: await setReferralTerms(app.db, terms) };
+    }
+    const now = body.now ? new Date(body.now) : new Date();
+    return { status: 'ok', settled: await settleReferralBonuses({ db: app.db, publicUrl, mailer: app.mailer }, now) };
+  });
+
+  app.post('/api/dev/credit', { schema: { body: ZDevCreditBody } }, async (request) => {
+    const body = request.body;
+    return adjustBalance(app.db, {
+      accountId: body.account_id,
+      currency: body.currency,
+      amount: body.amount,
+      direction: 'credit',
+      reason: 'e2e',
+      actor: 'dev',
+    });
   });
 
   app.post('/api/dev/support', { schema: { body: ZDevSupportBody } }, async (request) => {

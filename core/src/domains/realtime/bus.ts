@@ -10,8 +10,9 @@ import type { Db } from '../../db/index.ts';
  *   PostgreSQL LISTEN/NOTIFY (default; PGlite too): channel `obmen_events`, sent after COMMIT.
  *   NATS (NATS_URL set): subject `obmen.events`.
  *
- * Notices are coalesced: the users announced during one turn of the event loop travel in one
- * message (several if long), so a busy core sends far fewer notices than it commits changes.
+ * Notices are coalesced: the users announced within FLUSH_MS travel in one message (several if
+ * long), so a busy core sends at most a few hundred notices a second however many changes it
+ * commits (each NOTIFY is a commit that takes PostgreSQL's notify-queue lock).
  */
 export type TBusMessage = { users?: string[]; feed?: TFeedItem };
 
@@ -30,6 +31,8 @@ export interface TEventBus {
 
 export const PG_CHANNEL = 'obmen_events';
 export const NATS_SUBJECT = 'obmen.events';
+/** How long announced users wait to travel together. */
+export const FLUSH_MS = 5;
 /** NOTIFY payloads must stay under 8000 bytes. */
 const MAX_PAYLOAD = 7_000;
 
@@ -56,7 +59,7 @@ function coalescing(send: TSend, onError: (err: unknown) => void) {
       for (const id of userIds) users.add(id);
       if (!scheduled) {
         scheduled = true;
-        setImmediate(flush);
+        setTimeout(flush, FLUSH_MS);
       }
     },
     feed(item: TFeedItem) {

@@ -1,0 +1,88 @@
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { TCardOrder } from '@obmen/shared';
+import { displayAmount } from '@obmen/shared/format';
+import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
+import { focusWhenShown } from '../lib/focus.ts';
+import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+
+type TProps = TIslandProps & { order: TCardOrder };
+
+/** /cards/order/confirm: confirm (the held fee is charged) or cancel (the fee comes back). */
+function CardOrderConfirmBody({ order: initial, locale }: Omit<TProps, 'messages'>) {
+  const { t } = useTranslation();
+  const [order, setOrder] = useState(initial);
+  const [message, setMessage] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const keys = useRef<Record<string, string>>({});
+  const resultRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => focusWhenShown(resultRef.current), [message]);
+
+  async function act(action: 'confirm' | 'cancel') {
+    if (busy) return;
+    setBusy(true);
+    setError('');
+    keys.current[action] ??= crypto.randomUUID();
+    try {
+      const answer = await api<{ message: string; order: TCardOrder }>(`/card/order/${action}`, {
+        form: { card: order.id },
+        idempotencyKey: keys.current[action],
+      });
+      setOrder(answer.order);
+      setMessage(answer.message);
+    } catch (err) {
+      if (!isOutcomeUnknown(err)) delete keys.current[action];
+      setError(err instanceof ApiError ? err.message : t('error.generic'));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="card-confirm" data-testid="card-order-confirm" data-status={order.status}>
+      <p className="card-confirm-status">
+        {t('cardspage.status')}:{' '}
+        <span className="status-badge" data-testid="card-order-status">
+          {t(`cards.status.${order.status}`)}
+        </span>
+      </p>
+      {message && (
+        <p className="xf-result-message" role="status" tabIndex={-1} ref={resultRef} data-testid="card-order-message">
+          {message}
+        </p>
+      )}
+      {error && (
+        <p className="form-error" role="alert" data-testid="form-error">
+          {error}
+        </p>
+      )}
+      {order.status === 'placed' && (
+        <>
+          <p className="field-hint">{t('cardspage.confirm_hint', { fee: displayAmount(order.issue_fee, locale), currency: order.fee_currency })}</p>
+          <div className="xf-actions">
+            <button type="button" className="btn btn-primary" disabled={busy} onClick={() => act('confirm')} data-testid="card-order-confirm-button">
+              {t('cardspage.confirm')}
+            </button>
+            <button type="button" className="btn btn-outline" disabled={busy} onClick={() => act('cancel')} data-testid="card-order-cancel-button">
+              {t('cardspage.cancel_order')}
+            </button>
+          </div>
+        </>
+      )}
+      {order.status !== 'placed' && (
+        <a className="btn btn-outline" href="/cards/my" data-testid="card-order-to-my">
+          {t('cardspage.to_my')}
+        </a>
+      )}
+    </div>
+  );
+}
+
+export default function CardOrderConfirm({ messages, ...props }: TProps) {
+  return (
+    <IslandRoot locale={props.locale} messages={messages}>
+      <CardOrderConfirmBody {...props} />
+    </IslandRoot>
+  );
+}

@@ -1,0 +1,177 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { TPaymentField, TWithdrawal } from '@obmen/shared';
+import { displayAmount } from '@obmen/shared/format';
+import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
+import { fieldErrors } from '../lib/field-errors.ts';
+import { focusFirstInvalid } from '../lib/focus.ts';
+import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { WithdrawStatus } from './WithdrawStatus.tsx';
+
+type TProps = TIslandProps & {
+  ps: string;
+  currency: string;
+  fields: TPaymentField[];
+  secondFactor: boolean;
+  available: string;
+};
+
+type TCheck = {
+  ok: boolean;
+  fee: string | null;
+  receive: string | null;
+  fields: Record<string, string>;
+  limits: { currency: string; left_24h: string; left_30d: string };
+};
+
+const AUTOCOMPLETE: Record<TPaymentField, string> = {
+  card_number: 'off',
+  card_holder: 'off',
+  iban: 'off',
+  account_holder: 'off',
+  address: 'off',
+  memo: 'off',
+};
+
+/** /withdraw/form/{id}/{currency}: the amount and the system's fields, checked as typed; one request per submitted form. */
+function WithdrawFormBody({ ps, currency, fields, secondFactor, available, locale }: Omit<TProps, 'messages'>) {
+  const { t } = useTranslation();
+  const names = ['amount', ...fields, ...(secondFactor ? ['code'] : [])];
+  const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState('');
+  const [check, setCheck] = useState<TCheck | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [placed, setPlaced] = useState<TWithdrawal | null>(null);
+  const keyRef = useRef<string | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+
+  const formBody = () => {
+    const body: Record<string, string> = { currency };
+    for (const name of names) if (values[name]?.trim()) body[name] = values[name]!.trim();
+    return body;
+  };
+
+  // Checked as typed (debounced): fee, what arrives, limits, field messages.
+  useEffect(() => {
+    if (!values.amount?.trim()) {
+      setCheck(null);
+      return;
+    }
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      const { code: _code, ...body } = formBody();
+      api<TCheck>('/withdraw/check', { form: { ...body, ps }, signal: controller.signal })
+        .then(setCheck)
+        .catch(() => undefined);
+    }, 400);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [values]);
+
+  function set(name: string, value: string) {
+    setValues((current) => ({ ...current, [name]: value }));
+    setErrors((current) => ({ ...current, [name]: '' }));
+    setFormError('');
+    keyRef.current = null;
+  }
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy) return;
+    keyRef.current ??= crypto.randomUUID();
+    setBusy(true);
+    setFormError('');
+    try {
+      const answer = await api<{ withdrawal: TWithdrawal }>(`/withdraw/form/${ps}`, { form: formBody(), idempotencyKey: keyRef.current });
+      keyRef.current = null;
+      setPlaced(answer.withdrawal);
+    } catch (err) {
+      if (!isOutcomeUnknown(err)) keyRef.current = null;
+      if (err instanceof ApiError) {
+        const found = fieldErrors(err);
+        setErrors(found);
+        if (!Object.keys(found).some((name) => names.includes(name))) setFormError(err.message);
+        focusFirstInvalid(formRef.current);
+      } else setFormError(t('error.generic'));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (placed) return <WithdrawStatus withdrawal={placed} locale={locale} placed />;
+
+  // The check's messages for what the user typed; an empty field is named only when sent.
+  const shownError = (name: string) => errors[name] || (check && !check.ok && values[name]?.trim() ? check.fields[name] : '') || '';
+  return (
+    <form className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="withdraw-form">
+      {formError && (
+        <p className="form-error" role="alert" data-testid="form-error">
+          {formError}
+        </p>
+      )}
+      {names.map((name) => {
+        const error = shownError(name);
+        const id = `wf-${name}`;
+        return (
+          <label className="field" key={name}>
+            <span className="field-label">{t(`withdraw.${name}` as 'withdraw.amount')}</span>
+            <input
+              id={id}
+              name={name}
+              value={values[name] ?? ''}
+              inputMode={name === 'amount' || name === 'code' ? 'decimal' : undefined}
+              autoComplete={name === 'code' ? 'one-time-code' : (AUTOCOMPLETE[name as TPaymentField] ?? 'off')}
+              onChange={(event) => set(name, event.target.value)}
+              aria-invalid={error ? 'true' : undefined}
+              aria-describedby={`${id}-note`}
+              data-testid={`withdraw-${name}`}
+            />
+            {error ? (
+              <span className="field-error" id={`${id}-note`} role="alert" data-testid={`error-${name}`}>
+                {error}
+              </span>
+            ) : (
+              <span className="field-hint" id={`${id}-note`}>
+                {name === 'amount'
+                  ? t('withdraw.available', { amount: displayAmount(available, locale), currency })
+                  : name === 'code'
+                    ? t('withdraw.code_hint')
+                    : ''}
+              </span>
+            )}
+          </label>
+        );
+      })}
+      {check?.fee != null && (
+        <dl className="xf-terms" data-testid="withdraw-terms">
+          <div>
+            <dt>{t('withdraw.fee')}</dt>
+            <dd data-testid="withdraw-fee">
+              {displayAmount(check.fee, locale)} {currency}
+            </dd>
+          </div>
+          <div>
+            <dt>{t('withdraw.receive')}</dt>
+            <dd data-testid="withdraw-receive">
+              {displayAmount(check.receive ?? '0', locale)} {currency}
+            </dd>
+          </div>
+        </dl>
+      )}
+      <button className="btn btn-primary" type="submit" disabled={busy} data-testid="withdraw-submit">
+        {busy ? t('withdraw.checking') : t('withdraw.submit')}
+      </button>
+    </form>
+  );
+}
+
+export default function WithdrawForm({ locale, messages, ...props }: TProps) {
+  return (
+    <IslandRoot locale={locale} messages={messages}>
+      <WithdrawFormBody locale={locale} {...props} />
+    </IslandRoot>
+  );
+}

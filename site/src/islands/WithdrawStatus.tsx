@@ -1,0 +1,96 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { TLocale, TWithdrawal } from '@obmen/shared';
+import { displayAmount } from '@obmen/shared/format';
+import { api, ApiError } from '../lib/api.ts';
+import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+
+function when(iso: string, locale: TLocale): string {
+  return new Intl.DateTimeFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+}
+
+/** One withdrawal: state, reason, expected time, and Cancel while it still awaits review. */
+export function WithdrawStatus({ withdrawal: initial, locale, placed = false }: { withdrawal: TWithdrawal; locale: TLocale; placed?: boolean }) {
+  const { t } = useTranslation();
+  const [withdrawal, setWithdrawal] = useState(initial);
+  const [message, setMessage] = useState(placed ? t('withdraw.placed') : '');
+  const [busy, setBusy] = useState(false);
+
+  async function cancel() {
+    if (busy) return;
+    setBusy(true);
+    try {
+      const answer = await api<{ withdrawal: TWithdrawal; message: string }>(`/withdraw/cancel/${withdrawal.id}`, {
+        form: {},
+        idempotencyKey: crypto.randomUUID(),
+      });
+      setWithdrawal(answer.withdrawal);
+      setMessage(answer.message);
+    } catch (err) {
+      setMessage(err instanceof ApiError ? err.message : t('error.generic'));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="wd-status card" data-testid="withdraw-status" data-id={withdrawal.id} data-state={withdrawal.state}>
+      {message && (
+        <p className="wd-message" role="status" data-testid="withdraw-message">
+          {message}
+        </p>
+      )}
+      <dl className="xf-terms">
+        <div>
+          <dt>{t('withdraw.amount')}</dt>
+          <dd>
+            {displayAmount(withdrawal.amount, locale)} {withdrawal.currency}
+          </dd>
+        </div>
+        <div>
+          <dt>{t('withdraw.receive')}</dt>
+          <dd>
+            {displayAmount(withdrawal.receive, locale)} {withdrawal.currency}
+          </dd>
+        </div>
+        {withdrawal.details && (
+          <div>
+            <dt>{t('withdraw.details')}</dt>
+            <dd>{withdrawal.details}</dd>
+          </div>
+        )}
+        <div>
+          <dt>{t('withdraw.state')}</dt>
+          <dd>
+            <span className={`badge badge-${withdrawal.state}`} data-testid="withdraw-state">
+              {t(`withdraw.state_${withdrawal.state}`)}
+            </span>
+          </dd>
+        </div>
+        {withdrawal.reason && (
+          <div>
+            <dt>{t('withdraw.reason')}</dt>
+            <dd data-testid="withdraw-reason">{withdrawal.reason}</dd>
+          </div>
+        )}
+      </dl>
+      {withdrawal.expected_at && <p className="wd-expected">{t('withdraw.expected', { at: when(withdrawal.expected_at, locale) })}</p>}
+      {withdrawal.cancellable && (
+        <button type="button" className="btn btn-outline" onClick={cancel} disabled={busy} data-testid="withdraw-cancel">
+          {t('withdraw.cancel')}
+        </button>
+      )}
+    </div>
+  );
+}
+
+type TProps = TIslandProps & { withdrawal: TWithdrawal };
+
+/** The status of one request as its own island (the /withdraw page's list). */
+export default function WithdrawStatusIsland({ locale, messages, withdrawal }: TProps) {
+  return (
+    <IslandRoot locale={locale} messages={messages}>
+      <WithdrawStatus withdrawal={withdrawal} locale={locale} />
+    </IslandRoot>
+  );
+}

@@ -1,0 +1,27 @@
+import type { TCardDetails, TCardOrder } from '@obmen/shared';
+import { coreGet, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
+
+/** What the card islands get of the dictionary (pickMessages prefixes). */
+export const CARDS_MESSAGE_PREFIXES = ['cardspage', 'cards', 'money', 'validation', 'error'] as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A 4xx of the core (another user's, unknown) is the page's 404: null. */
+async function orNull<T>(work: () => Promise<T>): Promise<T | null> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof CoreError && err.status >= 400 && err.status < 500 && err.status !== 401) return null;
+    throw err;
+  }
+}
+
+export function loadOrder(locals: TCoreLocals, id: string | null, call: TCoreCall): Promise<TCardOrder | null> {
+  if (!id || !UUID.test(id)) return Promise.resolve(null);
+  return orNull(async () => (await coreGet<{ order: TCardOrder }>(locals, `/api/card/order/${id}`, call)).order);
+}
+
+export function loadCard(locals: TCoreLocals, id: string | undefined, call: TCoreCall): Promise<TCardDetails | null> {
+  if (!id || !UUID.test(id)) return Promise.resolve(null);
+  return orNull(async () => (await coreGet<{ card: TCardDetails }>(locals, `/api/card/details/${id}`, call)).card);
+}
