@@ -87,12 +87,13 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: now ?? (() => new Date()) });
   await fastify.register(chatRoutes);
-  await fastify.register(paymentRoutes, { providers: loadProviders(config), now: now ?? (() => new Date()) });
+  const providers = loadProviders(config);
+  await fastify.register(paymentRoutes, { providers, now: now ?? (() => new Date()), timers: config.NODE_ENV !== 'test' });
   // Withdrawals; the payout worker runs outside tests (tests drive payouts with their own clock).
-  await fastify.register(withdrawRoutes, { providers: loadProviders(config), now: now ?? (() => new Date()), payoutWorker: config.NODE_ENV !== 'test' });
+  await fastify.register(withdrawRoutes, { providers, now: now ?? (() => new Date()), payoutWorker: config.NODE_ENV !== 'test' });
   await fastify.register(cardRoutes, { config, ...(now ? { now } : {}) });
   // The outbox viewer and the auth-type switch exist outside production only.
-  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL });
+  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, providers });
 };
 
 export default app;

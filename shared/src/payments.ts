@@ -90,6 +90,9 @@ export const ZPaymentWebhookEvent = z.object({
   payment_id: z.string().min(1).max(200),
   amount: z.string().min(1).max(60),
   currency: z.string().min(1).max(10),
+  /** Chain providers: the address paid to (payment_id is then the transaction id) and its confirmations so far. */
+  address: z.string().min(1).max(120).optional(),
+  confirmations: z.number().int().min(0).max(1_000_000).optional(),
 });
 export type TPaymentWebhookEvent = z.infer<typeof ZPaymentWebhookEvent>;
 
@@ -101,22 +104,94 @@ export const ZPaymentSystemGroup = z.object({ currency: z.string(), systems: z.a
 export type TPaymentSystemGroup = z.infer<typeof ZPaymentSystemGroup>;
 export type TDepositSystems = { status: 'ok'; currencies: TPaymentSystemGroup[] };
 
-/** POST /api/deposit/integration_json: a deposit of `amount` (major units) through system `ps`. */
+/**
+ * POST /api/deposit/integration_json: a deposit of `amount` (major units) through system `ps`.
+ * A chain system takes no amount (the payer sends what they send to the address it answers).
+ */
 export const ZDepositCreateBody = z.object({
   ps: z.string({ message: 'payments.unknown_system' }).regex(PAYMENT_SYSTEM_ID_PATTERN, 'payments.unknown_system'),
   currency: ZCurrencyCode,
-  amount: ZAmountText,
+  amount: z.preprocess((value) => (value === '' || value === null ? undefined : value), ZAmountText.optional()),
 });
 export type TDepositCreateBody = z.infer<typeof ZDepositCreateBody>;
 
-export type TDepositPayment = {
-  id: string;
-  ps: string;
-  currency: string;
-  amount: string;
-  /** The system's fee, and what the wallet is credited (amount − fee). */
-  fee: string;
-  receive: string;
-  state: TDepositState;
-  expires_at: string;
-};
+/** Bank details a sandbox-bank deposit is paid to; `reference` must be quoted with the transfer. */
+export const ZBankDetails = z.object({
+  bank: z.string(),
+  beneficiary: z.string(),
+  iban: z.string(),
+  bic: z.string(),
+  reference: z.string(),
+});
+
+/** A payment as the deposit and purchase calls and their check answer it (amounts in major units). */
+export const ZDepositPayment = z.object({
+  id: z.string(),
+  direction: z.enum(PAYMENT_DIRECTIONS),
+  ps: z.string(),
+  provider: z.enum(PAYMENT_PROVIDERS),
+  currency: z.string(),
+  amount: z.string(),
+  /** The system's fee, and what is left of the amount after it (credited, or exchanged for a purchase). */
+  fee: z.string(),
+  receive: z.string(),
+  state: z.enum(DEPOSIT_STATES),
+  /** An i18n key: why it ended declined or expired, or what became of a purchase. */
+  reason: z.string().nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  /** Where the payer pays (the card sandbox's hosted page), while the payment is open. */
+  pay_url: z.string().nullable(),
+  /** The page of this payment on the site (history rows link to it); `check` takes it as `url`. */
+  url: z.string(),
+  bank: ZBankDetails.nullable(),
+  address: z.string().nullable(),
+  confirmations: z.number().int(),
+  required_confirmations: z.number().int(),
+});
+export type TDepositPayment = z.infer<typeof ZDepositPayment>;
+
+/** A chain system's answer: the user's deposit address in the currency's format and its QR code. */
+export const ZDepositAddress = z.object({
+  ps: z.string(),
+  currency: z.string(),
+  address: z.string(),
+  /** The QR code of the address, as an SVG document. */
+  qr_svg: z.string(),
+  min: z.string(),
+  confirmations: z.number().int(),
+});
+export type TDepositAddress = z.infer<typeof ZDepositAddress>;
+
+/** POST /api/deposit/integration_json/check {url}: the payment's page URL (or its id). */
+export const ZPaymentCheckBody = z.object({ url: z.string({ message: 'validation.required' }).trim().min(1, 'validation.required').max(500) });
+
+/** POST /api/purchase/integration_json: buy `buy` paying `amount` of `currency` (major units) through system `ps`. */
+export const ZPurchaseBody = z.object({
+  ps: z.string({ message: 'payments.unknown_system' }).regex(PAYMENT_SYSTEM_ID_PATTERN, 'payments.unknown_system'),
+  currency: ZCurrencyCode,
+  buy: ZCurrencyCode,
+  amount: ZAmountText,
+});
+export type TPurchaseBody = z.infer<typeof ZPurchaseBody>;
+
+/**
+ * A purchase's locked quote: `receive` of `buy` at `rate` for what is left of the payment after
+ * the system's fee, valid until `expires_at`. Paid later, it is re-quoted: within
+ * `tolerance_percent` the exchange runs at the new figures (`outcome` requoted), beyond it the
+ * user keeps the fiat (`kept_fiat`).
+ */
+export const ZPurchaseQuote = z.object({
+  buy: z.string(),
+  receive: z.string(),
+  rate: z.string(),
+  expires_at: z.string(),
+  tolerance_percent: z.string(),
+  outcome: z.enum(['exchanged', 'requoted', 'kept_fiat']).nullable(),
+  final_receive: z.string().nullable(),
+  final_rate: z.string().nullable(),
+});
+export type TPurchaseQuote = z.infer<typeof ZPurchaseQuote>;
+
+/** GET /api/purchase/ps/{x}: the currency to buy. */
+export const ZPurchaseParams = z.object({ x: ZCurrencyCode });

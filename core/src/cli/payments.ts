@@ -1,4 +1,7 @@
-import { listWebhooks } from '../domains/payments/webhooks.ts';
+import { listWebhooks, replayWebhook } from '../domains/payments/webhooks.ts';
+import { bankReceived, chainMine, chainSend } from '../domains/payments/sandbox.ts';
+import { loadProviders } from '../domains/payments/providers.ts';
+import { loadConfig } from '../config.ts';
 import { describePaymentSystems, pricePaymentSystem, setPaymentSystemEnabled } from '../domains/payments/catalogue.ts';
 import { options, type TCommand } from './command.ts';
 
@@ -8,6 +11,14 @@ const ENABLE_USAGE = 'usage: payments:system:enable|disable <deposit|withdraw|pu
 const PRICE_USAGE = `usage: payments:system:price <deposit|withdraw|purchase> <id> currency=<code> [fee_percent=<percent>] [fee_fixed=<amount>]
     [min=<amount>] [max=<amount>] [confirmations=<n>]   (amounts in major units of the currency)
   e.g. payments:system:price withdraw sandbox-card currency=RUB fee_percent=1.2 fee_fixed=50 min=500 max=150000`;
+
+const BANK_USAGE = 'usage: payments:bank:received <reference> [amount=<amount>]   (amount: what arrived, by default the expected amount)';
+const CHAIN_SEND_USAGE = 'usage: payments:chain:send <address> amount=<amount>';
+const CHAIN_MINE_USAGE = 'usage: payments:chain:mine [blocks=<1..100>]';
+const REPLAY_USAGE = 'usage: payments:webhook:replay <webhook id>';
+
+/** The providers as this machine's core has them (their webhook secrets come from the same environment). */
+const providers = () => loadProviders(loadConfig());
 
 const enable =
   (enabled: boolean): TCommand =>
@@ -20,6 +31,26 @@ const enable =
 
 /** Payment operator commands. */
 export const PAYMENT_COMMANDS: Record<string, TCommand> = {
+  'payments:bank:received': async (db, [reference, ...rest]) => {
+    if (!reference) throw new Error(BANK_USAGE);
+    const { amount } = options(rest, ['amount'], BANK_USAGE);
+    return bankReceived(db, providers(), { reference, now: new Date(), ...(amount ? { amount } : {}) });
+  },
+  'payments:chain:send': async (db, [address, ...rest]) => {
+    const { amount } = options(rest, ['amount'], CHAIN_SEND_USAGE);
+    if (!address || !amount) throw new Error(CHAIN_SEND_USAGE);
+    return chainSend(db, providers(), { address, amount, now: new Date() });
+  },
+  'payments:chain:mine': async (db, args) => {
+    const { blocks } = options(args, ['blocks'], CHAIN_MINE_USAGE);
+    const count = blocks === undefined ? 1 : Number(blocks);
+    if (!Number.isInteger(count) || count < 1 || count > 100) throw new Error(CHAIN_MINE_USAGE);
+    return chainMine(db, providers(), { blocks: count, now: new Date() });
+  },
+  'payments:webhook:replay': async (db, [id, ...rest]) => {
+    if (!id || rest.length) throw new Error(REPLAY_USAGE);
+    return replayWebhook(db, providers(), id, new Date());
+  },
   'payments:systems': async (db, [direction, ...rest]) => {
     if (rest.length || (direction !== undefined && !['deposit', 'withdraw', 'purchase'].includes(direction))) throw new Error(SYSTEMS_USAGE);
     return describePaymentSystems(db, direction);

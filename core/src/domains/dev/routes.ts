@@ -9,6 +9,8 @@ import { approveSubmission, rejectSubmission, ZRejection } from '../verification
 import { setReferralTerms, settleReferralBonuses } from '../referral/service.ts';
 import { adjustBalance } from '../ledger/service.ts';
 import { closeSupport, replySupport } from '../chat/operator.ts';
+import { bankReceived, chainMine, chainSend } from '../payments/sandbox.ts';
+import type { TProviders } from '../payments/providers.ts';
 
 /** The operator's support:reply / support:close (text only), for e2e runs beside a live PGlite. */
 const ZDevSupportBody = z.discriminatedUnion('action', [
@@ -34,6 +36,13 @@ const ZDevNotifyBody = z.object({
 const ZDevKycBody = z.discriminatedUnion('action', [
   z.object({ action: z.literal('approve'), id: z.uuid() }),
   ZRejection.extend({ action: z.literal('reject'), id: z.uuid() }),
+]);
+
+/** The operator's payments:bank:received, payments:chain:send and payments:chain:mine, for e2e runs beside a live PGlite. */
+const ZDevPaymentsBody = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('bank_received'), reference: z.string().min(1), amount: z.string().optional() }),
+  z.object({ action: z.literal('chain_send'), address: z.string().min(1), amount: z.string().min(1) }),
+  z.object({ action: z.literal('chain_mine'), blocks: z.number().int().min(1).max(100).default(1) }),
 ]);
 
 /** The operator's referral:terms / referral:settle, for e2e runs beside a live PGlite. */
@@ -68,11 +77,13 @@ const ZMailboxQuery = z.object({
  *   POST /api/dev/referral {action: 'terms', share?, currency?, hold?, min?, enabled?} | {action: 'settle', now?} → as referral:terms / referral:settle
  *   POST /api/dev/credit {account_id, currency, amount} → as balance:credit
  *   POST /api/dev/support {action: 'reply', account_id, text} | {action: 'close', account_id} → as support:reply / support:close
+ *   POST /api/dev/payments {action: 'bank_received', reference, amount?} | {action: 'chain_send', address, amount}
+ *        | {action: 'chain_mine', blocks} → as payments:bank:received / payments:chain:send / payments:chain:mine
  * They hand out sign-in and reset links, so they answer loopback clients only: the socket's peer
  * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
  * the same 404 as a route that does not exist.
  */
-const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { publicUrl }) => {
+const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; providers: TProviders }> = async (app, { publicUrl, providers }) => {
   app.addHook('onRequest', async (request) => {
     if (!isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) throw routeNotFound();
   });
@@ -153,6 +164,15 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { pu
     return body.action === 'reply'
       ? replySupport({ db: app.db, storage: app.storage }, 'dev', body.account_id, body.text)
       : closeSupport(app.db, 'dev', body.account_id);
+  });
+
+  app.post('/api/dev/payments', { schema: { body: ZDevPaymentsBody } }, async (request) => {
+    const body = request.body;
+    const now = new Date();
+    if (body.action === 'bank_received')
+      return bankReceived(app.db, providers, { reference: body.reference, now, ...(body.amount ? { amount: body.amount } : {}) });
+    if (body.action === 'chain_send') return chainSend(app.db, providers, { address: body.address, amount: body.amount, now });
+    return chainMine(app.db, providers, { blocks: body.blocks, now });
   });
 };
 

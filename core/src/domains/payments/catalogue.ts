@@ -54,7 +54,8 @@ export type TCatalogueEntry = {
 const SELECT = `SELECT s.direction, s.id, s.provider, s.names, s.logo, s.level, s.fields, s.enabled AS system_enabled, s.position,
     c.currency, c.fee_percent::text AS fee_percent, c.fee_fixed::text AS fee_fixed, c.min_amount::text AS min_amount,
     c.max_amount::text AS max_amount, c.confirmations, c.enabled
-  FROM payment_systems s JOIN payment_system_currencies c ON c.direction = s.direction AND c.system_id = s.id`;
+  FROM payment_systems s JOIN payment_system_currencies c ON c.direction = s.direction AND c.system_id = s.id
+  JOIN currencies cur ON cur.code = c.currency`;
 
 /** "1.5000" → "1.5": the percentage without the column's trailing zeros. */
 function shortPercent(text: string): string {
@@ -95,7 +96,7 @@ export async function listPaymentSystems(
 ): Promise<TCatalogueEntry[]> {
   const rows = await db.query<TSystemRow>(
     `${SELECT} WHERE s.direction = $1 AND s.enabled AND c.enabled AND ($2::text IS NULL OR c.currency = $2)
-     ORDER BY s.position, s.id, c.currency`,
+     ORDER BY s.position, s.id, cur.position, c.currency`,
     [input.direction, input.currency ?? null],
   );
   const byCode = await currencies(db);

@@ -1,40 +1,75 @@
 import {
   formatAmount,
   parseAmount,
+  paymentFee,
+  type TPurchaseQuote,
+  type TDepositAddress,
   type TDepositCreateBody,
   type TDepositPayment,
   type TDepositState,
   type TDepositSystems,
+  type TPaymentDirection,
   type TPaymentProvider,
   type TPaymentWebhookEvent,
 } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
+import { AppError, notFoundOf } from '../../errors.ts';
 import { currencies } from '../currencies/service.ts';
-import { assessPayment, groupByCurrency, listPaymentSystems } from './catalogue.ts';
+import { assessPayment, findPaymentSystem, groupByCurrency, listPaymentSystems } from './catalogue.ts';
+import { SANDBOX_BANK, sandboxDepositAddress } from './sandbox.ts';
+import { qrSvg } from './qr.ts';
+import { purchaseQuote, settlePurchase } from './purchase.ts';
 
-/** How long a created deposit waits for its payment before it may expire. */
+/** How long a created card deposit waits for its payment before it may expire. */
 export const DEPOSIT_LIFETIME_MS = 30 * 60_000;
+/** A bank transfer takes days: the reference stays valid this long. */
+export const BANK_DEPOSIT_LIFETIME_MS = 3 * 24 * 60 * 60_000;
 
 export type TDepositRow = {
   id: string;
   public_id: string;
+  direction: TPaymentDirection;
+  provider: TPaymentProvider;
+  system_id: string;
   user_id: string;
   currency: string;
   amount: string;
   fee: string;
-  state: string;
+  state: TDepositState;
+  reason: string | null;
+  reference: string | null;
+  address: string | null;
+  confirmations: number;
+  required_confirmations: number;
+  created_at: Date;
   expires_at: Date;
 };
-const DEPOSIT_COLUMNS = `id::text AS id, public_id::text AS public_id, user_id::text AS user_id, currency, amount::text AS amount, fee::text AS fee, state, expires_at`;
+export const DEPOSIT_COLUMNS = `id::text AS id, public_id::text AS public_id, direction, provider, system_id, user_id::text AS user_id, currency,
+  amount::text AS amount, fee::text AS fee, state, reason, reference, address, confirmations, required_confirmations, created_at, expires_at`;
 
-/** A new deposit in state `created`; amount and fee in minor units (the user is credited amount − fee). */
+/** A new deposit; amount and fee in minor units (the user is credited amount − fee). */
 export async function createDeposit(
   db: Queryable,
-  input: { userId: string; provider: TPaymentProvider; systemId: string; currency: string; amount: bigint; fee?: bigint; now: Date },
+  input: {
+    userId: string;
+    provider: TPaymentProvider;
+    systemId: string;
+    currency: string;
+    amount: bigint;
+    fee?: bigint;
+    now: Date;
+    lifetimeMs?: number;
+    state?: 'created' | 'pending';
+    reference?: string;
+    address?: string;
+    externalId?: string;
+    requiredConfirmations?: number;
+  },
 ): Promise<TDepositRow> {
   const [row] = await db.query<TDepositRow>(
-    `INSERT INTO payments (direction, provider, system_id, user_id, currency, amount, fee, expires_at, created_at, updated_at)
-     VALUES ('deposit', $1, $2, $3, $4, $5, $6, $7, $8, $8)
+    `INSERT INTO payments (direction, provider, system_id, user_id, currency, amount, fee, expires_at, created_at, updated_at,
+       state, reference, address, external_id, required_confirmations)
+     VALUES ('deposit', $1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13)
      RETURNING ${DEPOSIT_COLUMNS}`,
     [
       input.provider,
@@ -43,8 +78,13 @@ export async function createDeposit(
       input.currency,
       input.amount.toString(),
       (input.fee ?? 0n).toString(),
-      new Date(input.now.getTime() + DEPOSIT_LIFETIME_MS),
+      new Date(input.now.getTime() + (input.lifetimeMs ?? DEPOSIT_LIFETIME_MS)),
       input.now,
+      input.state ?? 'created',
+      input.reference ?? null,
+      input.address ?? null,
+      input.externalId ?? null,
+      input.requiredConfirmations ?? 0,
     ],
   );
   return row!;
@@ -55,9 +95,10 @@ export type TEventResult = 'credited' | 'pending' | 'declined' | 'unknown_paymen
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Applies one provider event to its deposit, inside the caller's transaction (the one that
+ * Applies one provider event to its payment, inside the caller's transaction (the one that
  * recorded the event id). The payment row is locked first, then the ledger accounts (in
  * ledger_post's id order). Anything that does not match the payment exactly moves nothing.
+ * A chain event (it names the address) finds or opens the deposit of its transaction.
  */
 export async function applyDepositEvent(
   tx: Queryable,
@@ -65,59 +106,145 @@ export async function applyDepositEvent(
   event: TPaymentWebhookEvent,
   now: Date,
 ): Promise<{ result: TEventResult; paymentId: string | null }> {
+  if (event.address !== undefined) return applyChainEvent(tx, provider, event, now);
   if (!UUID.test(event.payment_id)) return { result: 'unknown_payment', paymentId: null };
-  const [payment] = await tx.query<TDepositRow>(
-    `SELECT ${DEPOSIT_COLUMNS}
-     FROM payments WHERE public_id = $1 AND provider = $2 AND direction = 'deposit' FOR UPDATE`,
-    [event.payment_id, provider],
-  );
+  const [payment] = await tx.query<TDepositRow>(`SELECT ${DEPOSIT_COLUMNS} FROM payments WHERE public_id = $1 AND provider = $2 FOR UPDATE`, [
+    event.payment_id,
+    provider,
+  ]);
   if (!payment) return { result: 'unknown_payment', paymentId: null };
-  const settle = (result: TEventResult) => ({ result, paymentId: payment.id });
-  const open = payment.state === 'created' || payment.state === 'pending';
+  return { result: await applyToPayment(tx, payment, event, now), paymentId: payment.id };
+}
 
+async function applyToPayment(tx: Queryable, payment: TDepositRow, event: TPaymentWebhookEvent, now: Date): Promise<TEventResult> {
+  const open = payment.state === 'created' || payment.state === 'pending';
   if (event.type === 'payment.pending') {
-    if (payment.state === 'pending') return settle('pending');
-    if (!open) return settle('wrong_state');
+    if (payment.state === 'pending') return 'pending';
+    if (!open) return 'wrong_state';
     await tx.query(`UPDATE payments SET state = 'pending', updated_at = $2 WHERE id = $1`, [payment.id, now]);
-    return settle('pending');
+    return 'pending';
   }
-  if (!open) return settle('wrong_state');
+  if (!open) return 'wrong_state';
   if (event.type === 'payment.declined') {
     await tx.query(`UPDATE payments SET state = 'declined', reason = 'payments.declined_by_provider', updated_at = $2 WHERE id = $1`, [payment.id, now]);
-    return settle('declined');
+    return 'declined';
   }
+  const mismatch = await matchesPayment(tx, payment, event);
+  if (mismatch) return mismatch;
+  if (payment.direction === 'purchase') {
+    await settlePurchase(tx, payment, now);
+    return 'credited';
+  }
+  await creditDeposit(tx, payment, now);
+  return 'credited';
+}
 
-  if (event.currency !== payment.currency) return settle('currency_mismatch');
+async function matchesPayment(tx: Queryable, payment: TDepositRow, event: TPaymentWebhookEvent): Promise<TEventResult | null> {
+  if (event.currency !== payment.currency) return 'currency_mismatch';
   const precision = (await currencies(tx)).get(payment.currency)?.precision;
   let amount: bigint;
   try {
     amount = parseAmount(event.amount, precision ?? 0);
   } catch {
-    return settle('amount_mismatch');
+    return 'amount_mismatch';
   }
-  if (amount !== BigInt(payment.amount)) return settle('amount_mismatch');
+  return amount === BigInt(payment.amount) ? null : 'amount_mismatch';
+}
 
-  // Paid and credited in one step: a deposit has nothing to wait for once the provider has the
-  // money. The provider owes us the whole amount; the user gets it less the system's fee.
+/**
+ * Paid and credited in one step: a deposit has nothing to wait for once the provider has the
+ * money. The provider owes us the whole amount (its clearing account goes down by it); the user
+ * gets it less the system's fee, which goes to the house's fee account.
+ */
+async function creditDeposit(tx: Queryable, payment: TDepositRow, now: Date): Promise<void> {
   const fee = BigInt(payment.fee);
+  const memo = `deposit ${payment.public_id}`;
+  const actor = `provider:${payment.provider}`;
   const [posted] =
     fee === 0n
       ? await tx.query<{ tx: string }>(
           `SELECT ledger_post('deposit', ARRAY[ledger_user_account($1, $2), ledger_system_account('clearing', $2, $3)],
              ARRAY[$4::numeric, -$4::numeric], $5, $6)::text AS tx`,
-          [payment.user_id, payment.currency, provider, payment.amount, `deposit ${payment.public_id}`, `provider:${provider}`],
+          [payment.user_id, payment.currency, payment.provider, payment.amount, memo, actor],
         )
       : await tx.query<{ tx: string }>(
           `SELECT ledger_post('deposit',
              ARRAY[ledger_user_account($1, $2), ledger_house_account('fees', $2, $1), ledger_system_account('clearing', $2, $3)],
              ARRAY[$4::numeric - $7::numeric, $7::numeric, -$4::numeric], $5, $6)::text AS tx`,
-          [payment.user_id, payment.currency, provider, payment.amount, `deposit ${payment.public_id}`, `provider:${provider}`, fee.toString()],
+          [payment.user_id, payment.currency, payment.provider, payment.amount, memo, actor, fee.toString()],
         );
   await tx.query(`UPDATE payments SET state = 'credited', ledger_transaction_id = $2, paid_at = $3, credited_at = $3, updated_at = $3 WHERE id = $1`, [
     payment.id,
     posted!.tx,
     now,
   ]);
+}
+
+/**
+ * A chain provider's event: a transaction (payment_id) to one of our deposit addresses. The
+ * first one seen opens the deposit (pending, with the system's fee and required confirmations
+ * of that moment); each later one raises its confirmations; it is credited once they reach the
+ * required number (or the provider says paid), never before.
+ */
+async function applyChainEvent(
+  tx: Queryable,
+  provider: TPaymentProvider,
+  event: TPaymentWebhookEvent,
+  now: Date,
+): Promise<{ result: TEventResult; paymentId: string | null }> {
+  let [payment] = await tx.query<TDepositRow>(`SELECT ${DEPOSIT_COLUMNS} FROM payments WHERE provider = $1 AND external_id = $2 FOR UPDATE`, [
+    provider,
+    event.payment_id,
+  ]);
+  if (!payment) {
+    const [owner] = await tx.query<{ user_id: string; currency: string; system_id: string }>(
+      'SELECT user_id::text AS user_id, currency, system_id FROM deposit_addresses WHERE address = $1 AND provider = $2',
+      [event.address, provider],
+    );
+    if (!owner) return { result: 'unknown_payment', paymentId: null };
+    if (owner.currency !== event.currency) return { result: 'currency_mismatch', paymentId: null };
+    const byCode = await currencies(tx);
+    const precision = byCode.get(owner.currency)?.precision ?? 0;
+    let amount: bigint;
+    try {
+      amount = parseAmount(event.amount, precision);
+    } catch {
+      return { result: 'amount_mismatch', paymentId: null };
+    }
+    if (amount <= 0n) return { result: 'amount_mismatch', paymentId: null };
+    // The terms of the moment it was seen; a system disabled since still credits what was sent.
+    const [terms] = await tx.query<{ fee_percent: string; fee_fixed: string; confirmations: number }>(
+      `SELECT fee_percent::text AS fee_percent, fee_fixed::text AS fee_fixed, confirmations FROM payment_system_currencies
+       WHERE direction = 'deposit' AND system_id = $1 AND currency = $2`,
+      [owner.system_id, owner.currency],
+    );
+    const fee = terms ? paymentFee({ feePercent: terms.fee_percent, feeFixed: BigInt(terms.fee_fixed) }, amount) : 0n;
+    // Inserted under the unique (provider, external_id): a concurrent first sighting waits, then conflicts and retries.
+    payment = await createDeposit(tx, {
+      userId: owner.user_id,
+      provider,
+      systemId: owner.system_id,
+      currency: owner.currency,
+      amount,
+      fee: fee < amount ? fee : 0n,
+      now,
+      state: 'pending',
+      address: event.address,
+      externalId: event.payment_id,
+      requiredConfirmations: Number(terms?.confirmations ?? 0),
+    });
+  }
+  const confirmations = Math.max(Number(payment.confirmations), event.confirmations ?? 0);
+  if (confirmations !== Number(payment.confirmations)) {
+    await tx.query('UPDATE payments SET confirmations = $2, updated_at = $3 WHERE id = $1', [payment.id, confirmations, now]);
+  }
+  const settle = (result: TEventResult) => ({ result, paymentId: payment.id });
+  if (payment.state !== 'pending' && payment.state !== 'created') return settle('wrong_state');
+  if (event.type === 'payment.declined') return settle(await applyToPayment(tx, payment, event, now));
+  const mismatch = await matchesPayment(tx, payment, event);
+  if (mismatch) return settle(mismatch);
+  if (confirmations < Number(payment.required_confirmations)) return settle('pending');
+  await creditDeposit(tx, payment, now);
   return settle('credited');
 }
 
@@ -133,20 +260,85 @@ export async function listDepositSystems(db: Queryable, userId: string): Promise
   return { status: 'ok', currencies: await groupByCurrency(db, entries) };
 }
 
+/** The site's page of a payment: the form it came from, showing this payment. */
+export function paymentPageUrl(row: Pick<TDepositRow, 'direction' | 'system_id' | 'currency' | 'public_id'>, buying?: string): string {
+  const section = row.direction === 'purchase' ? 'purchase' : 'deposit';
+  return `/${section}/form/${row.system_id}/${buying ?? row.currency}?payment=${row.public_id}`;
+}
+
+/** The hosted page of the card sandbox (served by core, reached through the BFF's /api proxy). */
+export function cardPageUrl(publicId: string): string {
+  return `/api/payments/sandbox-card/pay/${publicId}`;
+}
+
+/** A payment as the API shows it. */
+export async function paymentView(db: Queryable, row: TDepositRow, buying?: string): Promise<TDepositPayment> {
+  const precision = (await currencies(db)).get(row.currency)?.precision ?? 0;
+  const open = row.state === 'created' || row.state === 'pending';
+  return {
+    id: row.public_id,
+    direction: row.direction,
+    ps: row.system_id,
+    provider: row.provider,
+    currency: row.currency,
+    amount: formatAmount(row.amount, precision),
+    fee: formatAmount(row.fee, precision),
+    receive: formatAmount(BigInt(row.amount) - BigInt(row.fee), precision),
+    state: row.state,
+    reason: row.reason,
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at.toISOString(),
+    pay_url: open && row.provider === 'sandbox-card' ? cardPageUrl(row.public_id) : null,
+    url: paymentPageUrl(row, buying),
+    bank: row.reference ? { ...SANDBOX_BANK, reference: row.reference } : null,
+    address: row.address,
+    confirmations: Number(row.confirmations),
+    required_confirmations: Number(row.required_confirmations),
+  };
+}
+
+/** A reference the payer can type: OBM- and 8 characters without look-alikes. */
+function bankReference(): string {
+  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return `OBM-${Array.from(bytes, (byte) => alphabet[byte % alphabet.length]).join('')}`;
+}
+
 /**
- * POST /api/deposit/integration_json: a new deposit in state `created`. No money moves until
- * the provider's signed `payment.paid` arrives, so a repeated form only leaves another unpaid
- * deposit that expires.
+ * POST /api/deposit/integration_json. Card and bank: a new deposit in state `created`, with
+ * where to pay (the hosted page, or the bank details and the reference to quote). Chain: the
+ * user's deposit address for the currency and its QR code (a deposit opens when a transaction
+ * to it is seen). No money moves until the provider's signed event arrives, so a repeated form
+ * only leaves another unpaid deposit that expires.
  */
-export async function openDeposit(db: Queryable, userId: string, body: TDepositCreateBody, now: Date): Promise<{ status: 'ok'; payment: TDepositPayment }> {
-  const assessed = await assessPayment(db, {
-    direction: 'deposit',
-    ps: body.ps,
-    currency: body.currency,
-    amount: body.amount,
-    userLevel: await userLevel(db, userId),
-  });
+export async function openDeposit(
+  db: Queryable,
+  userId: string,
+  body: TDepositCreateBody,
+  now: Date,
+): Promise<{ status: 'ok'; payment: TDepositPayment | null; address: TDepositAddress | null }> {
+  const level = await userLevel(db, userId);
+  const chain = await findPaymentSystem(db, { direction: 'deposit', id: body.ps, currency: body.currency, userLevel: level });
+  if (chain?.system.provider === 'sandbox-chain') {
+    if (chain.system.locked) throw new AppError('payment_level_required', { vars: { level: chain.system.level } });
+    const address = await sandboxDepositAddress(db, { userId, currency: chain.currency.code, systemId: chain.system.id, now });
+    return {
+      status: 'ok',
+      payment: null,
+      address: {
+        ps: chain.system.id,
+        currency: chain.currency.code,
+        address,
+        qr_svg: qrSvg(address),
+        min: chain.system.min,
+        confirmations: chain.system.confirmations,
+      },
+    };
+  }
+  if (body.amount === undefined) throw new AppError('validation', { fields: { amount: 'validation.required' } });
+  const assessed = await assessPayment(db, { direction: 'deposit', ps: body.ps, currency: body.currency, amount: body.amount, userLevel: level });
   const { system, currency } = assessed.entry;
+  const bank = system.provider === 'sandbox-bank';
   const row = await createDeposit(db, {
     userId,
     provider: system.provider,
@@ -155,20 +347,36 @@ export async function openDeposit(db: Queryable, userId: string, body: TDepositC
     amount: assessed.amount,
     fee: assessed.fee,
     now,
+    ...(bank ? { lifetimeMs: BANK_DEPOSIT_LIFETIME_MS, reference: bankReference() } : {}),
   });
-  return {
-    status: 'ok',
-    payment: {
-      id: row.public_id,
-      ps: system.id,
-      currency: row.currency,
-      amount: formatAmount(row.amount, currency.precision),
-      fee: formatAmount(row.fee, currency.precision),
-      receive: formatAmount(BigInt(row.amount) - BigInt(row.fee), currency.precision),
-      state: row.state as TDepositState,
-      expires_at: row.expires_at.toISOString(),
-    },
-  };
+  return { status: 'ok', payment: await paymentView(db, row), address: null };
+}
+
+/** The payment id in what `check` is given: the payment's page URL (…?payment=<id>), or the id itself. */
+export function paymentIdOf(url: string): string | null {
+  const match = /(?:^|[?&]payment=)([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:$|&)/i.exec(url.trim());
+  return match ? match[1]!.toLowerCase() : null;
+}
+
+/**
+ * POST /api/deposit/integration_json/check {url}: the state of one of the caller's payments
+ * (deposit or purchase). Another user's payment answers exactly like a missing one.
+ */
+export async function checkPayment(
+  db: Queryable,
+  userId: string,
+  url: string,
+): Promise<{ status: 'ok'; payment: TDepositPayment; quote: TPurchaseQuote | null }> {
+  const id = paymentIdOf(url);
+  if (!id) throw notFoundOf('payment');
+  const [row] = await db.query<TDepositRow & { buying: string | null }>(
+    `SELECT ${DEPOSIT_COLUMNS}, (SELECT buy_currency FROM purchases WHERE payment_id = payments.id) AS buying
+     FROM payments WHERE public_id = $1 AND user_id = $2 AND direction IN ('deposit', 'purchase')`,
+    [id, userId],
+  );
+  if (!row) throw notFoundOf('payment');
+  const quote = row.direction === 'purchase' ? await purchaseQuote(db, row.id) : null;
+  return { status: 'ok', payment: await paymentView(db, row, row.buying ?? undefined), quote };
 }
 
 /**
@@ -180,7 +388,7 @@ export async function openDeposit(db: Queryable, userId: string, body: TDepositC
 export async function expireDeposits(db: Queryable, now: Date): Promise<number> {
   const rows = await db.query(
     `UPDATE payments SET state = 'expired', reason = 'payments.expired', updated_at = $1
-     WHERE direction = 'deposit' AND state = 'created' AND expires_at <= $1 RETURNING id`,
+     WHERE direction IN ('deposit', 'purchase') AND state = 'created' AND expires_at <= $1 RETURNING id`,
     [now],
   );
   return rows.length;

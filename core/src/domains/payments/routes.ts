@@ -1,14 +1,34 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { WEBHOOK_SIGNATURE_HEADER, ZDepositCreateBody, ZOk, ZPaymentSystemGroup, ZWebhookParams } from '@obmen/shared';
+import {
+  WEBHOOK_SIGNATURE_HEADER,
+  ZDepositAddress,
+  ZDepositCreateBody,
+  ZDepositPayment,
+  ZOk,
+  ZPaymentCheckBody,
+  ZPaymentSystem,
+  ZPaymentSystemGroup,
+  ZPurchaseBody,
+  ZPurchaseParams,
+  ZPurchaseQuote,
+  ZWebhookParams,
+} from '@obmen/shared';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import type { TProviders } from './providers.ts';
-import { receiveWebhook } from './webhooks.ts';
-import { listDepositSystems, openDeposit } from './deposits.ts';
+import { processDueWebhooks, receiveWebhook } from './webhooks.ts';
+import { chainTick, SANDBOX_BLOCK_MS } from './sandbox.ts';
+import { isDatabaseUnavailable } from '../../db/outage.ts';
+import { checkPayment, listDepositSystems, openDeposit } from './deposits.ts';
+import { listPurchaseSystems, openPurchase } from './purchase.ts';
+import sandboxCardPage from './sandbox-card-page.ts';
 
-type TPaymentOptions = { providers: TProviders; now: () => Date };
+type TPaymentOptions = { providers: TProviders; now: () => Date; timers: boolean };
+
+/** Deliveries left unprocessed are looked at this often (each waits for its own next attempt). */
+const RETRY_EVERY_MS = 15_000;
 
 /** A provider's event is small; anything bigger is not one. */
 const WEBHOOK_BODY_LIMIT = 64 * 1024;
@@ -53,10 +73,36 @@ const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { prov
   );
 };
 
-/** Spec §7 "Deposit" (so far: the systems and creating a deposit) and the providers' webhooks. */
+/** Spec §7 "Deposit" and "Purchase", the providers' webhooks and the card sandbox's hosted page. */
 const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, options) => {
-  const { now } = options;
+  const { now, providers } = options;
   await app.register(webhookRoutes, options);
+  await app.register(sandboxCardPage, options);
+
+  // The retry of failed (or interrupted) webhook deliveries, and the chain sandbox's blocks.
+  // Tests drive both with their own clock (processDueWebhooks, chainTick), so NODE_ENV=test runs no timer.
+  if (options.timers) {
+    const log = (err: unknown) => {
+      if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'payments timer failed');
+    };
+    const retry = setInterval(() => {
+      processDueWebhooks(app.db, providers, now()).catch(log);
+    }, RETRY_EVERY_MS);
+    const blocks = setInterval(() => {
+      chainTick(app.db, providers, now()).catch(log);
+    }, SANDBOX_BLOCK_MS);
+    retry.unref();
+    blocks.unref();
+    const started = now();
+    app.addHook('onReady', async () => {
+      // Deliveries a previous process stored but never processed (it died before its commit).
+      processDueWebhooks(app.db, providers, now(), { receivedBefore: started }).catch(log);
+    });
+    app.addHook('onClose', async () => {
+      clearInterval(retry);
+      clearInterval(blocks);
+    });
+  }
 
   const ZDepositSystems = ZOk.extend({ currencies: z.array(ZPaymentSystemGroup) });
   app.get(
@@ -74,15 +120,66 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
       onRequest: requireUser,
       schema: {
         tags: ['Deposit'],
-        summary: 'Open a deposit through a payment system',
+        summary: 'Open a deposit: the hosted card page, the bank details and reference, or the chain address and its QR code',
         body: ZDepositCreateBody,
-        response: { 200: ZOk.extend({ payment: z.looseObject({}) }) },
+        response: { 200: ZOk.extend({ payment: ZDepositPayment.nullable(), address: ZDepositAddress.nullable() }) },
       },
     },
     async (request) => {
       const user = currentUser(request);
       await consumeRateLimit(app.db, 'deposit_create_user', user.id);
       return openDeposit(app.db, user.id, request.body, now());
+    },
+  );
+
+  app.post(
+    '/api/deposit/integration_json/check',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags: ['Deposit'],
+        summary: "The state of one of the caller's deposits or purchases, by its page URL (or id)",
+        body: ZPaymentCheckBody,
+        response: { 200: ZOk.extend({ payment: ZDepositPayment, quote: ZPurchaseQuote.nullable() }) },
+      },
+    },
+    async (request) => checkPayment(app.db, currentUser(request).id, request.body.url),
+  );
+
+  app.get(
+    '/api/purchase/ps/:x',
+    {
+      onRequest: requireUser,
+      config: { paramsError: () => notFoundOf('currency') },
+      schema: {
+        tags: ['Purchase'],
+        summary: 'The ways to buy currency x: purchase systems and the currencies they charge in',
+        params: ZPurchaseParams,
+        response: { 200: ZOk.extend({ buy: z.string(), systems: z.array(ZPaymentSystem) }) },
+      },
+    },
+    async (request) => ({
+      status: 'ok' as const,
+      buy: request.params.x,
+      systems: await listPurchaseSystems(app.db, app.rates, currentUser(request).id, request.params.x),
+    }),
+  );
+
+  app.post(
+    '/api/purchase/integration_json',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags: ['Purchase'],
+        summary: 'Open a purchase: the quote is locked and the hosted card page opened',
+        body: ZPurchaseBody,
+        response: { 200: ZOk.extend({ payment: ZDepositPayment, quote: ZPurchaseQuote }) },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      await consumeRateLimit(app.db, 'deposit_create_user', user.id);
+      return openPurchase(app.db, app.rates, user.id, request.body, now());
     },
   );
 };
