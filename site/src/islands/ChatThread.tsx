@@ -109,7 +109,7 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
   const [reason, setReason] = useState('');
   const [notice, setNotice] = useState('');
   const readRef = useRef(initial.last_read_message);
-  const listRef = useRef<HTMLOListElement>(null);
+  const listRef = useRef<HTMLDivElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
   const event = useStore($chatMessageEvent);
 
@@ -272,7 +272,7 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
         </button>
       )}
       {messages.length ? (
-        <ol
+        <div
           className="chat-messages"
           ref={listRef}
           role="log"
@@ -282,10 +282,12 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
           tabIndex={0}
           data-testid="chat-messages"
         >
-          {messages.map((message) => (
-            <Message key={message.id} message={message} chat={chat} locale={locale} />
-          ))}
-        </ol>
+          <ol className="chat-list">
+            {messages.map((message) => (
+              <Message key={message.id} message={message} chat={chat} locale={locale} />
+            ))}
+          </ol>
+        </div>
       ) : (
         <p className="chat-empty" data-testid="chat-empty">
           {chat === 'support' ? t('chat.support_empty') : t('chat.empty')}
