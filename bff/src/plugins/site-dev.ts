@@ -1,5 +1,6 @@
 import proxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync } from 'fastify';
+import { WebSocket, type RawData } from 'ws';
 import { HMR_PATH, REQUEST_ID_HEADER } from '@obmen/shared';
 
 /**
@@ -21,7 +22,31 @@ const siteDev: FastifyPluginAsync<{ devServerUrl: string }> = async (app, { devS
   };
   // A page pulls a hundred modules: their lines would bury the /api ones (Astro logs each page itself).
   const logLevel = 'warn';
-  await app.register(proxy, { upstream: devServerUrl, prefix: HMR_PATH, rewritePrefix: HMR_PATH, websocket: true, httpMethods: ['GET'], logLevel });
+  // The hot-reload socket is piped by a route of the BFF's websocket server (@fastify/websocket,
+  // registered app-wide by the realtime plugin), not by the proxy's own websocket support: two
+  // 'upgrade' listeners on one server would both take the HMR upgrade and break it.
+  app.get(HMR_PATH, { websocket: true }, (socket, request) => {
+    const protocols = String(request.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((protocol) => protocol.trim())
+      .filter(Boolean);
+    const upstream = new WebSocket(`${devServerUrl.replace(/^http/, 'ws')}${request.url}`, protocols, { headers: { host: request.headers.host ?? '' } });
+    const waiting: Array<[RawData, boolean]> = [];
+    socket.on('message', (data: RawData, binary: boolean) => {
+      if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary });
+      else waiting.push([data, binary]);
+    });
+    upstream.on('open', () => {
+      for (const [data, binary] of waiting.splice(0)) upstream.send(data, { binary });
+    });
+    upstream.on('message', (data: RawData, binary: boolean) => socket.send(data, { binary }));
+    upstream.on('close', () => socket.close());
+    upstream.on('error', (err) => {
+      request.log.warn({ err }, 'dev server hot-reload socket failed');
+      socket.close();
+    });
+    socket.on('close', () => upstream.close());
+  });
   await app.register(proxy, { upstream: devServerUrl, prefix: '/', replyOptions: keepHost, logLevel });
   // Without a websocket route of the BFF's own, every upgrade is routed here: only HMR's passes.
   app.addHook('onRequest', async (request, reply) => {
