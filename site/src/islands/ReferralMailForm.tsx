@@ -54,7 +54,8 @@ function ReferralMailBody({ locale }: { locale: TLocale }) {
         <span className="field-label">{t('referral.language')}</span>
         <select name="locale" value={language} onChange={(event) => setLanguage(event.target.value as TLocale)}>
           {LOCALES.map((code) => (
-            <option key={code} value={code}>
+            // Each language by its own name, marked as that language (WCAG 3.1.2).
+            <option key={code} value={code} lang={code}>
               {t(`lang.${code}`)}
             </option>
           ))}
