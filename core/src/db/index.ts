@@ -125,7 +125,7 @@ async function openPostgres(url: string, config: TDbConfig, log: Logger): Promis
       }
     },
     close: () => pool.end(),
-    listen: (channel, onPayload, onGap) => listenPostgres(pg, url, channel, onPayload, onGap, log),
+    listen: (channel, onPayload, onGap) => listenPostgres(pg, url, channel, onPayload, onGap, log, outage),
   };
   return db;
 }
@@ -176,6 +176,7 @@ async function listenPostgres(
   onPayload: (payload: string) => void,
   onGap: () => void,
   log: Logger,
+  outage: ReturnType<typeof trackOutage>,
 ): Promise<() => Promise<void>> {
   let stopped = false;
   let client: import('pg').Client | null = null;
@@ -188,7 +189,9 @@ async function listenPostgres(
     });
     next.on('error', (err) => {
       if (client !== next) return;
-      log.warn({ err }, 'LISTEN connection lost');
+      // A lost database is one line per outage, whichever connection sees it first (outage.ts).
+      if (isConnectionFailure(err)) outage.failed(err);
+      else log.warn({ err }, 'LISTEN connection lost');
       retry();
     });
     next.on('end', () => {
