@@ -222,7 +222,7 @@ function initChatBadges() {
       const link = document.createElement('a');
       link.href = `/chat/private/${event.chat}`;
       const title = document.createElement('span');
-      title.textContent = String(event.chat);
+      title.textContent = event.title ?? String(event.chat);
       const badge = document.createElement('span');
       badge.className = 'badge';
       badge.dataset.chatBadge = String(event.chat);
