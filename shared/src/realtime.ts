@@ -12,6 +12,13 @@ export const REALTIME_LINK_PATH = '/api/internal/events';
 /** One event as the browser gets it: `seq` per user, in order, each once. */
 export type TRealtimeEvent = { seq: number; type: string; payload: unknown };
 
+/**
+ * The payload of the status events `payment` (deposits and purchases), `withdrawal` and `card`:
+ * which one moved and its state (a card: its activity, e.g. issued, frozen). A page showing it
+ * refetches (site/src/stores/status.ts); a `wallets` event carries any balance change.
+ */
+export type TStatusEvent = { id: string; state: string };
+
 /** The payment popup's item (spec §3): anonymised, no names, the amount rounded. */
 export type TFeedItem = { kind: 'exchange' | 'transfer'; currency: string; amount: string; to?: string };
 
@@ -37,12 +44,19 @@ export const SOCKET_CLOSE = {
 /** BFF → core. `sub` ids are the BFF's own, unique per link. */
 export type TLinkRequest = { op: 'sub'; sub: number; token: string; since: number | null } | { op: 'unsub'; sub: number };
 
-/** core → BFF. */
+/**
+ * core → BFF, one text frame each: this header as JSON, and for `relay` a newline and then the
+ * browser's TSocketMessage exactly as the browser gets it. The BFF parses only the header and
+ * writes the rest, framed once, to the sockets of the listed subscriptions (`subs` absent: every
+ * subscription, the payment popup's feed); the core serialises it once for all of them.
+ */
 export type TLinkMessage =
   | { op: 'ok'; sub: number; seq: number }
   | { op: 'refused'; sub: number; code: 'unauthorized' | 'event_sequence_future' | 'unavailable' }
-  /** The same events for every listed subscription (one user's): the BFF serialises once. */
-  | { op: 'events'; subs: number[]; events: TRealtimeEvent[] }
-  | { op: 'resync'; subs: number[]; seq: number }
-  | { op: 'ended'; subs: number[] }
-  | { op: 'feed'; item: TFeedItem };
+  | { op: 'relay'; subs?: number[] }
+  | { op: 'ended'; subs: number[] };
+
+/** A link frame's text: the header, then the browser's message after a newline (JSON has none). */
+export function encodeLinkMessage(header: TLinkMessage, body?: string): string {
+  return body === undefined ? JSON.stringify(header) : `${JSON.stringify(header)}\n${body}`;
+}

@@ -3,6 +3,7 @@ import websocket from '@fastify/websocket';
 import type { WebSocket } from '@fastify/websocket';
 import { REALTIME_PATH, SESSION_COOKIE, SOCKET_CLOSE, TOKEN_PATTERN } from '@obmen/shared';
 import { sendError } from '../errors.ts';
+import { writeFrame } from './frame.ts';
 import { createLink } from './link.ts';
 
 declare module 'fastify' {
@@ -58,7 +59,8 @@ export default fp<TRealtimeOptions>(
       link.close();
     });
 
-    await app.register(websocket, { options: { maxPayload: 1024 } });
+    // No compression: relayed frames are written as made once for all (frame.ts).
+    await app.register(websocket, { options: { maxPayload: 1024, perMessageDeflate: false } });
 
     // The core's stream is for BFFs: never proxied (the /api/* proxy would otherwise forward it).
     app.all('/api/internal/*', async (request, reply) => sendError(request, reply, 404, 'not_found', 'error.not_found'));
@@ -112,22 +114,20 @@ export default fp<TRealtimeOptions>(
      */
     async function subscribe(token: string, since: number | null) {
       let socket: WebSocket | null = null;
-      const early: Array<string | 'ended' | 'lost'> = [];
-      const deliver = (json: string) => {
-        if (!socket) return void early.push(json);
+      const early: Array<Buffer | 'ended' | 'lost'> = [];
+      const deliver = (frame: Buffer) => {
+        if (!socket) return void early.push(frame);
         if (socket.readyState !== socket.OPEN) return;
-        if (socket.bufferedAmount + json.length > options.maxBufferedBytes) {
+        if (socket.bufferedAmount + frame.length > options.maxBufferedBytes) {
           app.log.warn({ buffered: socket.bufferedAmount }, 'realtime: slow reader dropped');
           socket.close(SOCKET_CLOSE.slowReader, 'slow reader');
           return socket.terminate();
         }
-        socket.send(json);
+        writeFrame(socket, frame);
       };
       const end = (code: number, why: string) => (socket ? socket.close(code, why) : early.push(code === SOCKET_CLOSE.sessionEnded ? 'ended' : 'lost'));
       const result = await link.subscribe(token, since, {
-        events: deliver,
-        resync: deliver,
-        feed: deliver,
+        relay: deliver,
         ended: () => end(SOCKET_CLOSE.sessionEnded, 'session ended'),
         lost: () => end(SOCKET_CLOSE.upstreamLost, 'upstream lost'),
       });

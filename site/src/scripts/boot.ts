@@ -21,6 +21,7 @@ import { initPrefetch } from './prefetch.ts';
 import { initChunkReload } from './reload-guard.ts';
 import { initNotifications } from './notifications.ts';
 import { initLive } from './live.ts';
+import { initStatusEvents } from './status.ts';
 
 /** Written by the root layout from the core's own answers. */
 type TPageState = {
@@ -300,6 +301,7 @@ initAccountId();
 initLogout();
 initLiveHeader();
 initChatBadges();
+initStatusEvents();
 initUnreadPopup();
 initToasts();
 initNotifications();

@@ -1,4 +1,4 @@
-import type { TFeedItem, TLinkMessage, TLocale, TRealtimeEvent } from '@obmen/shared';
+import type { TFeedItem, TLinkMessage, TLocale, TRealtimeEvent, TSocketMessage } from '@obmen/shared';
 import type { Db } from '../../db/index.ts';
 import { findSession } from '../auth/sessions.ts';
 import { listOpenNotifications } from '../notifications/service.ts';
@@ -21,7 +21,8 @@ import { READ_BATCH, lastSequences, readEvents } from '../events/service.ts';
  * revocation, expiry: "ended" within checkMs) and catches up on any user whose newest event is
  * beyond what was sent (a notice lost while a bus connection was down).
  */
-export type TLink = { send(message: TLinkMessage): void; subs: Map<number, TSub> };
+/** `body`: the browser's message, serialised once for every link and subscription it goes to. */
+export type TLink = { send(message: TLinkMessage, body?: string): void; subs: Map<number, TSub> };
 type TSub = { link: TLink; sub: number; userId: string; sessionId: string; locale: TLocale; last: number };
 
 /** Event types whose null payload is filled in at delivery. */
@@ -73,16 +74,15 @@ export function createHub(db: Db, log: TLog) {
       const read = await readEvents(db, userId, last);
       const live = group.filter((sub) => sub.link.subs.get(sub.sub) === sub);
       if (!live.length || read.kind === 'future') continue;
-      for (const [link, ids] of byLink(live)) {
-        if (read.kind === 'resync') link.send({ op: 'resync', subs: ids, seq: read.last });
-      }
       if (read.kind === 'resync') {
+        const body = JSON.stringify({ type: 'resync', seq: read.last } satisfies TSocketMessage);
+        for (const [link, ids] of byLink(live)) link.send({ op: 'relay', subs: ids }, body);
         for (const sub of live) sub.last = read.last;
         continue;
       }
       if (!read.events.length) continue;
-      const events = await hydrate(userId, read.events, locale);
-      for (const [link, ids] of byLink(live)) link.send({ op: 'events', subs: ids, events });
+      const body = JSON.stringify({ type: 'events', events: await hydrate(userId, read.events, locale) } satisfies TSocketMessage);
+      for (const [link, ids] of byLink(live)) link.send({ op: 'relay', subs: ids }, body);
       for (const sub of live) sub.last = read.events.at(-1)!.seq;
       if (read.events.length === READ_BATCH) more = true;
     }
@@ -152,7 +152,9 @@ export function createHub(db: Db, log: TLog) {
     /** A bus message: users with news, or a feed item for every BFF. */
     onMessage(message: TBusMessage): void {
       for (const userId of message.users ?? []) if (byUser.has(userId)) pump(userId);
-      if (message.feed) for (const link of links) if (link.subs.size) link.send({ op: 'feed', item: message.feed });
+      if (!message.feed) return;
+      const body = JSON.stringify({ type: 'feed', item: message.feed } satisfies TSocketMessage);
+      for (const link of links) if (link.subs.size) link.send({ op: 'relay' }, body);
     },
     /** Catch up on everyone: after a bus gap, and periodically. */
     async catchUp(): Promise<void> {

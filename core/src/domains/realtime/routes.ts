@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import websocket from '@fastify/websocket';
 import { z } from 'zod';
-import { REALTIME_LINK_PATH, type TLinkMessage } from '@obmen/shared';
+import { REALTIME_LINK_PATH, encodeLinkMessage, type TLinkMessage } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { isDatabaseUnavailable } from '../../db/outage.ts';
 import { natsBus, postgresBus, type TEventBus } from './bus.ts';
@@ -63,10 +63,10 @@ export default fp<{ config: TConfig }>(
         schema: { hide: true, tags: ['Service'], summary: 'Realtime events for the BFF (websocket)' },
       },
       (socket) => {
-        const link = hub.open((message: TLinkMessage) => {
+        const link = hub.open((message: TLinkMessage, body?: string) => {
           if (socket.readyState !== socket.OPEN) return;
           if (socket.bufferedAmount > LINK_MAX_BUFFERED) return socket.terminate();
-          socket.send(JSON.stringify(message));
+          socket.send(encodeLinkMessage(message, body));
         });
         socket.on('message', (data: Buffer) => {
           let parsed: z.infer<typeof ZLinkRequest>;
