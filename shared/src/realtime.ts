@@ -24,8 +24,17 @@ export type TFeedItem = { kind: 'exchange' | 'transfer'; currency: string; amoun
 
 /** BFF → browser. */
 export type TSocketMessage =
-  /** Sent first: the newest sequence number of the user (what `since` to send next time). */
-  | { type: 'hello'; seq: number }
+  /**
+   * Sent first: the newest sequence number of the user (what `since` to send next time), and of
+   * the changes for everyone (`bseq`, what `bsince` to send).
+   */
+  | { type: 'hello'; seq: number; bseq: number }
+  /**
+   * A change for everyone (a notification for all users), numbered site-wide (`bseq`): the
+   * payload is the receiver's whole state of it ({notifications}), so one message makes good
+   * any number missed; a reconnect with an older `bsince` gets it again.
+   */
+  | { type: 'broadcast'; seq: number; payload: unknown }
   | { type: 'events'; events: TRealtimeEvent[] }
   /** What was missed is no longer kept: refetch the state (GET /api/auth/check), continue from `seq`. */
   | { type: 'resync'; seq: number }
@@ -42,7 +51,7 @@ export const SOCKET_CLOSE = {
 } as const;
 
 /** BFF → core. `sub` ids are the BFF's own, unique per link. */
-export type TLinkRequest = { op: 'sub'; sub: number; token: string; since: number | null } | { op: 'unsub'; sub: number };
+export type TLinkRequest = { op: 'sub'; sub: number; token: string; since: number | null; bsince: number | null } | { op: 'unsub'; sub: number };
 
 /**
  * core → BFF, one text frame each: this header as JSON, and for `relay` a newline and then the
@@ -51,7 +60,7 @@ export type TLinkRequest = { op: 'sub'; sub: number; token: string; since: numbe
  * subscription, the payment popup's feed); the core serialises it once for all of them.
  */
 export type TLinkMessage =
-  | { op: 'ok'; sub: number; seq: number }
+  | { op: 'ok'; sub: number; seq: number; bseq: number }
   | { op: 'refused'; sub: number; code: 'unauthorized' | 'event_sequence_future' | 'unavailable' }
   | { op: 'relay'; subs?: number[] }
   | { op: 'ended'; subs: number[] };

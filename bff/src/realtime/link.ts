@@ -22,7 +22,9 @@ export type TSubHandlers = {
 
 const NEWLINE = 0x0a;
 
-export type TSubscribeResult = { ok: true; sub: number; seq: number } | { ok: false; code: 'unauthorized' | 'event_sequence_future' | 'unavailable' };
+export type TSubscribeResult =
+  | { ok: true; sub: number; seq: number; bseq: number }
+  | { ok: false; code: 'unauthorized' | 'event_sequence_future' | 'unavailable' };
 
 type TLog = { warn: (obj: object, msg: string) => void };
 
@@ -87,7 +89,7 @@ export function createLink(upstreamUrl: string, log: TLog, options: { timeoutMs?
         pending.delete(message.sub);
         if (message.op === 'ok') {
           subs.set(message.sub, waiting.handlers);
-          waiting.resolve({ ok: true, sub: message.sub, seq: message.seq });
+          waiting.resolve({ ok: true, sub: message.sub, seq: message.seq, bseq: message.bseq });
         } else waiting.resolve({ ok: false, code: message.code });
         return;
       }
@@ -111,8 +113,11 @@ export function createLink(upstreamUrl: string, log: TLog, options: { timeoutMs?
   const send = (request: TLinkRequest) => socket?.send(JSON.stringify(request));
 
   return {
-    /** Asks the core: is this session alive, is `since` not from the future? Then events flow to `handlers`. */
-    async subscribe(token: string, since: number | null, handlers: TSubHandlers): Promise<TSubscribeResult> {
+    /**
+     * Asks the core: is this session alive, is `since` not from the future? Then events flow to
+     * `handlers`, and changes for everyone after `bsince`.
+     */
+    async subscribe(token: string, { since, bsince }: { since: number | null; bsince: number | null }, handlers: TSubHandlers): Promise<TSubscribeResult> {
       try {
         await open();
       } catch {
@@ -131,7 +136,7 @@ export function createLink(upstreamUrl: string, log: TLog, options: { timeoutMs?
             resolve(result);
           },
         });
-        send({ op: 'sub', sub, token, since });
+        send({ op: 'sub', sub, token, since, bsince });
       });
     },
     unsubscribe(sub: number): void {

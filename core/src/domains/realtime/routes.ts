@@ -20,7 +20,13 @@ const FEED_EVERY_MS = 4_000;
 const LINK_MAX_BUFFERED = 64 * 1024 * 1024;
 
 const ZLinkRequest = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('sub'), sub: z.number().int().min(0), token: z.string().max(100), since: z.number().int().min(0).nullable() }),
+  z.object({
+    op: z.literal('sub'),
+    sub: z.number().int().min(0),
+    token: z.string().max(100),
+    since: z.number().int().min(0).nullable(),
+    bsince: z.number().int().min(0).nullable().default(null),
+  }),
   z.object({ op: z.literal('unsub'), sub: z.number().int().min(0) }),
 ]);
 
@@ -42,7 +48,7 @@ export default fp<{ config: TConfig }>(
     const timer = setInterval(() => {
       if (checking) return;
       checking = true;
-      Promise.all([hub.checkSessions(), hub.catchUp()])
+      Promise.all([hub.checkSessions(), hub.catchUp(), hub.checkBroadcast()])
         .catch((err: unknown) => {
           if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'events: session check failed');
         })
@@ -76,7 +82,7 @@ export default fp<{ config: TConfig }>(
             return socket.close(1008, 'bad request');
           }
           if (parsed.op === 'unsub') return hub.unsubscribe(link, parsed.sub);
-          hub.subscribe(link, parsed.sub, parsed.token, parsed.since).catch((err: unknown) => {
+          hub.subscribe(link, parsed.sub, parsed.token, parsed.since, parsed.bsince).catch((err: unknown) => {
             app.log.warn({ err }, 'events: subscribe failed');
             link.send({ op: 'refused', sub: parsed.sub, code: 'unavailable' });
           });
