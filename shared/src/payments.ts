@@ -227,6 +227,6 @@ export const ZPaymentLimits = z.object({
 });
 export type TPaymentLimits = z.infer<typeof ZPaymentLimits>;
 
-/** A purchase's quote as the check answers it: `receive` of `buy` at `rate`, after the pair's `fee` (of the paid currency). */
-export const ZPurchaseCheckQuote = z.object({ buy: z.string(), receive: z.string(), rate: z.string(), fee: z.string() });
+/** A purchase's quote as the check answers it: `receive` of `buy` at `rate` (`rate_inverse` the other way), after the pair's `fee` (of the paid currency). */
+export const ZPurchaseCheckQuote = z.object({ buy: z.string(), receive: z.string(), rate: z.string(), rate_inverse: z.string(), fee: z.string() });
 export type TPurchaseCheckQuote = z.infer<typeof ZPurchaseCheckQuote>;

@@ -43,7 +43,13 @@ export async function checkPaymentForm(
       const { assessed, buy, quote } = await quotePurchase(db, rates, level, { ...body, buy: body.buy });
       const precision = assessed.entry.currency.precision;
       Object.assign(answer, shownTerms(assessed.fee, assessed.receive, precision));
-      answer.quote = { buy: buy.code, receive: formatAmount(quote.receive, buy.precision), rate: quote.rate, fee: formatAmount(quote.fee, precision) };
+      answer.quote = {
+        buy: buy.code,
+        receive: formatAmount(quote.receive, buy.precision),
+        rate: quote.rate,
+        rate_inverse: quote.rateInverse,
+        fee: formatAmount(quote.fee, precision),
+      };
     } else {
       const assessed = await assessPayment(db, { direction: 'deposit', ps: body.ps, currency: body.currency, amount: body.amount, userLevel: level });
       Object.assign(answer, shownTerms(assessed.fee, assessed.receive, assessed.entry.currency.precision));

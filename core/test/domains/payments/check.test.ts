@@ -46,7 +46,10 @@ describe.each(ENGINES)('payment form check (%s)', (engine) => {
     expect(await payments()).toBe(before);
     const opened = await call(ctx.app, '/api/deposit/integration_json', { token: user.token, payload: { ps: 'sandbox-card', currency: 'USD', amount: '250' } });
     expect(opened.statusCode).toBe(200);
-    expect((await check('deposit', { ps: 'sandbox-card', currency: 'USD', amount: '100' })).json().limits).toMatchObject({ left_24h: '750.00', left_30d: '2750.00' });
+    expect((await check('deposit', { ps: 'sandbox-card', currency: 'USD', amount: '100' })).json().limits).toMatchObject({
+      left_24h: '750.00',
+      left_30d: '2750.00',
+    });
   });
 
   it('deposit: refusals are field messages in the reader language, always 200', async () => {
