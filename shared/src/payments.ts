@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { divCeil, parseDecimal, pow10, ZAmountText, ZCurrencyCode } from './money.ts';
+import { divCeil, emptyToUndefined, parseDecimal, pow10, ZAmountText, ZCurrencyCode, ZHistoryQuery } from './money.ts';
 import { PAYMENT_FIELDS } from './payment-fields.ts';
 
 /*
@@ -230,3 +230,16 @@ export type TPaymentLimits = z.infer<typeof ZPaymentLimits>;
 /** A purchase's quote as the check answers it: `receive` of `buy` at `rate` (`rate_inverse` the other way), after the pair's `fee` (of the paid currency). */
 export const ZPurchaseCheckQuote = z.object({ buy: z.string(), receive: z.string(), rate: z.string(), rate_inverse: z.string(), fee: z.string() });
 export type TPurchaseCheckQuote = z.infer<typeof ZPurchaseCheckQuote>;
+
+/**
+ * GET /api/deposit/history and /api/payment/history (purchases): a payment as `check` answers
+ * it, with the purchase's quote (null for a deposit).
+ */
+export const ZPaymentRecord = ZDepositPayment.extend({ quote: ZPurchaseQuote.nullable() });
+export type TPaymentRecord = z.infer<typeof ZPaymentRecord>;
+
+/** The history's paging, dates, currency and CSV, filtering by a payment's states. */
+export const ZPaymentHistoryQuery = ZHistoryQuery.omit({ direction: true }).extend({
+  status: z.preprocess(emptyToUndefined, z.enum(DEPOSIT_STATES).optional()),
+});
+export type TPaymentHistoryQuery = z.infer<typeof ZPaymentHistoryQuery>;
