@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { divCeil, parseDecimal, pow10, ZAmountText, ZCurrencyCode } from './money.ts';
+import { divCeil, emptyToUndefined, parseDecimal, pow10, ZAmountText, ZCurrencyCode, ZHistoryQuery } from './money.ts';
 import { PAYMENT_FIELDS } from './payment-fields.ts';
 
 /*
@@ -195,3 +195,16 @@ export type TPurchaseQuote = z.infer<typeof ZPurchaseQuote>;
 
 /** GET /api/purchase/ps/{x}: the currency to buy. */
 export const ZPurchaseParams = z.object({ x: ZCurrencyCode });
+
+/**
+ * GET /api/deposit/history and /api/payment/history (purchases): a payment as `check` answers
+ * it, with the purchase's quote (null for a deposit).
+ */
+export const ZPaymentRecord = ZDepositPayment.extend({ quote: ZPurchaseQuote.nullable() });
+export type TPaymentRecord = z.infer<typeof ZPaymentRecord>;
+
+/** The history's paging, dates, currency and CSV, filtering by a payment's states. */
+export const ZPaymentHistoryQuery = ZHistoryQuery.omit({ direction: true }).extend({
+  status: z.preprocess(emptyToUndefined, z.enum(DEPOSIT_STATES).optional()),
+});
+export type TPaymentHistoryQuery = z.infer<typeof ZPaymentHistoryQuery>;

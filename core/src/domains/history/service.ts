@@ -54,12 +54,13 @@ export function dateBounds(query: Pick<THistoryQuery, 'from' | 'to'>): { from: s
   return { from: query.from ? parse(query.from, 'from') : null, to: query.to ? parse(query.to, 'to') : null };
 }
 
-function paging(query: THistoryQuery, total: number) {
+/** The page figures of an answer. */
+export function historyPaging(query: Pick<THistoryQuery, 'page' | 'per_page'>, total: number) {
   return { page: query.page, per_page: query.per_page, total, pages: Math.max(1, Math.ceil(total / query.per_page)) };
 }
 
 /** CSV limits rows to the newest HISTORY_CSV_MAX_ROWS of the filter; JSON pages. */
-function window(query: THistoryQuery): { limit: number; offset: number } {
+export function historyWindow(query: Pick<THistoryQuery, 'page' | 'per_page' | 'format'>): { limit: number; offset: number } {
   return query.format === 'csv' ? { limit: HISTORY_CSV_MAX_ROWS, offset: 0 } : { limit: query.per_page, offset: (query.page - 1) * query.per_page };
 }
 
@@ -69,7 +70,7 @@ export async function exchangeHistory(db: Queryable, userId: string, query: THis
   const where = `user_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at < $3)
     AND ($4::text IS NULL OR src = $4 OR dst = $4) AND ($5::text IS NULL OR status = $5)`;
   const params = [userId, from, to, query.currency ?? null, query.status ?? null];
-  const { limit, offset } = window(query);
+  const { limit, offset } = historyWindow(query);
   const [count] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM exchanges WHERE ${where}`, params);
   const rows = await db.query<TRawExchange>(
     `SELECT id::text AS id, batch_id::text AS batch_id, src, dst, pay::text AS amount, receive::text AS amount_receive, fee::text AS fee,
@@ -78,7 +79,7 @@ export async function exchangeHistory(db: Queryable, userId: string, query: THis
     params,
   );
   const byCode = await currencies(db);
-  return { items: rows.map((row) => formatExchange(row, byCode, locale)), ...paging(query, count!.total) };
+  return { items: rows.map((row) => formatExchange(row, byCode, locale)), ...historyPaging(query, count!.total) };
 }
 
 /** GET /api/transfer/history: sent and received transfers, newest first; `direction` filters. */
@@ -89,7 +90,7 @@ export async function transferHistory(db: Queryable, userId: string, query: THis
     AND ($4::text IS NULL OR t.currency = $4) AND ($5::text IS NULL OR t.status = $5)
     AND ($6::text IS NULL OR ($6 = 'out') = (t.sender_id = $1))`;
   const params = [userId, from, to, query.currency ?? null, query.status ?? null, query.direction ?? null];
-  const { limit, offset } = window(query);
+  const { limit, offset } = historyWindow(query);
   const [count] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM transfers t WHERE ${where}`, params);
   const rows = await db.query<Omit<TTransferRecord, 'amount' | 'fee'> & { amount: string; fee: string }>(
     `SELECT t.id::text AS id, CASE WHEN t.sender_id = $1 THEN 'out' ELSE 'in' END AS direction, o.account_id,
@@ -105,7 +106,7 @@ export async function transferHistory(db: Queryable, userId: string, query: THis
       const precision = byCode.get(row.currency)?.precision ?? 0;
       return { ...row, account_id: Number(row.account_id), amount: formatAmount(row.amount, precision), fee: formatAmount(row.fee, precision) };
     }),
-    ...paging(query, count!.total),
+    ...historyPaging(query, count!.total),
   };
 }
 

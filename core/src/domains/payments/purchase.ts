@@ -32,7 +32,7 @@ export async function listPurchaseSystems(db: Queryable, rates: RateSource, user
   return out;
 }
 
-type TPurchaseRow = {
+export type TPurchaseRow = {
   buy_currency: string;
   pay: string;
   pair_fee: string;
@@ -46,7 +46,7 @@ type TPurchaseRow = {
   final_rate: string | null;
 };
 
-async function quoteView(db: Queryable, row: TPurchaseRow): Promise<TPurchaseQuote> {
+export async function quoteView(db: Queryable, row: TPurchaseRow): Promise<TPurchaseQuote> {
   const byCode = await currencies(db);
   const precision = byCode.get(row.buy_currency)?.precision ?? 0;
   return {

@@ -6,7 +6,10 @@ import {
   ZDepositCreateBody,
   ZDepositPayment,
   ZOk,
+  ZCsv,
   ZPaymentCheckBody,
+  ZPaymentHistoryQuery,
+  ZPaymentRecord,
   ZPaymentSystem,
   ZPaymentSystemGroup,
   ZPurchaseBody,
@@ -24,6 +27,8 @@ import { isDatabaseUnavailable } from '../../db/outage.ts';
 import { checkPayment, listDepositSystems, openDeposit } from './deposits.ts';
 import { listPurchaseSystems, openPurchase } from './purchase.ts';
 import sandboxCardPage from './sandbox-card-page.ts';
+import { DEPOSIT_CSV_COLUMNS, paymentCsvRow, paymentHistory, PURCHASE_CSV_COLUMNS } from './payment-history.ts';
+import { sendCsv } from '../history/service.ts';
 
 type TPaymentOptions = { providers: TProviders; now: () => Date; timers: boolean };
 
@@ -146,6 +151,38 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
     },
     async (request) => checkPayment(app.db, currentUser(request).id, request.body.url),
   );
+
+  // GET /api/deposit/history and /api/payment/history (purchases): one call each, same shape.
+  const ZPaymentHistoryResponse = ZOk.extend({
+    items: z.array(ZPaymentRecord),
+    page: z.number().int(),
+    per_page: z.number().int(),
+    total: z.number().int(),
+    pages: z.number().int(),
+  });
+  for (const [path, direction, tag, csv] of [
+    ['/api/deposit/history', 'deposit', 'Deposit', 'deposit-history.csv'],
+    ['/api/payment/history', 'purchase', 'Purchase', 'payment-history.csv'],
+  ] as const) {
+    app.get(
+      path,
+      {
+        onRequest: requireUser,
+        schema: {
+          tags: [tag],
+          summary: `The caller's ${direction === 'deposit' ? 'deposits' : 'purchases'}, filtered and paged (format=csv: a CSV file)`,
+          querystring: ZPaymentHistoryQuery,
+          response: { 200: { content: { 'application/json': { schema: ZPaymentHistoryResponse }, 'text/csv': { schema: ZCsv } } } },
+        },
+      },
+      async (request, reply) => {
+        const page = await paymentHistory(app.db, currentUser(request).id, direction, request.query);
+        if (request.query.format !== 'csv') return { status: 'ok' as const, ...page };
+        const rows = page.items.map((item) => paymentCsvRow(item, request.locale));
+        return sendCsv(reply, csv, direction === 'deposit' ? DEPOSIT_CSV_COLUMNS : PURCHASE_CSV_COLUMNS, rows);
+      },
+    );
+  }
 
   app.get(
     '/api/purchase/ps/:x',

@@ -1,0 +1,77 @@
+import { isI18nKey, translate, type TLocale, type TPaymentHistoryQuery, type TPaymentRecord } from '@obmen/shared';
+import type { Queryable } from '../../db/index.ts';
+import { dateBounds, historyPaging, historyWindow, type THistoryPage } from '../history/service.ts';
+import { DEPOSIT_COLUMNS, paymentView, type TDepositRow } from './deposits.ts';
+import { quoteView, type TPurchaseRow } from './purchase.ts';
+
+/**
+ * GET /api/deposit/history (deposits) and GET /api/payment/history (purchases): the caller's
+ * payments, newest first, filtered and paged (or the CSV rows). Each item is what `check`
+ * answers, so its `url` is the payment's status page. For a purchase the currency filter
+ * matches the currency paid with or the one bought.
+ */
+export async function paymentHistory(
+  db: Queryable,
+  userId: string,
+  direction: 'deposit' | 'purchase',
+  query: TPaymentHistoryQuery,
+): Promise<THistoryPage<TPaymentRecord>> {
+  const { from, to } = dateBounds(query);
+  const where = `user_id = $1 AND direction = $2 AND ($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at < $4)
+    AND ($5::text IS NULL OR currency = $5 OR EXISTS (SELECT 1 FROM purchases b WHERE b.payment_id = payments.id AND b.buy_currency = $5))
+    AND ($6::text IS NULL OR state = $6)`;
+  const params = [userId, direction, from, to, query.currency ?? null, query.status ?? null];
+  const { limit, offset } = historyWindow(query);
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM payments WHERE ${where}`, params);
+  const rows = await db.query<TDepositRow>(
+    `SELECT ${DEPOSIT_COLUMNS} FROM payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+    params,
+  );
+  // The purchases of the page in one query, not one per row.
+  const purchases = new Map<string, TPurchaseRow>();
+  if (direction === 'purchase' && rows.length > 0) {
+    const found = await db.query<TPurchaseRow & { pid: string }>('SELECT payment_id::text AS pid, * FROM purchases WHERE payment_id = ANY($1::bigint[])', [
+      rows.map((row) => row.id),
+    ]);
+    for (const purchase of found) purchases.set(purchase.pid, purchase);
+  }
+  const items: TPaymentRecord[] = [];
+  for (const row of rows) {
+    const purchase = purchases.get(row.id);
+    items.push({ ...(await paymentView(db, row, purchase?.buy_currency)), quote: purchase ? await quoteView(db, purchase) : null });
+  }
+  return { items, ...historyPaging(query, count!.total) };
+}
+
+/** A CSV line of a payment: flat, with its reason in words. */
+export function paymentCsvRow(record: TPaymentRecord, locale: TLocale) {
+  return {
+    id: record.id,
+    created_at: record.created_at,
+    ps: record.ps,
+    currency: record.currency,
+    amount: record.amount,
+    fee: record.fee,
+    receive: record.receive,
+    buy: record.quote?.buy ?? '',
+    buy_receive: record.quote ? (record.quote.final_receive ?? record.quote.receive) : '',
+    rate: record.quote ? (record.quote.final_rate ?? record.quote.rate) : '',
+    state: record.state,
+    reason: record.reason && isI18nKey(record.reason) ? translate(locale, record.reason) : (record.reason ?? ''),
+  };
+}
+type TPaymentCsvColumn = keyof ReturnType<typeof paymentCsvRow>;
+export const DEPOSIT_CSV_COLUMNS: TPaymentCsvColumn[] = ['id', 'created_at', 'ps', 'currency', 'amount', 'fee', 'receive', 'state', 'reason'];
+export const PURCHASE_CSV_COLUMNS: TPaymentCsvColumn[] = [
+  'id',
+  'created_at',
+  'ps',
+  'currency',
+  'amount',
+  'fee',
+  'buy',
+  'buy_receive',
+  'rate',
+  'state',
+  'reason',
+];
