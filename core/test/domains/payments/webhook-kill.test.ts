@@ -56,7 +56,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a webhook and kill -9 of the co
     await ctx.drop();
   });
 
-  const body = () => Buffer.from(JSON.stringify({ id: `kill-${deposit.public_id}`, type: 'payment.paid', payment_id: deposit.public_id, amount: '123.45', currency: 'USD' }));
+  const body = () =>
+    Buffer.from(JSON.stringify({ id: `kill-${deposit.public_id}`, type: 'payment.paid', payment_id: deposit.public_id, amount: '123.45', currency: 'USD' }));
   const deliver = (url: string) =>
     fetch(`${url}/api/payments/webhook/sandbox-card`, {
       method: 'POST',
