@@ -25,7 +25,7 @@ import { AppError, notFoundOf, routeNotFound } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import type { TProviders } from './providers.ts';
-import { processDueWebhooks, receiveWebhook } from './webhooks.ts';
+import { processDueWebhooks, webhookIntake } from './webhooks.ts';
 import { chainTick, SANDBOX_BLOCK_MS } from './sandbox.ts';
 import { isDatabaseUnavailable } from '../../db/outage.ts';
 import { checkPaymentForm } from './check.ts';
@@ -51,6 +51,7 @@ const WEBHOOK_BODY_LIMIT = 64 * 1024;
 const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { providers, now }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  const receive = webhookIntake(app.db, now);
 
   app.post(
     '/api/payments/webhook/:provider',
@@ -68,7 +69,7 @@ const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { prov
       const provider = params.success ? providers.get(params.data.provider) : undefined;
       if (!provider) throw notFoundOf('payment_provider');
       const signature = request.headers[WEBHOOK_SIGNATURE_HEADER];
-      const { result } = await receiveWebhook(app.db, provider, {
+      const { result } = await receive(provider, {
         rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
         signature: typeof signature === 'string' ? signature : undefined,
         now: now(),
