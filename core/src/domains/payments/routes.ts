@@ -8,22 +8,27 @@ import {
   ZOk,
   ZCsv,
   ZPaymentCheckBody,
+  ZPaymentFormCheckBody,
+  ZPaymentFormCheckParams,
+  ZPaymentLimits,
   ZPaymentHistoryQuery,
   ZPaymentRecord,
   ZPaymentSystem,
   ZPaymentSystemGroup,
   ZPurchaseBody,
+  ZPurchaseCheckQuote,
   ZPurchaseParams,
   ZPurchaseQuote,
   ZWebhookParams,
 } from '@obmen/shared';
-import { AppError, notFoundOf } from '../../errors.ts';
+import { AppError, notFoundOf, routeNotFound } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import type { TProviders } from './providers.ts';
 import { processDueWebhooks, webhookIntake } from './webhooks.ts';
 import { chainTick, SANDBOX_BLOCK_MS } from './sandbox.ts';
 import { isDatabaseUnavailable } from '../../db/outage.ts';
+import { checkPaymentForm } from './check.ts';
 import { checkPayment, listDepositSystems, openDeposit } from './deposits.ts';
 import { listPurchaseSystems, openPurchase } from './purchase.ts';
 import sandboxCardPage from './sandbox-card-page.ts';
@@ -150,6 +155,39 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
       },
     },
     async (request) => checkPayment(app.db, currentUser(request).id, request.body.url),
+  );
+
+  const ZPaymentFormCheck = ZOk.extend({
+    ok: z.boolean(),
+    currency: z.string(),
+    fee: z.string().nullable(),
+    receive: z.string().nullable(),
+    limits: ZPaymentLimits,
+    /** Field → localized message; `_` for the whole form. */
+    fields: z.record(z.string(), z.string()),
+    message: z.string().nullable(),
+    quote: ZPurchaseCheckQuote.nullable(),
+  });
+  // Spec §7 "POST /api/{x}/check (form)": withdraw, exchange and transfer have static routes of their own, which win.
+  app.post(
+    '/api/:x/check',
+    {
+      onRequest: requireUser,
+      config: { paramsError: routeNotFound },
+      schema: {
+        tags: ['Deposit', 'Purchase'],
+        summary: 'Check a deposit or purchase form: fee, amount received (and the quote of what a purchase buys), deposit limits left, field errors (form)',
+        params: ZPaymentFormCheckParams,
+        body: ZPaymentFormCheckBody,
+        response: { 200: ZPaymentFormCheck },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      await consumeRateLimit(app.db, 'payment_check_user', user.id);
+      const answer = await checkPaymentForm(app.db, app.rates, user.id, request.params.x, request.body, request.locale, now());
+      return { status: 'ok' as const, ...answer };
+    },
   );
 
   // GET /api/deposit/history and /api/payment/history (purchases): one call each, same shape.
