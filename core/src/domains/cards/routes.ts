@@ -35,7 +35,7 @@ import { receiveIssuerCallback } from './callbacks.ts';
 import { loadIssuers } from './issuer.ts';
 import { cancelOrder, confirmOrder, getOrder, listOrders, placeOrder, type TCardContext } from './orders.ts';
 import { cardDetails, closeCard, freezeCard, listCards, revealCard, topUpCard, unfreezeCard, withdrawFromCard } from './my-cards.ts';
-import { advanceSandboxIssuer, sandboxIssuer } from './sandbox-issuer.ts';
+import { advanceSandboxIssuer, type sandboxIssuer } from './sandbox-issuer.ts';
 
 type TCardOptions = { config: TConfig; now?: () => Date };
 
