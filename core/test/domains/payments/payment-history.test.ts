@@ -55,7 +55,15 @@ describe.each(ENGINES)('GET /api/deposit/history and /api/payment/history (%s)',
     const first = await list(alice, '/api/deposit/history?per_page=3');
     expect(first).toMatchObject({ page: 1, per_page: 3, total: 4, pages: 2 });
     expect(first.items.map((item) => item.id)).toEqual([ids.bank, ids.created, ids.declined]);
-    expect(first.items[0]).toMatchObject({ direction: 'deposit', ps: 'sandbox-bank', system: 'Bank transfer (sandbox)', currency: 'USD', amount: '300.00', state: 'created', quote: null });
+    expect(first.items[0]).toMatchObject({
+      direction: 'deposit',
+      ps: 'sandbox-bank',
+      system: 'Bank transfer (sandbox)',
+      currency: 'USD',
+      amount: '300.00',
+      state: 'created',
+      quote: null,
+    });
     expect(first.items[0]!.bank?.reference).toMatch(/^OBM-/);
     expect(first.items[2]).toMatchObject({
       state: 'declined',
