@@ -54,7 +54,7 @@ export default defineConfig({
   timeout: 30_000,
   expect: { timeout: 10_000 },
   // The axe-core walk over every page state (a11y.spec.ts) takes minutes on a busy machine.
-  globalTimeout: 20 * 60_000,
+  globalTimeout: 24 * 60_000,
   reporter: 'list',
   use: {
     baseURL,

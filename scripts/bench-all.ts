@@ -9,6 +9,8 @@
  *                                      core and BFF < 10%, failure rate < 1%, ledger after
  *   fanout   scripts/bench-fanout.ts   2,000 websockets through the BFF /ws vs straight from the core's
  *                                      event stream: messages/s, p99, lost, BFF memory per idle socket
+ *   webhooks scripts/bench-webhooks.ts  provider webhooks/s on PostgreSQL, each event delivered 5 times
+ *                                      (0 double credits checked after), and the withdrawal request's p99
  * BENCH_SUITES=api,money picks some (BENCH_SUITES=soak BENCH_SOAK_DURATION=120: a short soak). The money bench uses BENCH_DATABASE_URL or
  * TEST_DATABASE_URL for PostgreSQL (default: the local server's `test` database).
  * Exit status 1 when any suite failed.
@@ -23,6 +25,7 @@ const SUITES = {
   upload: 'bench-upload.ts',
   soak: 'bench-soak.ts',
   fanout: 'bench-fanout.ts',
+  webhooks: 'bench-webhooks.ts',
 } as const;
 type TSuite = keyof typeof SUITES;
 

@@ -101,13 +101,13 @@ ensure_postgres() {
 }
 
 run_vitest() {
-  timeout --kill-after=30 1200 "${PNPM[@]}" exec vitest run \
+  timeout --kill-after=30 1800 "${PNPM[@]}" exec vitest run \
     --reporter=default --reporter=json --outputFile.json="$RESULTS/vitest.json"
 }
 
 run_playwright() {
   PLAYWRIGHT_JSON_OUTPUT_FILE="$RESULTS/playwright.json" PLAYWRIGHT_JSON_OUTPUT_NAME="$RESULTS/playwright.json" \
-    timeout --kill-after=30 900 "${PNPM[@]}" --filter @obmen/e2e exec playwright test --reporter=list,json
+    timeout --kill-after=30 1500 "${PNPM[@]}" --filter @obmen/e2e exec playwright test --reporter=list,json
 }
 
 # Totals from both runners' JSON reports, as one "N passed, N failed" line.

@@ -32,7 +32,7 @@ import sessionPlugin from './plugins/session.ts';
 import mailPlugin from './plugins/mail.ts';
 import housekeepingPlugin from './plugins/housekeeping.ts';
 import eventsPlugin from './domains/realtime/routes.ts';
-import { prepareDummyHash } from './domains/auth/passwords.ts';
+import { prepareDummyHash, setPasswordHashCost } from './domains/auth/passwords.ts';
 import { DEMO_ACCOUNT, findDemoAccountId, seedDemoBalances, seedDemoData } from './seed/demo.ts';
 
 export type TAppOptions = {
@@ -46,6 +46,7 @@ export type TAppOptions = {
 /** The core as a plugin: server.ts listens, tests inject. */
 const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, storage, now }) => {
   setRateLimitFactor(config.RATE_LIMIT_FACTOR);
+  setPasswordHashCost(config.PASSWORD_SCRYPT_LN);
   await fastify.register(localePlugin);
   await fastify.register(errorsPlugin);
   // Before any route: validation, serialisation and the OpenAPI document come from route schemas.

@@ -48,6 +48,11 @@ const ZConfig = z
      * clients all come from one address (the e2e suite); production keeps 1.
      */
     RATE_LIMIT_FACTOR: z.coerce.number().int().min(1).max(100).default(1),
+    /**
+     * scrypt's log2(N) for new password hashes. 17 (OWASP) everywhere; a test run may lower it,
+     * because one hash per sign-up and per fresh database dominated the suite's time.
+     */
+    PASSWORD_SCRYPT_LN: z.coerce.number().int().min(10).max(20).default(17),
     /** The site's address, for links in mails. */
     PUBLIC_URL: z
       .url({ protocol: /^https?$/ })
@@ -100,6 +105,9 @@ const ZConfig = z
     CARD_ISSUER_SECRET_SANDBOX: z.string().min(32).optional(),
   })
   .superRefine((config, ctx) => {
+    if (config.PASSWORD_SCRYPT_LN < 17 && config.NODE_ENV !== 'test') {
+      ctx.addIssue({ code: 'custom', path: ['PASSWORD_SCRYPT_LN'], message: 'below 17 only with NODE_ENV=test' });
+    }
     if (config.S3_URL && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {
       ctx.addIssue({ code: 'custom', path: ['S3_ACCESS_KEY_ID'], message: 'S3_URL needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY' });
     }

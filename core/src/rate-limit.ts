@@ -48,6 +48,8 @@ export const RATE_LIMITS = {
   deposit_create_user: { max: 30, windowS: 60 * 60 },
   // the withdraw form checks as the user types (debounced)
   withdraw_check_user: { max: 120, windowS: 10 * 60 },
+  // the deposit and purchase forms check (and quote) as the user types, debounced
+  payment_check_user: { max: 120, windowS: 10 * 60 },
   card_reveal_user: { max: 10, windowS: 15 * 60 },
   chat_message_user: { max: 30, windowS: 60 },
   chat_open_user: { max: 30, windowS: 60 * 60 },

@@ -28,3 +28,14 @@ describe('core configuration', () => {
     }
   });
 });
+
+describe('password hashing cost', () => {
+  it('is the OWASP 17 by default and cannot be lowered outside a test run', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).PASSWORD_SCRYPT_LN).toBe(17);
+    expect(loadConfig({ NODE_ENV: 'development' }).PASSWORD_SCRYPT_LN).toBe(17);
+    expect(loadConfig({ NODE_ENV: 'test', PASSWORD_SCRYPT_LN: '12' }).PASSWORD_SCRYPT_LN).toBe(12);
+    expect(() => loadConfig({ NODE_ENV: 'production', PASSWORD_SCRYPT_LN: '12' })).toThrow(/PASSWORD_SCRYPT_LN: below 17 only with NODE_ENV=test/);
+    expect(() => loadConfig({ NODE_ENV: 'development', PASSWORD_SCRYPT_LN: '16' })).toThrow(/PASSWORD_SCRYPT_LN/);
+    expect(() => loadConfig({ NODE_ENV: 'production', PASSWORD_SCRYPT_LN: '18' })).not.toThrow();
+  });
+});

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { TEST_SCRYPT_LN } from './helpers.ts';
 
 const SERVER = new URL('../src/server.ts', import.meta.url).pathname;
 
@@ -19,7 +20,15 @@ export type TCoreProcess = {
 
 export async function startCore(env: Record<string, string>, startTimeoutMs = 60_000): Promise<TCoreProcess> {
   const child = spawn(process.execPath, [SERVER], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      PASSWORD_SCRYPT_LN: String(TEST_SCRYPT_LN),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: TLogLine[] = [];

@@ -48,10 +48,15 @@ export async function openTestDb(
   };
 }
 
+export const TEST_SCRYPT_LN = 12;
+
 export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {}): TConfig {
   // Generous database waits: a test machine under load must not turn a slow moment into a 503.
   const waits = { DB_CONNECT_TIMEOUT_MS: '30000', DB_STATEMENT_TIMEOUT_MS: '30000' };
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ...waits, ...overrides });
+  // Cheap password hashes: a sign-up and the demo account of every fresh database each cost a
+  // full OWASP scrypt (~0.4 s of a core) otherwise. security.test.ts checks the production cost.
+  const cost = { PASSWORD_SCRYPT_LN: String(TEST_SCRYPT_LN) };
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ...waits, ...cost, ...overrides });
 }
 
 /** The real core app on a fresh database, ready for `inject`. Close it with `close()`. */

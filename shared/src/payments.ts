@@ -200,6 +200,41 @@ export type TPurchaseQuote = z.infer<typeof ZPurchaseQuote>;
 export const ZPurchaseParams = z.object({ x: ZCurrencyCode });
 
 /**
+ * POST /api/{x}/check (spec §7): the flows whose form this generic check takes. Withdraw,
+ * exchange and transfer have checks of their own (their routes are static, so they win).
+ */
+export const PAYMENT_CHECK_FLOWS = ['deposit', 'purchase'] as const;
+export type TPaymentCheckFlow = (typeof PAYMENT_CHECK_FLOWS)[number];
+export const ZPaymentFormCheckParams = z.object({ x: z.enum(PAYMENT_CHECK_FLOWS) });
+
+/** The form of a deposit or a purchase (`buy`: the currency bought; a purchase needs it). */
+export const ZPaymentFormCheckBody = z.object({
+  ps: z.string({ message: 'payments.unknown_system' }).regex(PAYMENT_SYSTEM_ID_PATTERN, 'payments.unknown_system'),
+  currency: ZCurrencyCode,
+  amount: ZAmountText,
+  buy: z.preprocess((value) => (value === '' || value === null ? undefined : value), ZCurrencyCode.optional()),
+});
+export type TPaymentFormCheckBody = z.infer<typeof ZPaymentFormCheckBody>;
+
+/**
+ * The limits of the caller's verification level for an operation (deposit, withdrawal) in the
+ * limits' currency (major units): per rolling 24 hours and 30 days, and what is left of each.
+ */
+export const ZPaymentLimits = z.object({
+  level: z.number().int(),
+  currency: z.string(),
+  per_24h: z.string(),
+  per_30d: z.string(),
+  left_24h: z.string(),
+  left_30d: z.string(),
+});
+export type TPaymentLimits = z.infer<typeof ZPaymentLimits>;
+
+/** A purchase's quote as the check answers it: `receive` of `buy` at `rate` (`rate_inverse` the other way), after the pair's `fee` (of the paid currency). */
+export const ZPurchaseCheckQuote = z.object({ buy: z.string(), receive: z.string(), rate: z.string(), rate_inverse: z.string(), fee: z.string() });
+export type TPurchaseCheckQuote = z.infer<typeof ZPurchaseCheckQuote>;
+
+/**
  * GET /api/deposit/history and /api/payment/history (purchases): a payment as `check` answers
  * it, with the purchase's quote (null for a deposit).
  */

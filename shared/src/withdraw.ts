@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emptyToUndefined, ZAmountText, ZCurrencyCode, ZDateText, HISTORY_MAX_PAGE_SIZE, HISTORY_PAGE_SIZE } from './money.ts';
-import { PAYMENT_SYSTEM_ID_PATTERN } from './payments.ts';
+import { PAYMENT_SYSTEM_ID_PATTERN, ZPaymentLimits } from './payments.ts';
 
 /*
  * Withdraw (spec §7 "Withdraw"): the request, its states and the answers. Amounts on the wire
@@ -44,14 +44,7 @@ export const ZWithdrawSystemParams = z.object({ id: z.string().regex(PAYMENT_SYS
 export const ZWithdrawalParams = z.object({ id: z.uuid() });
 
 /** The limits of the caller's verification level for withdrawals, in their currency (major units). */
-export const ZWithdrawLimits = z.object({
-  level: z.number().int(),
-  currency: z.string(),
-  per_24h: z.string(),
-  per_30d: z.string(),
-  left_24h: z.string(),
-  left_30d: z.string(),
-});
+export const ZWithdrawLimits = ZPaymentLimits;
 export type TWithdrawLimits = z.infer<typeof ZWithdrawLimits>;
 
 export const ZWithdrawal = z.object({

@@ -54,6 +54,7 @@ const MENUS: Record<'ru' | 'en', TSeedMenu> = {
     main_menu: [
       ['exchanges', 'Обмен'],
       ['deposit', 'Пополнить'],
+      ['purchase', 'Купить'],
       ['withdraw', 'Вывести'],
       ['transfer', 'Перевести'],
       ['history', 'История'],
@@ -81,6 +82,7 @@ const MENUS: Record<'ru' | 'en', TSeedMenu> = {
     main_menu: [
       ['exchanges', 'Exchange'],
       ['deposit', 'Deposit'],
+      ['purchase', 'Buy'],
       ['withdraw', 'Withdraw'],
       ['transfer', 'Transfer'],
       ['history', 'History'],

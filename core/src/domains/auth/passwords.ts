@@ -11,12 +11,18 @@ import { normalizePassword } from '@obmen/shared';
  *   $scrypt$ln=17,r=8,p=1$<salt base64>$<key base64>
  */
 export const SCRYPT_PARAMS = { ln: 17, r: 8, p: 1 } as const;
+type TScryptParams = { ln: number; r: number; p: number };
+/**
+ * The cost new hashes get: SCRYPT_PARAMS, unless the config lowers N for a test run
+ * (PASSWORD_SCRYPT_LN, refused outside NODE_ENV=test). Process-wide like the config it comes from.
+ */
+let currentParams: TScryptParams = SCRYPT_PARAMS;
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
 /** Cap on the cost a stored string may ask for: a tampered row must not allocate gigabytes. */
 const MAX_LN = 20;
 
-function scryptAsync(password: string, salt: Buffer, params: { ln: number; r: number; p: number }): Promise<Buffer> {
+function scryptAsync(password: string, salt: Buffer, params: TScryptParams): Promise<Buffer> {
   const N = 2 ** params.ln;
   // scrypt needs 128·N·r bytes; Node's default cap (32 MiB) is below OWASP's 128 MiB.
   const options: ScryptOptions = { N, r: params.r, p: params.p, maxmem: 128 * N * params.r * params.p + 16 * 1024 * 1024 };
@@ -27,8 +33,8 @@ function scryptAsync(password: string, salt: Buffer, params: { ln: number; r: nu
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const key = await scryptAsync(password, salt, SCRYPT_PARAMS);
-  const { ln, r, p } = SCRYPT_PARAMS;
+  const key = await scryptAsync(password, salt, currentParams);
+  const { ln, r, p } = currentParams;
   return `$scrypt$ln=${ln},r=${r},p=${p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
@@ -57,7 +63,7 @@ function getDummyHash(): Promise<string> {
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
   const parsed = parseHash(stored ?? (await getDummyHash()));
   if (!parsed) {
-    await scryptAsync(password, randomBytes(SALT_BYTES), SCRYPT_PARAMS);
+    await scryptAsync(password, randomBytes(SALT_BYTES), currentParams);
     return false;
   }
   const key = await scryptAsync(password, parsed.salt, parsed);
@@ -68,7 +74,14 @@ export async function verifyPassword(password: string, stored: string | null): P
 /** True when the stored hash uses weaker parameters than today's. */
 export function needsRehash(stored: string): boolean {
   const parsed = parseHash(stored);
-  return !parsed || parsed.ln < SCRYPT_PARAMS.ln || parsed.r < SCRYPT_PARAMS.r || parsed.p < SCRYPT_PARAMS.p;
+  return !parsed || parsed.ln < currentParams.ln || parsed.r < currentParams.r || parsed.p < currentParams.p;
+}
+
+/** Sets the cost of new hashes (config PASSWORD_SCRYPT_LN) before the app hashes anything. */
+export function setPasswordHashCost(ln: number): void {
+  if (ln === currentParams.ln) return;
+  currentParams = { ...SCRYPT_PARAMS, ln };
+  dummyHash = undefined;
 }
 
 /** Warm the dummy hash at boot so the first unknown-email sign-in is not slower. */

@@ -29,13 +29,20 @@ async function takeFee(tx: Queryable, card: TFeeCard, period: string): Promise<s
     `SELECT ledger_user_account($1, $2)::text AS wallet, ledger_house_account('card_fees', $2, $1)::text AS fees`,
     [card.user_id, card.fee_currency],
   );
-  await tx.query('SELECT ledger_lock(ARRAY[$1::bigint, $2::bigint])', [accounts!.wallet, accounts!.fees]);
+  // With the referral accrual's accounts (the fee earns the card owner's referrer their share).
+  await tx.query('SELECT ledger_lock(ARRAY[$1::bigint, $2::bigint] || referral_accounts($3, $4))', [
+    accounts!.wallet,
+    accounts!.fees,
+    card.user_id,
+    card.fee_currency,
+  ]);
   const [wallet] = await tx.query<{ balance: string }>('SELECT balance::text AS balance FROM ledger_accounts WHERE id = $1', [accounts!.wallet]);
   if (BigInt(wallet!.balance) < BigInt(card.monthly_fee)) return null;
   const [posted] = await tx.query<{ tx: string }>(
     `SELECT ledger_post('card', ARRAY[$1::bigint, $2::bigint], ARRAY[-$3::numeric, $3::numeric], $4, 'system')::text AS tx`,
     [accounts!.wallet, accounts!.fees, card.monthly_fee, `card monthly fee ${period} ${card.public_id}`],
   );
+  await tx.query(`SELECT referral_accrue($1, $2, $3, $4, 'card', $5)`, [card.user_id, card.fee_currency, card.monthly_fee, accounts!.fees, posted!.tx]);
   return posted!.tx;
 }
 

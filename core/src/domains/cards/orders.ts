@@ -124,11 +124,23 @@ export async function confirmOrder(ctx: TCardContext, userId: string, key: strin
       if (!issuer) throw conflict('cards.issuer_unavailable');
       let feeTx: string | null = null;
       if (row.hold_id) {
+        // The referee's fee earns their referrer's share here (referral_accrue): its accounts are
+        // locked with the capture's first, in one order.
+        await tx.query(`SELECT ledger_lock(ARRAY[ledger_hold_account($1, $2), ledger_house_account('card_fees', $2, $1)] || referral_accounts($1, $2))`, [
+          userId,
+          row.fee_currency,
+        ]);
         const [captured] = await tx.query<{ tx: string }>(
           `SELECT ledger_hold_capture($1, ARRAY[ledger_house_account('card_fees', $2, $3)], ARRAY[$4::numeric], 'card', $5, $6)::text AS tx`,
           [row.hold_id, row.fee_currency, userId, row.issue_fee, `card issue fee ${row.id}`, `user:${userId}`],
         );
         feeTx = captured!.tx;
+        await tx.query(`SELECT referral_accrue($1, $2, $3, ledger_house_account('card_fees', $2, $1), 'card', $4)`, [
+          userId,
+          row.fee_currency,
+          row.issue_fee,
+          feeTx,
+        ]);
       }
       await tx.query(`UPDATE cards SET status = 'confirmed', fee_transaction_id = $2, confirmed_at = $3, updated_at = $3 WHERE id = $1`, [
         row.row_id,
@@ -203,6 +215,13 @@ export async function applyIssuerEvent(
     if (row.status !== 'confirmed' && row.status !== 'issuing') return done('wrong_state');
     let refundTx: string | null = null;
     if (row.fee_transaction_id && BigInt(row.issue_fee) > 0n) {
+      // The fee's referral accrual goes back with it (referral_reverse, which locks the refund's accounts too).
+      await tx.query(`SELECT referral_reverse('card', $3, ARRAY[ledger_house_account('card_fees', $1, $2), ledger_user_account($2, $1)], $4)`, [
+        row.fee_currency,
+        row.user_id,
+        row.fee_transaction_id,
+        actor,
+      ]);
       const [refund] = await tx.query<{ tx: string }>(
         `SELECT ledger_post('card', ARRAY[ledger_house_account('card_fees', $1, $2), ledger_user_account($2, $1)],
            ARRAY[-$3::numeric, $3::numeric], $4, $5)::text AS tx`,

@@ -10,7 +10,11 @@ import { setReferralTerms, settleReferralBonuses } from '../referral/service.ts'
 import { adjustBalance } from '../ledger/service.ts';
 import { closeSupport, replySupport } from '../chat/operator.ts';
 import { bankReceived, chainMine, chainSend } from '../payments/sandbox.ts';
+import { approveWithdrawal } from '../payments/withdrawals.ts';
 import type { TProviders } from '../payments/providers.ts';
+
+/** The operator's withdraw:approve, for e2e runs beside a live PGlite (the CLI cannot open it then). */
+const ZDevWithdrawBody = z.object({ action: z.literal('approve'), id: z.uuid() });
 
 /** The operator's support:reply / support:close (text only), for e2e runs beside a live PGlite. */
 const ZDevSupportBody = z.discriminatedUnion('action', [
@@ -165,6 +169,11 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; providers: TProvider
       ? replySupport({ db: app.db, storage: app.storage }, 'dev', body.account_id, body.text)
       : closeSupport(app.db, 'dev', body.account_id);
   });
+
+  app.post('/api/dev/withdraw', { schema: { body: ZDevWithdrawBody } }, async (request) => ({
+    status: 'ok',
+    withdrawal: await approveWithdrawal(app.db, request.body.id, 'operator:dev', new Date()),
+  }));
 
   app.post('/api/dev/payments', { schema: { body: ZDevPaymentsBody } }, async (request) => {
     const body = request.body;

@@ -30,9 +30,12 @@ const LIMIT = 20;
  *     issue fee was captured from its own hold into card fees with exactly the fee, and a refund
  *     (failed order) gave exactly the fee back to its user; a cancelled order's hold was released;
  *  9. referral: every 'referral' transaction is one accrual's or one settlement's; an accrual's
- *     credits the referral liability with exactly its amount; a settlement's moves exactly its
- *     amount from the liability to its referrer's wallet, and its accruals (its referrer's, its
- *     currency) sum to it; per currency the liability holds exactly the unsettled accruals.
+ *     credits the referral liability with exactly its amount; a reversed accrual's reversal is
+ *     of its own transaction, and every reversal of a referral transaction is an accrual's; a
+ *     settlement's moves exactly its amount from the liability to its referrer's wallet, its
+ *     accruals (its referrer's, its currency) sum to that amount plus what it clawed back, and
+ *     its clawbacks (reversed paid accruals) sum to that; per currency the liability holds
+ *     exactly the unsettled, unreversed accruals less the clawbacks not yet taken.
  */
 export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
   const violations: TViolation[] = [];
@@ -177,26 +180,45 @@ export async function checkLedger(db: Queryable): Promise<TLedgerReport> {
     ),
   );
   add(
+    'each reversed referral accrual is reversed by its own transaction, and only accruals are',
+    await db.query(
+      `SELECT t.id AS transaction_id, t.reverses::text AS reverses, a.id AS accrual_id
+       FROM ledger_transactions t JOIN ledger_transactions r ON r.id = t.reverses AND r.kind = 'referral'
+       LEFT JOIN referral_accruals a ON a.reversal_transaction_id = t.id
+       WHERE a.id IS NULL OR a.transaction_id <> t.reverses
+       UNION ALL
+       SELECT a.reversal_transaction_id, NULL, a.id FROM referral_accruals a
+       WHERE a.reversal_transaction_id IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.id = a.reversal_transaction_id AND t.reverses = a.transaction_id)
+       LIMIT ${LIMIT}`,
+    ),
+  );
+  add(
     'each referral settlement pays its accruals from the liability to its referrer',
     await db.query(
       `SELECT s.id AS settlement_id, s.amount::text AS amount,
+              s.clawed::text AS clawed,
               (SELECT coalesce(sum(a.amount), 0) FROM referral_accruals a WHERE a.settlement_id = s.id)::text AS accrued,
+              (SELECT coalesce(sum(a.amount), 0) FROM referral_accruals a WHERE a.clawed_by = s.id)::text AS clawbacks,
               (SELECT coalesce(sum(p.amount), 0) FROM postings p JOIN ledger_accounts la ON la.id = p.account_id
                 WHERE p.transaction_id = s.transaction_id AND la.user_id = s.referrer_id AND la.currency = s.currency)::text AS paid
        FROM referral_settlements s
-       WHERE (SELECT coalesce(sum(a.amount), 0) FROM referral_accruals a WHERE a.settlement_id = s.id) <> s.amount
-          OR EXISTS (SELECT 1 FROM referral_accruals a WHERE a.settlement_id = s.id AND (a.referrer_id <> s.referrer_id OR a.currency <> s.currency))
+       WHERE (SELECT coalesce(sum(a.amount), 0) FROM referral_accruals a WHERE a.settlement_id = s.id) <> s.amount + s.clawed
+          OR (SELECT coalesce(sum(a.amount), 0) FROM referral_accruals a WHERE a.clawed_by = s.id) <> s.clawed
+          OR EXISTS (SELECT 1 FROM referral_accruals a WHERE (a.settlement_id = s.id OR a.clawed_by = s.id) AND (a.referrer_id <> s.referrer_id OR a.currency <> s.currency))
           OR (SELECT coalesce(sum(p.amount), 0) FROM postings p JOIN ledger_accounts la ON la.id = p.account_id
                 WHERE p.transaction_id = s.transaction_id AND la.user_id = s.referrer_id AND la.currency = s.currency) <> s.amount
        LIMIT ${LIMIT}`,
     ),
   );
   add(
-    'the referral liability holds exactly the unsettled accruals',
+    'the referral liability holds exactly the unsettled accruals less the clawbacks owed',
     await db.query(
       `SELECT coalesce(l.currency, u.currency) AS currency, coalesce(l.balance, 0)::text AS liability, coalesce(u.total, 0)::text AS unsettled
        FROM (SELECT currency, balance FROM ledger_accounts WHERE user_id IS NULL AND kind = 'referral' AND name = 'liability') l
-       FULL JOIN (SELECT currency, sum(amount) AS total FROM referral_accruals WHERE settlement_id IS NULL GROUP BY currency) u ON u.currency = l.currency
+       FULL JOIN (SELECT currency, coalesce(sum(amount) FILTER (WHERE settlement_id IS NULL AND reversal_transaction_id IS NULL), 0)
+                    - coalesce(sum(amount) FILTER (WHERE settlement_id IS NOT NULL AND reversal_transaction_id IS NOT NULL AND clawed_by IS NULL), 0) AS total
+                  FROM referral_accruals GROUP BY currency) u ON u.currency = l.currency
        WHERE coalesce(l.balance, 0) <> coalesce(u.total, 0) LIMIT ${LIMIT}`,
     ),
   );

@@ -160,26 +160,28 @@ async function matchesPayment(tx: Queryable, payment: TDepositRow, event: TPayme
  */
 async function creditDeposit(tx: Queryable, payment: TDepositRow, now: Date): Promise<void> {
   const fee = BigInt(payment.fee);
-  const memo = `deposit ${payment.public_id}`;
-  const actor = `provider:${payment.provider}`;
-  const [posted] =
+  // The posting and the state change in one statement: one round trip less while the provider's clearing account is locked.
+  const post =
     fee === 0n
-      ? await tx.query<{ tx: string }>(
-          `SELECT ledger_post('deposit', ARRAY[ledger_user_account($1, $2), ledger_system_account('clearing', $2, $3)],
-             ARRAY[$4::numeric, -$4::numeric], $5, $6)::text AS tx`,
-          [payment.user_id, payment.currency, payment.provider, payment.amount, memo, actor],
-        )
-      : await tx.query<{ tx: string }>(
-          `SELECT ledger_post('deposit',
-             ARRAY[ledger_user_account($1, $2), ledger_house_account('fees', $2, $1), ledger_system_account('clearing', $2, $3)],
-             ARRAY[$4::numeric - $7::numeric, $7::numeric, -$4::numeric], $5, $6)::text AS tx`,
-          [payment.user_id, payment.currency, payment.provider, payment.amount, memo, actor, fee.toString()],
-        );
-  await tx.query(`UPDATE payments SET state = 'credited', ledger_transaction_id = $2, paid_at = $3, credited_at = $3, updated_at = $3 WHERE id = $1`, [
-    payment.id,
-    posted!.tx,
-    now,
-  ]);
+      ? `ledger_post('deposit', ARRAY[ledger_user_account($1, $2), ledger_system_account('clearing', $2, $3)],
+           ARRAY[$4::numeric, -$4::numeric], $5, $6)`
+      : `ledger_post('deposit', ARRAY[ledger_user_account($1, $2), ledger_house_account('fees', $2, $1), ledger_system_account('clearing', $2, $3)],
+           ARRAY[$4::numeric - $9::numeric, $9::numeric, -$4::numeric], $5, $6)`;
+  await tx.query(
+    `WITH posted AS (SELECT ${post} AS tx)
+     UPDATE payments SET state = 'credited', ledger_transaction_id = posted.tx, paid_at = $8, credited_at = $8, updated_at = $8 FROM posted WHERE id = $7`,
+    [
+      payment.user_id,
+      payment.currency,
+      payment.provider,
+      payment.amount,
+      `deposit ${payment.public_id}`,
+      `provider:${payment.provider}`,
+      payment.id,
+      now,
+      ...(fee === 0n ? [] : [fee.toString()]),
+    ],
+  );
 }
 
 /**

@@ -2,11 +2,11 @@ import { formatAmount, type TDepositPayment, type TPaymentSystem, type TPurchase
 import type { Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { moneyError } from '../../money-errors.ts';
-import { currencies, enabledCurrency } from '../currencies/service.ts';
+import { currencies, enabledCurrency, type TCurrency } from '../currencies/service.ts';
 import { quoteFromPay, type TQuoteAmounts } from '../rates/quote.ts';
 import type { RateSource } from '../rates/source.ts';
 import { TableRateSource } from '../rates/source.ts';
-import { assessPayment, listPaymentSystems } from './catalogue.ts';
+import { assessPayment, listPaymentSystems, type TPaymentAssessment } from './catalogue.ts';
 import { DEPOSIT_COLUMNS, DEPOSIT_LIFETIME_MS, paymentView, userLevel, type TDepositRow } from './deposits.ts';
 
 /** A purchase's quote holds this long: the card page, 3-D Secure included, fits in it. */
@@ -62,6 +62,27 @@ export async function quoteView(db: Queryable, row: TPurchaseRow): Promise<TPurc
 }
 
 /**
+ * A purchase's figures without opening it (POST /api/purchase/integration_json and the check):
+ * the payment assessed as the catalogue does (the system's fee off first), then what is left
+ * quoted as exchange quotes it. Refusals name their field.
+ */
+export async function quotePurchase(
+  db: Queryable,
+  rates: RateSource,
+  level: number,
+  body: Pick<TPurchaseBody, 'ps' | 'currency' | 'buy' | 'amount'>,
+): Promise<{ assessed: TPaymentAssessment; buy: TCurrency; quote: TQuoteAmounts }> {
+  const buy = await enabledCurrency(db, body.buy, 'buy');
+  if (buy.code === body.currency) throw moneyError('same_currency', {}, 'buy');
+  const assessed = await assessPayment(db, { direction: 'purchase', ps: body.ps, currency: body.currency, amount: body.amount, userLevel: level });
+  const { currency } = assessed.entry;
+  const terms = await rates.pair(currency.code, buy.code);
+  if (!terms) throw moneyError('pair_unavailable', { src: currency.code, dst: buy.code }, 'buy');
+  const quote = quoteFromPay(terms, { src: currency.precision, dst: buy.precision }, assessed.receive, 'amount');
+  return { assessed, buy, quote };
+}
+
+/**
  * POST /api/purchase/integration_json: a purchase of `buy` paid with `amount` of `currency`
  * through system `ps`. The system's fee comes off first; what is left is quoted (as exchange
  * quotes) and the quote is locked for PURCHASE_QUOTE_TTL_MS. The payment opens in `created`
@@ -74,19 +95,8 @@ export async function openPurchase(
   body: TPurchaseBody,
   now: Date,
 ): Promise<{ status: 'ok'; payment: TDepositPayment; quote: TPurchaseQuote }> {
-  const buy = await enabledCurrency(db, body.buy, 'buy');
-  if (buy.code === body.currency) throw moneyError('same_currency', {}, 'buy');
-  const assessed = await assessPayment(db, {
-    direction: 'purchase',
-    ps: body.ps,
-    currency: body.currency,
-    amount: body.amount,
-    userLevel: await userLevel(db, userId),
-  });
+  const { assessed, buy, quote } = await quotePurchase(db, rates, await userLevel(db, userId), body);
   const { system, currency } = assessed.entry;
-  const terms = await rates.pair(currency.code, buy.code);
-  if (!terms) throw moneyError('pair_unavailable', { src: currency.code, dst: buy.code }, 'buy');
-  const quote = quoteFromPay(terms, { src: currency.precision, dst: buy.precision }, assessed.receive, 'amount');
   const [row] = await db.query<TDepositRow>(
     `INSERT INTO payments (direction, provider, system_id, user_id, currency, amount, fee, expires_at, created_at, updated_at)
      VALUES ('purchase', $1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${DEPOSIT_COLUMNS}`,

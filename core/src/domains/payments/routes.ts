@@ -8,22 +8,27 @@ import {
   ZOk,
   ZCsv,
   ZPaymentCheckBody,
+  ZPaymentFormCheckBody,
+  ZPaymentFormCheckParams,
+  ZPaymentLimits,
   ZPaymentHistoryQuery,
   ZPaymentRecord,
   ZPaymentSystem,
   ZDepositSystemGroup,
   ZPurchaseBody,
+  ZPurchaseCheckQuote,
   ZPurchaseParams,
   ZPurchaseQuote,
   ZWebhookParams,
 } from '@obmen/shared';
-import { AppError, notFoundOf } from '../../errors.ts';
+import { AppError, notFoundOf, routeNotFound } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import type { TProviders } from './providers.ts';
-import { processDueWebhooks, receiveWebhook } from './webhooks.ts';
+import { processDueWebhooks, webhookIntake } from './webhooks.ts';
 import { chainTick, SANDBOX_BLOCK_MS } from './sandbox.ts';
 import { isDatabaseUnavailable } from '../../db/outage.ts';
+import { checkPaymentForm } from './check.ts';
 import { checkPayment, listDepositSystems, openDeposit } from './deposits.ts';
 import { listPurchaseSystems, openPurchase } from './purchase.ts';
 import sandboxCardPage from './sandbox-card-page.ts';
@@ -46,6 +51,7 @@ const WEBHOOK_BODY_LIMIT = 64 * 1024;
 const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { providers, now }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  const receive = webhookIntake(app.db, now);
 
   app.post(
     '/api/payments/webhook/:provider',
@@ -63,7 +69,7 @@ const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { prov
       const provider = params.success ? providers.get(params.data.provider) : undefined;
       if (!provider) throw notFoundOf('payment_provider');
       const signature = request.headers[WEBHOOK_SIGNATURE_HEADER];
-      const { result } = await receiveWebhook(app.db, provider, {
+      const { result } = await receive(provider, {
         rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
         signature: typeof signature === 'string' ? signature : undefined,
         now: now(),
@@ -145,6 +151,39 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
       },
     },
     async (request) => checkPayment(app.db, currentUser(request).id, request.body.url),
+  );
+
+  const ZPaymentFormCheck = ZOk.extend({
+    ok: z.boolean(),
+    currency: z.string(),
+    fee: z.string().nullable(),
+    receive: z.string().nullable(),
+    limits: ZPaymentLimits,
+    /** Field → localized message; `_` for the whole form. */
+    fields: z.record(z.string(), z.string()),
+    message: z.string().nullable(),
+    quote: ZPurchaseCheckQuote.nullable(),
+  });
+  // Spec §7 "POST /api/{x}/check (form)": withdraw, exchange and transfer have static routes of their own, which win.
+  app.post(
+    '/api/:x/check',
+    {
+      onRequest: requireUser,
+      config: { paramsError: routeNotFound },
+      schema: {
+        tags: ['Deposit', 'Purchase'],
+        summary: 'Check a deposit or purchase form: fee, amount received (and the quote of what a purchase buys), deposit limits left, field errors (form)',
+        params: ZPaymentFormCheckParams,
+        body: ZPaymentFormCheckBody,
+        response: { 200: ZPaymentFormCheck },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      await consumeRateLimit(app.db, 'payment_check_user', user.id);
+      const answer = await checkPaymentForm(app.db, app.rates, user.id, request.params.x, request.body, request.locale, now());
+      return { status: 'ok' as const, ...answer };
+    },
   );
 
   // GET /api/deposit/history and /api/payment/history (purchases): one call each, same shape.

@@ -12,87 +12,196 @@ export type TWebhookResult = TEventResult | TPayoutResult | 'duplicate' | 'bad_s
 export const WEBHOOK_RETRY_GRACE_MS = 60_000;
 // The backoff after the n-th failed attempt (in SQL below): 10 s, 20 s, 40 s … up to an hour.
 
+/** What the webhook route hands over: one delivery as received. */
+export type TWebhookInput = { rawBody: Buffer; signature: string | undefined; now: Date };
+type TIncoming = { provider: TProviderAdapter; input: TWebhookInput };
+/** A stored, validly signed delivery whose event is still to be applied. */
+type TStoredEvent = { webhookId: string; provider: TPaymentProvider; event: TPaymentWebhookEvent };
+type TReceived = { webhookId: string; result: TWebhookResult };
+
 /**
- * One delivery to a provider's webhook. It is stored first, as received, whatever it holds
- * (its own statement: a refused or failed delivery stays on record). Then, only when signed
- * with the provider's secret within the time window, its event is applied in ONE transaction
- * that also inserts the event id into payment_events: a duplicate, concurrent or later, finds
- * the id taken and moves nothing. A forged or stale delivery never reaches payment_events, so
- * it cannot use up a real event's id either. When the processing fails (the database, a crash
- * before the commit), the stored delivery is processed again later (processDueWebhooks).
+ * One delivery to a provider's webhook (a batch of one: see receiveWebhooks). Used by the
+ * sandbox providers, which reach us only this way.
  */
-export async function receiveWebhook(
-  db: Db,
-  provider: TProviderAdapter,
-  input: { rawBody: Buffer; signature: string | undefined; now: Date },
-): Promise<{ webhookId: string; result: TWebhookResult }> {
-  const check = checkWebhookSignature(provider.webhookSecret, input.signature, input.rawBody, input.now);
-  const event = check === 'valid' ? parseEvent(input.rawBody) : null;
-  const [stored] = await db.query<{ id: string }>(
-    `INSERT INTO payment_webhooks (provider, raw_body, signature, signature_valid, event_id, received_at, next_attempt_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text AS id`,
-    [
-      provider.id,
-      input.rawBody,
-      input.signature ?? null,
-      check === 'valid',
-      event?.id ?? null,
-      input.now,
-      new Date(input.now.getTime() + WEBHOOK_RETRY_GRACE_MS),
-    ],
-  );
-  const webhookId = stored!.id;
-  if (check !== 'valid' || !event) {
-    const result: TWebhookResult = check !== 'valid' ? check : 'malformed';
-    await db.query('UPDATE payment_webhooks SET processed_at = $2, result = $3 WHERE id = $1', [webhookId, input.now, result]);
-    return { webhookId, result };
-  }
-  return { webhookId, result: await processDelivery(db, provider, webhookId, event, input.now) };
+export async function receiveWebhook(db: Db, provider: TProviderAdapter, input: TWebhookInput): Promise<TReceived> {
+  const [received] = await receiveWebhooks(db, [{ provider, input }], input.now);
+  if (received instanceof Error) throw received;
+  return received!;
 }
 
 /**
- * Applies a stored, validly signed delivery's event, exactly once per event id. A failure is
- * written on the delivery (attempts, next attempt after the backoff, the error) and thrown.
- * Only an unprocessed delivery gets its result written: a replay of a processed one answers
- * `duplicate` and leaves its record as it was.
+ * Deliveries to the providers' webhooks, received together (the route gathers those that
+ * arrive while the previous gathering is in the database: webhookIntake). Each delivery is
+ * stored first, as received, whatever it holds, by ONE statement for all of them that also
+ * answers at once what needs no processing: a forged, stale or malformed delivery, or an event
+ * id already applied (`duplicate`). A refused or failed delivery stays on record. The new events
+ * are then applied in ONE transaction that inserts their ids into payment_events: a
+ * duplicate, concurrent or later, finds the id taken and moves nothing. A forged or stale
+ * delivery never reaches payment_events, so it cannot use up a real event's id either. When
+ * the processing fails (the database, a crash before the commit), each stored delivery is
+ * processed again on its own (processDueWebhooks). Answers per delivery, in order: its result,
+ * or the Error its processing ended with.
  */
-async function processDelivery(db: Db, provider: TProviderAdapter, webhookId: string, event: TPaymentWebhookEvent, now: Date): Promise<TWebhookResult> {
+export async function receiveWebhooks(db: Db, incoming: TIncoming[], now: Date): Promise<Array<TReceived | Error>> {
+  const checked = incoming.map(({ provider, input }) => {
+    const check = checkWebhookSignature(provider.webhookSecret, input.signature, input.rawBody, input.now);
+    const event = check === 'valid' ? parseEvent(input.rawBody) : null;
+    const refused: TWebhookResult | null = check !== 'valid' ? check : event ? null : 'malformed';
+    return { provider: provider.id, input, event, refused };
+  });
+  // Rows are inserted in the input's order; their ids come from one sequence in that order.
+  const stored = await db.query<{ id: string; result: TWebhookResult | null }>(
+    `INSERT INTO payment_webhooks (provider, raw_body, signature, signature_valid, event_id, received_at, next_attempt_at, processed_at, result)
+     SELECT d.provider, d.raw_body, d.signature, d.refused IS NULL OR d.refused = 'malformed', d.event_id, d.received_at,
+            d.received_at + $7::int * interval '1 millisecond',
+            CASE WHEN d.refused IS NOT NULL OR e.event_id IS NOT NULL THEN d.received_at END,
+            coalesce(d.refused, CASE WHEN e.event_id IS NOT NULL THEN 'duplicate' END)
+     FROM unnest($1::text[], $2::bytea[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) WITH ORDINALITY
+            AS d(provider, raw_body, signature, event_id, refused, received_at, n)
+     LEFT JOIN payment_events e ON e.provider = d.provider AND e.event_id = d.event_id
+     ORDER BY d.n
+     RETURNING id::text AS id, result`,
+    [
+      checked.map((c) => c.provider),
+      checked.map((c) => c.input.rawBody),
+      checked.map((c) => c.input.signature ?? null),
+      checked.map((c) => c.event?.id ?? null),
+      checked.map((c) => c.refused),
+      checked.map((c) => c.input.now),
+      WEBHOOK_RETRY_GRACE_MS,
+    ],
+  );
+  stored.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  const toApply: TStoredEvent[] = [];
+  checked.forEach((c, i) => {
+    if (stored[i]!.result === null) toApply.push({ webhookId: stored[i]!.id, provider: c.provider, event: c.event! });
+  });
+  const applied = toApply.length ? await processEvents(db, toApply, now) : new Map<string, TWebhookResult | Error>();
+  return stored.map((row) => {
+    const result = row.result ?? applied.get(row.id)!;
+    return result instanceof Error ? result : { webhookId: row.id, result };
+  });
+}
+
+/** Deliveries gathered into one receiveWebhooks call at most (one statement, one transaction). */
+const INTAKE_BATCH = 256;
+/** Gatherings in the database at once: one being stored while another is applied. */
+const INTAKE_PARALLEL = 2;
+
+/**
+ * The webhook route's way in: a delivery that arrives while INTAKE_PARALLEL gatherings are in
+ * the database waits for one to end and goes in with the others that waited (group commit).
+ * Each request is still answered only after its own delivery is stored and, when valid, applied
+ * and committed: nothing is acknowledged that a crash could lose.
+ */
+export function webhookIntake(db: Db, now: () => Date) {
+  type TWaiting = { incoming: TIncoming; resolve: (received: TReceived) => void; reject: (err: Error) => void };
+  const waiting: TWaiting[] = [];
+  let running = 0;
+  const drain = () => {
+    while (running < INTAKE_PARALLEL && waiting.length) {
+      const batch = waiting.splice(0, INTAKE_BATCH);
+      running++;
+      receiveWebhooks(
+        db,
+        batch.map((w) => w.incoming),
+        now(),
+      )
+        .then(
+          (results) => {
+            results.forEach((result, i) => {
+              if (result instanceof Error) batch[i]!.reject(result);
+              else batch[i]!.resolve(result);
+            });
+          },
+          (err: Error) => {
+            for (const w of batch) w.reject(err);
+          },
+        )
+        .finally(() => {
+          running--;
+          drain();
+        });
+    }
+  };
+  return (provider: TProviderAdapter, input: TWebhookInput) =>
+    new Promise<TReceived>((resolve, reject) => {
+      waiting.push({ incoming: { provider, input }, resolve, reject });
+      drain();
+    });
+}
+
+/**
+ * Applies stored, validly signed deliveries' events, exactly once per event id: all in ONE
+ * transaction (one commit, and the provider's clearing account locked once for all of them).
+ * Event ids are claimed in one order (provider, event id, delivery), so two batches never wait
+ * on each other's ids; only the first delivery of an id claims it, the others are duplicates.
+ * When the batch fails, each delivery is processed on its own, so that one event's failure holds
+ * back no other; a failure of one is written on its delivery (attempts, next attempt after the
+ * backoff, the error) and answered as that Error. Only an unprocessed delivery gets its result
+ * written: a replay of a processed one answers `duplicate` and leaves its record as it was.
+ */
+async function processEvents(db: Db, items: TStoredEvent[], now: Date): Promise<Map<string, TWebhookResult | Error>> {
   try {
-    return await withRetry(() =>
-      db.transaction(async (tx) => {
-        const [claimed] = await tx.query(
-          `INSERT INTO payment_events (provider, event_id, webhook_id, result, processed_at) VALUES ($1, $2, $3, 'processing', $4)
-           ON CONFLICT (provider, event_id) DO NOTHING RETURNING 1`,
-          [provider.id, event.id, webhookId, now],
-        );
-        let outcome: TWebhookResult = 'duplicate';
-        if (claimed) {
-          // payout.*: a withdrawal's payout (withdrawals.ts); payment.*: a deposit or a purchase.
-          const applied = event.type.startsWith('payout.')
-            ? await applyPayoutEvent(tx, provider.id, event, now)
-            : await applyDepositEvent(tx, provider.id, event, now);
-          outcome = applied.result;
-          await tx.query('UPDATE payment_events SET result = $3, payment_id = $4 WHERE provider = $1 AND event_id = $2', [
-            provider.id,
-            event.id,
-            outcome,
-            applied.paymentId,
-          ]);
-        }
-        await tx.query('UPDATE payment_webhooks SET processed_at = $2, result = $3 WHERE id = $1 AND processed_at IS NULL', [webhookId, now, outcome]);
-        return outcome;
-      }),
-    );
+    return await withRetry(() => db.transaction((tx) => applyEvents(tx, items, now)));
   } catch (err) {
+    if (items.length > 1) {
+      const results = new Map<string, TWebhookResult | Error>();
+      for (const item of items) for (const [id, result] of await processEvents(db, [item], now)) results.set(id, result);
+      return results;
+    }
     await db
       .query(
         `UPDATE payment_webhooks SET attempts = attempts + 1, last_error = $3,
            next_attempt_at = $2::timestamptz + make_interval(secs => least(3600, 10 * power(2, attempts))) WHERE id = $1`,
-        [webhookId, now, err instanceof Error ? err.message.slice(0, 500) : String(err)],
+        [items[0]!.webhookId, now, err instanceof Error ? err.message.slice(0, 500) : String(err)],
       )
       .catch(() => undefined);
-    throw err;
+    return new Map([[items[0]!.webhookId, err instanceof Error ? err : new Error(String(err))]]);
   }
+}
+
+async function applyEvents(tx: Queryable, items: TStoredEvent[], now: Date): Promise<Map<string, TWebhookResult>> {
+  const claimed = await tx.query<{ webhook_id: string }>(
+    `INSERT INTO payment_events (provider, event_id, webhook_id, result, processed_at)
+     SELECT d.provider, d.event_id, d.webhook_id, 'processing', $4 FROM unnest($1::text[], $2::text[], $3::bigint[]) AS d(provider, event_id, webhook_id)
+     ORDER BY d.provider, d.event_id, d.webhook_id
+     ON CONFLICT (provider, event_id) DO NOTHING RETURNING webhook_id::text AS webhook_id`,
+    [items.map((i) => i.provider), items.map((i) => i.event.id), items.map((i) => i.webhookId), now],
+  );
+  const claims = new Set(claimed.map((row) => row.webhook_id));
+  const results = new Map<string, TWebhookResult>();
+  const applied: Array<{ item: TStoredEvent; result: TWebhookResult; paymentId: string | null }> = [];
+  for (const item of items) {
+    if (!claims.has(item.webhookId)) {
+      results.set(item.webhookId, 'duplicate');
+      continue;
+    }
+    // payout.*: a withdrawal's payout (withdrawals.ts); payment.*: a deposit or a purchase.
+    const outcome = item.event.type.startsWith('payout.')
+      ? await applyPayoutEvent(tx, item.provider, item.event, now)
+      : await applyDepositEvent(tx, item.provider, item.event, now);
+    results.set(item.webhookId, outcome.result);
+    applied.push({ item, ...outcome });
+  }
+  await tx.query(
+    `WITH events AS (
+       UPDATE payment_events e SET result = a.result, payment_id = a.payment_id
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS a(provider, event_id, result, payment_id)
+       WHERE e.provider = a.provider AND e.event_id = a.event_id)
+     UPDATE payment_webhooks w SET processed_at = $7, result = d.result
+     FROM unnest($5::bigint[], $6::text[]) AS d(id, result) WHERE w.id = d.id AND w.processed_at IS NULL`,
+    [
+      applied.map((a) => a.item.provider),
+      applied.map((a) => a.item.event.id),
+      applied.map((a) => a.result),
+      applied.map((a) => a.paymentId),
+      [...results.keys()],
+      [...results.values()],
+      now,
+    ],
+  );
+  return results;
 }
 
 type TStoredDelivery = { id: string; provider: string; raw_body: Buffer; processed_at: Date | null; signature_valid: boolean };
@@ -118,27 +227,29 @@ export async function processDueWebhooks(
      RETURNING id::text AS id, provider, raw_body, processed_at, signature_valid`,
     [now, options.limit ?? 100, options.receivedBefore ?? null],
   );
-  let processed = 0;
-  let failed = 0;
-  for (const delivery of due) {
-    try {
-      await processStored(db, providers, delivery, now);
-      processed++;
-    } catch {
-      failed++;
-    }
-  }
-  return { processed, failed };
+  const results = await processStored(db, providers, due, now);
+  const failed = results.filter((result) => result instanceof Error).length;
+  return { processed: results.length - failed, failed };
 }
 
-async function processStored(db: Db, providers: TProviders, delivery: TStoredDelivery, now: Date): Promise<TWebhookResult> {
-  const provider = providers.get(delivery.provider as TPaymentProvider);
-  const event = parseEvent(delivery.raw_body);
-  if (!provider || !event) {
-    await db.query('UPDATE payment_webhooks SET processed_at = $2, result = $3 WHERE id = $1 AND processed_at IS NULL', [delivery.id, now, 'malformed']);
-    return 'malformed';
+/** Stored deliveries processed again: their events parsed from the bodies as received. */
+async function processStored(db: Db, providers: TProviders, deliveries: TStoredDelivery[], now: Date): Promise<Array<TWebhookResult | Error>> {
+  const items: TStoredEvent[] = [];
+  const malformed: string[] = [];
+  for (const delivery of deliveries) {
+    const provider = providers.get(delivery.provider as TPaymentProvider);
+    const event = parseEvent(delivery.raw_body);
+    if (provider && event) items.push({ webhookId: delivery.id, provider: provider.id, event });
+    else malformed.push(delivery.id);
   }
-  return processDelivery(db, provider, delivery.id, event, now);
+  if (malformed.length) {
+    await db.query(`UPDATE payment_webhooks SET processed_at = $2, result = 'malformed' WHERE id = ANY($1::bigint[]) AND processed_at IS NULL`, [
+      malformed,
+      now,
+    ]);
+  }
+  const results = items.length ? await processEvents(db, items, now) : new Map<string, TWebhookResult | Error>();
+  return deliveries.map((delivery) => results.get(delivery.id) ?? 'malformed');
 }
 
 /**
@@ -155,7 +266,8 @@ export async function replayWebhook(db: Db, providers: TProviders, webhookId: st
   if (!delivery) throw new Error(`no webhook delivery ${webhookId}`);
   if (!delivery.signature_valid) throw new Error(`webhook delivery ${webhookId} was not validly signed: it is never processed`);
   const wasProcessed = delivery.processed_at !== null;
-  const result = await processStored(db, providers, delivery, now);
+  const [result] = await processStored(db, providers, [delivery], now);
+  if (result instanceof Error) throw result;
   return { webhook_id: webhookId, was_processed: wasProcessed, result };
 }
 

@@ -85,28 +85,52 @@ const COLUMNS = `id::text AS id, public_id::text AS public_id, user_id::text AS 
 
 type TLimitState = { level: number; currency: string; precision: number; per24h: bigint; per30d: bigint; left24h: bigint; left30d: bigint };
 
-/** The withdrawal limits of the user's verification level and what is left of them at `now`. */
-async function limitState(db: Queryable, userId: string, level: number, now: Date): Promise<TLimitState> {
+/** What a verification limit counts: money coming in (deposits and purchases) or going out. */
+export type TLimitOperation = 'deposit' | 'withdrawal';
+
+/**
+ * The limits of the user's verification level for `operation` and what is left of them at
+ * `now`. Withdrawals store their value in the limits' currency; deposits and purchases are
+ * valued per currency at today's mid rate (rounded up). Ended ones (rejected, failed,
+ * cancelled; declined, expired) do not count.
+ */
+export async function limitState(db: Queryable, userId: string, level: number, now: Date, operation: TLimitOperation = 'withdrawal'): Promise<TLimitState> {
   const [limit] = await db.query<{ currency: string; per_24h: string; per_30d: string }>(
-    `SELECT currency, per_24h::text AS per_24h, per_30d::text AS per_30d FROM verification_limits WHERE level = $1 AND operation = 'withdrawal'`,
-    [level],
+    `SELECT currency, per_24h::text AS per_24h, per_30d::text AS per_30d FROM verification_limits WHERE level = $1 AND operation = $2`,
+    [level, operation],
   );
   const currency = limit?.currency ?? 'USD';
-  const [used] = await db.query<{ d: string; m: string }>(
-    `SELECT coalesce(sum(limit_value) FILTER (WHERE created_at > $2::timestamptz - interval '24 hours'), 0)::text AS d,
-            coalesce(sum(limit_value), 0)::text AS m
-     FROM withdrawals WHERE user_id = $1 AND limit_currency = $3 AND created_at > $2::timestamptz - interval '30 days'
-       AND state NOT IN ('rejected', 'failed', 'cancelled')`,
-    [userId, now, currency],
-  );
+  const used =
+    operation === 'withdrawal'
+      ? await db.query<{ currency: string; d: string; m: string }>(
+          `SELECT $3::text AS currency, coalesce(sum(limit_value) FILTER (WHERE created_at > $2::timestamptz - interval '24 hours'), 0)::text AS d,
+                  coalesce(sum(limit_value), 0)::text AS m
+           FROM withdrawals WHERE user_id = $1 AND limit_currency = $3 AND created_at > $2::timestamptz - interval '30 days'
+             AND state NOT IN ('rejected', 'failed', 'cancelled')`,
+          [userId, now, currency],
+        )
+      : await db.query<{ currency: string; d: string; m: string }>(
+          `SELECT currency, coalesce(sum(amount) FILTER (WHERE created_at > $2::timestamptz - interval '24 hours'), 0)::text AS d,
+                  sum(amount)::text AS m
+           FROM payments WHERE user_id = $1 AND direction IN ('deposit', 'purchase') AND created_at > $2::timestamptz - interval '30 days'
+             AND state NOT IN ('declined', 'expired')
+           GROUP BY currency`,
+          [userId, now],
+        );
+  let usedDay = 0n;
+  let usedMonth = 0n;
+  for (const row of used) {
+    usedDay += await limitValue(db, row.currency, BigInt(row.d), currency);
+    usedMonth += await limitValue(db, row.currency, BigInt(row.m), currency);
+  }
   const per24h = BigInt(limit?.per_24h ?? '0');
   const per30d = BigInt(limit?.per_30d ?? '0');
   const clamp = (value: bigint) => (value > 0n ? value : 0n);
   const precision = (await currencies(db)).get(currency)?.precision ?? 2;
-  return { level, currency, precision, per24h, per30d, left24h: clamp(per24h - BigInt(used!.d)), left30d: clamp(per30d - BigInt(used!.m)) };
+  return { level, currency, precision, per24h, per30d, left24h: clamp(per24h - usedDay), left30d: clamp(per30d - usedMonth) };
 }
 
-function showLimits(state: TLimitState): TWithdrawLimits {
+export function showLimits(state: TLimitState): TWithdrawLimits {
   const shown = (value: bigint) => formatAmount(value, state.precision);
   return {
     level: state.level,
@@ -120,7 +144,7 @@ function showLimits(state: TLimitState): TWithdrawLimits {
 
 /** `amount` of `currency` in the limits' currency at mid rates, rounded up (minor units). */
 async function limitValue(db: Queryable, currency: string, amount: bigint, limitCurrency: string): Promise<bigint> {
-  if (currency === limitCurrency) return amount;
+  if (currency === limitCurrency || amount === 0n) return amount;
   const [row] = await db.query<{ value: string | null }>(
     `SELECT ceil($3::numeric * coalesce(
         (SELECT r.rate FROM rates r WHERE r.src = $1 AND r.dst = $2),
@@ -184,14 +208,7 @@ export async function checkWithdrawal(db: Queryable, userId: string, body: TWith
   const limits = await limitState(db, userId, level, now);
   const answer: TWithdrawCheck = { ok: false, currency: body.currency, fee: null, receive: null, limits: showLimits(limits), fields: {}, message: null };
   const fail = (err: unknown) => {
-    if (!(err instanceof AppError)) throw err;
-    const message = translate(locale, err.messageKey, err.vars);
-    answer.message = message;
-    for (const [field, key] of Object.entries(err.fields ?? { _: err.messageKey })) {
-      // A refusal marks its field with the whole message and its values ("The minimum is 100
-      // RUB"); a validation names each field's own message.
-      answer.fields[field] = err.code === 'validation' ? localizeKey(locale, key, err.vars) : message;
-    }
+    Object.assign(answer, describeRefusal(locale, err));
     return answer;
   };
   let assessed: TPaymentAssessment;
@@ -231,6 +248,22 @@ export async function checkWithdrawal(db: Queryable, userId: string, body: TWith
   }
   answer.ok = true;
   return answer;
+}
+
+/**
+ * A refusal as a check answers it (always 200): the localized message, and each field it names
+ * with a message (`_` for the whole form). Anything but an AppError is rethrown.
+ */
+export function describeRefusal(locale: TLocale, err: unknown): { message: string; fields: Record<string, string> } {
+  if (!(err instanceof AppError)) throw err;
+  const message = translate(locale, err.messageKey, err.vars);
+  const fields: Record<string, string> = {};
+  for (const [field, key] of Object.entries(err.fields ?? { _: err.messageKey })) {
+    // A refusal marks its field with the whole message and its values ("The minimum is 100
+    // RUB"); a validation names each field's own message.
+    fields[field] = err.code === 'validation' ? localizeKey(locale, key, err.vars) : message;
+  }
+  return { message, fields };
 }
 
 function localizeKey(locale: TLocale, key: string, vars: Record<string, string | number>): string {

@@ -24,8 +24,9 @@ import type { THistoryPage } from '../history/service.ts';
 
 /*
  * The referral programme (issue 17). Money moves only in SQL: referral_accrue() inside each
- * fee's transaction (money_exchange), referral_settle() in the settlement job. Here: codes,
- * binding at sign-up, terms, lists, invitations by mail.
+ * fee's transaction (money_exchange; card fees in cards/orders.ts and cards/fees.ts),
+ * referral_reverse() in a refund's (a failed card order), referral_settle() in the settlement
+ * job. Here: codes, binding at sign-up, terms, lists, invitations by mail.
  */
 
 export type TReferralDeps = { db: Db; publicUrl: string; mailer?: { kick: () => void } };
@@ -147,9 +148,12 @@ export async function referralInfo(db: Queryable, userId: string, now: Date): Pr
   const terms = await referralTerms(db);
   if (!terms) return { terms: null, totals: null };
   const [row] = await db.query<{ pending: string; available: string; paid: string }>(
-    `SELECT coalesce(sum(amount) FILTER (WHERE settlement_id IS NULL AND due_at > $3), 0)::text AS pending,
-            coalesce(sum(amount) FILTER (WHERE settlement_id IS NULL AND due_at <= $3), 0)::text AS available,
-            coalesce(sum(amount) FILTER (WHERE settlement_id IS NOT NULL), 0)::text AS paid
+    // Reversed accruals (refunded fees) count nowhere; one reversed after it was paid is owed
+    // back and comes off what is available (the next settlement takes it).
+    `SELECT coalesce(sum(amount) FILTER (WHERE settlement_id IS NULL AND reversal_transaction_id IS NULL AND due_at > $3), 0)::text AS pending,
+            (coalesce(sum(amount) FILTER (WHERE settlement_id IS NULL AND reversal_transaction_id IS NULL AND due_at <= $3), 0)
+              - coalesce(sum(amount) FILTER (WHERE settlement_id IS NOT NULL AND reversal_transaction_id IS NOT NULL AND clawed_by IS NULL), 0))::text AS available,
+            (SELECT coalesce(sum(s.amount), 0) FROM referral_settlements s WHERE s.referrer_id = $1 AND s.currency = $2)::text AS paid
      FROM referral_accruals WHERE referrer_id = $1 AND currency = $2`,
     [userId, terms.currency, now.toISOString()],
   );
@@ -203,14 +207,15 @@ export async function setReferralTerms(db: Queryable, input: TTermsInput): Promi
 type TRefereeRow = { id: string; email: string; joined_at: string; code: string; code_label: string | null; active: boolean };
 
 const REFEREE_SELECT = `SELECT u.id::text AS id, u.email, iso_time(r.created_at) AS joined_at, r.code, c.label AS code_label,
-    EXISTS (SELECT 1 FROM referral_accruals a WHERE a.referee_id = r.referee_id AND a.referrer_id = r.referrer_id AND a.created_at > $2::timestamptz - interval '30 days') AS active
+    EXISTS (SELECT 1 FROM referral_accruals a WHERE a.referee_id = r.referee_id AND a.referrer_id = r.referrer_id AND a.reversal_transaction_id IS NULL
+      AND a.created_at > $2::timestamptz - interval '30 days') AS active
   FROM referrals r JOIN users u ON u.id = r.referee_id JOIN referral_codes c ON c.code = r.code`;
 
 async function earnedBy(db: Queryable, referrerId: string, refereeIds: string[]) {
   if (!refereeIds.length) return new Map<string, Array<{ currency: string; amount: string }>>();
   const rows = await db.query<{ referee_id: string; currency: string; amount: string }>(
     `SELECT referee_id::text, currency, sum(amount)::text AS amount FROM referral_accruals
-     WHERE referrer_id = $1 AND referee_id = ANY ($2::bigint[]) GROUP BY referee_id, currency ORDER BY currency`,
+     WHERE referrer_id = $1 AND referee_id = ANY ($2::bigint[]) AND reversal_transaction_id IS NULL GROUP BY referee_id, currency ORDER BY currency`,
     [referrerId, refereeIds],
   );
   const formatted = await money(db, rows);
@@ -255,7 +260,7 @@ export async function recruit(db: Queryable, userId: string, refereeId: string, 
   if (!row) throw notFoundOf('recruit');
   const monthRows = await db.query<{ month: string; currency: string; amount: string }>(
     `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, currency, sum(amount)::text AS amount
-     FROM referral_accruals WHERE referrer_id = $1 AND referee_id = $2 GROUP BY 1, 2 ORDER BY 1 DESC, 2`,
+     FROM referral_accruals WHERE referrer_id = $1 AND referee_id = $2 AND reversal_transaction_id IS NULL GROUP BY 1, 2 ORDER BY 1 DESC, 2`,
     [userId, refereeId],
   );
   const formatted = await money(db, monthRows);
@@ -270,7 +275,7 @@ export async function recruit(db: Queryable, userId: string, refereeId: string, 
  * per trade (no count, no time of day): a referrer cannot read a referee's trading from it.
  */
 export async function bonusHistory(db: Queryable, userId: string, query: { page: number; per_page: number }, limit?: number): Promise<THistoryPage<TBonusDay>> {
-  const grouped = `FROM referral_accruals a JOIN users u ON u.id = a.referee_id WHERE a.referrer_id = $1
+  const grouped = `FROM referral_accruals a JOIN users u ON u.id = a.referee_id WHERE a.referrer_id = $1 AND a.reversal_transaction_id IS NULL
     GROUP BY (a.created_at AT TIME ZONE 'UTC')::date, a.referee_id, u.email, a.currency`;
   const [{ total } = { total: 0 }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM (SELECT 1 ${grouped}) g`, [userId]);
   const perPage = limit ?? query.per_page;
@@ -343,7 +348,7 @@ export async function sendInvitations(deps: TReferralDeps, userId: string, body:
 
 // ---- settlement -----------------------------------------------------------------------------
 
-export type TSettled = { referrer_id: string; currency: string; id: string; amount: string; accruals: number };
+export type TSettled = { referrer_id: string; currency: string; id: string; amount: string; clawed: string; accruals: number };
 
 /**
  * The settlement job (housekeeping; `referral:settle`): for each referrer and currency with
@@ -353,13 +358,14 @@ export type TSettled = { referrer_id: string; currency: string; id: string; amou
  */
 export async function settleReferralBonuses(deps: TReferralDeps, now: Date, limit = 500): Promise<TSettled[]> {
   const due = await deps.db.query<{ referrer_id: string; currency: string }>(
-    `SELECT DISTINCT referrer_id::text, currency FROM referral_accruals WHERE settlement_id IS NULL AND due_at <= $1 ORDER BY 1, 2 LIMIT $2`,
+    `SELECT DISTINCT referrer_id::text, currency FROM referral_accruals
+     WHERE settlement_id IS NULL AND reversal_transaction_id IS NULL AND due_at <= $1 ORDER BY 1, 2 LIMIT $2`,
     [now.toISOString(), limit],
   );
   const settled: TSettled[] = [];
   for (const { referrer_id, currency } of due) {
     const done = await deps.db.transaction(async (tx) => {
-      const [row] = await tx.query<{ r: { id: string; amount: string; accruals: number } | null }>('SELECT referral_settle($1, $2, $3) AS r', [
+      const [row] = await tx.query<{ r: { id: string; amount: string; clawed: string; accruals: number } | null }>('SELECT referral_settle($1, $2, $3) AS r', [
         referrer_id,
         currency,
         now.toISOString(),

@@ -1,14 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scryptSync, randomBytes } from 'node:crypto';
 import { TOKEN_PATTERN } from '@obmen/shared';
-import { ENGINES, build } from '../../helpers.ts';
+import { ENGINES, TEST_SCRYPT_LN, build } from '../../helpers.ts';
 import { DEMO, call, freshEmail, freshIp, lastMailTo, linkToken, logIn, mailsTo, sessionToken, signUp } from '../../auth-helpers.ts';
-import { SCRYPT_PARAMS, hashPassword, needsRehash, parseHash, verifyPassword } from '../../../src/domains/auth/passwords.ts';
+import { SCRYPT_PARAMS, hashPassword, needsRehash, parseHash, setPasswordHashCost, verifyPassword } from '../../../src/domains/auth/passwords.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { clientKey } from '@obmen/shared';
 import { RATE_LIMITS } from '../../../src/rate-limit.ts';
 import { setSiteSetting } from '../../../src/domains/site/service.ts';
 
 describe('password hashing', () => {
+  // At the production cost, as a production config sets it (the test apps below lower it).
+  beforeAll(() => setPasswordHashCost(loadConfig({ NODE_ENV: 'production' }).PASSWORD_SCRYPT_LN));
+
   it('uses scrypt at the OWASP parameters in a self-describing format', async () => {
     expect(SCRYPT_PARAMS).toEqual({ ln: 17, r: 8, p: 1 });
     const hash = await hashPassword('correct horse battery staple');
@@ -114,18 +118,19 @@ describe.each(ENGINES)('account security on %s', (engine) => {
       expect(tooLong.json().fields).toEqual({ password: 'The password must be at most 1024 characters long.' });
     });
 
-    it('a weaker stored hash is upgraded at the next sign-in', async () => {
+    it('a weaker stored hash is upgraded to the configured cost at the next sign-in', async () => {
       const email = freshEmail('rehash');
       await signUp(ctx.app, ctx.db, email, 'old password 1');
+      const weaker = TEST_SCRYPT_LN - 2;
       const salt = randomBytes(16);
-      const key = scryptSync('old password 1', salt, 32, { N: 2 ** 14, r: 8, p: 1 });
+      const key = scryptSync('old password 1', salt, 32, { N: 2 ** weaker, r: 8, p: 1 });
       await ctx.db.query('UPDATE users SET password_hash = $2 WHERE email = $1', [
         email,
-        `$scrypt$ln=14,r=8,p=1$${salt.toString('base64')}$${key.toString('base64')}`,
+        `$scrypt$ln=${weaker},r=8,p=1$${salt.toString('base64')}$${key.toString('base64')}`,
       ]);
       await logIn(ctx.app, email, 'old password 1');
       const [row] = await ctx.db.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE email = $1', [email]);
-      expect(row?.password_hash).toMatch(/^\$scrypt\$ln=17,r=8,p=1\$/);
+      expect(row?.password_hash).toMatch(new RegExp(`^\\$scrypt\\$ln=${TEST_SCRYPT_LN},r=8,p=1\\$`));
     });
   });
 

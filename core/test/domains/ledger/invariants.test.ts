@@ -5,9 +5,18 @@ import type { TFixtureUser } from '../../fixtures.ts';
 import { checkLedger, type TLedgerReport } from '../../../src/domains/ledger/invariants.ts';
 import { formatAmount } from '@obmen/shared';
 import { createDeposit } from '../../../src/domains/payments/deposits.ts';
-import { receiveWebhook } from '../../../src/domains/payments/webhooks.ts';
+import { receiveWebhooks } from '../../../src/domains/payments/webhooks.ts';
+import {
+  approveWithdrawal,
+  cancelWithdrawal,
+  rejectWithdrawal,
+  requestWithdrawal,
+  SANDBOX_DECLINED_CARD,
+  setAutoApproval,
+} from '../../../src/domains/payments/withdrawals.ts';
+import { AppError } from '../../../src/errors.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
-import { currencySums, describeRun, expectWorkloadKeptEveryRule, runLedgerWorkload, seedLedgerUsers } from './ledger-workload.ts';
+import { currencySums, describeRun, expectWorkloadKeptEveryRule, prng, runLedgerWorkload, seedLedgerUsers } from './ledger-workload.ts';
 
 /*
  * Issue 5 point 11: random transfers and exchanges from 16 concurrent workers, with overdraw
@@ -44,15 +53,16 @@ describe.each(ENGINES)('ledger invariants under concurrency on %s', (engine) => 
   }, 300_000);
 
   it.runIf(engine === 'postgres')(
-    `a webhook storm: 60 deposits, each event delivered 5 times concurrently and out of order, with forged and stale copies (seed ${SEED})`,
+    `a payments storm (seed ${SEED}): 60 deposits and 60 withdrawals with holds, approved, rejected and cancelled at random and racing; ` +
+      'every deposit and payout event delivered 5 times concurrently and out of order, singly and in gatherings, with forged and stale copies',
     async () => {
-      let state = SEED;
-      const random = () => {
-        state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-        return state / 2 ** 31;
-      };
+      const random = prng(SEED ^ 0x5eed);
+      const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
       const provider = { id: 'sandbox-card' as const, webhookSecret: 'storm-secret-0123456789abcdef0123456789' };
       const now = new Date();
+      const deps = { db: ctx.db, now: () => now };
+      await ctx.db.query('UPDATE users SET verification_level = 1 WHERE id = ANY ($1::bigint[])', [ctx.users.map((u) => u.id)]);
+      await setAutoApproval(ctx.db, 'RUB', '1000');
       const deposits = await Promise.all(
         Array.from({ length: 60 }, (_, i) =>
           createDeposit(ctx.db, {
@@ -67,16 +77,77 @@ describe.each(ENGINES)('ledger invariants under concurrency on %s', (engine) => 
         ),
       );
       const before = await currencySums(ctx.db);
-      // Per deposit: pending, then paid or declined (one in five declined), each its own event id.
-      const events = deposits.flatMap((deposit, i) => {
-        const amount = formatAmount(deposit.amount, 2);
-        const base = { payment_id: deposit.public_id, amount, currency: 'USD' };
-        const final = i % 5 === 0 ? 'payment.declined' : 'payment.paid';
+      const refusals: Record<string, number> = {};
+      const refused = (err: unknown) => {
+        const code = err instanceof AppError ? err.code : `unexpected: ${String(err)}`;
+        refusals[code] = (refusals[code] ?? 0) + 1;
+      };
+      const concurrently = async <T>(items: T[], work: (item: T) => Promise<void>) => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: WORKERS }, async () => {
+            while (next < items.length) await work(items[next++]!);
+          }),
+        );
+      };
+
+      // Withdrawal requests: 100–3000 RUB (at most 1000 approved at once), one in six over the balance, one in ten sent twice with its key.
+      const requests = Array.from({ length: 60 }, (_, i) => {
+        const user = pick(ctx.users);
+        const amount = random() < 1 / 6 ? '250000' : (100 + Math.floor(random() * 290_000) / 100).toFixed(2);
+        const card = random() < 0.25 ? SANDBOX_DECLINED_CARD : '4111111111111111';
+        return { user, key: `storm-${SEED}-w${i}`, body: { currency: 'RUB', amount, card_number: card, card_holder: 'STORM TEST' }, twice: random() < 0.1 };
+      });
+      const placed = new Map<string, { user: TFixtureUser; id: string }>();
+      await concurrently(requests, async (r) => {
+        const send = () => requestWithdrawal(deps, r.user.id, r.key, 'sandbox-card', r.body, 'en');
+        try {
+          const answers = await Promise.all(r.twice ? [send(), send()] : [send()]);
+          expect(new Set(answers.map((a) => a.withdrawal.id)).size).toBe(1);
+          placed.set(answers[0]!.withdrawal.id, { user: r.user, id: answers[0]!.withdrawal.id });
+        } catch (err) {
+          refused(err);
+        }
+      });
+      expect(refusals.unexpected).toBeUndefined();
+      // Decisions, at random and sometimes racing each other on one request: one wins, the other is refused.
+      const decide = {
+        approve: (id: string) => approveWithdrawal(ctx.db, id, 'operator:storm', now),
+        reject: (id: string) => rejectWithdrawal(ctx.db, id, 'storm says no', 'operator:storm', now),
+        cancel: (id: string) => cancelWithdrawal(deps, placed.get(id)!.user.id, id, 'en'),
+      };
+      const choices: Array<Array<keyof typeof decide>> = [
+        ['approve'],
+        ['reject'],
+        ['cancel'],
+        ['approve', 'cancel'],
+        ['reject', 'approve'],
+        ['cancel', 'reject'],
+      ];
+      await concurrently([...placed.keys()], async (id) => {
+        await Promise.all(pick(choices).map((choice) => decide[choice](id).then(() => undefined, refused)));
+      });
+      expect(Object.keys(refusals).filter((code) => !['insufficient_funds', 'withdrawal_state'].includes(code))).toEqual([]);
+      const processing = await ctx.db.query<{ public_id: string; receive: string; provider_ref: string }>(
+        `SELECT public_id::text AS public_id, receive::text AS receive, provider_ref FROM withdrawals WHERE state = 'processing' AND public_id = ANY($1::uuid[])`,
+        [[...placed.keys()]],
+      );
+      expect(processing.length).toBeGreaterThan(5);
+
+      // The events: per deposit pending, then paid or declined (one in five); per payout paid or failed, and for one in
+      // eight both (the second finds a final state).
+      const events: object[] = deposits.flatMap((deposit, i) => {
+        const base = { payment_id: deposit.public_id, amount: formatAmount(deposit.amount, 2), currency: 'USD' };
         return [
-          { id: `storm-${SEED}-${i}-pending`, type: 'payment.pending' as const, ...base },
-          { id: `storm-${SEED}-${i}-final`, type: final, ...base },
+          { id: `storm-${SEED}-${i}-pending`, type: 'payment.pending', ...base },
+          { id: `storm-${SEED}-${i}-final`, type: i % 5 === 0 ? 'payment.declined' : 'payment.paid', ...base },
         ];
       });
+      for (const payout of processing) {
+        const base = { payment_id: payout.public_id, amount: formatAmount(payout.receive, 2), currency: 'RUB' };
+        const outcomes = random() < 1 / 8 ? ['paid', 'failed'] : [random() < 0.7 ? 'paid' : 'failed'];
+        for (const outcome of outcomes) events.push({ id: `${payout.provider_ref}.${outcome}`, type: `payout.${outcome}`, ...base });
+      }
       const unix = Math.floor(now.getTime() / 1000);
       const deliveries: Array<{ body: Buffer; signature: string; kind: 'valid' | 'forged' | 'stale' }> = [];
       for (const event of events) {
@@ -94,41 +165,87 @@ describe.each(ENGINES)('ledger invariants under concurrency on %s', (engine) => 
       await Promise.all(
         Array.from({ length: WORKERS }, async () => {
           while (next < deliveries.length) {
-            const delivery = deliveries[next++]!;
-            const { result } = await receiveWebhook(ctx.db, provider, { rawBody: delivery.body, signature: delivery.signature, now });
-            results.set(delivery.kind, [...(results.get(delivery.kind) ?? []), result]);
+            // Half the time a gathering of up to 8, as the webhook route makes them (receiveWebhooks).
+            const gathering = deliveries.slice(next, next + (random() < 0.5 ? 1 : 1 + Math.floor(random() * 8)));
+            next += gathering.length;
+            const received = await receiveWebhooks(
+              ctx.db,
+              gathering.map((d) => ({ provider, input: { rawBody: d.body, signature: d.signature, now } })),
+              now,
+            );
+            received.forEach((r, i) => {
+              const kind = gathering[i]!.kind;
+              results.set(kind, [...(results.get(kind) ?? []), r instanceof Error ? `error: ${r.message}` : r.result]);
+            });
           }
         }),
       );
       expect(new Set(results.get('forged'))).toEqual(new Set(['bad_signature']));
       expect(new Set(results.get('stale'))).toEqual(new Set(['stale']));
+      expect(results.get('valid')!.filter((r) => r.startsWith('error'))).toEqual([]);
+
+      // Deposits: each credited once or declined; out of order, a final event may come before its pending one.
+      const depositIds = deposits.map((deposit) => deposit.public_id);
       const rows = await ctx.db.query<{ state: string; n: number; credited: string }>(
         `SELECT p.state, count(*)::int AS n, coalesce(sum(p.amount - p.fee), 0)::text AS credited FROM payments p
          WHERE p.public_id = ANY($1::uuid[]) GROUP BY p.state ORDER BY p.state`,
-        [deposits.map((deposit) => deposit.public_id)],
+        [depositIds],
       );
-      // Out of order, a final event may come before its pending one (which then finds a final state).
       expect(rows.map((row) => [row.state, row.n])).toEqual([
         ['credited', 48],
         ['declined', 12],
       ]);
-      const [applied] = await ctx.db.query<{ events: number; txs: number }>(
-        `SELECT (SELECT count(*) FROM payment_events WHERE event_id LIKE $1)::int AS events,
-                (SELECT count(*) FROM ledger_transactions t JOIN payments p ON p.ledger_transaction_id = t.id WHERE p.public_id = ANY($2::uuid[]))::int AS txs`,
-        [`storm-${SEED}-%`, deposits.map((deposit) => deposit.public_id)],
+      // No event applied twice: one event id row per event, one deposit transaction per credited deposit.
+      const [applied] = await ctx.db.query<{ events: number; txs: number; memos: number }>(
+        `SELECT (SELECT count(*) FROM payment_events WHERE event_id = ANY($1::text[]))::int AS events,
+                (SELECT count(*) FROM ledger_transactions t JOIN payments p ON p.ledger_transaction_id = t.id WHERE p.public_id = ANY($2::uuid[]))::int AS txs,
+                (SELECT count(*) FROM ledger_transactions WHERE kind = 'deposit' AND memo = ANY($3::text[]))::int AS memos`,
+        [events.map((e) => (e as { id: string }).id), depositIds, depositIds.map((id) => `deposit ${id}`)],
       );
-      expect(applied).toEqual({ events: 120, txs: 48 });
-      // Per currency, every balance still sums to zero (the clearing account owes what users got).
-      const after = await currencySums(ctx.db);
-      for (const total of Object.values({ ...before, ...after })) expect(total).toBe('0');
+      expect(applied).toEqual({ events: events.length, txs: 48, memos: 48 });
       const [users] = await ctx.db.query<{ total: string }>(
         `SELECT coalesce(sum(po.amount), 0)::text AS total FROM postings po JOIN ledger_accounts a ON a.id = po.account_id
          JOIN payments p ON p.ledger_transaction_id = po.transaction_id WHERE a.kind = 'user' AND p.public_id = ANY($1::uuid[])`,
-        [deposits.map((deposit) => deposit.public_id)],
+        [depositIds],
       );
       expect(users!.total).toBe(rows.find((row) => row.state === 'credited')!.credited);
+
+      // Withdrawals: every one that reached the provider ends paid or failed; each hold ended with its request's final
+      // state (captured when paid, released when rejected, cancelled or failed) by one ledger transaction, and only
+      // requests still under way keep theirs.
+      const holds = await ctx.db.query<{ state: string; hold: string; finals: number; payouts: number }>(
+        `SELECT w.state, h.state AS hold,
+           (SELECT count(*) FROM ledger_transactions t WHERE t.memo LIKE 'withdrawal ' || w.public_id || '%' AND t.kind IN ('withdrawal', 'release'))::int AS finals,
+           (SELECT count(*) FROM payment_events e WHERE e.event_id LIKE w.provider_ref || '.%' AND e.result IN ('paid', 'failed'))::int AS payouts
+         FROM withdrawals w JOIN holds h ON h.id = w.hold_id WHERE w.public_id = ANY($1::uuid[])`,
+        [[...placed.keys()]],
+      );
+      const expectedHold: Record<string, [string, number]> = {
+        paid: ['captured', 1],
+        failed: ['released', 1],
+        rejected: ['released', 1],
+        cancelled: ['released', 1],
+        requested: ['held', 0],
+        approved: ['held', 0],
+      };
+      for (const row of holds) expect([row.state, row.hold, row.finals]).toEqual([row.state, ...expectedHold[row.state]!]);
+      expect(holds.filter((row) => row.state === 'processing')).toEqual([]);
+      expect(holds.filter((row) => ['paid', 'failed'].includes(row.state)).every((row) => row.payouts === 1)).toBe(true);
+      const states = new Set(holds.map((row) => row.state));
+      for (const state of ['paid', 'failed', 'rejected', 'cancelled']) expect(states, `some withdrawal ends ${state}`).toContain(state);
+
+      // Per currency, every balance still sums to zero; no user or held balance is negative; every ledger rule holds.
+      const after = await currencySums(ctx.db);
+      for (const total of Object.values({ ...before, ...after })) expect(total).toBe('0');
+      const [negative] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_accounts WHERE kind IN ('user', 'hold') AND balance < 0`);
+      expect(negative!.n).toBe(0);
       const report = await checkLedger(ctx.db);
       expect(report.violations).toEqual([]);
+      console.log(
+        `[payments storm] seed ${SEED}: ${deliveries.length} deliveries of ${events.length} events; withdrawals ${JSON.stringify(
+          Object.fromEntries([...states].map((s) => [s, holds.filter((row) => row.state === s).length])),
+        )}; refusals ${JSON.stringify(refusals)}`,
+      );
     },
     300_000,
   );

@@ -5,6 +5,8 @@ import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { createDeposit, DEPOSIT_LIFETIME_MS, expireDeposits } from '../../../src/domains/payments/deposits.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
+import { processDueWebhooks, receiveWebhooks } from '../../../src/domains/payments/webhooks.ts';
+import { loadProviders } from '../../../src/domains/payments/providers.ts';
 import { COMMANDS } from '../../../src/cli/index.ts';
 
 const SECRET = 'test-sandbox-card-secret-0123456789abcdef';
@@ -181,6 +183,54 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     expect(await balance()).toBe(before + 20n * 12_345n);
   });
 
+  it('deliveries received together: each stored as its own row, in order; copies applied once, forged refused; a failing event is retried alone and holds back no other', async () => {
+    const provider = { id: 'sandbox-card' as const, webhookSecret: SECRET };
+    const [a, b, c] = [await newDeposit(), await newDeposit(), await newDeposit()];
+    const events = [paidEvent(a.public_id), paidEvent(b.public_id), paidEvent(c.public_id)];
+    const incoming = (event: TPaymentWebhookEvent, secret = SECRET) => {
+      const rawBody = Buffer.from(JSON.stringify(event));
+      return { provider, input: { rawBody, signature: signWebhook(secret, rawBody, unix(clock)), now: clock } };
+    };
+    // The database refuses b's event id (a stand-in for one event whose processing fails).
+    await ctx.db.exec(`CREATE FUNCTION pg_temp_refuse_one() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.event_id = '${events[1]!.id}' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER refuse_one BEFORE INSERT ON payment_events FOR EACH ROW EXECUTE FUNCTION pg_temp_refuse_one();`);
+    const before = await balance();
+    const received = await receiveWebhooks(
+      ctx.db,
+      [
+        incoming(events[0]!),
+        incoming(events[1]!),
+        incoming(events[0]!),
+        incoming(events[2]!, 'a-forger-does-not-know-the-secret-000000'),
+        incoming(events[2]!),
+      ],
+      clock,
+    );
+    await ctx.db.exec('DROP TRIGGER refuse_one ON payment_events; DROP FUNCTION pg_temp_refuse_one();');
+    expect(received.map((r) => (r instanceof Error ? r.message : r.result))).toEqual([
+      'credited',
+      'refused for the test',
+      'duplicate',
+      'bad_signature',
+      'credited',
+    ]);
+    expect(await balance()).toBe(before + 2n * 12_345n);
+    const ids = received.map((r) => (r instanceof Error ? null : Number(r.webhookId)));
+    expect(ids[3]! - ids[0]!).toBe(3);
+    const [failed] = await inbox(events[1]!.id);
+    expect(failed).toMatchObject({ signature_valid: true, result: null, processed_at: null });
+    // The next attempt applies it.
+    expect(
+      await processDueWebhooks(ctx.db, loadProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET }), new Date(clock.getTime() + 10_000)),
+    ).toEqual({
+      processed: 1,
+      failed: 0,
+    });
+    expect(await paymentState(b.public_id)).toBe('credited');
+    expect(await balance()).toBe(before + 3n * 12_345n);
+  });
+
   it('payments:webhooks lists the inbox newest first, filtered by result, bodies as received', async () => {
     const listed = (await COMMANDS['payments:webhooks']!(ctx.db, ['result=stale', 'limit=5'])) as Array<{
       result: string;
@@ -196,6 +246,6 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     const report = await checkLedger(ctx.db);
     expect(report.violations).toEqual([]);
     const [deposits] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE kind = 'deposit'`);
-    expect(deposits!.n).toBe(engine === 'postgres' ? 23 : 3);
+    expect(deposits!.n).toBe(engine === 'postgres' ? 26 : 6);
   });
 });

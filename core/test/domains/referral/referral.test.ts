@@ -243,7 +243,7 @@ describe.each(ENGINES)('referral programme (%s)', (engine) => {
     expect(await settleReferralBonuses(deps(), later)).toEqual([]);
     await setReferralTerms(ctx.db, { min: '0' });
     const settled = await settleReferralBonuses(deps(), later);
-    expect(settled).toEqual([{ referrer_id: anna.id, currency: 'USDT', id: expect.any(String), amount: due, accruals: expect.any(Number) }]);
+    expect(settled).toEqual([{ referrer_id: anna.id, currency: 'USDT', id: expect.any(String), amount: due, clawed: '0', accruals: expect.any(Number) }]);
     expect(await usdt(anna)).toBe(before + BigInt(due));
     const [{ unsettled }] = (await ctx.db.query<{ unsettled: number }>(
       'SELECT count(*)::int AS unsettled FROM referral_accruals WHERE referrer_id = $1 AND settlement_id IS NULL',
@@ -274,7 +274,7 @@ describe.each(ENGINES)('referral programme (%s)', (engine) => {
       })
       .catch((err: Error & { found?: string[] }) => err.found ?? []);
     expect(rules).toContain('each referral transaction is one accrual or one settlement');
-    expect(rules).toContain('the referral liability holds exactly the unsettled accruals');
+    expect(rules).toContain('the referral liability holds exactly the unsettled accruals less the clawbacks owed');
     expect((await checkLedger(ctx.db)).violations).toEqual([]);
   });
 

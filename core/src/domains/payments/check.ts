@@ -1,0 +1,66 @@
+import { formatAmount, type TLocale, type TPaymentCheckFlow, type TPaymentFormCheckBody, type TPaymentLimits, type TPurchaseCheckQuote } from '@obmen/shared';
+import type { Queryable } from '../../db/index.ts';
+import { AppError } from '../../errors.ts';
+import type { RateSource } from '../rates/source.ts';
+import { assessPayment } from './catalogue.ts';
+import { userLevel } from './deposits.ts';
+import { quotePurchase } from './purchase.ts';
+import { describeRefusal, limitState, showLimits } from './withdrawals.ts';
+
+export type TPaymentFormCheck = {
+  ok: boolean;
+  currency: string;
+  fee: string | null;
+  receive: string | null;
+  /** The deposit limits of the caller's level (purchases count as money coming in). */
+  limits: TPaymentLimits;
+  fields: Record<string, string>;
+  message: string | null;
+  /** A purchase: what the rest buys at the current rate (the quote is locked only when the purchase opens). */
+  quote: TPurchaseCheckQuote | null;
+};
+
+/**
+ * POST /api/{x}/check for deposit and purchase: what the form would give (the system's fee,
+ * the amount received; for a purchase the quote of the currency bought), the deposit limits
+ * left, and every refusal as a localized field message, without creating anything. Always 200.
+ */
+export async function checkPaymentForm(
+  db: Queryable,
+  rates: RateSource,
+  userId: string,
+  flow: TPaymentCheckFlow,
+  body: TPaymentFormCheckBody,
+  locale: TLocale,
+  now: Date,
+): Promise<TPaymentFormCheck> {
+  const level = await userLevel(db, userId);
+  const limits = showLimits(await limitState(db, userId, level, now, 'deposit'));
+  const answer: TPaymentFormCheck = { ok: false, currency: body.currency, fee: null, receive: null, limits, fields: {}, message: null, quote: null };
+  try {
+    if (flow === 'purchase') {
+      if (body.buy === undefined) throw new AppError('validation', { fields: { buy: 'validation.required' } });
+      const { assessed, buy, quote } = await quotePurchase(db, rates, level, { ...body, buy: body.buy });
+      const precision = assessed.entry.currency.precision;
+      Object.assign(answer, shownTerms(assessed.fee, assessed.receive, precision));
+      answer.quote = {
+        buy: buy.code,
+        receive: formatAmount(quote.receive, buy.precision),
+        rate: quote.rate,
+        rate_inverse: quote.rateInverse,
+        fee: formatAmount(quote.fee, precision),
+      };
+    } else {
+      const assessed = await assessPayment(db, { direction: 'deposit', ps: body.ps, currency: body.currency, amount: body.amount, userLevel: level });
+      Object.assign(answer, shownTerms(assessed.fee, assessed.receive, assessed.entry.currency.precision));
+    }
+  } catch (err) {
+    return Object.assign(answer, describeRefusal(locale, err));
+  }
+  answer.ok = true;
+  return answer;
+}
+
+function shownTerms(fee: bigint, receive: bigint, precision: number): Pick<TPaymentFormCheck, 'fee' | 'receive'> {
+  return { fee: formatAmount(fee, precision), receive: formatAmount(receive, precision) };
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_SIGNATURE_HEADER } from '@obmen/shared';
+import { openTestDb } from '../../helpers.ts';
+import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
+import { startCore, type TCoreProcess } from '../../core-process.ts';
+import { migrate } from '../../../src/db/migrate.ts';
+import { seedDemoData } from '../../../src/seed/demo.ts';
+import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
+import { userBalance } from '../../../src/domains/ledger/service.ts';
+import { createDeposit, type TDepositRow } from '../../../src/domains/payments/deposits.ts';
+import { signWebhook } from '../../../src/domains/payments/signature.ts';
+
+/*
+ * Issue 14: the core killed with `kill -9` between receiving a webhook (its delivery stored in
+ * the inbox) and crediting it. No hook in the core: the test holds the deposit's row lock, so
+ * the core's processing transaction waits on it with the event id claimed but nothing committed;
+ * the core is killed there, the lock released (PostgreSQL rolls the dead client's transaction
+ * back), and a new core (its timers on, as outside tests) credits the stored delivery at
+ * start-up. Then the provider's redelivery of the same event moves nothing.
+ */
+const SECRET = 'kill-test-sandbox-card-secret-0123456789';
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, limitMs = 30_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() - started > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('a webhook and kill -9 of the core (PostgreSQL)', () => {
+  let ctx: Awaited<ReturnType<typeof openTestDb>>;
+  let user: TFixtureUser;
+  let deposit: TDepositRow;
+  let core: TCoreProcess | undefined;
+  const env = () => ({ DATABASE_URL: ctx.url!, NODE_ENV: 'development', WEBHOOK_SECRET_SANDBOX_CARD: SECRET });
+  beforeAll(async () => {
+    ctx = await openTestDb('postgres', 4);
+    await migrate(ctx.db);
+    await seedDemoData(ctx.db, { demoAccount: false });
+    user = await createFixtureUser(ctx.db);
+    deposit = await createDeposit(ctx.db, {
+      userId: user.id,
+      provider: 'sandbox-card',
+      systemId: 'sandbox-card',
+      currency: 'USD',
+      amount: 12_345n,
+      fee: 45n,
+      now: new Date(),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await core?.stop();
+    await ctx.drop();
+  });
+
+  const body = () =>
+    Buffer.from(JSON.stringify({ id: `kill-${deposit.public_id}`, type: 'payment.paid', payment_id: deposit.public_id, amount: '123.45', currency: 'USD' }));
+  const deliver = (url: string) =>
+    fetch(`${url}/api/payments/webhook/sandbox-card`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [WEBHOOK_SIGNATURE_HEADER]: signWebhook(SECRET, body(), Math.floor(Date.now() / 1000)) },
+      body: body(),
+    });
+  const inbox = () =>
+    ctx.db.query<{ processed_at: Date | null; result: string | null }>('SELECT processed_at, result FROM payment_webhooks WHERE event_id = $1 ORDER BY id', [
+      `kill-${deposit.public_id}`,
+    ]);
+  const depositTransactions = async () =>
+    (
+      await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE kind = 'deposit' AND memo = $1`, [
+        `deposit ${deposit.public_id}`,
+      ])
+    )[0]!.n;
+
+  it('killed after the delivery is stored and before it is credited: credited exactly once after the restart; a redelivery moves nothing', async () => {
+    core = await startCore(env());
+    const before = await userBalance(ctx.db, user.id, 'USD');
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holding = ctx.db.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM payments WHERE id = $1 FOR UPDATE', [deposit.id]);
+      locked();
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    });
+    await isLocked;
+    const cut = deliver(core.url).then(
+      (res) => `answered ${res.status}`,
+      () => 'cut',
+    );
+    // Stored, and its processing waiting on the payment's row (the event id claimed, not committed).
+    await until('the delivery stored', async () => (await inbox()).length === 1);
+    await until('the processing waiting on the lock', async () => {
+      const [row] = await ctx.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
+      );
+      return row!.n > 0;
+    });
+    await core.kill();
+    expect(await cut).toBe('cut');
+    release();
+    await holding;
+    // The dead core's transaction rolls back: the event id is free again, nothing credited.
+    await until('the dead transaction rolled back', async () => {
+      const [row] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_events WHERE event_id = $1', [`kill-${deposit.public_id}`]);
+      const [waiting] = await ctx.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'`,
+      );
+      return row!.n === 0 && waiting!.n === 0;
+    });
+    expect(await inbox()).toEqual([{ processed_at: null, result: null }]);
+    expect(await depositTransactions()).toBe(0);
+    expect(await userBalance(ctx.db, user.id, 'USD')).toBe(before);
+
+    // A new core takes up what the dead one stored.
+    core = await startCore(env());
+    await until('credited after the restart', async () => (await inbox())[0]?.result === 'credited');
+    expect(await userBalance(ctx.db, user.id, 'USD')).toBe(before + 12_300n);
+    expect(await depositTransactions()).toBe(1);
+    const [state] = await ctx.db.query<{ state: string }>('SELECT state FROM payments WHERE id = $1', [deposit.id]);
+    expect(state!.state).toBe('credited');
+
+    // The provider never got its answer, so it sends the event again: a duplicate.
+    const again = await deliver(core.url);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ result: 'duplicate' });
+    expect((await inbox()).map((row) => row.result)).toEqual(['credited', 'duplicate']);
+    expect(await userBalance(ctx.db, user.id, 'USD')).toBe(before + 12_300n);
+    expect(await depositTransactions()).toBe(1);
+    expect((await checkLedger(ctx.db)).violations).toEqual([]);
+  }, 120_000);
+});

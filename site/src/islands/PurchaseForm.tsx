@@ -1,0 +1,175 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { TDepositPayment, TPurchaseCheckQuote } from '@obmen/shared';
+import { displayAmount, displayMoney, displayPairRate } from '@obmen/shared/format';
+import { api, ApiError } from '../lib/api.ts';
+import { fieldErrors } from '../lib/field-errors.ts';
+import { focusFirstInvalid } from '../lib/focus.ts';
+import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+
+/** One currency the system charges in, with its range (major units). */
+export type TPurchaseOption = { currency: string; min: string; max: string };
+
+type TProps = TIslandProps & { ps: string; buy: string; options: TPurchaseOption[]; initialCurrency: string };
+
+type TCheck = { ok: boolean; fee: string | null; receive: string | null; fields: Record<string, string>; quote: TPurchaseCheckQuote | null };
+
+/**
+ * /purchase/form/{id}/{x}: the currency to pay in and the amount, quoted as typed (POST
+ * /api/purchase/check: the system's fee, the rate, what arrives); Submit locks the quote
+ * (POST /api/purchase/integration_json) and goes to the hosted card page.
+ */
+function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TProps, 'messages'>) {
+  const { t } = useTranslation();
+  const [currency, setCurrency] = useState(initialCurrency);
+  const [amount, setAmount] = useState('');
+  const [check, setCheck] = useState<TCheck | null>(null);
+  const [checking, setChecking] = useState(false);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  const option = options.find((entry) => entry.currency === currency) ?? options[0]!;
+
+  useEffect(() => {
+    if (!amount.trim()) {
+      setCheck(null);
+      return;
+    }
+    const controller = new AbortController();
+    setChecking(true);
+    const timer = setTimeout(() => {
+      api<TCheck>('/purchase/check', { form: { ps, currency, buy, amount: amount.trim() }, signal: controller.signal })
+        .then((answer) => {
+          setCheck(answer);
+          setChecking(false);
+        })
+        .catch((err: unknown) => {
+          if (controller.signal.aborted) return;
+          setChecking(false);
+          setCheck(err instanceof ApiError ? { ok: false, fee: null, receive: null, fields: fieldErrors(err), quote: null } : null);
+        });
+    }, 400);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [amount, currency]);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setFormError('');
+    try {
+      const answer = await api<{ payment: TDepositPayment }>('/purchase/integration_json', { form: { ps, currency, buy, amount: amount.trim() } });
+      window.location.assign(answer.payment.pay_url ?? answer.payment.url);
+    } catch (err) {
+      setBusy(false);
+      if (err instanceof ApiError) {
+        const found = fieldErrors(err);
+        setErrors(found);
+        if (!found.amount && !found.currency) setFormError(err.message);
+        focusFirstInvalid(formRef.current);
+      } else setFormError(t('error.generic'));
+    }
+  }
+
+  const amountError =
+    errors.amount || (check && !check.ok && amount.trim() ? (check.fields.amount ?? check.fields._ ?? Object.values(check.fields)[0]) : '') || '';
+  const quoteState = !amount.trim() ? 'idle' : checking ? 'loading' : check?.ok ? 'ready' : 'error';
+  return (
+    <form className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="purchase-form">
+      {formError && (
+        <p className="form-error" role="alert" data-testid="form-error">
+          {formError}
+        </p>
+      )}
+      {options.length > 1 && (
+        <label className="field">
+          <span className="field-label">{t('purchase.pay_currency')}</span>
+          <select
+            name="currency"
+            value={currency}
+            onChange={(event) => {
+              setCurrency(event.target.value);
+              setErrors({});
+            }}
+            data-testid="purchase-currency"
+          >
+            {options.map((entry) => (
+              <option key={entry.currency} value={entry.currency}>
+                {entry.currency}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      <label className="field">
+        <span className="field-label">
+          {t('purchase.amount')}, {option.currency}
+        </span>
+        <input
+          id="pf-amount"
+          name="amount"
+          value={amount}
+          inputMode="decimal"
+          autoComplete="off"
+          onChange={(event) => {
+            setAmount(event.target.value);
+            setErrors({});
+            setFormError('');
+          }}
+          aria-invalid={amountError ? 'true' : undefined}
+          aria-describedby="pf-amount-note"
+          data-testid="purchase-amount"
+        />
+        {amountError ? (
+          <span className="field-error" id="pf-amount-note" role="alert" data-testid="error-amount">
+            {amountError}
+          </span>
+        ) : (
+          <span className="field-hint" id="pf-amount-note">
+            {t('purchase.range_line', { min: displayAmount(option.min, locale), max: displayAmount(option.max, locale), currency: option.currency })}
+          </span>
+        )}
+      </label>
+      <dl className="xf-terms" data-testid="purchase-quote" data-state={quoteState} aria-live="polite">
+        {check?.ok && check.quote && (
+          <>
+            <div>
+              <dt>{t('purchase.fee')}</dt>
+              <dd data-testid="purchase-fee">{displayMoney(check.fee ?? '0', option.currency, locale)}</dd>
+            </div>
+            <div>
+              <dt>{t('purchase.exchanged_amount')}</dt>
+              <dd>{displayMoney(check.receive ?? '0', option.currency, locale)}</dd>
+            </div>
+            <div>
+              <dt>{t('purchase.rate')}</dt>
+              <dd data-testid="purchase-rate">
+                ≈ {displayPairRate({ src: option.currency, dst: buy, rate: check.quote.rate, rate_inverse: check.quote.rate_inverse }, locale)}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('purchase.receive')}</dt>
+              <dd data-testid="purchase-receive">{displayMoney(check.quote.receive, buy, locale)}</dd>
+            </div>
+          </>
+        )}
+      </dl>
+      <p className="field-hint">{t('purchase.quote_note')}</p>
+      <button className="btn btn-primary" type="submit" disabled={busy} data-testid="purchase-submit">
+        {busy ? t('purchase.sending') : t('purchase.submit')}
+      </button>
+    </form>
+  );
+}
+
+export default function PurchaseForm({ locale, messages, ...props }: TProps) {
+  return (
+    <IslandRoot locale={locale} messages={messages}>
+      <PurchaseFormBody locale={locale} {...props} />
+    </IslandRoot>
+  );
+}
