@@ -13,7 +13,8 @@ test('referral: link, sign-up through it, exchange, pending bonus, payout, histo
   const a = await browser.newContext();
   const pageA = await a.newPage();
   const terms = (body: Record<string, string>) => pageA.request.post('/api/dev/referral', { data: { action: 'terms', ...body } });
-  expect((await terms({ share: '0.2', currency: 'USDT', hold: '1h', min: '0' })).ok()).toBe(true);
+  // Both browsers come from this machine's address: the same-IP check is off for the test.
+  expect((await terms({ share: '0.2', currency: 'USDT', hold: '1h', min: '0', same_ip_days: '0' })).ok()).toBe(true);
   try {
     // A copies the link.
     await signUp(pageA, { prefix: 'ref-a' });
@@ -96,7 +97,7 @@ test('referral: link, sign-up through it, exchange, pending bonus, payout, histo
     await expect(pageC.getByTestId('unsubscribe')).toContainText('уже отписан');
     await c.close();
   } finally {
-    await terms({ hold: '14d', min: '1' });
+    await terms({ hold: '14d', min: '1', same_ip_days: '30' });
     await a.close();
   }
 });

@@ -61,7 +61,15 @@ const invalidCredentials = () => new AppError('invalid_credentials');
 const invalidToken = () => new AppError('invalid_token');
 
 type TTokenKind = 'sign_in' | 'reset' | 'confirm_email';
-type TTokenRow = { id: string; user_id: string | null; email: string | null; locale: TLocale; password_hash: string | null; ref_code: string | null };
+type TTokenRow = {
+  id: string;
+  user_id: string | null;
+  email: string | null;
+  locale: TLocale;
+  password_hash: string | null;
+  ref_code: string | null;
+  ref_ip: string | null;
+};
 
 async function requireAuthType(db: Queryable, wanted: 'password' | 'email'): Promise<void> {
   const { auth_type } = await getSiteSettings(db);
@@ -98,7 +106,15 @@ async function loadUser(db: Queryable, id: string): Promise<TAuthUser> {
  * A new user with a fresh random account id (7 random digits + Luhn digit). Two first sign-ins
  * of one email racing each other end in one user: the loser finds the winner's row.
  */
-async function createUser(db: Queryable, input: { email: string; locale: TLocale; passwordHash: string | null; refCode?: string | null }): Promise<string> {
+/** What binds a new account to a referrer: the invite code, and the addresses its sign-up came from. */
+type TSignUpRef = { code: string | null | undefined; ips: string[] };
+
+/** The sign-up link's code (else the browser's now), its asking address and the following one. */
+function refOf(row: TTokenRow, client: TClient): TSignUpRef {
+  return { code: row.ref_code ?? client.refCode, ips: [client.ip, ...(row.ref_ip ? [row.ref_ip] : [])] };
+}
+
+async function createUser(db: Queryable, input: { email: string; locale: TLocale; passwordHash: string | null; ref?: TSignUpRef }): Promise<string> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const accountId = makeAccountId(randomInt(1_000_000, 10_000_000));
     const [row] = await db.query<{ id: string }>(
@@ -108,7 +124,7 @@ async function createUser(db: Queryable, input: { email: string; locale: TLocale
     );
     if (row) {
       // A new account only: the invite code that brought it binds it to its referrer, once.
-      await bindReferee(db, row.id, input.refCode);
+      if (input.ref) await bindReferee(db, row.id, input.ref.code, input.ref.ips);
       return row.id;
     }
     const existing = await findUserByEmail(db, input.email);
@@ -121,13 +137,24 @@ async function issueToken(
   db: Queryable,
   kind: TTokenKind,
   ttlS: number,
-  target: { userId?: string; email?: string; locale: TLocale; passwordHash?: string; refCode?: string | null | undefined },
+  target: { userId?: string; email?: string; locale: TLocale; passwordHash?: string; client?: TClient },
 ): Promise<string> {
   const token = newToken();
+  const refCode = target.client?.refCode ?? null;
   await db.query(
-    `INSERT INTO auth_tokens (kind, token_hash, user_id, email, locale, password_hash, ref_code, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, now() + $8::int * interval '1 second')`,
-    [kind, hashToken(token), target.userId ?? null, target.email ?? null, target.locale, target.passwordHash ?? null, target.refCode ?? null, ttlS],
+    `INSERT INTO auth_tokens (kind, token_hash, user_id, email, locale, password_hash, ref_code, ref_ip, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + $9::int * interval '1 second')`,
+    [
+      kind,
+      hashToken(token),
+      target.userId ?? null,
+      target.email ?? null,
+      target.locale,
+      target.passwordHash ?? null,
+      refCode,
+      refCode ? target.client!.ip : null,
+      ttlS,
+    ],
   );
   return token;
 }
@@ -138,7 +165,7 @@ async function consumeToken(db: Queryable, kind: TTokenKind, token: string): Pro
   const [row] = await db.query<TTokenRow>(
     `UPDATE auth_tokens SET used_at = now()
      WHERE token_hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > now()
-     RETURNING id::text, user_id::text, email, locale, password_hash, ref_code`,
+     RETURNING id::text, user_id::text, email, locale, password_hash, ref_code, ref_ip`,
     [hashToken(token), kind],
   );
   if (!row) throw invalidToken();
@@ -222,7 +249,7 @@ export async function registerAccount(deps: TAuthDeps, client: TClient, body: TR
       email: body.email,
       locale: client.locale,
       passwordHash,
-      refCode: client.refCode,
+      client,
     });
     await queueMail(tx, {
       kind: 'signup_confirm',
@@ -276,12 +303,7 @@ export async function requestSignInLink(deps: TAuthDeps, client: TClient, body: 
   await deps.db.transaction(async (tx) => {
     const user = await findUserByEmail(tx, body.email);
     const locale = user?.locale ?? client.locale;
-    const token = await issueToken(
-      tx,
-      'sign_in',
-      SIGN_IN_LINK_TTL_S,
-      user ? { userId: user.id, locale } : { email: body.email, locale, refCode: client.refCode },
-    );
+    const token = await issueToken(tx, 'sign_in', SIGN_IN_LINK_TTL_S, user ? { userId: user.id, locale } : { email: body.email, locale, client });
     await queueMail(tx, {
       kind: 'sign_in',
       to: user?.email ?? body.email,
@@ -298,8 +320,7 @@ export async function signInByLink(deps: TAuthDeps, client: TClient, token: stri
   await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
   return deps.db.transaction(async (tx) => {
     const row = await consumeToken(tx, 'sign_in', token);
-    const userId =
-      row.user_id ?? (await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: null, refCode: row.ref_code ?? client.refCode }));
+    const userId = row.user_id ?? (await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: null, ref: refOf(row, client) }));
     // Following a mailed link proves the mailbox.
     await tx.query('UPDATE users SET email_confirmed_at = coalesce(email_confirmed_at, now()) WHERE id = $1', [userId]);
     return finishSignIn(tx, client, userId, 'link');
@@ -334,7 +355,7 @@ export async function confirmEmail(deps: TAuthDeps, client: TClient, token: stri
           [userId, row.password_hash],
         );
       } else {
-        userId = await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: row.password_hash, refCode: row.ref_code ?? client.refCode });
+        userId = await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: row.password_hash, ref: refOf(row, client) });
       }
     }
     return finishSignIn(tx, client, userId, 'link');

@@ -58,6 +58,7 @@ const ZDevReferralBody = z.discriminatedUnion('action', [
     hold: z.string().optional(),
     min: z.string().optional(),
     enabled: z.enum(['true', 'false']).optional(),
+    same_ip_days: z.string().optional(),
   }),
   /** `now`: settle as if it were that time (the hold passes without waiting). */
   z.object({ action: z.literal('settle'), now: z.iso.datetime().optional() }),

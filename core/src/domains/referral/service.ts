@@ -102,29 +102,66 @@ export async function changeInvite(deps: TReferralDeps, userId: string, body: TI
   return { invite: await getInvite(deps, userId), created: body.label !== undefined };
 }
 
+/** The same-IP window when no terms are set (the column's default). */
+const SAME_IP_DAYS = 30;
+
 /**
  * Sign-up: binds a new account to the owner of an active invite code, once (the referee is the
  * primary key: nothing re-binds it). A retired, unknown or own code binds nothing and says
- * nothing: sign-up goes on.
+ * nothing: sign-up goes on. Nor does a sign-up from an address (`ips`: the one that asked for
+ * the link and the one that followed it) the referrer's account used within the terms'
+ * `same_ip_days` (its sessions, its successful sign-ins): that refusal is recorded for operators
+ * (referral_refusals) and answered like a retired code.
  */
-export async function bindReferee(db: Queryable, refereeId: string, code: unknown): Promise<boolean> {
+export async function bindReferee(db: Queryable, refereeId: string, code: unknown, ips: readonly string[] = []): Promise<boolean> {
   const valid = readReferralCode(code);
   if (!valid) return false;
-  const rows = await db.query(
-    `INSERT INTO referrals (referee_id, referrer_id, code)
-     SELECT $1, c.user_id, c.code FROM referral_codes c WHERE c.code = $2 AND c.retired_at IS NULL AND c.user_id <> $1
-     ON CONFLICT (referee_id) DO NOTHING RETURNING referrer_id`,
-    [refereeId, valid],
+  const [owner] = await db.query<{ user_id: string; days: number }>(
+    `SELECT c.user_id::text, coalesce((SELECT same_ip_days FROM referral_terms WHERE id), $3) AS days
+     FROM referral_codes c WHERE c.code = $2 AND c.retired_at IS NULL AND c.user_id <> $1`,
+    [refereeId, valid, SAME_IP_DAYS],
   );
+  if (!owner) return false;
+  if (owner.days > 0 && ips.length) {
+    const [shared] = await db.query<{ ip: string }>(
+      `SELECT ip FROM sessions WHERE user_id = $1 AND ip = ANY ($2::text[]) AND last_seen_at > now() - $3::int * interval '1 day'
+       UNION ALL
+       SELECT ip FROM sign_ins WHERE user_id = $1 AND success AND ip = ANY ($2::text[]) AND at > now() - $3::int * interval '1 day'
+       LIMIT 1`,
+      [owner.user_id, ips, owner.days],
+    );
+    if (shared) {
+      await db.query(`INSERT INTO referral_refusals (referee_id, referrer_id, code, reason, ip) VALUES ($1, $2, $3, 'same_ip', $4)`, [
+        refereeId,
+        owner.user_id,
+        valid,
+        shared.ip,
+      ]);
+      return false;
+    }
+  }
+  const rows = await db.query('INSERT INTO referrals (referee_id, referrer_id, code) VALUES ($1, $2, $3) ON CONFLICT (referee_id) DO NOTHING RETURNING 1', [
+    refereeId,
+    owner.user_id,
+    valid,
+  ]);
   return rows.length > 0;
+}
+
+/** `referral:refusals`: the latest sign-ups a valid code did not bind, and why. */
+export async function listReferralRefusals(db: Queryable, limit = 100) {
+  return db.query<{ referee_id: string; referrer_id: string; code: string; reason: string; ip: string; at: string }>(
+    `SELECT referee_id::text, referrer_id::text, code, reason, ip, iso_time(created_at) AS at FROM referral_refusals ORDER BY id DESC LIMIT $1`,
+    [limit],
+  );
 }
 
 // ---- terms and totals -----------------------------------------------------------------------
 
-type TTermsRow = { share: string; currency: string; hold_seconds: number; min_payout: string; enabled: boolean };
+type TTermsRow = { share: string; currency: string; hold_seconds: number; min_payout: string; enabled: boolean; same_ip_days: number };
 
 async function termsRow(db: Queryable): Promise<TTermsRow | null> {
-  const [row] = await db.query<TTermsRow>('SELECT share::text, currency, hold_seconds, min_payout::text, enabled FROM referral_terms WHERE id');
+  const [row] = await db.query<TTermsRow>('SELECT share::text, currency, hold_seconds, min_payout::text, enabled, same_ip_days FROM referral_terms WHERE id');
   return row ?? null;
 }
 
@@ -137,10 +174,20 @@ async function money(db: Queryable, rows: Array<{ currency: string; amount: stri
   return rows.map((row) => ({ currency: row.currency, amount: formatAmount(row.amount, byCode.get(row.currency)?.precision ?? 0) }));
 }
 
+/** The terms as users see them (the same-IP window is the operators' own: `operatorTerms`). */
 export async function referralTerms(db: Queryable): Promise<TReferralTerms | null> {
   const row = await termsRow(db);
   if (!row) return null;
-  return { ...row, share: row.share, min_payout: formatAmount(row.min_payout, await precisionOf(db, row.currency)) };
+  const { same_ip_days: _, ...terms } = row;
+  return { ...terms, min_payout: formatAmount(row.min_payout, await precisionOf(db, row.currency)) };
+}
+
+export type TOperatorTerms = TReferralTerms & { same_ip_days: number };
+
+/** `referral:terms`: the terms with the same-IP window. */
+export async function operatorTerms(db: Queryable): Promise<TOperatorTerms | null> {
+  const [terms, row] = [await referralTerms(db), await termsRow(db)];
+  return terms && row ? { ...terms, same_ip_days: row.same_ip_days } : null;
 }
 
 /** GET /api/referral/info: the terms and the user's totals in the payout currency. */
@@ -178,10 +225,15 @@ export function parseHold(text: string): number {
   return Number(match[1]) * HOLD_UNITS[match[2] || 's']!;
 }
 
-export type TTermsInput = { share?: string; currency?: string; hold?: string; min?: string; enabled?: string };
+function parseDays(text: string): number {
+  if (!/^\d{1,4}$/.test(text.trim())) throw new AppError('not_a_decimal', { vars: { name: 'same_ip_days', value: text } });
+  return Number(text);
+}
+
+export type TTermsInput = { share?: string; currency?: string; hold?: string; min?: string; enabled?: string; same_ip_days?: string };
 
 /** The operator's `referral:terms`: what is given changes; the first call must name share and currency. */
-export async function setReferralTerms(db: Queryable, input: TTermsInput): Promise<TReferralTerms> {
+export async function setReferralTerms(db: Queryable, input: TTermsInput): Promise<TOperatorTerms> {
   const current = await termsRow(db);
   const currency = input.currency !== undefined ? (await operatorCurrency(db, input.currency)).code : current?.currency;
   const share = input.share !== undefined ? parseFraction('share', input.share) : current?.share;
@@ -194,12 +246,13 @@ export async function setReferralTerms(db: Queryable, input: TTermsInput): Promi
         ? current.min_payout
         : '0';
   const enabled = input.enabled !== undefined ? input.enabled === 'true' : (current?.enabled ?? true);
+  const sameIpDays = input.same_ip_days !== undefined ? parseDays(input.same_ip_days) : (current?.same_ip_days ?? SAME_IP_DAYS);
   await db.query(
-    `INSERT INTO referral_terms (share, currency, hold_seconds, min_payout, enabled) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (id) DO UPDATE SET share = $1, currency = $2, hold_seconds = $3, min_payout = $4, enabled = $5, updated_at = now()`,
-    [share, currency, holdSeconds, min, enabled],
+    `INSERT INTO referral_terms (share, currency, hold_seconds, min_payout, enabled, same_ip_days) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (id) DO UPDATE SET share = $1, currency = $2, hold_seconds = $3, min_payout = $4, enabled = $5, same_ip_days = $6, updated_at = now()`,
+    [share, currency, holdSeconds, min, enabled, sameIpDays],
   );
-  return (await referralTerms(db))!;
+  return (await operatorTerms(db))!;
 }
 
 // ---- referees and bonus history -------------------------------------------------------------

@@ -7,6 +7,7 @@ import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { setRate } from '../../../src/domains/rates/service.ts';
 import { bindReferee, parseHold, setReferralTerms, settleReferralBonuses } from '../../../src/domains/referral/service.ts';
 import { unsubscribeToken } from '../../../src/mail/preferences.ts';
+import { REFERRAL_COMMANDS } from '../../../src/cli/referral.ts';
 
 const PUBLIC_URL = 'https://obmen.test';
 
@@ -28,12 +29,22 @@ describe.each(ENGINES)('referral programme (%s)', (engine) => {
   afterAll(() => ctx.close());
 
   const inviteOf = async (user: TFixtureUser) => (await call(ctx.app, '/api/referral/invite', { token: user.token })).json();
-  /** A new account of `email`, signed up through the mailed link by a browser whose BFF remembered `ref`. */
-  const signUpWith = async (email: string, ref?: string) => {
+  /**
+   * A new account of `email`, signed up through the mailed link by a browser whose BFF remembered
+   * `ref`, asking for the link from `ips.ask` and following it from `ips.follow` (else fresh addresses).
+   */
+  const signUpWith = async (email: string, ref?: string, ips: { ask?: string; follow?: string } = {}) => {
     const headers: Record<string, string> = ref ? { [REFERRAL_HEADER]: ref } : {};
-    const res = await call(ctx.app, '/api/auth/register', { payload: { email, password: 'correct horse battery 42' }, headers });
+    const res = await call(ctx.app, '/api/auth/register', {
+      payload: { email, password: 'correct horse battery 42' },
+      headers,
+      ...(ips.ask ? { ip: ips.ask } : {}),
+    });
     expect(res.statusCode).toBe(200);
-    const confirm = await call(ctx.app, `/api/auth/confirm/${linkToken(await lastMailTo(ctx.db, email))}`, { method: 'POST' });
+    const confirm = await call(ctx.app, `/api/auth/confirm/${linkToken(await lastMailTo(ctx.db, email))}`, {
+      method: 'POST',
+      ...(ips.follow ? { ip: ips.follow } : {}),
+    });
     const token = sessionToken(confirm);
     const [row] = await ctx.db.query<{ id: string; account_id: number }>('SELECT id::text, account_id FROM users WHERE email = $1', [email]);
     return { id: row!.id, accountId: row!.account_id, email, token } satisfies TFixtureUser;
@@ -130,6 +141,50 @@ describe.each(ENGINES)('referral programme (%s)', (engine) => {
     const self = await createFixtureUser(ctx.db);
     expect(await bindReferee(ctx.db, self.id, (await inviteOf(self)).code)).toBe(false);
     expect(await referrerOf(self)).toBeNull();
+  });
+
+  it('a sign-up from an address the referrer used recently binds nobody, says nothing and is recorded; older addresses and a window of 0 bind', async () => {
+    const dana = await createFixtureUser(ctx.db);
+    const { code } = await inviteOf(dana);
+    // Dana's session was seen from 198.51.100.7, and she signed in from 198.51.100.8 (a failed try from 198.51.100.9).
+    await ctx.db.query(`UPDATE sessions SET ip = '198.51.100.7' WHERE user_id = $1`, [dana.id]);
+    await ctx.db.query(
+      `INSERT INTO sign_ins (user_id, ip, method, success, failure) VALUES ($1, '198.51.100.8', 'password', true, NULL), ($1, '198.51.100.9', 'password', false, 'password')`,
+      [dana.id],
+    );
+    const refusals = async () =>
+      ctx.db.query<{ referee_id: string; reason: string; ip: string }>(
+        `SELECT referee_id::text, reason, ip FROM referral_refusals WHERE referrer_id = $1 ORDER BY id`,
+        [dana.id],
+      );
+    // Asked for and followed from her session's address; asked from elsewhere and followed from her sign-in's.
+    const fromSession = await signUpWith(freshEmail('same-ip'), code, { ask: '198.51.100.7', follow: '198.51.100.7' });
+    const fromSignIn = await signUpWith(freshEmail('same-ip'), code, { ask: '203.0.113.50', follow: '198.51.100.8' });
+    // Only asked from her address (the link followed elsewhere).
+    const asked = await signUpWith(freshEmail('same-ip'), code, { ask: '198.51.100.7', follow: '203.0.113.51' });
+    for (const user of [fromSession, fromSignIn, asked]) expect(await referrerOf(user)).toBeNull();
+    expect(await refusals()).toEqual([
+      { referee_id: fromSession.id, reason: 'same_ip', ip: '198.51.100.7' },
+      { referee_id: fromSignIn.id, reason: 'same_ip', ip: '198.51.100.8' },
+      { referee_id: asked.id, reason: 'same_ip', ip: '198.51.100.7' },
+    ]);
+    // A failed sign-in's address is not hers; nor one she last used before the window (30 days).
+    expect(await referrerOf(await signUpWith(freshEmail('other-ip'), code, { ask: '198.51.100.9', follow: '198.51.100.9' }))).toBe(dana.id);
+    await ctx.db.query(`UPDATE sessions SET last_seen_at = now() - interval '31 days' WHERE user_id = $1`, [dana.id]);
+    expect(await referrerOf(await signUpWith(freshEmail('old-ip'), code, { ask: '198.51.100.7', follow: '198.51.100.7' }))).toBe(dana.id);
+    // The window is the operators' (0: off); users do not see it.
+    expect(await setReferralTerms(ctx.db, { same_ip_days: '0' })).toMatchObject({ same_ip_days: 0 });
+    expect(await referrerOf(await signUpWith(freshEmail('no-window'), code, { ask: '198.51.100.8', follow: '198.51.100.8' }))).toBe(dana.id);
+    expect(await setReferralTerms(ctx.db, { same_ip_days: '30' })).toMatchObject({ same_ip_days: 30 });
+    await expect(setReferralTerms(ctx.db, { same_ip_days: 'soon' })).rejects.toMatchObject({ code: 'not_a_decimal' });
+    expect((await call(ctx.app, '/api/referral/info', { token: dana.token })).json().terms).not.toHaveProperty('same_ip_days');
+    expect(await refusals()).toHaveLength(3);
+    const listed = (await REFERRAL_COMMANDS['referral:refusals']!(ctx.db, [])) as { refusals: Array<{ referee_id: string; reason: string }> };
+    expect(listed.refusals.slice(0, 3).map((row) => [row.referee_id, row.reason])).toEqual([
+      [asked.id, 'same_ip'],
+      [fromSignIn.id, 'same_ip'],
+      [fromSession.id, 'same_ip'],
+    ]);
   });
 
   it('answers the terms and zero totals; operators set the terms (share, currency, hold, minimum)', async () => {
