@@ -91,7 +91,8 @@ async function depositBelowMinimum(page: Page) {
 
 /** Opens a bank deposit (no money moves until the transfer is reported) and shows its page: details and reference. */
 async function openBankDeposit(page: Page) {
-  await page.getByTestId('deposit-amount').fill('100');
+  // Small: the demo's deposits count against its level's daily deposit limit.
+  await page.getByTestId('deposit-amount').fill('10');
   await page.getByTestId('deposit-submit').click();
   await expect(page.getByTestId('deposit-bank')).toBeVisible();
   await islandsReady(page);
