@@ -53,6 +53,19 @@ async function openLogoutDialog(page: Page) {
   await expect(page.getByTestId('logout-dialog')).toBeVisible();
 }
 
+async function quotePurchase(page: Page, amount: string, state: 'ready' | 'error') {
+  await page.getByTestId('purchase-amount').fill(amount);
+  await expect(page.getByTestId('purchase-quote')).toHaveAttribute('data-state', state);
+}
+
+/** Opens a purchase (no money moves until it is paid) and shows its status page, awaiting payment. */
+async function openPurchase(page: Page) {
+  const answer = await page.request.post('/api/purchase/integration_json', { form: { ps: 'sandbox-card', currency: 'USD', buy: 'BTC', amount: '10' } });
+  expect(answer.ok(), await answer.text()).toBe(true);
+  await page.goto(((await answer.json()) as { payment: { url: string } }).payment.url);
+  await expect(page.getByTestId('purchase-status')).toHaveAttribute('data-state', 'created');
+}
+
 async function copyAccountId(page: Page) {
   await page.getByTestId('account-id').filter({ visible: true }).click();
   await expect(page.getByTestId('toast')).toBeVisible();
@@ -98,6 +111,24 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'withdraw', path: '/withdraw', auth: 'in' },
   { name: 'withdraw form (chain, BTC)', path: '/withdraw/form/sandbox-chain/BTC', auth: 'in' },
   { name: 'history of withdrawals', path: '/history/withdraw', auth: 'in' },
+  { name: 'purchase', path: '/purchase', auth: 'in' },
+  { name: 'purchase of ETH', path: '/purchase?currency=ETH', auth: 'in' },
+  { name: 'purchase form (card, BTC)', path: '/purchase/form/sandbox-card/BTC?currency=USD', auth: 'in' },
+  {
+    name: 'purchase form, quoted',
+    path: '/purchase/form/sandbox-card/BTC?currency=USD',
+    auth: 'in',
+    prepare: (page) => quotePurchase(page, '100', 'ready'),
+    scope: '[data-testid="purchase-form"]',
+  },
+  {
+    name: 'purchase form, amount refused',
+    path: '/purchase/form/sandbox-card/BTC?currency=EUR',
+    auth: 'in',
+    prepare: (page) => quotePurchase(page, '0.5', 'error'),
+    scope: '[data-testid="purchase-form"]',
+  },
+  { name: 'purchase status, awaiting payment', path: '/purchase', auth: 'in', prepare: openPurchase, scope: 'main' },
   { name: 'referral bonuses', path: '/history/referral', auth: 'in' },
   { name: 'referral programme', path: '/referral', auth: 'in' },
   {

@@ -12,13 +12,14 @@ import {
   type TPaymentProvider,
   type TPaymentWebhookEvent,
 } from '@obmen/shared';
-import type { Queryable } from '../../db/index.ts';
+import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { currencies } from '../currencies/service.ts';
 import { assessPayment, findPaymentSystem, groupByCurrency, listPaymentSystems } from './catalogue.ts';
 import { SANDBOX_BANK, sandboxDepositAddress } from './sandbox.ts';
 import { qrSvg } from './qr.ts';
 import { purchaseQuote, settlePurchase } from './purchase.ts';
+import { limitError, limitState, limitValue } from './withdrawals.ts';
 
 /** How long a created card deposit waits for its payment before it may expire. */
 export const DEPOSIT_LIFETIME_MS = 30 * 60_000;
@@ -314,7 +315,7 @@ function bankReference(): string {
  * only leaves another unpaid deposit that expires.
  */
 export async function openDeposit(
-  db: Queryable,
+  db: Db,
   userId: string,
   body: TDepositCreateBody,
   now: Date,
@@ -341,15 +342,22 @@ export async function openDeposit(
   const assessed = await assessPayment(db, { direction: 'deposit', ps: body.ps, currency: body.currency, amount: body.amount, userLevel: level });
   const { system, currency } = assessed.entry;
   const bank = system.provider === 'sandbox-bank';
-  const row = await createDeposit(db, {
-    userId,
-    provider: system.provider,
-    systemId: system.id,
-    currency: currency.code,
-    amount: assessed.amount,
-    fee: assessed.fee,
-    now,
-    ...(bank ? { lifetimeMs: BANK_DEPOSIT_LIFETIME_MS, reference: bankReference() } : {}),
+  // Over the deposit limits of the user's level: refused. The user's row serialises their deposits, so two at once cannot both fit.
+  const row = await db.transaction(async (tx) => {
+    await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+    const limits = await limitState(tx, userId, level, now, 'deposit');
+    const refusal = limitError(limits, await limitValue(tx, currency.code, assessed.amount, limits.currency), 'deposit');
+    if (refusal) throw refusal;
+    return createDeposit(tx, {
+      userId,
+      provider: system.provider,
+      systemId: system.id,
+      currency: currency.code,
+      amount: assessed.amount,
+      fee: assessed.fee,
+      now,
+      ...(bank ? { lifetimeMs: BANK_DEPOSIT_LIFETIME_MS, reference: bankReference() } : {}),
+    });
   });
   return { status: 'ok', payment: await paymentView(db, row), address: null };
 }
