@@ -30,6 +30,9 @@ test.beforeAll(async ({ browser }) => {
   pageB = await newPage(browser);
   a = await signUp(pageA, { prefix: 'chat-a' });
   b = await signUp(pageB, { prefix: 'chat-b' });
+  // A private chat is titled by the other's name ("Анна С."), never by the e-mail.
+  const named = await pageA.request.post('/api/user/info', { form: { first_name: 'Анна', last_name: 'Смирнова' } });
+  expect(named.status(), await named.text()).toBe(200);
 });
 
 test.afterAll(async () => {
@@ -66,6 +69,7 @@ test('A writes to B privately; B sees the badge, the popup and the message witho
   // Live on B's page (the /ws socket): the header counter, the chat's sidebar badge, the popup.
   await expect(unreadB).toHaveText('1');
   await expect(pageB.locator(`.sidebar [data-chat-badge="${a.accountId}"]`)).toHaveText('1');
+  await expect(pageB.locator(`.sidebar a[href="/chat/private/${a.accountId}"]`)).toContainText('Анна С.');
   const popup = pageB.getByTestId('unread-popup');
   await expect(popup).toBeVisible();
   await expect(popup).toContainText('1');
@@ -82,11 +86,9 @@ test('A writes to B privately; B sees the badge, the popup and the message witho
   await expect(pageB.getByTestId('unread-popup')).toBeHidden();
   await pageB.goto('/chat');
   await expect(pageB.getByTestId('unread-popup')).toBeHidden();
-  await pageB
-    .getByRole('link', { name: new RegExp(String(a.accountId)) })
-    .first()
-    .click();
+  await pageB.getByRole('link', { name: 'Чат: Анна С.' }).click();
   await expect(pageB).toHaveURL(new RegExp(`/chat/private/${a.accountId}$`));
+  await expect(pageB.getByRole('heading', { level: 1 })).toHaveText('Чат: Анна С.');
   await islandsReady(pageB);
   await expect(pageB.getByTestId('chat-message').filter({ hasText: 'Привет, B!' })).toBeVisible();
   await expect(pageB.getByTestId('unread-popup')).toBeHidden();

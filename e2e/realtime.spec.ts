@@ -46,3 +46,40 @@ test('a transfer from A moves B’s header balance live, without a reload', asyn
   await contextA.close();
   await contextB.close();
 });
+
+test('a withdrawal that moves changes on an open status and history page, without a reload', async ({ browser }) => {
+  const context = await browser.newContext(SIGNED_OUT);
+  const page = await context.newPage();
+  const account = await signUp(page, { prefix: 'rt-withdraw' });
+  expect((await page.request.post('/api/dev/level', { data: { account_id: account.accountId, level: 1 } })).ok()).toBe(true);
+  expect((await page.request.post('/api/dev/credit', { data: { account_id: account.accountId, currency: 'USD', amount: '500' } })).ok()).toBe(true);
+  // Above the auto-approval amount (100 USD): it waits for review and can be cancelled.
+  const placed = await page.request.post('/api/withdraw/form/sandbox-bank', {
+    headers: { 'idempotency-key': `e2e-rt-${randomBytes(6).toString('hex')}` },
+    form: { currency: 'USD', amount: '150', iban: 'DE89370400440532013000', account_holder: 'Ivan Petrov' },
+  });
+  expect(placed.status(), await placed.text()).toBe(200);
+  const id = ((await placed.json()) as { withdrawal: { id: string } }).withdrawal.id;
+
+  const history = await context.newPage();
+  await history.goto('/history/withdraw');
+  await expect(history.locator(`[data-testid="history-row"][data-id="${id}"]`)).toHaveAttribute('data-status', 'requested');
+  const socketOpen = page.waitForEvent('websocket', (ws) => new URL(ws.url()).pathname === '/ws');
+  await page.goto('/withdraw');
+  await (await socketOpen).waitForEvent('framereceived', (frame) => String(frame.payload).includes('"hello"'));
+  const status = page.locator(`[data-testid="withdraw-status"][data-id="${id}"]`);
+  await expect(status).toHaveAttribute('data-state', 'requested');
+  await markPage(page);
+  await markPage(history);
+
+  // Cancelled elsewhere (another tab's call): both open pages follow live.
+  const cancelled = await context.request.post(`/api/withdraw/cancel/${id}`, {
+    headers: { 'idempotency-key': `e2e-rt-${randomBytes(6).toString('hex')}` },
+    form: {},
+  });
+  expect(cancelled.status(), await cancelled.text()).toBe(200);
+  await expect(status).toHaveAttribute('data-state', 'cancelled', { timeout: 10_000 });
+  await expect(history.locator(`[data-testid="history-row"][data-id="${id}"]`)).toHaveAttribute('data-status', 'cancelled', { timeout: 10_000 });
+  for (const open of [page, history]) expect(await open.evaluate(() => (window as unknown as { __e2eMark?: number }).__e2eMark)).toBe(1);
+  await context.close();
+});

@@ -23,7 +23,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { QUIET, envNumber, rssBytes, root, startServer, stopProcess, type TServer } from './bench-common.ts';
+import { QUIET, cpuSeconds, envNumber, loadAverage, rssBytes, root, startServer, stopProcess, type TServer } from './bench-common.ts';
 import { freshDatabase } from './bench-money.ts';
 
 const SOCKETS = envNumber('BENCH_FANOUT_SOCKETS', 2000, { min: 1 });
@@ -42,6 +42,12 @@ type TPathResult = {
   p99Ms: number;
   /** BFF only: RSS growth per idle socket, bytes. */
   bytesPerIdleSocket: number | null;
+  /**
+   * CPU time of the servers on the path (the core; the core and the BFF) from the first send to
+   * the last receipt, per delivered message: unlike messages/s, hardly moved by other work on
+   * the machine, so two runs compare even when the load average differs.
+   */
+  serverCpuUsPerMessage: number | null;
 };
 
 type TClient = { ws: WebSocket; user: number; got: number };
@@ -105,8 +111,10 @@ async function run(
   let lastAt = 0;
   for (const client of clients) {
     client.ws.onmessage = (message) => {
-      const data = JSON.parse(String(message.data)) as { type?: string; op?: string; events?: Array<{ payload: { t: number } }> };
-      if (data.type !== 'events' && data.op !== 'events') return;
+      // Straight from the core, the browser's message follows the link header's newline (shared/src/realtime.ts).
+      const text = String(message.data);
+      const data = JSON.parse(text.slice(text.indexOf('\n') + 1)) as { type?: string; events?: Array<{ payload: { t: number } }> };
+      if (data.type !== 'events') return;
       const now = Date.now();
       for (const event of data.events ?? []) {
         latencies.push(now - event.payload.t);
@@ -119,6 +127,8 @@ async function run(
 
   const db = await database.open();
   const sorted = [...userIds].sort((a, b) => Number(a) - Number(b));
+  const serverCpu = () => (cpuSeconds(core.pid) ?? Number.NaN) + (path === 'bff' ? (cpuSeconds(bff.pid) ?? Number.NaN) : 0);
+  const cpuBefore = serverCpu();
   const startedAt = Date.now();
   try {
     for (let round = 0; round < ROUNDS; round++) {
@@ -140,6 +150,7 @@ async function run(
     } else if (Date.now() - stillSince > 15_000) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  const cpuUsed = serverCpu() - cpuBefore;
   for (const ws of sockets) ws.close();
   latencies.sort((a, b) => a - b);
   const seconds = Math.max(0.001, (lastAt - startedAt) / 1000);
@@ -153,6 +164,7 @@ async function run(
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     bytesPerIdleSocket: rssBefore !== null && rssIdle !== null ? Math.round((rssIdle - rssBefore) / SOCKETS) : null,
+    serverCpuUsPerMessage: Number.isFinite(cpuUsed) && received ? Math.round((cpuUsed * 1e6) / received) : null,
   };
   log(`${path}: ${JSON.stringify(result)}`);
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -209,8 +221,8 @@ export async function runFanoutBench(): Promise<TPathResult[]> {
 export function fanoutTable(results: TPathResult[]): string {
   const direct = results.find((r) => r.path === 'direct')!;
   return [
-    '| Path | sockets | messages | messages/s | vs direct | p50 ms | p99 ms | lost | BFF KB per idle socket | target |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| Path | sockets | messages | messages/s | vs direct | p50 ms | p99 ms | lost | BFF KB per idle socket | server CPU µs per message | target |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...results.map((r) => {
       const ratio = r.messagesPerSecond / Math.max(1, direct.messagesPerSecond);
       const kb = r.bytesPerIdleSocket === null ? '-' : (r.bytesPerIdleSocket / 1024).toFixed(1);
@@ -218,7 +230,7 @@ export function fanoutTable(results: TPathResult[]): string {
         r.path === 'bff'
           ? `>= 0.8x direct (${ratio >= 0.8 ? 'met' : 'MISSED'}), < 20 KB/socket (${(r.bytesPerIdleSocket ?? 0) < 20 * 1024 ? 'met' : 'MISSED'}), 0 lost`
           : '0 lost';
-      return `| ${r.path === 'bff' ? 'through the BFF /ws' : 'straight from the core'} | ${r.sockets} | ${r.received} | ${r.messagesPerSecond} | ${ratio.toFixed(2)}x | ${r.p50Ms} | ${r.p99Ms} | ${r.lost} | ${kb} | ${target} |`;
+      return `| ${r.path === 'bff' ? 'through the BFF /ws' : 'straight from the core'} | ${r.sockets} | ${r.received} | ${r.messagesPerSecond} | ${ratio.toFixed(2)}x | ${r.p50Ms} | ${r.p99Ms} | ${r.lost} | ${kb} | ${r.serverCpuUsPerMessage ?? '-'} | ${target} |`;
     }),
   ].join('\n');
 }
@@ -226,7 +238,7 @@ export function fanoutTable(results: TPathResult[]): string {
 if (import.meta.main) {
   const results = await runFanoutBench();
   console.log(
-    `\nObmen realtime fan-out: ${SOCKETS} sockets, ${USERS} users, ${ROUNDS} events per user (one transaction + one NOTIFY per round), PostgreSQL LISTEN/NOTIFY, Node ${process.version}\n\n${fanoutTable(results)}\n`,
+    `\nObmen realtime fan-out: ${SOCKETS} sockets, ${USERS} users, ${ROUNDS} events per user (one transaction + one NOTIFY per round), PostgreSQL LISTEN/NOTIFY, Node ${process.version}, load average ${loadAverage() ?? '?'}\n\n${fanoutTable(results)}\n`,
   );
   const out = process.env.BENCH_FANOUT_OUT ?? join(root, 'bench-fanout-results.json');
   writeFileSync(

@@ -12,9 +12,13 @@ export type TTestSocket = {
 
 export type TRefused = { refused: number; body: string };
 
-export function openSocket(base: string, options: { origin?: string; cookie?: string; since?: number | string } = {}): Promise<TTestSocket | TRefused> {
+export function openSocket(
+  base: string,
+  options: { origin?: string; cookie?: string; since?: number | string; bsince?: number | string } = {},
+): Promise<TTestSocket | TRefused> {
   const url = new URL('/ws', base.replace(/^http/, 'ws'));
   if (options.since !== undefined) url.searchParams.set('since', String(options.since));
+  if (options.bsince !== undefined) url.searchParams.set('bsince', String(options.bsince));
   const headers: Record<string, string> = {};
   if (options.origin) headers.origin = options.origin;
   if (options.cookie) headers.cookie = options.cookie;

@@ -3,6 +3,7 @@ import { SESSION_COOKIE, SOCKET_CLOSE, type TSocketMessage } from '@obmen/shared
 import { buildBff, startRealCore } from './session-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../core/test/fixtures.ts';
 import { purgeEvents, recordEvent } from '../../core/src/domains/events/service.ts';
+import { sendNotification } from '../../core/src/domains/notifications/service.ts';
 import { isSocket, mustOpen, openSocket, seqs, until } from './realtime-client.ts';
 
 /** The browser's realtime socket through the BFF, against the real core (PGlite, LISTEN/NOTIFY). */
@@ -22,6 +23,7 @@ describe('BFF /ws (real core)', () => {
       headers: { host: new URL(base).host, origin, cookie: cookie(from), 'content-type': 'application/json', 'idempotency-key': `rt-${++n}-${Date.now()}` },
       payload: { account_id: String(to.accountId), currency: 'USDT', amount },
     });
+  const contentVersion = async () => Number((await core.db.query<{ v: string }>('SELECT version::text AS v FROM content_version'))[0]!.v);
   const record = (user: TFixtureUser, payload: unknown) => core.db.transaction((tx) => recordEvent(tx, user.id, 'unread_msgs', payload));
 
   beforeAll(async () => {
@@ -60,8 +62,9 @@ describe('BFF /ws (real core)', () => {
     expect(future).toMatchObject({ refused: 409 });
     expect(!isSocket(future) && JSON.parse(future.body).code).toBe('event_sequence_future');
     expect(await openSocket(base, { origin, cookie: cookie(user), since: '-1' })).toMatchObject({ refused: 400 });
+    expect(await openSocket(base, { origin, cookie: cookie(user), bsince: 'x' })).toMatchObject({ refused: 400 });
     const ok = await mustOpen(base, { origin, cookie: cookie(user), since: 1 });
-    expect(await ok.next((m) => m.type === 'hello')).toEqual({ type: 'hello', seq: 1 });
+    expect(await ok.next((m) => m.type === 'hello')).toEqual({ type: 'hello', seq: 1, bseq: await contentVersion() });
     ok.ws.close();
   });
 
@@ -95,13 +98,52 @@ describe('BFF /ws (real core)', () => {
     const again = await mustOpen(base, { origin, cookie: cookie(user), since: 1 });
     await until('the replay', () => seqs(again).length === 3);
     expect(seqs(again)).toEqual([2, 3, 4]);
-    expect(again.messages[0]).toEqual({ type: 'hello', seq: 1 });
+    expect(again.messages[0]).toEqual({ type: 'hello', seq: 1, bseq: await contentVersion() });
     again.ws.close();
     await core.db.query(`UPDATE events SET created_at = now() - interval '2 days' WHERE user_id = $1`, [user.id]);
     await purgeEvents(core.db);
     const late = await mustOpen(base, { origin, cookie: cookie(user), since: 1 });
     expect(await late.next((m) => m.type === 'resync')).toEqual({ type: 'resync', seq: 4 });
     late.ws.close();
+  });
+
+  it('a notification for everyone reaches every open socket live, one message each and no event rows; a reconnect from before it gets it', async () => {
+    const carol = await createFixtureUser(core.db);
+    const sockets = [await mustOpen(base, { origin, cookie: cookie(carol) }), await mustOpen(base, { origin, cookie: cookie(bob) })];
+    const hellos = await Promise.all(sockets.map((s) => s.next((m) => m.type === 'hello')));
+    const before = (hellos[0] as Extract<TSocketMessage, { type: 'hello' }>).bseq;
+    const rows = async () => (await core.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events'))[0]!.n;
+    const eventRows = await rows();
+    const id = await sendNotification(core.db, {
+      userId: null,
+      display: 'inner',
+      type: 'success',
+      texts: [
+        { locale: 'ru', title: 'Для всех' },
+        { locale: 'en', title: 'For everyone' },
+      ],
+    });
+    for (const socket of sockets) {
+      const got = (await socket.next((m) => m.type === 'broadcast')) as Extract<TSocketMessage, { type: 'broadcast' }>;
+      expect(got.seq).toBeGreaterThan(before);
+      expect((got.payload as { notifications: Array<{ notification_id: number; title: string }> }).notifications).toContainEqual(
+        expect.objectContaining({ notification_id: id }),
+      );
+    }
+    expect(await rows()).toBe(eventRows);
+    // Later checks send nothing more.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(sockets[0]!.messages.filter((m) => m.type === 'broadcast')).toHaveLength(1);
+    for (const socket of sockets) socket.ws.close();
+    // A browser that was away since `before` gets the state on reconnect, one that is up to date nothing.
+    const away = await mustOpen(base, { origin, cookie: cookie(carol), bsince: before });
+    expect(await away.next((m) => m.type === 'broadcast')).toMatchObject({ type: 'broadcast', seq: await contentVersion() });
+    const current = await mustOpen(base, { origin, cookie: cookie(carol), bsince: await contentVersion() });
+    await current.next((m) => m.type === 'hello');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(current.messages.map((m) => m.type)).toEqual(['hello']);
+    away.ws.close();
+    current.ws.close();
   });
 
   it('logout closes that session’s sockets within 5 s (4401), and the cookie no longer opens one', async () => {

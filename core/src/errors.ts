@@ -52,6 +52,7 @@ export const ERRORS = {
   withdrawals_blocked: { status: 403, key: 'security.withdrawals_blocked' },
   // withdrawals (the limit's message names the period: withdraw.limit_exceeded_24h / _30d)
   withdrawal_limit_exceeded: { status: 422, key: 'withdraw.limit_exceeded_24h', field: 'amount', fieldKey: 'withdraw.field_limit_exceeded' },
+  deposit_limit_exceeded: { status: 422, key: 'withdraw.limit_exceeded_24h', field: 'amount', fieldKey: 'withdraw.field_limit_exceeded' },
   withdrawal_state: { status: 409, key: 'withdraw.state_conflict' },
   // identity verification and uploads (the state conflicts name their reason by key)
   verification_state: { status: 409, key: 'verification.read_only' },

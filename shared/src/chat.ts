@@ -122,4 +122,4 @@ export type TChatListResponse = z.infer<typeof ZChatListResponse>;
 export const ZChatBlockResponse = z.object({ status: z.literal('ok'), blocked: z.boolean() });
 
 /** The realtime event `chat.message`: a new message of one chat, as the receiving user sees it. */
-export type TChatMessageEvent = { chat: 'support' | number; message: TChatMessage };
+export type TChatMessageEvent = { chat: 'support' | number; message: TChatMessage /** A private chat's title, as in /api/chat/list. */; title?: string };

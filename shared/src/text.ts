@@ -19,3 +19,14 @@ export function ZVisibleText(max: number) {
     .max(max, 'validation.too_long')
     .refine((value) => !BIDI_CONTROLS.test(value), { error: 'validation.bidi_control' });
 }
+
+/**
+ * How one user is named to another (a chat's title, a referral invitation): the first name and
+ * the last name's initial ("Иван П."), never the e-mail; null when no first name was given.
+ */
+export function shortPersonName(first: string | null | undefined, last: string | null | undefined): string | null {
+  const given = first?.trim();
+  if (!given) return null;
+  const initial = last?.trim().slice(0, 1);
+  return initial ? `${given} ${initial.toUpperCase()}.` : given;
+}

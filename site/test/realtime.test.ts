@@ -44,7 +44,7 @@ describe('the realtime socket module', () => {
     const h = harness();
     startRealtime({ accountId: 12345674 }, h.seams);
     expect(h.sockets[0]!.url).toBe('wss://obmen.test/ws');
-    h.send(h.sockets[0]!, { type: 'hello', seq: 7 });
+    h.send(h.sockets[0]!, { type: 'hello', seq: 7, bseq: 1 });
     const balance = { currency: 'USD', amount: '12.50', logo: '/image/currencies/usd.svg' };
     h.send(h.sockets[0]!, { type: 'events', events: [{ seq: 8, type: 'wallets', payload: { wallets: [], total_balance: balance } }] });
     h.send(h.sockets[0]!, { type: 'events', events: [{ seq: 8, type: 'wallets', payload: { total_balance: { ...balance, amount: '0' } } }] });
@@ -62,12 +62,29 @@ describe('the realtime socket module', () => {
     expect(h.storage.has('obmen.rt_seq.1')).toBe(false);
     h.timers.shift()!.fn();
     expect(h.sockets[1]!.url).toBe('wss://obmen.test/ws');
-    h.send(h.sockets[1]!, { type: 'hello', seq: 3 });
+    h.send(h.sockets[1]!, { type: 'hello', seq: 3, bseq: 5 });
     h.sockets[1]!.onclose!({ code: SOCKET_CLOSE.upstreamLost });
     h.timers.shift()!.fn();
-    expect(h.sockets[2]!.url).toBe('wss://obmen.test/ws?since=3');
+    expect(h.sockets[2]!.url).toBe('wss://obmen.test/ws?since=3&bsince=5');
     expect(backoffMs(0, 0.5)).toBe(750);
     expect(backoffMs(10, 1)).toBe(30_000);
+  });
+
+  it('a change for everyone (broadcast) is applied once per number and asked for again from the last one after a reconnect', () => {
+    const h = harness();
+    startRealtime({ accountId: 3 }, h.seams);
+    h.send(h.sockets[0]!, { type: 'hello', seq: 0, bseq: 4 });
+    const notice = { notification_id: 9, display: 'inner', type: 'success', title: 'Для всех', text: '', buttons: [], closable: true };
+    h.send(h.sockets[0]!, { type: 'broadcast', seq: 6, payload: { notifications: [notice] } });
+    // A repeat (another core's check, a reconnect) changes nothing.
+    h.send(h.sockets[0]!, { type: 'broadcast', seq: 6, payload: { notifications: [] } });
+    expect(h.applied).toEqual([{ notifications: [notice] }]);
+    // Not a user event: the user's own numbering is untouched.
+    expect(h.dispatched).toEqual([]);
+    expect(h.storage.get('obmen.rt_seq.3')).toBe('0');
+    h.sockets[0]!.onclose!({ code: SOCKET_CLOSE.upstreamLost });
+    h.timers.shift()!.fn();
+    expect(h.sockets[1]!.url).toBe('wss://obmen.test/ws?since=0&bsince=6');
   });
 
   it('a resync refetches; an ended session stops for good', () => {

@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
-import { REALTIME_LINK_PATH, type TFeedItem, type TLinkMessage, type TLinkRequest } from '@obmen/shared';
+import { REALTIME_LINK_PATH, type TLinkMessage, type TLinkRequest } from '@obmen/shared';
+import { frameText } from './frame.ts';
 
 /**
  * The BFF's one websocket to the core's event stream (core/src/domains/realtime/routes.ts),
@@ -7,17 +8,23 @@ import { REALTIME_LINK_PATH, type TFeedItem, type TLinkMessage, type TLinkReques
  * the next one after a loss. The `ws` client (the same package @fastify/websocket serves with):
  * it reads a busy link with less CPU than Node's built-in WebSocket. When it drops, every subscription hears `lost()` (its browser
  * socket closes, the browser reconnects with its last sequence number and replays).
+ *
+ * A relayed message is never parsed here: only the header before its first newline is
+ * (TLinkMessage); the rest is the browser's message as the core serialised it, framed once
+ * (frame.ts) and handed to each listed subscription as the same bytes.
  */
 export type TSubHandlers = {
-  /** The browser message for these events, serialised once for every socket of the user. */
-  events(json: string): void;
-  resync(json: string): void;
+  /** A browser message (events, resync, feed) as a ready websocket frame, shared by every socket it goes to. */
+  relay(frame: Buffer): void;
   ended(): void;
-  feed(json: string): void;
   lost(): void;
 };
 
-export type TSubscribeResult = { ok: true; sub: number; seq: number } | { ok: false; code: 'unauthorized' | 'event_sequence_future' | 'unavailable' };
+const NEWLINE = 0x0a;
+
+export type TSubscribeResult =
+  | { ok: true; sub: number; seq: number; bseq: number }
+  | { ok: false; code: 'unauthorized' | 'event_sequence_future' | 'unavailable' };
 
 type TLog = { warn: (obj: object, msg: string) => void };
 
@@ -42,7 +49,7 @@ export function createLink(upstreamUrl: string, log: TLog, options: { timeoutMs?
         opening = null;
         resolve(ws);
       });
-      ws.addEventListener('message', (event) => onMessage(String(event.data)));
+      ws.on('message', (data: Buffer) => onMessage(data));
       ws.addEventListener('close', () => {
         clearTimeout(timer);
         if (socket === ws) lost();
@@ -66,10 +73,11 @@ export function createLink(upstreamUrl: string, log: TLog, options: { timeoutMs?
     for (const handlers of all) handlers.lost();
   };
 
-  const onMessage = (text: string) => {
+  const onMessage = (data: Buffer) => {
+    const cut = data.indexOf(NEWLINE);
     let message: TLinkMessage;
     try {
-      message = JSON.parse(text) as TLinkMessage;
+      message = JSON.parse(data.toString('utf8', 0, cut < 0 ? data.length : cut)) as TLinkMessage;
     } catch {
       return;
     }
@@ -81,18 +89,15 @@ export function createLink(upstreamUrl: string, log: TLog, options: { timeoutMs?
         pending.delete(message.sub);
         if (message.op === 'ok') {
           subs.set(message.sub, waiting.handlers);
-          waiting.resolve({ ok: true, sub: message.sub, seq: message.seq });
+          waiting.resolve({ ok: true, sub: message.sub, seq: message.seq, bseq: message.bseq });
         } else waiting.resolve({ ok: false, code: message.code });
         return;
       }
-      case 'events': {
-        const json = JSON.stringify({ type: 'events', events: message.events });
-        for (const id of message.subs) subs.get(id)?.events(json);
-        return;
-      }
-      case 'resync': {
-        const json = JSON.stringify({ type: 'resync', seq: message.seq });
-        for (const id of message.subs) subs.get(id)?.resync(json);
+      case 'relay': {
+        if (cut < 0) return;
+        const frame = frameText(data.subarray(cut + 1));
+        if (!message.subs) for (const handlers of subs.values()) handlers.relay(frame);
+        else for (const id of message.subs) subs.get(id)?.relay(frame);
         return;
       }
       case 'ended': {
@@ -101,11 +106,6 @@ export function createLink(upstreamUrl: string, log: TLog, options: { timeoutMs?
           subs.delete(id);
           handlers?.ended();
         }
-        return;
-      }
-      case 'feed': {
-        const json = JSON.stringify({ type: 'feed', item: message.item satisfies TFeedItem });
-        for (const handlers of subs.values()) handlers.feed(json);
       }
     }
   };
@@ -113,8 +113,11 @@ export function createLink(upstreamUrl: string, log: TLog, options: { timeoutMs?
   const send = (request: TLinkRequest) => socket?.send(JSON.stringify(request));
 
   return {
-    /** Asks the core: is this session alive, is `since` not from the future? Then events flow to `handlers`. */
-    async subscribe(token: string, since: number | null, handlers: TSubHandlers): Promise<TSubscribeResult> {
+    /**
+     * Asks the core: is this session alive, is `since` not from the future? Then events flow to
+     * `handlers`, and changes for everyone after `bsince`.
+     */
+    async subscribe(token: string, { since, bsince }: { since: number | null; bsince: number | null }, handlers: TSubHandlers): Promise<TSubscribeResult> {
       try {
         await open();
       } catch {
@@ -133,7 +136,7 @@ export function createLink(upstreamUrl: string, log: TLog, options: { timeoutMs?
             resolve(result);
           },
         });
-        send({ op: 'sub', sub, token, since });
+        send({ op: 'sub', sub, token, since, bsince });
       });
     },
     unsubscribe(sub: number): void {

@@ -1,8 +1,9 @@
 import fp from 'fastify-plugin';
 import websocket from '@fastify/websocket';
 import type { WebSocket } from '@fastify/websocket';
-import { REALTIME_PATH, SESSION_COOKIE, SOCKET_CLOSE, TOKEN_PATTERN } from '@obmen/shared';
+import { REALTIME_PATH, SESSION_COOKIE, SOCKET_CLOSE, TOKEN_PATTERN, type TSocketMessage } from '@obmen/shared';
 import { sendError } from '../errors.ts';
+import { writeFrame } from './frame.ts';
 import { createLink } from './link.ts';
 
 declare module 'fastify' {
@@ -26,7 +27,7 @@ export type TRealtimeOptions = {
 };
 
 /**
- * The browser's realtime socket (issue 15): GET /ws?since=<last seq> upgraded by
+ * The browser's realtime socket (issue 15): GET /ws?since=<last seq>&bsince=<last broadcast seq> upgraded by
  * @fastify/websocket. Refusals are plain HTTP answers before the upgrade, in the project's
  * error shape: Origin missing or not ours 403; no or malformed remember_token cookie 401; a
  * session the core does not know (expired, revoked) 401; `since` beyond the user's newest
@@ -58,7 +59,8 @@ export default fp<TRealtimeOptions>(
       link.close();
     });
 
-    await app.register(websocket, { options: { maxPayload: 1024 } });
+    // No compression: relayed frames are written as made once for all (frame.ts).
+    await app.register(websocket, { options: { maxPayload: 1024, perMessageDeflate: false } });
 
     // The core's stream is for BFFs: never proxied (the /api/* proxy would otherwise forward it).
     app.all('/api/internal/*', async (request, reply) => sendError(request, reply, 404, 'not_found', 'error.not_found'));
@@ -75,10 +77,11 @@ export default fp<TRealtimeOptions>(
           }
           const token = request.cookies[SESSION_COOKIE];
           if (!token || !TOKEN_PATTERN.test(token)) return sendError(request, reply, 401, 'unauthorized', 'error.unauthorized');
-          const raw = (request.query as { since?: unknown }).since;
-          if (raw !== undefined && (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)))
-            return sendError(request, reply, 400, 'bad_request', 'error.bad_request');
-          const result = await subscribe(token, raw === undefined ? null : Number(raw));
+          const query = request.query as { since?: unknown; bsince?: unknown };
+          const since = sequenceOf(query.since);
+          const bsince = sequenceOf(query.bsince);
+          if (since === undefined || bsince === undefined) return sendError(request, reply, 400, 'bad_request', 'error.bad_request');
+          const result = await subscribe(token, { since, bsince });
           if (!result.ok) {
             if (result.code === 'unauthorized') return sendError(request, reply, 401, 'unauthorized', 'error.unauthorized');
             if (result.code === 'event_sequence_future') return sendError(request, reply, 409, 'event_sequence_future', 'error.event_sequence_future');
@@ -110,24 +113,22 @@ export default fp<TRealtimeOptions>(
      * Subscribes at the core; what arrives before the upgrade is done waits in `early`. Kept
      * apart from the request: nothing per socket holds on to Fastify's request or reply.
      */
-    async function subscribe(token: string, since: number | null) {
+    async function subscribe(token: string, from: { since: number | null; bsince: number | null }) {
       let socket: WebSocket | null = null;
-      const early: Array<string | 'ended' | 'lost'> = [];
-      const deliver = (json: string) => {
-        if (!socket) return void early.push(json);
+      const early: Array<Buffer | 'ended' | 'lost'> = [];
+      const deliver = (frame: Buffer) => {
+        if (!socket) return void early.push(frame);
         if (socket.readyState !== socket.OPEN) return;
-        if (socket.bufferedAmount + json.length > options.maxBufferedBytes) {
+        if (socket.bufferedAmount + frame.length > options.maxBufferedBytes) {
           app.log.warn({ buffered: socket.bufferedAmount }, 'realtime: slow reader dropped');
           socket.close(SOCKET_CLOSE.slowReader, 'slow reader');
           return socket.terminate();
         }
-        socket.send(json);
+        writeFrame(socket, frame);
       };
       const end = (code: number, why: string) => (socket ? socket.close(code, why) : early.push(code === SOCKET_CLOSE.sessionEnded ? 'ended' : 'lost'));
-      const result = await link.subscribe(token, since, {
-        events: deliver,
-        resync: deliver,
-        feed: deliver,
+      const result = await link.subscribe(token, from, {
+        relay: deliver,
         ended: () => end(SOCKET_CLOSE.sessionEnded, 'session ended'),
         lost: () => end(SOCKET_CLOSE.upstreamLost, 'upstream lost'),
       });
@@ -140,7 +141,7 @@ export default fp<TRealtimeOptions>(
         attach(ws) {
           clearTimeout(abandoned);
           socket = ws;
-          ws.send(JSON.stringify({ type: 'hello', seq: result.seq }));
+          ws.send(JSON.stringify({ type: 'hello', seq: result.seq, bseq: result.bseq } satisfies TSocketMessage));
           for (const item of early.splice(0)) {
             if (item === 'ended') return ws.close(SOCKET_CLOSE.sessionEnded, 'session ended');
             if (item === 'lost') return ws.close(SOCKET_CLOSE.upstreamLost, 'upstream lost');
@@ -153,3 +154,9 @@ export default fp<TRealtimeOptions>(
   },
   { name: 'realtime', dependencies: ['@fastify/cookie'] },
 );
+
+/** A `since` / `bsince` query value: absent is null, a malformed one undefined (400). */
+function sequenceOf(raw: unknown): number | null | undefined {
+  if (raw === undefined) return null;
+  return typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
+}

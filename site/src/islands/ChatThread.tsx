@@ -16,6 +16,8 @@ type TProps = TIslandProps & {
   /** Private chats: the caller blocked this account. */
   blocked?: boolean;
   closed?: boolean;
+  /** Private chats: the other user's name as /api/chat/private/{id} gives it (never the e-mail). */
+  title?: string;
 };
 
 /** Where this chat's calls go (spec §7 Support / Chat). */
@@ -61,10 +63,9 @@ function MessageText({ text }: { text: string }) {
   );
 }
 
-function Message({ message, chat, locale }: { message: TChatMessage; chat: 'support' | number; locale: string }) {
+function Message({ message, other, locale }: { message: TChatMessage; other: string; locale: string }) {
   const { t } = useTranslation();
-  const author =
-    message.author === 'me' ? t('chat.author_me') : message.author === 'operator' ? t('chat.author_operator') : t('chat.author_other', { id: chat });
+  const author = message.author === 'me' ? t('chat.author_me') : message.author === 'operator' ? t('chat.author_operator') : other;
   return (
     <li className={`chat-message chat-${message.author}`} data-testid="chat-message" data-message-id={message.id}>
       <div className="chat-meta">
@@ -94,7 +95,7 @@ function Message({ message, chat, locale }: { message: TChatMessage; chat: 'supp
 }
 
 /** One conversation: its messages (older pages on demand), the form, live messages, read cursor. */
-function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, closed = false, locale }: Omit<TProps, 'messages'>) {
+function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, closed = false, title = String(chat), locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
   const route = paths(chat);
   const [messages, setMessages] = useState<TChatMessage[]>(initial.messages);
@@ -284,7 +285,7 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
         >
           <ol className="chat-list">
             {messages.map((message) => (
-              <Message key={message.id} message={message} chat={chat} locale={locale} />
+              <Message key={message.id} message={message} other={title} locale={locale} />
             ))}
           </ol>
         </div>

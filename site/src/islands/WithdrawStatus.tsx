@@ -1,8 +1,9 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TLocale, TWithdrawal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api, ApiError } from '../lib/api.ts';
+import { watchStatus } from '../stores/status.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 function when(iso: string, locale: TLocale): string {
@@ -15,6 +16,17 @@ export function WithdrawStatus({ withdrawal: initial, locale, placed = false }: 
   const [withdrawal, setWithdrawal] = useState(initial);
   const [message, setMessage] = useState(placed ? t('withdraw.placed') : '');
   const [busy, setBusy] = useState(false);
+
+  // Live: when this request moves (approved, paid, rejected…), its current state is fetched.
+  useEffect(
+    () =>
+      watchStatus('withdrawal', withdrawal.id, () => {
+        api<{ withdrawal: TWithdrawal }>(`/withdraw/status/${withdrawal.id}`)
+          .then((answer) => setWithdrawal(answer.withdrawal))
+          .catch(() => undefined);
+      }),
+    [withdrawal.id],
+  );
 
   async function cancel() {
     if (busy) return;

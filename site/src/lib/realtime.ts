@@ -7,7 +7,8 @@
  * (chat) to pick up. Framework-free and without zod: the envelope code loads on the first event.
  *
  * The last sequence number is kept per tab and account (sessionStorage), so the next page of
- * the same tab asks for what came after it. Reconnects back off from 1 s to 30 s with jitter;
+ * the same tab asks for what came after it; so is the last one of the changes for everyone
+ * (`broadcast`: the user's notifications as a whole, applied like an event). Reconnects back off from 1 s to 30 s with jitter;
  * a session that ended (close 4401) is not reconnected.
  */
 import { REALTIME_PATH, SOCKET_CLOSE, type TFeedItem, type TRealtimeEvent, type TSocketMessage } from '@obmen/shared/realtime';
@@ -49,6 +50,7 @@ export function backoffMs(attempt: number, random: number): number {
 
 export function startRealtime(options: TRealtimeOptions, seams: TSeams = browserSeams()): { stop(): void } {
   const key = `obmen.rt_seq.${options.accountId}`;
+  const broadcastKey = `obmen.rt_bseq.${options.accountId}`;
   let attempt = 0;
   let stopped = false;
   let socket: WebSocket | null = null;
@@ -57,12 +59,14 @@ export function startRealtime(options: TRealtimeOptions, seams: TSeams = browser
     return Number.isSafeInteger(value) && value > 0 ? value : null;
   };
   let last = stored();
+  let lastBroadcast = ((value) => (Number.isSafeInteger(value) && value > 0 ? value : null))(Number(seams.storage.getItem(broadcastKey)));
 
   const connect = () => {
     if (stopped) return;
     const url = new URL(REALTIME_PATH, seams.href());
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     if (last !== null) url.searchParams.set('since', String(last));
+    if (lastBroadcast !== null) url.searchParams.set('bsince', String(lastBroadcast));
     let opened = false;
     const ws = seams.open(url.href);
     socket = ws;
@@ -85,9 +89,11 @@ export function startRealtime(options: TRealtimeOptions, seams: TSeams = browser
         return;
       }
       // Refused before any message (e.g. a stale sequence number): start afresh next time.
-      if (!opened && last !== null) {
+      if (!opened && (last !== null || lastBroadcast !== null)) {
         last = null;
+        lastBroadcast = null;
         seams.storage.removeItem(key);
+        seams.storage.removeItem(broadcastKey);
       }
       if (opened) attempt = 0;
       seams.setTimer(connect, backoffMs(attempt++, seams.random()));
@@ -98,12 +104,22 @@ export function startRealtime(options: TRealtimeOptions, seams: TSeams = browser
     last = seq;
     seams.storage.setItem(key, String(seq));
   };
+  const rememberBroadcast = (seq: number) => {
+    lastBroadcast = seq;
+    seams.storage.setItem(broadcastKey, String(seq));
+  };
 
   const handle = (message: TSocketMessage) => {
     switch (message.type) {
       case 'hello':
         attempt = 0;
         if (last === null || message.seq < last) remember(message.seq);
+        if (lastBroadcast === null || message.bseq < lastBroadcast) rememberBroadcast(message.bseq);
+        return;
+      case 'broadcast':
+        if (lastBroadcast !== null && message.seq <= lastBroadcast) return;
+        rememberBroadcast(message.seq);
+        if (message.payload !== null && typeof message.payload === 'object') seams.apply(message.payload);
         return;
       case 'events':
         for (const event of message.events) {

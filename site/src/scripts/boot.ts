@@ -21,6 +21,7 @@ import { initPrefetch } from './prefetch.ts';
 import { initChunkReload } from './reload-guard.ts';
 import { initNotifications } from './notifications.ts';
 import { initLive } from './live.ts';
+import { initStatusEvents } from './status.ts';
 
 /** Written by the root layout from the core's own answers. */
 type TPageState = {
@@ -222,7 +223,7 @@ function initChatBadges() {
       const link = document.createElement('a');
       link.href = `/chat/private/${event.chat}`;
       const title = document.createElement('span');
-      title.textContent = String(event.chat);
+      title.textContent = event.title ?? String(event.chat);
       const badge = document.createElement('span');
       badge.className = 'badge';
       badge.dataset.chatBadge = String(event.chat);
@@ -300,6 +301,7 @@ initAccountId();
 initLogout();
 initLiveHeader();
 initChatBadges();
+initStatusEvents();
 initUnreadPopup();
 initToasts();
 initNotifications();

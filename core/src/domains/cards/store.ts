@@ -7,9 +7,11 @@ import {
   type TCardKind,
   type TCardOrder,
   type TCardStatus,
+  type TStatusEvent,
 } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 import { notFoundOf } from '../../errors.ts';
+import { recordEvent } from '../events/service.ts';
 import type { TCurrency } from '../currencies/service.ts';
 
 /** One card (and its order) as stored, with its product's names and its balance. */
@@ -76,7 +78,7 @@ export async function cardByOrderRef(db: Queryable, publicId: string, issuer: st
 
 export async function addActivity(
   db: Queryable,
-  row: Pick<TCardRow, 'row_id'>,
+  row: Pick<TCardRow, 'row_id'> & Partial<Pick<TCardRow, 'id' | 'user_id'>>,
   kind: TCardActivityKind,
   actor: string,
   now: Date,
@@ -91,6 +93,10 @@ export async function addActivity(
     actor,
     now,
   ]);
+  // A change of the card (its status, its money) is news for the pages showing it: a live event
+  // in the same transaction. Looking at the details changes nothing.
+  if (row.id && row.user_id && kind !== 'revealed' && kind !== 'reveal_refused')
+    await recordEvent(db, row.user_id, 'card', { id: row.id, state: kind } satisfies TStatusEvent);
 }
 
 const precision = (byCode: Map<string, TCurrency>, code: string) => byCode.get(code)?.precision ?? 0;

@@ -120,7 +120,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/chat/list',
     { onRequest: requireUser, schema: { tags: chat, summary: 'The caller’s private chats (id, title, unread_msgs)', response: { 200: ZChatListResponse } } },
-    async (request) => ({ status: 'ok' as const, ...(await listChats(app.db, currentUser(request).id)) }),
+    async (request) => ({ status: 'ok' as const, ...(await listChats(app.db, currentUser(request).id, request.locale)) }),
   );
 
   app.get(
@@ -136,7 +136,10 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZPrivateChatResponse },
       },
     },
-    async (request) => ({ status: 'ok' as const, ...(await getPrivate(app.db, currentUser(request).id, request.params.id, request.query.page)) }),
+    async (request) => ({
+      status: 'ok' as const,
+      ...(await getPrivate(app.db, currentUser(request).id, request.params.id, request.query.page, request.locale)),
+    }),
   );
 
   app.post(

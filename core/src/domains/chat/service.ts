@@ -1,4 +1,15 @@
-import { CHAT_PAGE_SIZE, ZChatMessageFields, type TChatFile, type TChatListItem, type TChatMessage, type TChatThread, type TUnreadMsgs } from '@obmen/shared';
+import {
+  CHAT_PAGE_SIZE,
+  ZChatMessageFields,
+  shortPersonName,
+  translate,
+  type TLocale,
+  type TChatFile,
+  type TChatListItem,
+  type TChatMessage,
+  type TChatThread,
+  type TUnreadMsgs,
+} from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
@@ -111,10 +122,20 @@ async function lockConversation(tx: Queryable, kind: 'support' | 'private', user
   return row!;
 }
 
+type TOtherUser = { id: string; account_id: number; first_name: string | null; last_name: string | null };
+
 /** The other user of an account id, unless it is unknown or the caller: both answer the same. */
-async function otherUser(db: Queryable, userId: string, accountId: number): Promise<{ id: string; account_id: number } | null> {
-  const [row] = await db.query<{ id: string; account_id: number }>('SELECT id::text, account_id FROM users WHERE account_id = $1', [accountId]);
+async function otherUser(db: Queryable, userId: string, accountId: number): Promise<TOtherUser | null> {
+  const [row] = await db.query<TOtherUser>('SELECT id::text, account_id, first_name, last_name FROM users WHERE account_id = $1', [accountId]);
   return row && row.id !== userId ? row : null;
+}
+
+/**
+ * A private chat's title: the other user's first name and initial, else "Account 12345678" in
+ * the reader's language; never the e-mail. An unknown account reads like one with no name.
+ */
+export function chatTitle(locale: TLocale, accountId: number, other: { first_name: string | null; last_name: string | null } | null): string {
+  return shortPersonName(other?.first_name, other?.last_name) ?? translate(locale, 'chat.account_title', { id: accountId });
 }
 
 async function blockState(db: Queryable, userId: string, otherId: string): Promise<{ byMe: boolean; byOther: boolean }> {
@@ -312,13 +333,13 @@ export { chatFileNotFound };
 export const privateFileBase = (accountId: number) => `/api/chat/private/${accountId}`;
 
 /** GET /api/chat/list: the private chats, newest activity first. */
-export async function listChats(db: Queryable, userId: string): Promise<{ chats: TChatListItem[]; unread_msgs: TUnreadMsgs }> {
-  const rows = await db.query<{ account_id: number; unread: number; blocked: boolean }>(
+export async function listChats(db: Queryable, userId: string, locale: TLocale): Promise<{ chats: TChatListItem[]; unread_msgs: TUnreadMsgs }> {
+  const rows = await db.query<{ account_id: number; first_name: string | null; last_name: string | null; unread: number; blocked: boolean }>(
     `WITH mine AS (
        SELECT id, user_b AS other, last_message_at, created_at FROM conversations WHERE kind = 'private' AND user_a = $1
        UNION ALL SELECT id, user_a, last_message_at, created_at FROM conversations WHERE kind = 'private' AND user_b = $1
      )
-     SELECT u.account_id,
+     SELECT u.account_id, u.first_name, u.last_name,
             (SELECT count(*)::int FROM chat_messages m WHERE m.conversation_id = c.id AND m.sender_id IS DISTINCT FROM $1
                AND m.id > coalesce((SELECT last_read_message FROM chat_reads r WHERE r.conversation_id = c.id AND r.user_id = $1), 0)) AS unread,
             EXISTS (SELECT 1 FROM chat_blocks b WHERE b.user_id = $1 AND b.blocked_id = c.other) AS blocked
@@ -327,7 +348,7 @@ export async function listChats(db: Queryable, userId: string): Promise<{ chats:
     [userId],
   );
   return {
-    chats: rows.map((row) => ({ id: row.account_id, title: String(row.account_id), unread_msgs: row.unread, blocked: row.blocked })),
+    chats: rows.map((row) => ({ id: row.account_id, title: chatTitle(locale, row.account_id, row), unread_msgs: row.unread, blocked: row.blocked })),
     unread_msgs: await unreadOf(db, userId),
   };
 }
@@ -336,12 +357,12 @@ export async function listChats(db: Queryable, userId: string): Promise<{ chats:
  * GET /api/chat/private/{id}?page=: an account with no conversation yet, an unknown account and
  * the caller's own id all answer an empty chat, so the call tells nothing about accounts.
  */
-export async function getPrivate(db: Queryable, userId: string, accountId: number, page: number) {
+export async function getPrivate(db: Queryable, userId: string, accountId: number, page: number, locale: TLocale) {
   const other = await otherUser(db, userId, accountId);
   const conversation = other ? await findPrivate(db, userId, other.id) : null;
   const blocked = other ? (await blockState(db, userId, other.id)).byMe : false;
   return {
-    chat: { id: accountId, title: String(accountId), blocked },
+    chat: { id: accountId, title: chatTitle(locale, accountId, other), blocked },
     ...(await threadOf(db, conversation, userId, page, privateFileBase(accountId))),
     unread_msgs: await unreadOf(db, userId),
   };

@@ -11,14 +11,17 @@ import {
   type TPaymentDirection,
   type TPaymentProvider,
   type TPaymentWebhookEvent,
+  type TStatusEvent,
 } from '@obmen/shared';
-import type { Queryable } from '../../db/index.ts';
+import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { currencies } from '../currencies/service.ts';
 import { assessPayment, findPaymentSystem, groupByCurrency, listPaymentSystems } from './catalogue.ts';
 import { SANDBOX_BANK, sandboxDepositAddress } from './sandbox.ts';
 import { qrSvg } from './qr.ts';
 import { purchaseQuote, settlePurchase } from './purchase.ts';
+import { recordEvent } from '../events/service.ts';
+import { limitError, limitState, limitValue } from './withdrawals.ts';
 
 /** How long a created card deposit waits for its payment before it may expire. */
 export const DEPOSIT_LIFETIME_MS = 30 * 60_000;
@@ -122,21 +125,33 @@ async function applyToPayment(tx: Queryable, payment: TDepositRow, event: TPayme
     if (payment.state === 'pending') return 'pending';
     if (!open) return 'wrong_state';
     await tx.query(`UPDATE payments SET state = 'pending', updated_at = $2 WHERE id = $1`, [payment.id, now]);
+    await announcePayment(tx, payment, 'pending');
     return 'pending';
   }
   if (!open) return 'wrong_state';
   if (event.type === 'payment.declined') {
     await tx.query(`UPDATE payments SET state = 'declined', reason = 'payments.declined_by_provider', updated_at = $2 WHERE id = $1`, [payment.id, now]);
+    await announcePayment(tx, payment, 'declined');
     return 'declined';
   }
   const mismatch = await matchesPayment(tx, payment, event);
   if (mismatch) return mismatch;
   if (payment.direction === 'purchase') {
     await settlePurchase(tx, payment, now);
+    await announcePayment(tx, payment, 'credited');
     return 'credited';
   }
   await creditDeposit(tx, payment, now);
   return 'credited';
+}
+
+/**
+ * The payment moved (credited: the wallets too): a status page or history open in the browser
+ * follows live (realtime events, in the transaction of the change).
+ */
+async function announcePayment(tx: Queryable, payment: Pick<TDepositRow, 'user_id' | 'public_id'>, state: TDepositState): Promise<void> {
+  if (state === 'credited') await recordEvent(tx, payment.user_id, 'wallets', null);
+  await recordEvent(tx, payment.user_id, 'payment', { id: payment.public_id, state } satisfies TStatusEvent);
 }
 
 async function matchesPayment(tx: Queryable, payment: TDepositRow, event: TPaymentWebhookEvent): Promise<TEventResult | null> {
@@ -180,6 +195,7 @@ async function creditDeposit(tx: Queryable, payment: TDepositRow, now: Date): Pr
       ...(fee === 0n ? [] : [fee.toString()]),
     ],
   );
+  await announcePayment(tx, payment, 'credited');
 }
 
 /**
@@ -198,6 +214,7 @@ async function applyChainEvent(
     provider,
     event.payment_id,
   ]);
+  const firstSeen = !payment;
   if (!payment) {
     const [owner] = await tx.query<{ user_id: string; currency: string; system_id: string }>(
       'SELECT user_id::text AS user_id, currency, system_id FROM deposit_addresses WHERE address = $1 AND provider = $2',
@@ -245,7 +262,11 @@ async function applyChainEvent(
   if (event.type === 'payment.declined') return settle(await applyToPayment(tx, payment, event, now));
   const mismatch = await matchesPayment(tx, payment, event);
   if (mismatch) return settle(mismatch);
-  if (confirmations < Number(payment.required_confirmations)) return settle('pending');
+  if (confirmations < Number(payment.required_confirmations)) {
+    // A deposit first seen, or a confirmation more, is news for its page too.
+    if (firstSeen || confirmations !== Number(payment.confirmations)) await announcePayment(tx, payment, 'pending');
+    return settle('pending');
+  }
   await creditDeposit(tx, payment, now);
   return settle('credited');
 }
@@ -314,7 +335,7 @@ function bankReference(): string {
  * only leaves another unpaid deposit that expires.
  */
 export async function openDeposit(
-  db: Queryable,
+  db: Db,
   userId: string,
   body: TDepositCreateBody,
   now: Date,
@@ -341,15 +362,22 @@ export async function openDeposit(
   const assessed = await assessPayment(db, { direction: 'deposit', ps: body.ps, currency: body.currency, amount: body.amount, userLevel: level });
   const { system, currency } = assessed.entry;
   const bank = system.provider === 'sandbox-bank';
-  const row = await createDeposit(db, {
-    userId,
-    provider: system.provider,
-    systemId: system.id,
-    currency: currency.code,
-    amount: assessed.amount,
-    fee: assessed.fee,
-    now,
-    ...(bank ? { lifetimeMs: BANK_DEPOSIT_LIFETIME_MS, reference: bankReference() } : {}),
+  // Over the deposit limits of the user's level: refused. The user's row serialises their deposits, so two at once cannot both fit.
+  const row = await db.transaction(async (tx) => {
+    await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+    const limits = await limitState(tx, userId, level, now, 'deposit');
+    const refusal = limitError(limits, await limitValue(tx, currency.code, assessed.amount, limits.currency), 'deposit');
+    if (refusal) throw refusal;
+    return createDeposit(tx, {
+      userId,
+      provider: system.provider,
+      systemId: system.id,
+      currency: currency.code,
+      amount: assessed.amount,
+      fee: assessed.fee,
+      now,
+      ...(bank ? { lifetimeMs: BANK_DEPOSIT_LIFETIME_MS, reference: bankReference() } : {}),
+    });
   });
   return { status: 'ok', payment: await paymentView(db, row), address: null };
 }
@@ -388,10 +416,16 @@ export async function checkPayment(
  * other's state (a paid event after expiry moves nothing and is kept in the inbox).
  */
 export async function expireDeposits(db: Queryable, now: Date): Promise<number> {
-  const rows = await db.query(
-    `UPDATE payments SET state = 'expired', reason = 'payments.expired', updated_at = $1
-     WHERE direction IN ('deposit', 'purchase') AND state = 'created' AND expires_at <= $1 RETURNING id`,
+  // One statement: each expiry and its event commit together (users in ascending id: event_record's counters).
+  const rows = await db.query<{ user_id: string }>(
+    `WITH expired AS (
+       UPDATE payments SET state = 'expired', reason = 'payments.expired', updated_at = $1
+       WHERE direction IN ('deposit', 'purchase') AND state = 'created' AND expires_at <= $1 RETURNING user_id, public_id
+     )
+     SELECT user_id::text AS user_id, event_record(user_id, 'payment', jsonb_build_object('id', public_id::text, 'state', 'expired'))
+       FROM (SELECT * FROM expired ORDER BY user_id, public_id) e`,
     [now],
   );
+  db.announce?.([...new Set(rows.map((row) => row.user_id))]);
   return rows.length;
 }

@@ -143,7 +143,7 @@ export function showLimits(state: TLimitState): TWithdrawLimits {
 }
 
 /** `amount` of `currency` in the limits' currency at mid rates, rounded up (minor units). */
-async function limitValue(db: Queryable, currency: string, amount: bigint, limitCurrency: string): Promise<bigint> {
+export async function limitValue(db: Queryable, currency: string, amount: bigint, limitCurrency: string): Promise<bigint> {
   if (currency === limitCurrency || amount === 0n) return amount;
   const [row] = await db.query<{ value: string | null }>(
     `SELECT ceil($3::numeric * coalesce(
@@ -156,16 +156,18 @@ async function limitValue(db: Queryable, currency: string, amount: bigint, limit
   return BigInt(row.value);
 }
 
-function limitError(state: TLimitState, value: bigint): AppError | null {
+/** The refusal of a request worth `value` (limits' currency) beyond what is left of `operation`'s limits. */
+export function limitError(state: TLimitState, value: bigint, operation: TLimitOperation = 'withdrawal'): AppError | null {
+  const code = operation === 'deposit' ? 'deposit_limit_exceeded' : 'withdrawal_limit_exceeded';
   const shown = (amount: bigint) => formatAmount(amount, state.precision).replace(/\.?0+$/, '') || '0';
   if (value > state.left24h) {
-    return new AppError('withdrawal_limit_exceeded', {
+    return new AppError(code, {
       key: 'withdraw.limit_exceeded_24h',
       vars: { left: shown(state.left24h), limit: shown(state.per24h), currency: state.currency },
     });
   }
   if (value > state.left30d) {
-    return new AppError('withdrawal_limit_exceeded', {
+    return new AppError(code, {
       key: 'withdraw.limit_exceeded_30d',
       vars: { left: shown(state.left30d), limit: shown(state.per30d), currency: state.currency },
     });

@@ -1,4 +1,4 @@
-import type { TFeedItem, TLinkMessage, TLocale, TRealtimeEvent } from '@obmen/shared';
+import type { TFeedItem, TLinkMessage, TLocale, TRealtimeEvent, TSocketMessage } from '@obmen/shared';
 import type { Db } from '../../db/index.ts';
 import { findSession } from '../auth/sessions.ts';
 import { listOpenNotifications } from '../notifications/service.ts';
@@ -20,9 +20,19 @@ import { READ_BATCH, lastSequences, readEvents } from '../events/service.ts';
  * Every `checkMs` the hub re-checks the subscriptions' sessions (logout, password change,
  * revocation, expiry: "ended" within checkMs) and catches up on any user whose newest event is
  * beyond what was sent (a notice lost while a bus connection was down).
+ *
+ * Changes for everyone (a notification for all users) are not copied into every user's events:
+ * their sequence is content_version (migration 004: bumped in the transaction of any such
+ * change, whoever writes it, API, operator command or SQL). Each check reads it; a subscription
+ * behind it gets one `broadcast` message with its user's open notifications as they are then
+ * (a state, so one message makes good any number missed), and so does a reconnect that names
+ * an older `bsince`. Other content changes (articles, menus) bump it too: a repeat of the
+ * same list, harmless.
  */
-export type TLink = { send(message: TLinkMessage): void; subs: Map<number, TSub> };
-type TSub = { link: TLink; sub: number; userId: string; sessionId: string; locale: TLocale; last: number };
+/** `body`: the browser's message, serialised once for every link and subscription it goes to. */
+export type TLink = { send(message: TLinkMessage, body?: string): void; subs: Map<number, TSub> };
+/** `last`: the user's newest event sent; `seen`: the newest change for everyone sent (content_version). */
+type TSub = { link: TLink; sub: number; userId: string; sessionId: string; locale: TLocale; last: number; seen: number };
 
 /** Event types whose null payload is filled in at delivery. */
 const HYDRATED = new Set(['wallets', 'notifications']);
@@ -36,6 +46,24 @@ export function createHub(db: Db, log: TLog) {
   const links = new Set<TLink>();
   const pumping = new Map<string, { again: boolean }>();
   let idle: Promise<void> = Promise.resolve();
+  /** The newest content_version broadcast to every subscription behind it. */
+  let everyone = 0;
+
+  const contentVersion = async () => Number((await db.query<{ v: string }>('SELECT version::text AS v FROM content_version'))[0]?.v ?? 0);
+
+  /** Brings `subs` up to `version`: one message per user and locale, each with its open notifications. */
+  async function broadcast(subs: TSub[], version: number): Promise<void> {
+    const groups = new Map<string, TSub[]>();
+    for (const sub of subs) groups.set(`${sub.userId}:${sub.locale}`, [...(groups.get(`${sub.userId}:${sub.locale}`) ?? []), sub]);
+    for (const group of groups.values()) {
+      const { userId, locale } = group[0]!;
+      const payload = { notifications: await listOpenNotifications(db, userId, locale) };
+      const live = group.filter((sub) => sub.link.subs.get(sub.sub) === sub && sub.seen < version);
+      const body = JSON.stringify({ type: 'broadcast', seq: version, payload } satisfies TSocketMessage);
+      for (const [link, ids] of byLink(live)) link.send({ op: 'relay', subs: ids }, body);
+      for (const sub of live) sub.seen = version;
+    }
+  }
 
   const remove = (sub: TSub) => {
     sub.link.subs.delete(sub.sub);
@@ -73,16 +101,15 @@ export function createHub(db: Db, log: TLog) {
       const read = await readEvents(db, userId, last);
       const live = group.filter((sub) => sub.link.subs.get(sub.sub) === sub);
       if (!live.length || read.kind === 'future') continue;
-      for (const [link, ids] of byLink(live)) {
-        if (read.kind === 'resync') link.send({ op: 'resync', subs: ids, seq: read.last });
-      }
       if (read.kind === 'resync') {
+        const body = JSON.stringify({ type: 'resync', seq: read.last } satisfies TSocketMessage);
+        for (const [link, ids] of byLink(live)) link.send({ op: 'relay', subs: ids }, body);
         for (const sub of live) sub.last = read.last;
         continue;
       }
       if (!read.events.length) continue;
-      const events = await hydrate(userId, read.events, locale);
-      for (const [link, ids] of byLink(live)) link.send({ op: 'events', subs: ids, events });
+      const body = JSON.stringify({ type: 'events', events: await hydrate(userId, read.events, locale) } satisfies TSocketMessage);
+      for (const [link, ids] of byLink(live)) link.send({ op: 'relay', subs: ids }, body);
       for (const sub of live) sub.last = read.events.at(-1)!.seq;
       if (read.events.length === READ_BATCH) more = true;
     }
@@ -131,19 +158,23 @@ export function createHub(db: Db, log: TLog) {
       for (const sub of [...link.subs.values()]) remove(sub);
       links.delete(link);
     },
-    async subscribe(link: TLink, sub: number, token: string, since: number | null): Promise<void> {
+    async subscribe(link: TLink, sub: number, token: string, since: number | null, bsince: number | null = null): Promise<void> {
       const session = await findSession(db, token);
       if (!session) return link.send({ op: 'refused', sub, code: 'unauthorized' });
       const userId = session.user.id;
       const last = (await lastSequences(db, [userId])).get(userId) ?? 0;
       if (since !== null && since > last) return link.send({ op: 'refused', sub, code: 'event_sequence_future' });
+      const version = await contentVersion();
       if (!links.has(link)) return;
       link.subs.get(sub) && remove(link.subs.get(sub)!);
-      const entry: TSub = { link, sub, userId, sessionId: session.id, locale: session.user.locale, last: since ?? last };
+      // A `bsince` beyond the version (another database's, a forged one) gets the state again.
+      const seen = bsince === null ? version : bsince > version ? 0 : bsince;
+      const entry: TSub = { link, sub, userId, sessionId: session.id, locale: session.user.locale, last: since ?? last, seen };
       link.subs.set(sub, entry);
       byUser.set(userId, (byUser.get(userId) ?? new Set()).add(entry));
-      link.send({ op: 'ok', sub, seq: entry.last });
+      link.send({ op: 'ok', sub, seq: entry.last, bseq: seen });
       if (entry.last < last) pump(userId);
+      if (seen < version) await broadcast([entry], version);
     },
     unsubscribe(link: TLink, sub: number): void {
       const entry = link.subs.get(sub);
@@ -152,7 +183,9 @@ export function createHub(db: Db, log: TLog) {
     /** A bus message: users with news, or a feed item for every BFF. */
     onMessage(message: TBusMessage): void {
       for (const userId of message.users ?? []) if (byUser.has(userId)) pump(userId);
-      if (message.feed) for (const link of links) if (link.subs.size) link.send({ op: 'feed', item: message.feed });
+      if (!message.feed) return;
+      const body = JSON.stringify({ type: 'feed', item: message.feed } satisfies TSocketMessage);
+      for (const link of links) if (link.subs.size) link.send({ op: 'relay' }, body);
     },
     /** Catch up on everyone: after a bus gap, and periodically. */
     async catchUp(): Promise<void> {
@@ -163,6 +196,14 @@ export function createHub(db: Db, log: TLog) {
           if ([...(byUser.get(userId) ?? [])].some((sub) => sub.last < seq)) pump(userId);
         }
       }
+    },
+    /** Changes for everyone since the last check reach every subscription behind them. */
+    async checkBroadcast(): Promise<void> {
+      const version = await contentVersion();
+      if (version <= everyone) return;
+      everyone = version;
+      const behind = [...byUser.values()].flatMap((set) => [...set]).filter((sub) => sub.seen < version);
+      if (behind.length) await broadcast(behind, version);
     },
     /** Sessions that ended (logout, password change, revoked, expired): their subscriptions end. */
     async checkSessions(): Promise<void> {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import websocket from '@fastify/websocket';
 import { z } from 'zod';
-import { REALTIME_LINK_PATH, type TLinkMessage } from '@obmen/shared';
+import { REALTIME_LINK_PATH, encodeLinkMessage, type TLinkMessage } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { isDatabaseUnavailable } from '../../db/outage.ts';
 import { natsBus, postgresBus, type TEventBus } from './bus.ts';
@@ -20,7 +20,13 @@ const FEED_EVERY_MS = 4_000;
 const LINK_MAX_BUFFERED = 64 * 1024 * 1024;
 
 const ZLinkRequest = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('sub'), sub: z.number().int().min(0), token: z.string().max(100), since: z.number().int().min(0).nullable() }),
+  z.object({
+    op: z.literal('sub'),
+    sub: z.number().int().min(0),
+    token: z.string().max(100),
+    since: z.number().int().min(0).nullable(),
+    bsince: z.number().int().min(0).nullable().default(null),
+  }),
   z.object({ op: z.literal('unsub'), sub: z.number().int().min(0) }),
 ]);
 
@@ -42,7 +48,7 @@ export default fp<{ config: TConfig }>(
     const timer = setInterval(() => {
       if (checking) return;
       checking = true;
-      Promise.all([hub.checkSessions(), hub.catchUp()])
+      Promise.all([hub.checkSessions(), hub.catchUp(), hub.checkBroadcast()])
         .catch((err: unknown) => {
           if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'events: session check failed');
         })
@@ -63,10 +69,10 @@ export default fp<{ config: TConfig }>(
         schema: { hide: true, tags: ['Service'], summary: 'Realtime events for the BFF (websocket)' },
       },
       (socket) => {
-        const link = hub.open((message: TLinkMessage) => {
+        const link = hub.open((message: TLinkMessage, body?: string) => {
           if (socket.readyState !== socket.OPEN) return;
           if (socket.bufferedAmount > LINK_MAX_BUFFERED) return socket.terminate();
-          socket.send(JSON.stringify(message));
+          socket.send(encodeLinkMessage(message, body));
         });
         socket.on('message', (data: Buffer) => {
           let parsed: z.infer<typeof ZLinkRequest>;
@@ -76,7 +82,7 @@ export default fp<{ config: TConfig }>(
             return socket.close(1008, 'bad request');
           }
           if (parsed.op === 'unsub') return hub.unsubscribe(link, parsed.sub);
-          hub.subscribe(link, parsed.sub, parsed.token, parsed.since).catch((err: unknown) => {
+          hub.subscribe(link, parsed.sub, parsed.token, parsed.since, parsed.bsince).catch((err: unknown) => {
             app.log.warn({ err }, 'events: subscribe failed');
             link.send({ op: 'refused', sub: parsed.sub, code: 'unavailable' });
           });

@@ -5,6 +5,7 @@ import {
   formatAmount,
   maskEmail,
   readReferralCode,
+  shortPersonName,
   translate,
   type TBonusDay,
   type TInviteBody,
@@ -370,9 +371,7 @@ export async function sendInvitations(deps: TReferralDeps, userId: string, body:
   const [inviter] = await deps.db.query<{ first_name: string | null; last_name: string | null }>('SELECT first_name, last_name FROM users WHERE id = $1', [
     userId,
   ]);
-  const name = inviter?.first_name
-    ? `${inviter.first_name}${inviter.last_name ? ` ${inviter.last_name.slice(0, 1)}.` : ''}`
-    : translate(body.locale, 'referral.someone');
+  const name = shortPersonName(inviter?.first_name, inviter?.last_name) ?? translate(body.locale, 'referral.someone');
   await deps.db.transaction(async (tx) => {
     for (const address of addresses) {
       const [account] = await tx.query('SELECT 1 FROM users WHERE lower(email) = $1', [address]);

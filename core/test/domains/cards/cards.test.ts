@@ -9,6 +9,7 @@ import { hashPassword } from '../../../src/domains/auth/passwords.ts';
 import { hotp, newTotpSecret, totpStep } from '../../../src/domains/security/totp.ts';
 import { passesLuhn, SANDBOX_BINS, SANDBOX_ISSUE_DELAY_MS, SANDBOX_SHIP_DELAY_MS } from '../../../src/domains/cards/sandbox-issuer.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
+import { readEvents } from '../../../src/domains/events/service.ts';
 import { CARD_OVERRIDES, CARD_SECRET, cardStatus, makeProduct, placeOrder, post, sandboxOf, verifyUser, walletMinor, type TCtx } from './helpers.ts';
 
 const NOW = new Date('2026-11-23T10:00:00Z');
@@ -218,6 +219,10 @@ describe.each(ENGINES)('cards: catalogue, orders, the sandbox issuer, my cards (
     expect(details.activity.map((a) => a.kind)).toEqual(['activated', 'issued', 'issuing', 'confirmed', 'placed']);
     expect(details.can).toMatchObject({ reveal: true, freeze: true, unfreeze: false, close: true, topup: true, withdraw: false });
     expect(details.limits).toBeNull();
+    // Each step reached the user's browsers live (a `card` event in the step's transaction).
+    const replay = await readEvents(ctx.db, user.id, 0);
+    const steps = replay.kind === 'events' ? replay.events.filter((e) => e.type === 'card' && (e.payload as { id: string }).id === order.id) : [];
+    expect(steps.map((e) => (e.payload as { state: string }).state)).toEqual(['placed', 'confirmed', 'issuing', 'issued', 'activated']);
   });
 
   it('a plastic card is shipped and delivered over time, then active; events out of order move nothing', async () => {

@@ -228,9 +228,15 @@ describe.each(ENGINES)('chats on %s', (engine) => {
     await call(ctx.app, `/api/chat/private/${b.accountId}`, { token: a.token, payload: { message: 'are you there?' } });
     expect(await unread(b)).toEqual({ private: 2, support: 0 });
     expect(await unread(a)).toEqual({ private: 0, support: 0 });
-    const list = (await call(ctx.app, '/api/chat/list', { token: b.token })).json<TChatListResponse>();
-    expect(list.chats).toEqual([{ id: a.accountId, title: String(a.accountId), unread_msgs: 2, blocked: false }]);
+    // Titled by name, never by e-mail: with no first name given, "Account N" in the reader's language.
+    const list = (await call(ctx.app, '/api/chat/list', { token: b.token, locale: 'en' })).json<TChatListResponse>();
+    expect(list.chats).toEqual([{ id: a.accountId, title: `Account ${a.accountId}`, unread_msgs: 2, blocked: false }]);
+    expect((await call(ctx.app, '/api/chat/list', { token: b.token, locale: 'ru' })).json<TChatListResponse>().chats[0]!.title).toBe(`Счёт ${a.accountId}`);
+    await ctx.db.query(`UPDATE users SET first_name = ' Анна ', last_name = 'смирнова' WHERE id = $1`, [a.id]);
+    expect((await call(ctx.app, '/api/chat/list', { token: b.token, locale: 'en' })).json<TChatListResponse>().chats[0]!.title).toBe('Анна С.');
     const chat = (await call(ctx.app, `/api/chat/private/${a.accountId}`, { token: b.token })).json<TPrivateChatResponse>();
+    expect(chat.chat.title).toBe('Анна С.');
+    expect(JSON.stringify(chat)).not.toContain(a.email);
     expect(chat.messages.map((m) => [m.author, m.text])).toEqual([
       ['other', 'hello B'],
       ['other', 'are you there?'],
@@ -256,6 +262,7 @@ describe.each(ENGINES)('chats on %s', (engine) => {
       const replay = await readEvents(ctx.db, u.id, 0);
       return replay.kind === 'events' ? replay.events.map((event) => ({ type: event.type, payload: event.payload })) : [];
     };
+    await ctx.db.query(`UPDATE users SET first_name = 'Bob', locale = 'en' WHERE id = $1`, [b.id]);
     const sent = await upload(a.token, `/api/chat/private/${b.accountId}`, [
       { name: 'message', value: 'look' },
       { name: 'file0', filename: 'a.png', content: await png(), type: 'image/png' },
@@ -267,13 +274,15 @@ describe.each(ENGINES)('chats on %s', (engine) => {
         type: 'chat.message',
         payload: {
           chat: a.accountId,
+          // The title for the reader's sidebar, in the reader's language (A gave no name).
+          title: `Account ${a.accountId}`,
           message: { ...message, author: 'other', files: [{ ...message.files[0]!, url: `/api/chat/private/${a.accountId}/file/${message.files[0]!.id}` }] },
         },
       },
       { type: 'unread_msgs', payload: { unread_msgs: { private: 1, support: 0 } } },
     ]);
     expect(await events(a)).toEqual([
-      { type: 'chat.message', payload: { chat: b.accountId, message } },
+      { type: 'chat.message', payload: { chat: b.accountId, title: 'Bob', message } },
       { type: 'unread_msgs', payload: { unread_msgs: { private: 0, support: 0 } } },
     ]);
     await call(ctx.app, `/api/chat/private/read/${a.accountId}`, { token: b.token, payload: { last_read_message: message.id } });

@@ -4,7 +4,8 @@ import { build, ENGINES } from '../../helpers.ts';
 import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
-import { DEPOSIT_LIFETIME_MS } from '../../../src/domains/payments/deposits.ts';
+import { DEPOSIT_LIFETIME_MS, expireDeposits } from '../../../src/domains/payments/deposits.ts';
+import { readEvents } from '../../../src/domains/events/service.ts';
 import { forgetCurrencies } from '../../../src/domains/currencies/service.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 
@@ -86,6 +87,70 @@ describe.each(ENGINES)('GET /api/deposit/ps and POST /api/deposit/integration_js
     const [fees] = await ctx.db.query<{ total: string }>(`SELECT sum(balance)::text AS total FROM ledger_accounts WHERE kind = 'fees' AND currency = 'RUB'`);
     expect(fees!.total).toBe('2251');
     expect((await checkLedger(ctx.db)).violations).toEqual([]);
+  });
+
+  it('each move of a deposit is a live event for its user: pending, credited (with the wallets), declined, expired', async () => {
+    const owner = await createFixtureUser(ctx.db);
+    const events = async () => {
+      const replay = await readEvents(ctx.db, owner.id, 0);
+      return replay.kind === 'events' ? replay.events.map((event) => ({ type: event.type, payload: event.payload })) : [];
+    };
+    const open = async () =>
+      (await call(ctx.app, '/api/deposit/integration_json', { token: owner.token, payload: { ps: 'sandbox-card', currency: 'RUB', amount: '500' } })).json()
+        .payment.id as string;
+    const hook = (id: string, type: string) => {
+      const body = JSON.stringify({ id: `evt-${engine}-${id}-${type}`, type, payment_id: id, amount: '500.00', currency: 'RUB' });
+      return ctx.app.inject({
+        method: 'POST',
+        url: '/api/payments/webhook/sandbox-card',
+        payload: body,
+        headers: { 'content-type': 'application/json', [WEBHOOK_SIGNATURE_HEADER]: signWebhook(SECRET, Buffer.from(body), NOW.getTime() / 1000) },
+      });
+    };
+    const paid = await open();
+    // Opening one is the user's own answer: nothing to push.
+    expect(await events()).toEqual([]);
+    await hook(paid, 'payment.pending');
+    await hook(paid, 'payment.paid');
+    const declined = await open();
+    await hook(declined, 'payment.declined');
+    const left = await open();
+    const untouched = await open();
+    await hook(untouched, 'payment.pending');
+    expect(await expireDeposits(ctx.db, new Date(NOW.getTime() + DEPOSIT_LIFETIME_MS))).toBeGreaterThanOrEqual(1);
+    expect(await events()).toEqual([
+      { type: 'payment', payload: { id: paid, state: 'pending' } },
+      { type: 'wallets', payload: null },
+      { type: 'payment', payload: { id: paid, state: 'credited' } },
+      { type: 'payment', payload: { id: declined, state: 'declined' } },
+      { type: 'payment', payload: { id: untouched, state: 'pending' } },
+      // The pending one is left for the provider's final word; the one never started expires.
+      { type: 'payment', payload: { id: left, state: 'expired' } },
+    ]);
+  });
+
+  it("refuses a deposit over the verification level's limits, with what is left shown; an expired one no longer counts", async () => {
+    const newcomer = await createFixtureUser(ctx.db); // level 0: 1 000 USD per 24 hours, 3 000 per 30 days
+    const open = (amount: string, currency = 'USD') =>
+      call(ctx.app, '/api/deposit/integration_json', { token: newcomer.token, locale: 'en', payload: { ps: 'sandbox-card', currency, amount } });
+    expect((await open('900')).statusCode).toBe(200);
+    const before = await paymentCount();
+    const over = await open('200');
+    expect(over.statusCode).toBe(422);
+    expect(over.json()).toMatchObject({
+      code: 'deposit_limit_exceeded',
+      message: 'Over the limit of your verification level: 100 USD left for 24 hours (limit 1000 USD).',
+      fields: { amount: "Above your level's limit" },
+    });
+    // Another currency counts at the mid rate: 20 000 RUB is far over 100 USD.
+    expect((await open('20000', 'RUB')).json().code).toBe('deposit_limit_exceeded');
+    expect(await paymentCount()).toBe(before);
+    // Unpaid in time: expired, it holds nothing of the limit.
+    expect(await expireDeposits(ctx.db, new Date(NOW.getTime() + DEPOSIT_LIFETIME_MS))).toBeGreaterThan(0);
+    expect((await open('1000')).statusCode).toBe(200);
+    // Identity proven (level 1): 50 000 USD per 24 hours.
+    await ctx.db.query('UPDATE users SET verification_level = 1 WHERE id = $1', [newcomer.id]);
+    expect((await open('4000')).statusCode).toBe(200);
   });
 
   it('refuses bad input field by field, in the caller language, and creates nothing', async () => {
