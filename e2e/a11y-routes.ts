@@ -1,4 +1,5 @@
 import { expect, type Page } from '@playwright/test';
+import { islandsReady } from './helpers.ts';
 
 /*
  * Every page and page state that axe-core checks (e2e/a11y.spec.ts), signed in and out, ru and
@@ -83,6 +84,20 @@ async function sendEmptyChatMessage(page: Page) {
   await expect(page.getByTestId('chat-error')).toBeVisible();
 }
 
+async function depositBelowMinimum(page: Page) {
+  await page.getByTestId('deposit-amount').fill('1');
+  await expect(page.getByTestId('error-amount')).toBeVisible();
+}
+
+/** Opens a bank deposit (no money moves until the transfer is reported) and shows its page: details and reference. */
+async function openBankDeposit(page: Page) {
+  // Small: the demo's deposits count against its level's daily deposit limit.
+  await page.getByTestId('deposit-amount').fill('10');
+  await page.getByTestId('deposit-submit').click();
+  await expect(page.getByTestId('deposit-bank')).toBeVisible();
+  await islandsReady(page);
+}
+
 export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'home', path: '/', auth: 'both' },
   { name: 'home, burger menu open', path: '/', auth: 'both', viewports: ['phone'], prepare: openBurger, scope: '#mobile-menu' },
@@ -111,6 +126,19 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'withdraw', path: '/withdraw', auth: 'in' },
   { name: 'withdraw form (chain, BTC)', path: '/withdraw/form/sandbox-chain/BTC', auth: 'in' },
   { name: 'history of withdrawals', path: '/history/withdraw', auth: 'in' },
+  { name: 'deposit', path: '/deposit', auth: 'in' },
+  { name: 'deposit form (card, RUB)', path: '/deposit/form/sandbox-card/RUB', auth: 'in' },
+  {
+    name: 'deposit form, amount below the minimum',
+    path: '/deposit/form/sandbox-card/RUB',
+    auth: 'in',
+    prepare: depositBelowMinimum,
+    scope: '[data-testid="deposit-form"]',
+  },
+  { name: 'deposit form (chain, BTC): address and QR code', path: '/deposit/form/sandbox-chain/BTC', auth: 'in' },
+  { name: 'deposit by bank transfer, awaiting payment', path: '/deposit/form/sandbox-bank/USD', auth: 'in', prepare: openBankDeposit },
+  { name: 'history of deposits', path: '/history/deposit', auth: 'in' },
+  { name: 'history of payments', path: '/history/payment', auth: 'in' },
   { name: 'purchase', path: '/purchase', auth: 'in' },
   { name: 'purchase of ETH', path: '/purchase?currency=ETH', auth: 'in' },
   { name: 'purchase form (card, BTC)', path: '/purchase/form/sandbox-card/BTC?currency=USD', auth: 'in' },

@@ -176,3 +176,19 @@ export async function headerBalance(page: Page): Promise<string> {
 export async function islandsReady(page: Page): Promise<void> {
   await expect(page.locator('astro-island[ssr]')).toHaveCount(0);
 }
+
+// ---- payments (e2e/deposit.spec.ts) --------------------------------------------------------------
+
+/**
+ * The operator's payments:bank:received / payments:chain:send / payments:chain:mine through the
+ * dev-only POST /api/dev/payments (the CLI cannot open the e2e core's live PGlite).
+ */
+export async function sandboxPayments(
+  request: APIRequestContext,
+  body:
+    | { action: 'bank_received'; reference: string; amount?: string }
+    | { action: 'chain_send'; address: string; amount: string }
+    | { action: 'chain_mine'; blocks: number },
+): Promise<void> {
+  await json(await request.post('/api/dev/payments', { data: body }), `POST /api/dev/payments ${body.action}`);
+}

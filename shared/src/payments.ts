@@ -102,7 +102,10 @@ export const ZWebhookParams = z.object({ provider: z.enum(PAYMENT_PROVIDERS) });
 /** GET /api/deposit/ps (and the other lists): the systems under each currency they take. */
 export const ZPaymentSystemGroup = z.object({ currency: z.string(), systems: z.array(ZPaymentSystem) });
 export type TPaymentSystemGroup = z.infer<typeof ZPaymentSystemGroup>;
-export type TDepositSystems = { status: 'ok'; currencies: TPaymentSystemGroup[] };
+/** GET /api/deposit/ps: the groups also carry the currency's name in the reader's language and its logo. */
+export const ZDepositSystemGroup = ZPaymentSystemGroup.extend({ name: z.string(), logo: z.string() });
+export type TDepositSystemGroup = z.infer<typeof ZDepositSystemGroup>;
+export type TDepositSystems = { status: 'ok'; currencies: TDepositSystemGroup[] };
 
 /**
  * POST /api/deposit/integration_json: a deposit of `amount` (major units) through system `ps`.
@@ -235,7 +238,11 @@ export type TPurchaseCheckQuote = z.infer<typeof ZPurchaseCheckQuote>;
  * GET /api/deposit/history and /api/payment/history (purchases): a payment as `check` answers
  * it, with the purchase's quote (null for a deposit).
  */
-export const ZPaymentRecord = ZDepositPayment.extend({ quote: ZPurchaseQuote.nullable() });
+export const ZPaymentRecord = ZDepositPayment.extend({
+  /** The system's name in the reader's language. */
+  system: z.string(),
+  quote: ZPurchaseQuote.nullable(),
+});
 export type TPaymentRecord = z.infer<typeof ZPaymentRecord>;
 
 /** The history's paging, dates, currency and CSV, filtering by a payment's states. */

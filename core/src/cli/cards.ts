@@ -5,7 +5,7 @@ import { openDocumentCipher } from '../domains/verification/cipher.ts';
 import { createProduct, enableProduct, listProducts, priceProduct, type TProductInput } from '../domains/cards/catalogue.ts';
 import { listCallbacks, receiveIssuerCallback } from '../domains/cards/callbacks.ts';
 import { loadIssuers } from '../domains/cards/issuer.ts';
-import { advanceSandboxIssuer, sandboxIssuer, sandboxProgress } from '../domains/cards/sandbox-issuer.ts';
+import { advanceSandboxIssuer, type sandboxIssuer, sandboxProgress } from '../domains/cards/sandbox-issuer.ts';
 import { options, type TCommand } from './command.ts';
 
 const PRODUCT_FIELDS = [

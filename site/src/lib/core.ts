@@ -33,13 +33,35 @@ export async function coreGetWithHeaders<T>(
   path: string,
   call: TCoreCall = {},
 ): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
+  return coreRequest<T>(locals, 'GET', path, call);
+}
+
+/** A POST of a JSON body, for the calls that only read or open a view (a payment's check, a deposit address). */
+export async function corePost<T>(locals: TCoreLocals, path: string, body: object, call: TCoreCall = {}): Promise<T> {
+  return (await coreRequest<T>(locals, 'POST', path, call, body)).body;
+}
+
+async function coreRequest<T>(
+  locals: TCoreLocals,
+  method: 'GET' | 'POST',
+  path: string,
+  call: TCoreCall,
+  json?: object,
+): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
   const locale = call.locale ?? locals.locale;
   const headers: Record<string, string> = { accept: 'application/json', 'x-forwarded-for': locals.clientIp };
   if (locale) headers['x-obmen-locale'] = locale;
   if (call.token) headers.authorization = `Bearer ${call.token}`;
+  if (json) headers['content-type'] = 'application/json';
   // The core logs the call under the page request's id (its reqId): one request, one id.
   if (locals.requestId) headers[REQUEST_ID_HEADER] = locals.requestId;
-  const res = await locals.core.request({ path, method: 'GET', headers, signal: AbortSignal.timeout(locals.config.UPSTREAM_TIMEOUT_MS) });
+  const res = await locals.core.request({
+    path,
+    method,
+    headers,
+    body: json ? JSON.stringify(json) : null,
+    signal: AbortSignal.timeout(locals.config.UPSTREAM_TIMEOUT_MS),
+  });
   const body = (await res.body.json()) as T;
   if (res.statusCode >= 400) throw new CoreError(res.statusCode, body);
   return { body, headers: res.headers };

@@ -1,4 +1,4 @@
-import type { TExchangeRecord, TLocale, TTransferRecord, TWithdrawal } from '@obmen/shared';
+import type { TExchangeRecord, TPaymentRecord, TTransferRecord, TWithdrawal } from '@obmen/shared';
 import { coreGet, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
 
 /** Spec §2: /history has the tabs exchange, transfer and payment, and these children. */
@@ -7,7 +7,12 @@ export const HISTORY_KINDS = ['deposit', 'exchange', 'payment', 'referral', 'tra
 export type THistoryKind = (typeof HISTORY_KINDS)[number];
 
 /** The kinds whose table the core serves (GET /api/{kind}/history). */
-export type THistoryTable = 'exchange' | 'transfer' | 'withdraw';
+export type THistoryTable = 'exchange' | 'transfer' | 'withdraw' | 'deposit' | 'payment';
+const HISTORY_TABLES: readonly string[] = ['exchange', 'transfer', 'withdraw', 'deposit', 'payment'] satisfies THistoryTable[];
+
+export function isHistoryTable(kind: string): kind is THistoryTable {
+  return HISTORY_TABLES.includes(kind);
+}
 
 export function isHistoryKind(value: string): value is THistoryKind {
   return (HISTORY_KINDS as readonly string[]).includes(value);
@@ -20,7 +25,15 @@ export type THistoryLoad =
   | { kind: 'transfer'; filters: URLSearchParams; page: number; data: THistoryPage<TTransferRecord> | null; error: string; fields: Record<string, string> }
   | { kind: 'withdraw'; filters: URLSearchParams; page: number; data: THistoryPage<TWithdrawal> | null; error: string; fields: Record<string, string> }
   | {
-      kind: Exclude<THistoryKind, 'exchange' | 'transfer' | 'withdraw'>;
+      kind: 'deposit' | 'payment';
+      filters: URLSearchParams;
+      page: number;
+      data: THistoryPage<TPaymentRecord> | null;
+      error: string;
+      fields: Record<string, string>;
+    }
+  | {
+      kind: Exclude<THistoryKind, THistoryTable>;
       filters: URLSearchParams;
       page: number;
       data: null;
@@ -32,6 +45,8 @@ export type THistoryLoad =
 const FILTERS: Record<THistoryTable, readonly string[]> = {
   exchange: ['from', 'to', 'currency', 'status', 'per_page'],
   withdraw: ['from', 'to', 'currency', 'status', 'per_page'],
+  deposit: ['from', 'to', 'currency', 'status', 'per_page'],
+  payment: ['from', 'to', 'currency', 'status', 'per_page'],
   transfer: ['from', 'to', 'currency', 'status', 'direction', 'per_page'],
 };
 
@@ -55,8 +70,7 @@ export function historyApiPath(kind: THistoryTable, filters: URLSearchParams, ex
 export async function loadHistory(locals: TCoreLocals, kind: THistoryKind, url: URL, call: TCoreCall): Promise<THistoryLoad> {
   const pageText = url.searchParams.get('page') ?? '1';
   const page = /^\d{1,7}$/.test(pageText) && Number(pageText) >= 1 ? Number(pageText) : 1;
-  if (kind !== 'exchange' && kind !== 'transfer' && kind !== 'withdraw')
-    return { kind, filters: new URLSearchParams(), page, data: null, error: '', fields: {} };
+  if (!isHistoryTable(kind)) return { kind, filters: new URLSearchParams(), page, data: null, error: '', fields: {} };
   const filters = historyFilters(kind, url);
   try {
     const data = await coreGet<THistoryPage<never>>(locals, historyApiPath(kind, filters, { page: String(page) }), call);

@@ -8,6 +8,7 @@ import {
   type TDepositPayment,
   type TDepositState,
   type TDepositSystems,
+  type TLocale,
   type TPaymentDirection,
   type TPaymentProvider,
   type TPaymentWebhookEvent,
@@ -15,7 +16,8 @@ import {
 } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
-import { currencies } from '../currencies/service.ts';
+import { consumeRateLimit } from '../../rate-limit.ts';
+import { currencies, publicCurrency } from '../currencies/service.ts';
 import { assessPayment, findPaymentSystem, groupByCurrency, listPaymentSystems } from './catalogue.ts';
 import { SANDBOX_BANK, sandboxDepositAddress } from './sandbox.ts';
 import { qrSvg } from './qr.ts';
@@ -277,10 +279,18 @@ export async function userLevel(db: Queryable, userId: string): Promise<number> 
   return Number(row?.level ?? 0);
 }
 
-/** GET /api/deposit/ps: per enabled currency, the systems that take deposits in it, with their terms. */
-export async function listDepositSystems(db: Queryable, userId: string): Promise<TDepositSystems> {
+/** GET /api/deposit/ps: per enabled currency (named in the reader's language), the systems that take deposits in it, with their terms. */
+export async function listDepositSystems(db: Queryable, userId: string, locale: TLocale): Promise<TDepositSystems> {
   const entries = await listPaymentSystems(db, { direction: 'deposit', userLevel: await userLevel(db, userId) });
-  return { status: 'ok', currencies: await groupByCurrency(db, entries) };
+  const byCode = await currencies(db);
+  const groups = await groupByCurrency(db, entries);
+  return {
+    status: 'ok',
+    currencies: groups.map((group) => {
+      const { name, logo } = publicCurrency(byCode.get(group.currency)!, locale);
+      return { ...group, name, logo };
+    }),
+  };
 }
 
 /** The site's page of a payment: the form it came from, showing this payment. */
@@ -332,7 +342,7 @@ function bankReference(): string {
  * where to pay (the hosted page, or the bank details and the reference to quote). Chain: the
  * user's deposit address for the currency and its QR code (a deposit opens when a transaction
  * to it is seen). No money moves until the provider's signed event arrives, so a repeated form
- * only leaves another unpaid deposit that expires.
+ * only leaves another unpaid deposit that expires (30 new ones per user per hour).
  */
 export async function openDeposit(
   db: Db,
@@ -360,6 +370,8 @@ export async function openDeposit(
   }
   if (body.amount === undefined) throw new AppError('validation', { fields: { amount: 'validation.required' } });
   const assessed = await assessPayment(db, { direction: 'deposit', ps: body.ps, currency: body.currency, amount: body.amount, userLevel: level });
+  // Only a new payment counts: the chain address above is the same one each time it is asked for.
+  await consumeRateLimit(db, 'deposit_create_user', userId);
   const { system, currency } = assessed.entry;
   const bank = system.provider === 'sandbox-bank';
   // Over the deposit limits of the user's level: refused. The user's row serialises their deposits, so two at once cannot both fit.

@@ -15,6 +15,7 @@ export async function paymentHistory(
   userId: string,
   direction: 'deposit' | 'purchase',
   query: TPaymentHistoryQuery,
+  locale: TLocale,
 ): Promise<THistoryPage<TPaymentRecord>> {
   const { from, to } = dateBounds(query);
   const where = `user_id = $1 AND direction = $2 AND ($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at < $4)
@@ -35,10 +36,19 @@ export async function paymentHistory(
     ]);
     for (const purchase of found) purchases.set(purchase.pid, purchase);
   }
+  const names = new Map(
+    (await db.query<{ id: string; names: Record<TLocale, string> }>('SELECT id, names FROM payment_systems WHERE direction = $1', [direction])).map(
+      (system) => [system.id, system.names[locale]],
+    ),
+  );
   const items: TPaymentRecord[] = [];
   for (const row of rows) {
     const purchase = purchases.get(row.id);
-    items.push({ ...(await paymentView(db, row, purchase?.buy_currency)), quote: purchase ? await quoteView(db, purchase) : null });
+    items.push({
+      ...(await paymentView(db, row, purchase?.buy_currency)),
+      system: names.get(row.system_id) ?? row.system_id,
+      quote: purchase ? await quoteView(db, purchase) : null,
+    });
   }
   return { items, ...historyPaging(query, count!.total) };
 }
@@ -49,6 +59,7 @@ export function paymentCsvRow(record: TPaymentRecord, locale: TLocale) {
     id: record.id,
     created_at: record.created_at,
     ps: record.ps,
+    system: record.system,
     currency: record.currency,
     amount: record.amount,
     fee: record.fee,
@@ -61,11 +72,11 @@ export function paymentCsvRow(record: TPaymentRecord, locale: TLocale) {
   };
 }
 type TPaymentCsvColumn = keyof ReturnType<typeof paymentCsvRow>;
-export const DEPOSIT_CSV_COLUMNS: TPaymentCsvColumn[] = ['id', 'created_at', 'ps', 'currency', 'amount', 'fee', 'receive', 'state', 'reason'];
+export const DEPOSIT_CSV_COLUMNS: TPaymentCsvColumn[] = ['id', 'created_at', 'system', 'currency', 'amount', 'fee', 'receive', 'state', 'reason'];
 export const PURCHASE_CSV_COLUMNS: TPaymentCsvColumn[] = [
   'id',
   'created_at',
-  'ps',
+  'system',
   'currency',
   'amount',
   'fee',

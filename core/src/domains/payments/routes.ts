@@ -14,7 +14,7 @@ import {
   ZPaymentHistoryQuery,
   ZPaymentRecord,
   ZPaymentSystem,
-  ZPaymentSystemGroup,
+  ZDepositSystemGroup,
   ZPurchaseBody,
   ZPurchaseCheckQuote,
   ZPurchaseParams,
@@ -115,14 +115,14 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
     });
   }
 
-  const ZDepositSystems = ZOk.extend({ currencies: z.array(ZPaymentSystemGroup) });
+  const ZDepositSystems = ZOk.extend({ currencies: z.array(ZDepositSystemGroup) });
   app.get(
     '/api/deposit/ps',
     {
       onRequest: requireUser,
       schema: { tags: ['Deposit'], summary: 'Deposit systems per currency, with their fees, limits, level and form', response: { 200: ZDepositSystems } },
     },
-    async (request) => listDepositSystems(app.db, currentUser(request).id),
+    async (request) => listDepositSystems(app.db, currentUser(request).id, request.locale),
   );
 
   app.post(
@@ -136,11 +136,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
         response: { 200: ZOk.extend({ payment: ZDepositPayment.nullable(), address: ZDepositAddress.nullable() }) },
       },
     },
-    async (request) => {
-      const user = currentUser(request);
-      await consumeRateLimit(app.db, 'deposit_create_user', user.id);
-      return openDeposit(app.db, user.id, request.body, now());
-    },
+    async (request) => openDeposit(app.db, currentUser(request).id, request.body, now()),
   );
 
   app.post(
@@ -214,7 +210,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
         },
       },
       async (request, reply) => {
-        const page = await paymentHistory(app.db, currentUser(request).id, direction, request.query);
+        const page = await paymentHistory(app.db, currentUser(request).id, direction, request.query, request.locale);
         if (request.query.format !== 'csv') return { status: 'ok' as const, ...page };
         const rows = page.items.map((item) => paymentCsvRow(item, request.locale));
         return sendCsv(reply, csv, direction === 'deposit' ? DEPOSIT_CSV_COLUMNS : PURCHASE_CSV_COLUMNS, rows);

@@ -35,6 +35,10 @@ describe.each(ENGINES)('GET /api/deposit/ps and POST /api/deposit/integration_js
     const body = res.json() as TDepositSystems;
     expect(body.currencies.map((entry) => entry.currency)).toEqual(['RUB', 'USD', 'EUR', 'UAH', 'BTC', 'ETH', 'USDT', 'USDC', 'TON', 'LTC', 'TRX']);
     const rub = body.currencies.find((entry) => entry.currency === 'RUB')!;
+    const russian = (await call(ctx.app, '/api/deposit/ps', { token: user.token, locale: 'ru' })).json() as TDepositSystems;
+    expect(russian.currencies.find((entry) => entry.currency === 'RUB')).toMatchObject({ name: 'Российский рубль', logo: expect.any(String) });
+    const english = (await call(ctx.app, '/api/deposit/ps', { token: user.token, locale: 'en' })).json() as TDepositSystems;
+    expect(english.currencies.find((entry) => entry.currency === 'RUB')).toMatchObject({ name: 'Russian rouble' });
     expect(rub.systems.map((system) => system.id)).toEqual(['sandbox-card', 'sandbox-bank']);
     expect(rub.systems[0]).toEqual({
       id: 'sandbox-card',
@@ -183,5 +187,14 @@ describe.each(ENGINES)('GET /api/deposit/ps and POST /api/deposit/integration_js
     expect(unsupported.json().fields.currency).toBe('This payment system does not take this currency.');
     expect(await paymentCount()).toBe(before);
     expect((await call(ctx.app, '/api/deposit/integration_json', { payload: { ps: 'sandbox-card', currency: 'USD', amount: '1' } })).statusCode).toBe(401);
+  });
+
+  it('counts new deposits against the hourly limit, not the chain address asked for again', async () => {
+    const other = await createFixtureUser(ctx.db);
+    const open = (payload: object) => call(ctx.app, '/api/deposit/integration_json', { token: other.token, payload });
+    for (let i = 0; i < 35; i++) expect((await open({ ps: 'sandbox-chain', currency: 'BTC' })).statusCode).toBe(200);
+    for (let i = 0; i < 30; i++) expect((await open({ ps: 'sandbox-card', currency: 'USD', amount: '10' })).statusCode).toBe(200);
+    expect((await open({ ps: 'sandbox-card', currency: 'USD', amount: '10' })).statusCode).toBe(429);
+    expect((await open({ ps: 'sandbox-chain', currency: 'BTC' })).statusCode).toBe(200);
   });
 });

@@ -55,7 +55,15 @@ describe.each(ENGINES)('GET /api/deposit/history and /api/payment/history (%s)',
     const first = await list(alice, '/api/deposit/history?per_page=3');
     expect(first).toMatchObject({ page: 1, per_page: 3, total: 4, pages: 2 });
     expect(first.items.map((item) => item.id)).toEqual([ids.bank, ids.created, ids.declined]);
-    expect(first.items[0]).toMatchObject({ direction: 'deposit', ps: 'sandbox-bank', currency: 'USD', amount: '300.00', state: 'created', quote: null });
+    expect(first.items[0]).toMatchObject({
+      direction: 'deposit',
+      ps: 'sandbox-bank',
+      system: 'Bank transfer (sandbox)',
+      currency: 'USD',
+      amount: '300.00',
+      state: 'created',
+      quote: null,
+    });
     expect(first.items[0]!.bank?.reference).toMatch(/^OBM-/);
     expect(first.items[2]).toMatchObject({
       state: 'declined',
@@ -103,15 +111,16 @@ describe.each(ENGINES)('GET /api/deposit/history and /api/payment/history (%s)',
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toBe('attachment; filename="deposit-history.csv"');
     const lines = res.body.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('id,created_at,ps,currency,amount,fee,receive,state,reason');
+    expect(lines[0]).toBe('id,created_at,system,currency,amount,fee,receive,state,reason');
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain(`${ids.declined},`);
+    expect(lines[1]).toContain(',Банковская карта (песочница),RUB,200.00,');
     expect(lines[1]).toContain(',declined,Платёжная система отклонила платёж.');
     const purchases = await get(alice, '/api/payment/history?format=csv');
     expect(purchases.headers['content-disposition']).toBe('attachment; filename="payment-history.csv"');
     const [header, row] = purchases.body.trimEnd().split('\r\n');
-    expect(header).toBe('id,created_at,ps,currency,amount,fee,buy,buy_receive,rate,state,reason');
-    expect(row).toMatch(new RegExp(`^${ids.purchase},.*,sandbox-card,USD,100.00,2.50,BTC,0\\.\\d{8},[\\d.]+,credited,$`));
+    expect(header).toBe('id,created_at,system,currency,amount,fee,buy,buy_receive,rate,state,reason');
+    expect(row).toMatch(new RegExp(`^${ids.purchase},.*,Bank card \\(sandbox\\),USD,100.00,2.50,BTC,0\\.\\d{8},[\\d.]+,credited,$`));
   });
 
   it("shows only the caller's payments; another user's payment answers like a missing one", async () => {
