@@ -9,6 +9,8 @@ import { BASE_URL, islandsReady, signUp, toMinor, walletBalance } from './helper
  */
 for (const locale of ['ru', 'en'] as const) {
   test(`buys BTC with a card through the hosted page; the balance grows (${locale})`, async ({ page, context }) => {
+    // Sign-up, three pages and the hosted card page: more than the default 30 s on a busy machine.
+    test.setTimeout(90_000);
     await context.addCookies([{ name: 'i18n_redirected', value: locale, url: BASE_URL }]);
     await signUp(page, { prefix: `purchase-${locale}` });
     await page.goto('/purchase?currency=BTC');

@@ -134,9 +134,9 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
           </span>
         )}
       </label>
-      <dl className="xf-terms" data-testid="purchase-quote" data-state={quoteState} aria-live="polite">
+      <div data-testid="purchase-quote" data-state={quoteState} aria-live="polite">
         {check?.ok && check.quote && (
-          <>
+          <dl className="xf-terms">
             <div>
               <dt>{t('purchase.fee')}</dt>
               <dd data-testid="purchase-fee">{displayMoney(check.fee ?? '0', option.currency, locale)}</dd>
@@ -148,16 +148,16 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
             <div>
               <dt>{t('purchase.rate')}</dt>
               <dd data-testid="purchase-rate">
-                ≈ {displayPairRate({ src: option.currency, dst: buy, rate: check.quote.rate, rate_inverse: check.quote.rate_inverse }, locale)}
+                {displayPairRate({ src: option.currency, dst: buy, rate: check.quote.rate, rate_inverse: check.quote.rate_inverse }, locale)}
               </dd>
             </div>
             <div>
               <dt>{t('purchase.receive')}</dt>
               <dd data-testid="purchase-receive">{displayMoney(check.quote.receive, buy, locale)}</dd>
             </div>
-          </>
+          </dl>
         )}
-      </dl>
+      </div>
       <p className="field-hint">{t('purchase.quote_note')}</p>
       <button className="btn btn-primary" type="submit" disabled={busy} data-testid="purchase-submit">
         {busy ? t('purchase.sending') : t('purchase.submit')}

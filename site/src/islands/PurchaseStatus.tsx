@@ -71,9 +71,9 @@ function PurchaseStatusBody({ url, locale }: Omit<TProps, 'messages'>) {
         : '';
   const money = (amount: string, currency: string) => displayMoney(amount, currency, locale);
   return (
-    <div className="wd-status" data-testid="purchase-status" data-state={payment.state} data-outcome={quote?.outcome ?? ''}>
+    <div className="pu-status" data-testid="purchase-status" data-state={payment.state} data-outcome={quote?.outcome ?? ''}>
       <p className="pu-outcome" role="status" data-testid="purchase-outcome">
-        {outcome || (payment.reason ? t(payment.reason) : open ? t('purchase.waiting') : '')}
+        {outcome || (payment.reason ? t(payment.reason) : payment.state === 'created' ? t('purchase.pay_prompt') : open ? t('purchase.waiting') : '')}
       </p>
       <dl className="xf-terms">
         <div>
