@@ -54,8 +54,9 @@ export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {
   // Generous database waits: a test machine under load must not turn a slow moment into a 503.
   const waits = { DB_CONNECT_TIMEOUT_MS: '30000', DB_STATEMENT_TIMEOUT_MS: '30000' };
   // Cheap password hashes: a sign-up and the demo account of every fresh database each cost a
-  // full OWASP scrypt (~0.4 s of a core) otherwise. security.test.ts checks the production cost.
-  const cost = { PASSWORD_SCRYPT_LN: String(TEST_SCRYPT_LN) };
+  // full OWASP scrypt (~0.4 s of a core) otherwise. security.test.ts checks the production cost;
+  // an app built as production or development keeps it (the config refuses less there).
+  const cost = (overrides.NODE_ENV ?? 'test') === 'test' ? { PASSWORD_SCRYPT_LN: String(TEST_SCRYPT_LN) } : {};
   return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ...waits, ...cost, ...overrides });
 }
 

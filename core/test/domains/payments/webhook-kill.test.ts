@@ -35,7 +35,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a webhook and kill -9 of the co
   let user: TFixtureUser;
   let deposit: TDepositRow;
   let core: TCoreProcess | undefined;
-  const env = () => ({ DATABASE_URL: ctx.url!, NODE_ENV: 'development', PASSWORD_SCRYPT_LN: '17', WEBHOOK_SECRET_SANDBOX_CARD: SECRET });
+  const env = () => ({ DATABASE_URL: ctx.url!, NODE_ENV: 'development', WEBHOOK_SECRET_SANDBOX_CARD: SECRET });
   beforeAll(async () => {
     ctx = await openTestDb('postgres', 4);
     await migrate(ctx.db);
