@@ -94,7 +94,7 @@ export default defineConfig({
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
       // Every browser comes from 127.0.0.1: the specs' sign-ups together exceed one address's hourly limit.
-      RATE_LIMIT_FACTOR: '3',
+      RATE_LIMIT_FACTOR: '10',
       // Mailed links (core PUBLIC_URL) point at this test server; the BFF accepts it as an origin.
       PUBLIC_URL: baseURL,
     },

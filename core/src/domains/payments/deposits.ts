@@ -374,12 +374,8 @@ export async function openDeposit(
   await consumeRateLimit(db, 'deposit_create_user', userId);
   const { system, currency } = assessed.entry;
   const bank = system.provider === 'sandbox-bank';
-  // Over the deposit limits of the user's level: refused. The user's row serialises their deposits, so two at once cannot both fit.
   const row = await db.transaction(async (tx) => {
-    await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
-    const limits = await limitState(tx, userId, level, now, 'deposit');
-    const refusal = limitError(limits, await limitValue(tx, currency.code, assessed.amount, limits.currency), 'deposit');
-    if (refusal) throw refusal;
+    await refuseOverDepositLimits(tx, userId, level, now, currency.code, assessed.amount);
     return createDeposit(tx, {
       userId,
       provider: system.provider,
@@ -392,6 +388,18 @@ export async function openDeposit(
     });
   });
   return { status: 'ok', payment: await paymentView(db, row), address: null };
+}
+
+/**
+ * Over the deposit limits of the user's level (deposits and purchases count): refused. Takes the
+ * user's row lock, so two payments opened at once cannot both fit; call it in the transaction
+ * that inserts the payment.
+ */
+export async function refuseOverDepositLimits(tx: Queryable, userId: string, level: number, now: Date, currency: string, amount: bigint): Promise<void> {
+  await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+  const limits = await limitState(tx, userId, level, now, 'deposit');
+  const refusal = limitError(limits, await limitValue(tx, currency, amount, limits.currency), 'deposit');
+  if (refusal) throw refusal;
 }
 
 /** The payment id in what `check` is given: the payment's page URL (…?payment=<id>), or the id itself. */

@@ -7,7 +7,7 @@ import { quoteFromPay, type TQuoteAmounts } from '../rates/quote.ts';
 import type { RateSource } from '../rates/source.ts';
 import { TableRateSource } from '../rates/source.ts';
 import { assessPayment, listPaymentSystems, type TPaymentAssessment } from './catalogue.ts';
-import { DEPOSIT_COLUMNS, DEPOSIT_LIFETIME_MS, paymentView, userLevel, type TDepositRow } from './deposits.ts';
+import { DEPOSIT_COLUMNS, DEPOSIT_LIFETIME_MS, paymentView, refuseOverDepositLimits, userLevel, type TDepositRow } from './deposits.ts';
 
 /** A purchase's quote holds this long: the card page, 3-D Secure included, fits in it. */
 export const PURCHASE_QUOTE_TTL_MS = 10 * 60_000;
@@ -95,38 +95,44 @@ export async function openPurchase(
   body: TPurchaseBody,
   now: Date,
 ): Promise<{ status: 'ok'; payment: TDepositPayment; quote: TPurchaseQuote }> {
-  const { assessed, buy, quote } = await quotePurchase(db, rates, await userLevel(db, userId), body);
+  const level = await userLevel(db, userId);
+  const { assessed, buy, quote } = await quotePurchase(db, rates, level, body);
   const { system, currency } = assessed.entry;
-  const [row] = await db.query<TDepositRow>(
-    `INSERT INTO payments (direction, provider, system_id, user_id, currency, amount, fee, expires_at, created_at, updated_at)
-     VALUES ('purchase', $1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${DEPOSIT_COLUMNS}`,
-    [
-      system.provider,
-      system.id,
-      userId,
-      currency.code,
-      assessed.amount.toString(),
-      assessed.fee.toString(),
-      new Date(now.getTime() + DEPOSIT_LIFETIME_MS),
-      now,
-    ],
-  );
-  const [purchase] = await db.query<TPurchaseRow>(
-    `INSERT INTO purchases (payment_id, buy_currency, pay, pair_fee, spent, remainder, receive, rate, quote_expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-    [
-      row!.id,
-      buy.code,
-      quote.pay.toString(),
-      quote.fee.toString(),
-      quote.spent.toString(),
-      quote.remainder.toString(),
-      quote.receive.toString(),
-      quote.rate,
-      new Date(now.getTime() + PURCHASE_QUOTE_TTL_MS),
-    ],
-  );
-  return { status: 'ok', payment: await paymentView(db, row!, buy.code), quote: await quoteView(db, purchase!) };
+  // The payment and its locked quote together or not at all, within the deposit limits.
+  const { row, purchase } = await db.transaction(async (tx) => {
+    await refuseOverDepositLimits(tx, userId, level, now, currency.code, assessed.amount);
+    const [row] = await tx.query<TDepositRow>(
+      `INSERT INTO payments (direction, provider, system_id, user_id, currency, amount, fee, expires_at, created_at, updated_at)
+       VALUES ('purchase', $1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${DEPOSIT_COLUMNS}`,
+      [
+        system.provider,
+        system.id,
+        userId,
+        currency.code,
+        assessed.amount.toString(),
+        assessed.fee.toString(),
+        new Date(now.getTime() + DEPOSIT_LIFETIME_MS),
+        now,
+      ],
+    );
+    const [purchase] = await tx.query<TPurchaseRow>(
+      `INSERT INTO purchases (payment_id, buy_currency, pay, pair_fee, spent, remainder, receive, rate, quote_expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+      [
+        row!.id,
+        buy.code,
+        quote.pay.toString(),
+        quote.fee.toString(),
+        quote.spent.toString(),
+        quote.remainder.toString(),
+        quote.receive.toString(),
+        quote.rate,
+        new Date(now.getTime() + PURCHASE_QUOTE_TTL_MS),
+      ],
+    );
+    return { row: row!, purchase: purchase! };
+  });
+  return { status: 'ok', payment: await paymentView(db, row, buy.code), quote: await quoteView(db, purchase) };
 }
 
 /** The purchase part of a payment (check and history show it). */

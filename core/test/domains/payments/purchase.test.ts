@@ -119,4 +119,23 @@ describe.each(ENGINES)('purchase: buy a currency by card (%s)', (engine) => {
       (await call(ctx.app, '/api/purchase/integration_json', { payload: { ps: 'sandbox-card', currency: 'USD', buy: 'BTC', amount: '10' } })).statusCode,
     ).toBe(401);
   });
+
+  it('counts against the deposit limits of the verification level: over them, refused and nothing opened', async () => {
+    const newcomer = await createFixtureUser(ctx.db); // level 0: 1 000 USD per 24 hours
+    const open = (amount: string) =>
+      call(ctx.app, '/api/purchase/integration_json', {
+        token: newcomer.token,
+        locale: 'en',
+        payload: { ps: 'sandbox-card', currency: 'USD', buy: 'BTC', amount },
+      });
+    expect((await open('900')).statusCode).toBe(200);
+    const over = await open('200');
+    expect(over.statusCode).toBe(422);
+    expect(over.json()).toMatchObject({ code: 'deposit_limit_exceeded', fields: { amount: "Above your level's limit" } });
+    const rows = await ctx.db.query<{ n: number; quotes: number }>(
+      `SELECT count(*)::int AS n, count(q.payment_id)::int AS quotes FROM payments p LEFT JOIN purchases q ON q.payment_id = p.id WHERE p.user_id = $1`,
+      [newcomer.id],
+    );
+    expect(rows[0]).toEqual({ n: 1, quotes: 1 });
+  });
 });
