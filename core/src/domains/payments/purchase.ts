@@ -1,5 +1,5 @@
 import { formatAmount, type TDepositPayment, type TPaymentSystem, type TPurchaseBody, type TPurchaseQuote } from '@obmen/shared';
-import type { Queryable } from '../../db/index.ts';
+import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { moneyError } from '../../money-errors.ts';
 import { currencies, enabledCurrency, type TCurrency } from '../currencies/service.ts';
@@ -89,7 +89,7 @@ export async function quotePurchase(
  * with the hosted card page to pay on. No money moves until the provider says paid.
  */
 export async function openPurchase(
-  db: Queryable,
+  db: Db,
   rates: RateSource,
   userId: string,
   body: TPurchaseBody,
@@ -101,7 +101,7 @@ export async function openPurchase(
   // The payment and its locked quote together or not at all, within the deposit limits.
   const { row, purchase } = await db.transaction(async (tx) => {
     await refuseOverDepositLimits(tx, userId, level, now, currency.code, assessed.amount);
-    const [row] = await tx.query<TDepositRow>(
+    const [opened] = await tx.query<TDepositRow>(
       `INSERT INTO payments (direction, provider, system_id, user_id, currency, amount, fee, expires_at, created_at, updated_at)
        VALUES ('purchase', $1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${DEPOSIT_COLUMNS}`,
       [
@@ -115,11 +115,11 @@ export async function openPurchase(
         now,
       ],
     );
-    const [purchase] = await tx.query<TPurchaseRow>(
+    const [locked] = await tx.query<TPurchaseRow>(
       `INSERT INTO purchases (payment_id, buy_currency, pay, pair_fee, spent, remainder, receive, rate, quote_expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
       [
-        row!.id,
+        opened!.id,
         buy.code,
         quote.pay.toString(),
         quote.fee.toString(),
@@ -130,7 +130,7 @@ export async function openPurchase(
         new Date(now.getTime() + PURCHASE_QUOTE_TTL_MS),
       ],
     );
-    return { row: row!, purchase: purchase! };
+    return { row: opened!, purchase: locked! };
   });
   return { status: 'ok', payment: await paymentView(db, row, buy.code), quote: await quoteView(db, purchase) };
 }
