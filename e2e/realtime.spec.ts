@@ -9,6 +9,21 @@ import { DEMO, headerBalance, logIn, signUp } from './helpers.ts';
  */
 const SIGNED_OUT = { storageState: { cookies: [], origins: [] } };
 
+/**
+ * Resolves when the page's /ws socket says hello (the BFF and the core have accepted it). The
+ * frame listener is attached as the socket opens: hello can arrive before page.goto() returns.
+ */
+function helloOf(page: Page): Promise<void> {
+  return new Promise((resolve) => {
+    page.on('websocket', (ws) => {
+      if (new URL(ws.url()).pathname !== '/ws') return;
+      ws.on('framereceived', (frame) => {
+        if (String(frame.payload).includes('"hello"')) resolve();
+      });
+    });
+  });
+}
+
 async function markPage(page: Page) {
   await page.evaluate(() => ((window as unknown as { __e2eMark: number }).__e2eMark = 1));
 }
@@ -21,11 +36,9 @@ test('a transfer from A moves B’s header balance live, without a reload', asyn
   await logIn(pageA, DEMO.email, DEMO.password);
   const recipient = await signUp(pageB, { prefix: 'realtime' });
 
-  const socketOpen = pageB.waitForEvent('websocket', (ws) => new URL(ws.url()).pathname === '/ws');
+  const hello = helloOf(pageB);
   await pageB.goto('/exchanges');
-  const socket = await socketOpen;
-  // The socket says hello once the BFF and the core have accepted it.
-  await socket.waitForEvent('framereceived', (frame) => String(frame.payload).includes('"hello"'));
+  await hello;
   const before = await headerBalance(pageB);
   await markPage(pageB);
 
@@ -64,9 +77,9 @@ test('a withdrawal that moves changes on an open status and history page, withou
   const history = await context.newPage();
   await history.goto('/history/withdraw');
   await expect(history.locator(`[data-testid="history-row"][data-id="${id}"]`)).toHaveAttribute('data-status', 'requested');
-  const socketOpen = page.waitForEvent('websocket', (ws) => new URL(ws.url()).pathname === '/ws');
+  const hello = helloOf(page);
   await page.goto('/withdraw');
-  await (await socketOpen).waitForEvent('framereceived', (frame) => String(frame.payload).includes('"hello"'));
+  await hello;
   const status = page.locator(`[data-testid="withdraw-status"][data-id="${id}"]`);
   await expect(status).toHaveAttribute('data-state', 'requested');
   await markPage(page);

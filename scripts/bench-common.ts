@@ -21,6 +21,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TLoadOptions, TLoadResult } from './bench-load.ts';
+import { BFF_NODE_ARGS, BFF_SCRIPT } from './supervise.ts';
 
 export const root = join(import.meta.dirname, '..');
 
@@ -236,7 +237,9 @@ export async function startServer(spec: TServerSpec): Promise<TServer> {
   const port = spec.port ?? (await freePort());
   const env: NodeJS.ProcessEnv = { ...process.env, ...spec.env, PORT: String(port), HOST: '127.0.0.1' };
   for (const name of ['DATABASE_URL', 'UPSTREAM_URL']) if (!(name in spec.env)) delete env[name];
-  const [command, args] = pinned(SERVER_CPU, process.execPath, [...(spec.nodeArgs ?? []), spec.script], spec.pin ?? canPin);
+  // The BFF runs with the flags start.ts gives it.
+  const flags = [...(spec.script === BFF_SCRIPT ? BFF_NODE_ARGS : []), ...(spec.nodeArgs ?? [])];
+  const [command, args] = pinned(SERVER_CPU, process.execPath, [...flags, spec.script], spec.pin ?? canPin);
   // The very entry stopProcess() looks for.
   const server: TServer = Object.assign(startProcess(spec.name, command, args, env), { url: `http://127.0.0.1:${port}`, port });
   await waitForHealth(server.url + spec.health, server);

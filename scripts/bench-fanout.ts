@@ -6,7 +6,7 @@
  * Servers: a fresh PostgreSQL database (beside BENCH_DATABASE_URL or TEST_DATABASE_URL), one
  * core and one BFF as child processes (bench-common.ts). Users: BENCH_FANOUT_USERS (200) with a
  * session each; socket i belongs to user i mod users. The bench itself writes the events, as
- * the core would: BENCH_FANOUT_ROUNDS (20) rounds, each one transaction recording one event per
+ * the core would: BENCH_FANOUT_ROUNDS (100) rounds, each one transaction recording one event per
  * user (event_record()) and one pg_notify naming them; each event carries its send time, so
  * every socket measures the latency of every message. Then it waits until every socket got
  * every event of its user (or 15 s pass without progress: the rest count as lost).
@@ -16,19 +16,26 @@
  * BFF process with all sockets open and idle, divided by their number). Targets: the relay
  * reaches at least 0.8x the direct messages/s, under 20 KB per idle socket, 0 lost.
  *
+ * A pass of 20 rounds lasted about a second, and one pass of each path moved the ratio between
+ * 0.5x and 1.5x from run to run on a quiet machine. A pass is therefore 100 rounds, and the paths run interleaved
+ * BENCH_FANOUT_REPEATS times (direct, BFF, direct, BFF …; a fresh BFF process for each BFF pass,
+ * so each memory figure starts from an empty process), and the table gives the medians, with
+ * each pass's ratio beside them.
+ *
  *   node scripts/bench-fanout.ts          (or BENCH_SUITES=fanout pnpm bench)
  *
- * Knobs: BENCH_FANOUT_SOCKETS, BENCH_FANOUT_USERS, BENCH_FANOUT_ROUNDS, BENCH_FANOUT_OUT
+ * Knobs: BENCH_FANOUT_SOCKETS, BENCH_FANOUT_USERS, BENCH_FANOUT_ROUNDS, BENCH_FANOUT_REPEATS (5), BENCH_FANOUT_OUT
  * (bench-fanout-results.json), SITE_DIST. Exit status 1 when a message was lost.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { QUIET, cpuSeconds, envNumber, loadAverage, rssBytes, root, startServer, stopProcess, type TServer } from './bench-common.ts';
+import { QUIET, cpuSeconds, envNumber, loadAverage, median, rssBytes, root, startServer, stopProcess, type TServer } from './bench-common.ts';
 import { freshDatabase } from './bench-money.ts';
 
 const SOCKETS = envNumber('BENCH_FANOUT_SOCKETS', 2000, { min: 1 });
 const USERS = envNumber('BENCH_FANOUT_USERS', 200, { min: 1 });
-const ROUNDS = envNumber('BENCH_FANOUT_ROUNDS', 20, { min: 1 });
+const ROUNDS = envNumber('BENCH_FANOUT_ROUNDS', 100, { min: 1 });
+const REPEATS = envNumber('BENCH_FANOUT_REPEATS', 5, { min: 1 });
 const log = (message: string) => console.error(`[bench-fanout] ${message}`);
 
 type TPathResult = {
@@ -48,6 +55,8 @@ type TPathResult = {
    * the machine, so two runs compare even when the load average differs.
    */
   serverCpuUsPerMessage: number | null;
+  /** The core's part of serverCpuUsPerMessage. */
+  coreCpuUsPerMessage: number | null;
 };
 
 type TClient = { ws: WebSocket; user: number; got: number };
@@ -129,6 +138,7 @@ async function run(
   const sorted = [...userIds].sort((a, b) => Number(a) - Number(b));
   const serverCpu = () => (cpuSeconds(core.pid) ?? Number.NaN) + (path === 'bff' ? (cpuSeconds(bff.pid) ?? Number.NaN) : 0);
   const cpuBefore = serverCpu();
+  const coreBefore = cpuSeconds(core.pid) ?? Number.NaN;
   const startedAt = Date.now();
   try {
     for (let round = 0; round < ROUNDS; round++) {
@@ -151,6 +161,7 @@ async function run(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const cpuUsed = serverCpu() - cpuBefore;
+  const coreUsed = (cpuSeconds(core.pid) ?? Number.NaN) - coreBefore;
   for (const ws of sockets) ws.close();
   latencies.sort((a, b) => a - b);
   const seconds = Math.max(0.001, (lastAt - startedAt) / 1000);
@@ -165,6 +176,7 @@ async function run(
     p99Ms: percentile(latencies, 99),
     bytesPerIdleSocket: rssBefore !== null && rssIdle !== null ? Math.round((rssIdle - rssBefore) / SOCKETS) : null,
     serverCpuUsPerMessage: Number.isFinite(cpuUsed) && received ? Math.round((cpuUsed * 1e6) / received) : null,
+    coreCpuUsPerMessage: Number.isFinite(coreUsed) && received ? Math.round((coreUsed * 1e6) / received) : null,
   };
   log(`${path}: ${JSON.stringify(result)}`);
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -201,16 +213,25 @@ export async function runFanoutBench(): Promise<TPathResult[]> {
       health: '/api/health',
       pin: false,
     });
-    bff = await startServer({
-      name: 'bff',
-      script: 'bff/src/server.ts',
-      env: { ...QUIET, UPSTREAM_URL: core.url, SITE_DIST: siteDist, WS_MAX_BUFFERED_BYTES: String(4 * 1024 * 1024) },
-      health: '/local/healthcheck',
-      pin: false,
-    });
-    const direct = await run('direct', core, bff, tokens, userIds, database);
-    const relayed = await run('bff', core, bff, tokens, userIds, database);
-    return [direct, relayed];
+    const upstream = core.url;
+    const startBff = () =>
+      startServer({
+        name: 'bff',
+        script: 'bff/src/server.ts',
+        env: { ...QUIET, UPSTREAM_URL: upstream, SITE_DIST: siteDist, WS_MAX_BUFFERED_BYTES: String(4 * 1024 * 1024) },
+        health: '/local/healthcheck',
+        nodeArgs: process.env.BENCH_FANOUT_BFF_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
+        pin: false,
+      });
+    const results: TPathResult[] = [];
+    for (let pass = 0; pass < REPEATS; pass++) {
+      bff = await startBff();
+      results.push(await run('direct', core, bff, tokens, userIds, database));
+      results.push(await run('bff', core, bff, tokens, userIds, database));
+      await stopProcess(bff);
+      bff = null;
+    }
+    return results;
   } finally {
     await stopProcess(bff);
     await stopProcess(core);
@@ -218,19 +239,45 @@ export async function runFanoutBench(): Promise<TPathResult[]> {
   }
 }
 
-export function fanoutTable(results: TPathResult[]): string {
-  const direct = results.find((r) => r.path === 'direct')!;
+/** The medians of a path's passes (lost: their sum). */
+function medianOf(passes: TPathResult[]): TPathResult {
+  const mid = (pick: (r: TPathResult) => number | null) => {
+    const values = passes.map(pick).filter((v): v is number => v !== null);
+    return values.length ? Math.round(median(values)) : null;
+  };
+  return {
+    ...passes[0]!,
+    expected: passes.reduce((sum, r) => sum + r.expected, 0),
+    received: passes.reduce((sum, r) => sum + r.received, 0),
+    lost: passes.reduce((sum, r) => sum + r.lost, 0),
+    messagesPerSecond: mid((r) => r.messagesPerSecond)!,
+    p50Ms: mid((r) => r.p50Ms)!,
+    p99Ms: mid((r) => r.p99Ms)!,
+    bytesPerIdleSocket: mid((r) => r.bytesPerIdleSocket),
+    serverCpuUsPerMessage: mid((r) => r.serverCpuUsPerMessage),
+    coreCpuUsPerMessage: mid((r) => r.coreCpuUsPerMessage),
+  };
+}
+
+export function fanoutTable(passes: TPathResult[]): string {
+  const direct = medianOf(passes.filter((r) => r.path === 'direct'));
+  const relayed = medianOf(passes.filter((r) => r.path === 'bff'));
+  const each = passes
+    .filter((r) => r.path === 'bff')
+    .map((r, i) => (r.messagesPerSecond / Math.max(1, passes.filter((d) => d.path === 'direct')[i]!.messagesPerSecond)).toFixed(2));
   return [
-    '| Path | sockets | messages | messages/s | vs direct | p50 ms | p99 ms | lost | BFF KB per idle socket | server CPU µs per message | target |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-    ...results.map((r) => {
+    `Medians of ${each.length} interleaved passes per path (messages: all passes); the BFF's messages/s over the direct pass just before it, pass by pass: ${each.join('x, ')}x`,
+    '',
+    '| Path | sockets | messages | messages/s | vs direct | p50 ms | p99 ms | lost | BFF KB per idle socket | server CPU µs per message | of which core | target |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...[direct, relayed].map((r) => {
       const ratio = r.messagesPerSecond / Math.max(1, direct.messagesPerSecond);
       const kb = r.bytesPerIdleSocket === null ? '-' : (r.bytesPerIdleSocket / 1024).toFixed(1);
       const target =
         r.path === 'bff'
           ? `>= 0.8x direct (${ratio >= 0.8 ? 'met' : 'MISSED'}), < 20 KB/socket (${(r.bytesPerIdleSocket ?? 0) < 20 * 1024 ? 'met' : 'MISSED'}), 0 lost`
           : '0 lost';
-      return `| ${r.path === 'bff' ? 'through the BFF /ws' : 'straight from the core'} | ${r.sockets} | ${r.received} | ${r.messagesPerSecond} | ${ratio.toFixed(2)}x | ${r.p50Ms} | ${r.p99Ms} | ${r.lost} | ${kb} | ${r.serverCpuUsPerMessage ?? '-'} | ${target} |`;
+      return `| ${r.path === 'bff' ? 'through the BFF /ws' : 'straight from the core'} | ${r.sockets} | ${r.received} | ${r.messagesPerSecond} | ${ratio.toFixed(2)}x | ${r.p50Ms} | ${r.p99Ms} | ${r.lost} | ${kb} | ${r.serverCpuUsPerMessage ?? '-'} | ${r.coreCpuUsPerMessage ?? '-'} | ${target} |`;
     }),
   ].join('\n');
 }
@@ -243,7 +290,7 @@ if (import.meta.main) {
   const out = process.env.BENCH_FANOUT_OUT ?? join(root, 'bench-fanout-results.json');
   writeFileSync(
     out,
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, sockets: SOCKETS, users: USERS, rounds: ROUNDS, results }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, sockets: SOCKETS, users: USERS, rounds: ROUNDS, repeats: REPEATS, results }, null, 2)}\n`,
   );
   log(`figures written to ${out}`);
   process.exit(results.some((r) => r.lost > 0) ? 1 : 0);

@@ -6,7 +6,7 @@
  *   HOST (127.0.0.1) where the BFF listens: set HOST=0.0.0.0 to open it to the network (the
  *   development helpers /api/dev/* and /dev/* still answer loopback clients only).
  */
-import { loadDotEnv, supervise, waitForHealth } from './supervise.ts';
+import { BFF_NODE_ARGS, BFF_SCRIPT, loadDotEnv, supervise, waitForHealth } from './supervise.ts';
 
 loadDotEnv();
 const corePort = process.env.CORE_PORT ?? '4000';
@@ -36,7 +36,7 @@ try {
   // Loopback unless asked: a development start must not be reachable from the network by default.
   const host = process.env.HOST ?? '127.0.0.1';
   const port = process.env.PORT ?? '3000';
-  supervisor.run('bff', ['bff/src/server.ts'], { UPSTREAM_URL: upstream, HOST: host });
+  supervisor.run('bff', [...BFF_NODE_ARGS, BFF_SCRIPT], { UPSTREAM_URL: upstream, HOST: host });
   await waitForHealth(`http://127.0.0.1:${port}/local/healthcheck`, HEALTH_WAIT_MS);
   console.log(
     `[start] Obmen is up at http://${host.includes(':') ? `[${host}]` : host}:${port} (HOST=${host}); development helpers answer loopback clients only`,

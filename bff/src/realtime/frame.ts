@@ -20,7 +20,27 @@ export function frameText(data: Buffer): Buffer {
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
-/** Writes a frame made by frameText to an open socket. */
+/** Sockets written to in this turn of the event loop: corked until it ends. */
+const corked = new Set<Socket>();
+
+function uncorkAll(): void {
+  for (const tcp of corked) tcp.uncork();
+  corked.clear();
+}
+
+/**
+ * Writes a frame made by frameText to an open socket. The socket stays corked until the end of
+ * this turn of the event loop (setImmediate), so that the frames one turn gives a socket (a busy
+ * link hands over several messages in one read) leave in one write, not one system call each.
+ * Whatever ws writes meanwhile (a pong, a close frame) queues behind them in the same stream, in
+ * order; end() sends what is corked.
+ */
 export function writeFrame(socket: WebSocket, frame: Buffer): void {
-  (socket as unknown as { _socket: Socket })._socket.write(frame);
+  const tcp = (socket as unknown as { _socket: Socket })._socket;
+  if (!corked.has(tcp)) {
+    if (!corked.size) setImmediate(uncorkAll);
+    tcp.cork();
+    corked.add(tcp);
+  }
+  tcp.write(frame);
 }

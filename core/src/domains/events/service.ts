@@ -58,17 +58,31 @@ export const READ_BATCH = 500;
  * `since` beyond the user's newest is "future"; a gap no longer kept is "resync".
  */
 export async function readEvents(db: Queryable, userId: string, since: number): Promise<TReplay> {
-  const rows = await db.query<{ seq: string; type: string; payload: unknown; last: string }>(
-    `SELECT e.seq::text AS seq, e.type, e.payload, s.seq::text AS last
-     FROM (SELECT coalesce((SELECT seq FROM event_seqs WHERE user_id = $1), 0) AS seq) s
-     LEFT JOIN LATERAL (SELECT seq, type, payload FROM events WHERE user_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) e ON true`,
-    [userId, since, READ_BATCH],
+  return (await readEventsOf(db, [{ userId, since }]))[0]!;
+}
+
+/** readEvents for several readers at once, in one query (the realtime hub's deliveries); answers in order. */
+export async function readEventsOf(db: Queryable, readers: ReadonlyArray<{ userId: string; since: number }>): Promise<TReplay[]> {
+  const rows = await db.query<{ n: string; seq: string | null; type: string; payload: unknown; last: string }>(
+    `SELECT r.n::text AS n, e.seq::text AS seq, e.type, e.payload, coalesce(s.seq, 0)::text AS last
+     FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS r(user_id, since, n)
+     LEFT JOIN event_seqs s ON s.user_id = r.user_id
+     LEFT JOIN LATERAL (SELECT seq, type, payload FROM events WHERE user_id = r.user_id AND seq > r.since ORDER BY seq LIMIT $3) e ON true
+     ORDER BY r.n, e.seq`,
+    [readers.map((r) => r.userId), readers.map((r) => r.since), READ_BATCH],
   );
-  const last = Number(rows[0]?.last ?? 0);
-  if (since > last) return { kind: 'future', last };
-  const events = rows.filter((row) => row.seq !== null).map((row) => ({ seq: Number(row.seq), type: row.type, payload: row.payload }));
-  if (since < last && events[0]?.seq !== since + 1) return { kind: 'resync', last };
-  return { kind: 'events', events, last };
+  const byReader = readers.map(() => ({ last: 0, events: [] as TStoredEvent[] }));
+  for (const row of rows) {
+    const read = byReader[Number(row.n) - 1]!;
+    read.last = Number(row.last);
+    if (row.seq !== null) read.events.push({ seq: Number(row.seq), type: row.type, payload: row.payload });
+  }
+  return readers.map(({ since }, i): TReplay => {
+    const { last, events } = byReader[i]!;
+    if (since > last) return { kind: 'future', last };
+    if (since < last && events[0]?.seq !== since + 1) return { kind: 'resync', last };
+    return { kind: 'events', events, last };
+  });
 }
 
 /** The newest sequence number of each user (0: none yet). */

@@ -4,7 +4,7 @@ import { findSession } from '../auth/sessions.ts';
 import { listOpenNotifications } from '../notifications/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import type { TBusMessage } from './bus.ts';
-import { READ_BATCH, lastSequences, readEvents } from '../events/service.ts';
+import { READ_BATCH, lastSequences, readEventsOf } from '../events/service.ts';
 
 /**
  * The core's side of the realtime stream: the BFFs' subscriptions (one per browser socket),
@@ -12,8 +12,8 @@ import { READ_BATCH, lastSequences, readEvents } from '../events/service.ts';
  *
  * A subscription is made with the browser's session token (the core owns sessions) and the
  * last sequence number the browser has; it remembers the last one sent. On a bus notice for a
- * user, the hub reads that user's events after the oldest `last` of its subscriptions (one user
- * at a time, never two reads of one user at once), fills in the payloads left null (wallets,
+ * user, the hub reads that user's events after the `last` of its subscriptions (one delivery at a
+ * time, for every user with news, in one query), fills in the payloads left null (wallets,
  * notifications), and sends each subscription what comes after its own `last`. The same events
  * for several subscriptions of one user go in one message.
  *
@@ -34,6 +34,9 @@ export type TLink = { send(message: TLinkMessage, body?: string): void; subs: Ma
 /** `last`: the user's newest event sent; `seen`: the newest change for everyone sent (content_version). */
 type TSub = { link: TLink; sub: number; userId: string; sessionId: string; locale: TLocale; last: number; seen: number };
 
+/** Users whose events one delivery reads (one query), at most. */
+const DELIVER_USERS = 200;
+
 /** Event types whose null payload is filled in at delivery. */
 const HYDRATED = new Set(['wallets', 'notifications']);
 
@@ -44,7 +47,9 @@ export type THub = ReturnType<typeof createHub>;
 export function createHub(db: Db, log: TLog) {
   const byUser = new Map<string, Set<TSub>>();
   const links = new Set<TLink>();
-  const pumping = new Map<string, { again: boolean }>();
+  /** Users with news not delivered yet, and whether a delivery is running. */
+  const waiting = new Set<string>();
+  let delivering = false;
   let idle: Promise<void> = Promise.resolve();
   /** The newest content_version broadcast to every subscription behind it. */
   let everyone = 0;
@@ -86,19 +91,31 @@ export function createHub(db: Db, log: TLog) {
     return out;
   }
 
-  async function deliver(userId: string): Promise<boolean> {
-    const subs = byUser.get(userId);
-    if (!subs?.size) return false;
-    // Subscriptions at the same point and in the same locale get one message.
-    const groups = new Map<string, TSub[]>();
-    for (const sub of subs) {
-      const key = `${sub.last}:${sub.locale}`;
-      groups.set(key, [...(groups.get(key) ?? []), sub]);
+  /**
+   * Delivers the new events of `userIds`: the events of all of them read in one query (a notice
+   * names every user of a transaction, and a busy core gathers the notices of many). Returns
+   * the users with more to read (a read stopped at READ_BATCH).
+   */
+  async function deliver(userIds: string[]): Promise<string[]> {
+    // Subscriptions of a user at the same point and in the same locale get one message.
+    const groups: TSub[][] = [];
+    for (const userId of userIds) {
+      const byPoint = new Map<string, TSub[]>();
+      for (const sub of byUser.get(userId) ?? []) {
+        const key = `${sub.last}:${sub.locale}`;
+        byPoint.set(key, [...(byPoint.get(key) ?? []), sub]);
+      }
+      groups.push(...byPoint.values());
     }
-    let more = false;
-    for (const group of groups.values()) {
-      const { last, locale } = group[0]!;
-      const read = await readEvents(db, userId, last);
+    if (!groups.length) return [];
+    const reads = await readEventsOf(
+      db,
+      groups.map((group) => ({ userId: group[0]!.userId, since: group[0]!.last })),
+    );
+    const more = new Set<string>();
+    for (const [i, group] of groups.entries()) {
+      const read = reads[i]!;
+      const { userId, locale } = group[0]!;
       const live = group.filter((sub) => sub.link.subs.get(sub.sub) === sub);
       if (!live.length || read.kind === 'future') continue;
       if (read.kind === 'resync') {
@@ -111,9 +128,9 @@ export function createHub(db: Db, log: TLog) {
       const body = JSON.stringify({ type: 'events', events: await hydrate(userId, read.events, locale) } satisfies TSocketMessage);
       for (const [link, ids] of byLink(live)) link.send({ op: 'relay', subs: ids }, body);
       for (const sub of live) sub.last = read.events.at(-1)!.seq;
-      if (read.events.length === READ_BATCH) more = true;
+      if (read.events.length === READ_BATCH) more.add(userId);
     }
-    return more;
+    return [...more];
   }
 
   function byLink(subs: TSub[]): Map<TLink, number[]> {
@@ -122,25 +139,27 @@ export function createHub(db: Db, log: TLog) {
     return out;
   }
 
-  /** Delivers a user's new events; one run per user at a time (a notice meanwhile runs it again). */
+  /**
+   * Delivers users' new events. One delivery runs at a time (so never two reads of one user at
+   * once); the users named meanwhile wait for the next one, all together.
+   */
   function pump(userId: string): void {
-    const running = pumping.get(userId);
-    if (running) {
-      running.again = true;
-      return;
-    }
-    const state = { again: false };
-    pumping.set(userId, state);
+    waiting.add(userId);
+    if (delivering) return;
+    delivering = true;
     const run = (async () => {
       try {
-        do {
-          state.again = false;
-          if (await deliver(userId)) state.again = true;
-        } while (state.again);
-      } catch (err) {
-        log.warn({ err, userId }, 'events: delivery failed (the next check retries)');
+        while (waiting.size) {
+          const users = [...waiting].slice(0, DELIVER_USERS);
+          for (const user of users) waiting.delete(user);
+          try {
+            for (const user of await deliver(users)) waiting.add(user);
+          } catch (err) {
+            log.warn({ err, users: users.length }, 'events: delivery failed (the next check retries)');
+          }
+        }
       } finally {
-        pumping.delete(userId);
+        delivering = false;
       }
     })();
     idle = idle.then(() => run);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, build } from '../../helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
-import { purgeEvents, readEvents, recordEvent } from '../../../src/domains/events/service.ts';
+import { purgeEvents, readEvents, readEventsOf, recordEvent } from '../../../src/domains/events/service.ts';
 import { sendNotification } from '../../../src/domains/notifications/service.ts';
 import { setRate } from '../../../src/domains/rates/service.ts';
 
@@ -116,5 +116,23 @@ describe.each(ENGINES)('events table on %s', (engine) => {
     expect((await readEvents(ctx.db, user.id, 2)).kind).toBe('events');
     // Numbering goes on after a purge.
     expect(await ctx.db.transaction((tx) => recordEvent(tx, user.id, 'unread_msgs', { private: 9, support: 0 }))).toBe(4);
+  });
+
+  it('reads several readers at once, each as it would alone, in the order asked (the hub: one query per delivery)', async () => {
+    const [a, b, none] = [await createFixtureUser(ctx.db), await createFixtureUser(ctx.db), await createFixtureUser(ctx.db)];
+    for (let i = 0; i < 3; i++) await ctx.db.transaction((tx) => recordEvent(tx, a.id, 'unread_msgs', { private: i, support: 0 }));
+    await ctx.db.transaction((tx) => recordEvent(tx, b.id, 'unread_msgs', { private: 7, support: 0 }));
+    const readers = [
+      { userId: b.id, since: 0 },
+      { userId: a.id, since: 1 },
+      { userId: none.id, since: 0 },
+      { userId: a.id, since: 9 },
+      { userId: a.id, since: 3 },
+    ];
+    const together = await readEventsOf(ctx.db, readers);
+    const alone = await Promise.all(readers.map((r) => readEvents(ctx.db, r.userId, r.since)));
+    expect(together).toEqual(alone);
+    expect(together.map((read) => (read.kind === 'events' ? read.events.map((e) => e.seq) : read.kind))).toEqual([[1], [2, 3], [], 'future', []]);
+    expect(await readEventsOf(ctx.db, [])).toEqual([]);
   });
 });
