@@ -7,9 +7,13 @@ CREATE OR REPLACE FUNCTION postings_balanced() RETURNS trigger LANGUAGE plpgsql 
 DECLARE
   v_bad record;
 BEGIN
-  SELECT p.transaction_id, p.currency, sum(p.amount) AS total INTO v_bad
-    FROM postings p WHERE p.transaction_id IN (SELECT DISTINCT n.transaction_id FROM new_postings n)
-    GROUP BY p.transaction_id, p.currency HAVING sum(p.amount) <> 0 LIMIT 1;
+  -- Per transaction touched, its postings by the index (LATERAL): a join of the transition table
+  -- (no statistics) with postings was planned as a scan of all postings, 0.6 ms a deposit at 15k rows.
+  SELECT t.transaction_id, s.currency, s.total INTO v_bad
+    FROM (SELECT DISTINCT n.transaction_id FROM new_postings n) t,
+    LATERAL (SELECT p.currency, sum(p.amount) AS total FROM postings p WHERE p.transaction_id = t.transaction_id
+             GROUP BY p.currency HAVING sum(p.amount) <> 0) s
+    LIMIT 1;
   IF FOUND THEN
     RAISE EXCEPTION 'ledger transaction % does not sum to zero in %: %', v_bad.transaction_id, v_bad.currency, v_bad.total
       USING ERRCODE = 'OB901';

@@ -99,51 +99,80 @@ export type TEventResult = 'credited' | 'pending' | 'declined' | 'unknown_paymen
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A provider's event for a deposit or a purchase, as webhooks.ts hands it over. */
+export type TDepositEventItem = { provider: TPaymentProvider; event: TPaymentWebhookEvent };
+
 /**
- * Applies one provider event to its payment, inside the caller's transaction (the one that
- * recorded the event id). The payment row is locked first, then the ledger accounts (in
- * ledger_post's id order). Anything that does not match the payment exactly moves nothing.
- * A chain event (it names the address) finds or opens the deposit of its transaction.
+ * Applies provider events to their payments, in order, inside the caller's transaction (the one
+ * that recorded the events' ids). The payments named by id are locked first, all in one
+ * statement (ascending id); anything that does not match its payment exactly moves nothing. The
+ * deposits paid are credited together at the end (deposit_credit: their ledger accounts locked
+ * in one statement too), so a gathering of webhooks costs a few statements, not a few per event.
+ * A later event of the same payment sees what an earlier one did to it (the row kept here
+ * follows every change). A chain event (it names the address) finds or opens the deposit of its
+ * transaction and is applied on its own.
  */
-export async function applyDepositEvent(
+export async function applyDepositEvents(
   tx: Queryable,
-  provider: TPaymentProvider,
-  event: TPaymentWebhookEvent,
+  items: TDepositEventItem[],
   now: Date,
-): Promise<{ result: TEventResult; paymentId: string | null }> {
-  if (event.address !== undefined) return applyChainEvent(tx, provider, event, now);
-  if (!UUID.test(event.payment_id)) return { result: 'unknown_payment', paymentId: null };
-  const [payment] = await tx.query<TDepositRow>(`SELECT ${DEPOSIT_COLUMNS} FROM payments WHERE public_id = $1 AND provider = $2 FOR UPDATE`, [
-    event.payment_id,
-    provider,
-  ]);
-  if (!payment) return { result: 'unknown_payment', paymentId: null };
-  return { result: await applyToPayment(tx, payment, event, now), paymentId: payment.id };
+): Promise<Array<{ result: TEventResult; paymentId: string | null }>> {
+  const byId = items.filter(({ event }) => event.address === undefined && UUID.test(event.payment_id));
+  const rows = byId.length
+    ? await tx.query<TLockedDeposit>(
+        `SELECT ${DEPOSIT_COLUMNS}, (SELECT c.precision::int FROM currencies c WHERE c.code = payments.currency) AS precision FROM payments
+         WHERE (public_id, provider) IN (SELECT * FROM unnest($1::uuid[], $2::text[])) ORDER BY id FOR UPDATE`,
+        [byId.map(({ event }) => event.payment_id), byId.map(({ provider }) => provider)],
+      )
+    : [];
+  const payments = new Map(rows.map((row) => [`${row.provider}/${row.public_id}`, row]));
+  const credits: string[] = [];
+  const outcomes: Array<{ result: TEventResult; paymentId: string | null }> = [];
+  for (const { provider, event } of items) {
+    if (event.address !== undefined) {
+      outcomes.push(await applyChainEvent(tx, provider, event, now));
+      continue;
+    }
+    const payment = payments.get(`${provider}/${event.payment_id.toLowerCase()}`);
+    outcomes.push(
+      payment ? { result: await applyToPayment(tx, payment, event, now, credits), paymentId: payment.id } : { result: 'unknown_payment', paymentId: null },
+    );
+  }
+  await creditDeposits(tx, credits, now);
+  return outcomes;
 }
 
-async function applyToPayment(tx: Queryable, payment: TDepositRow, event: TPaymentWebhookEvent, now: Date): Promise<TEventResult> {
+/** A payment locked for its event, with its currency's precision (the event's amount is read in it). */
+type TLockedDeposit = TDepositRow & { precision: number };
+
+/** `credits` gathers the ids of the deposits to credit; the payment's row follows its new state. */
+async function applyToPayment(tx: Queryable, payment: TLockedDeposit, event: TPaymentWebhookEvent, now: Date, credits: string[]): Promise<TEventResult> {
   const open = payment.state === 'created' || payment.state === 'pending';
   if (event.type === 'payment.pending') {
     if (payment.state === 'pending') return 'pending';
     if (!open) return 'wrong_state';
     await tx.query(`UPDATE payments SET state = 'pending', updated_at = $2 WHERE id = $1`, [payment.id, now]);
+    payment.state = 'pending';
     await announcePayment(tx, payment, 'pending');
     return 'pending';
   }
   if (!open) return 'wrong_state';
   if (event.type === 'payment.declined') {
     await tx.query(`UPDATE payments SET state = 'declined', reason = 'payments.declined_by_provider', updated_at = $2 WHERE id = $1`, [payment.id, now]);
+    payment.state = 'declined';
     await announcePayment(tx, payment, 'declined');
     return 'declined';
   }
-  const mismatch = await matchesPayment(tx, payment, event);
+  const mismatch = matchesPayment(payment, event, payment.precision);
   if (mismatch) return mismatch;
   if (payment.direction === 'purchase') {
     await settlePurchase(tx, payment, now);
+    payment.state = 'credited';
     await announcePayment(tx, payment, 'credited');
     return 'credited';
   }
-  await creditDeposit(tx, payment, now);
+  credits.push(payment.id);
+  payment.state = 'credited';
   return 'credited';
 }
 
@@ -156,12 +185,11 @@ async function announcePayment(tx: Queryable, payment: Pick<TDepositRow, 'user_i
   await recordEvent(tx, payment.user_id, 'payment', { id: payment.public_id, state } satisfies TStatusEvent);
 }
 
-async function matchesPayment(tx: Queryable, payment: TDepositRow, event: TPaymentWebhookEvent): Promise<TEventResult | null> {
+function matchesPayment(payment: TDepositRow, event: TPaymentWebhookEvent, precision: number): TEventResult | null {
   if (event.currency !== payment.currency) return 'currency_mismatch';
-  const precision = (await currencies(tx)).get(payment.currency)?.precision;
   let amount: bigint;
   try {
-    amount = parseAmount(event.amount, precision ?? 0);
+    amount = parseAmount(event.amount, precision);
   } catch {
     return 'amount_mismatch';
   }
@@ -171,33 +199,13 @@ async function matchesPayment(tx: Queryable, payment: TDepositRow, event: TPayme
 /**
  * Paid and credited in one step: a deposit has nothing to wait for once the provider has the
  * money. The provider owes us the whole amount (its clearing account goes down by it); the user
- * gets it less the system's fee, which goes to the house's fee account.
+ * gets it less the system's fee, which goes to the house's fee account. All of them in one
+ * statement (deposit_credit), which also announces them.
  */
-async function creditDeposit(tx: Queryable, payment: TDepositRow, now: Date): Promise<void> {
-  const fee = BigInt(payment.fee);
-  // The posting and the state change in one statement: one round trip less while the provider's clearing account is locked.
-  const post =
-    fee === 0n
-      ? `ledger_post('deposit', ARRAY[ledger_user_account($1, $2), ledger_system_account('clearing', $2, $3)],
-           ARRAY[$4::numeric, -$4::numeric], $5, $6)`
-      : `ledger_post('deposit', ARRAY[ledger_user_account($1, $2), ledger_house_account('fees', $2, $1), ledger_system_account('clearing', $2, $3)],
-           ARRAY[$4::numeric - $9::numeric, $9::numeric, -$4::numeric], $5, $6)`;
-  await tx.query(
-    `WITH posted AS (SELECT ${post} AS tx)
-     UPDATE payments SET state = 'credited', ledger_transaction_id = posted.tx, paid_at = $8, credited_at = $8, updated_at = $8 FROM posted WHERE id = $7`,
-    [
-      payment.user_id,
-      payment.currency,
-      payment.provider,
-      payment.amount,
-      `deposit ${payment.public_id}`,
-      `provider:${payment.provider}`,
-      payment.id,
-      now,
-      ...(fee === 0n ? [] : [fee.toString()]),
-    ],
-  );
-  await announcePayment(tx, payment, 'credited');
+async function creditDeposits(tx: Queryable, paymentIds: string[], now: Date): Promise<void> {
+  if (!paymentIds.length) return;
+  const credited = await tx.query<{ user_id: string }>('SELECT credited_user::text AS user_id FROM deposit_credit($1::bigint[], $2)', [paymentIds, now]);
+  tx.announce?.(credited.map((row) => row.user_id));
 }
 
 /**
@@ -261,15 +269,16 @@ async function applyChainEvent(
   }
   const settle = (result: TEventResult) => ({ result, paymentId: payment.id });
   if (payment.state !== 'pending' && payment.state !== 'created') return settle('wrong_state');
-  if (event.type === 'payment.declined') return settle(await applyToPayment(tx, payment, event, now));
-  const mismatch = await matchesPayment(tx, payment, event);
+  const precision = (await currencies(tx)).get(payment.currency)?.precision ?? 0;
+  if (event.type === 'payment.declined') return settle(await applyToPayment(tx, { ...payment, precision }, event, now, []));
+  const mismatch = matchesPayment(payment, event, precision);
   if (mismatch) return settle(mismatch);
   if (confirmations < Number(payment.required_confirmations)) {
     // A deposit first seen, or a confirmation more, is news for its page too.
     if (firstSeen || confirmations !== Number(payment.confirmations)) await announcePayment(tx, payment, 'pending');
     return settle('pending');
   }
-  await creditDeposit(tx, payment, now);
+  await creditDeposits(tx, [payment.id], now);
   return settle('credited');
 }
 

@@ -2,7 +2,7 @@ import { ZPaymentWebhookEvent, type TPaymentProvider, type TPaymentWebhookEvent 
 import type { Db, Queryable } from '../../db/index.ts';
 import { withRetry } from '../../money-errors.ts';
 import { checkWebhookSignature } from './signature.ts';
-import { applyDepositEvent, type TEventResult } from './deposits.ts';
+import { applyDepositEvents, type TEventResult } from './deposits.ts';
 import type { TProviderAdapter, TProviders } from './providers.ts';
 import { applyPayoutEvent, type TPayoutResult } from './withdrawals.ts';
 
@@ -171,18 +171,17 @@ async function applyEvents(tx: Queryable, items: TStoredEvent[], now: Date): Pro
   );
   const claims = new Set(claimed.map((row) => row.webhook_id));
   const results = new Map<string, TWebhookResult>();
+  const fresh = items.filter((item) => claims.has(item.webhookId));
+  // payment.*: deposits and purchases, applied together (deposits.ts); payout.*: a withdrawal's payout, one by one (withdrawals.ts).
+  const deposits = fresh.filter((item) => !item.event.type.startsWith('payout.'));
+  const outcomes = new Map<TStoredEvent, { result: TWebhookResult; paymentId: string | null }>();
+  (await applyDepositEvents(tx, deposits, now)).forEach((outcome, i) => outcomes.set(deposits[i]!, outcome));
+  for (const item of fresh) if (!outcomes.has(item)) outcomes.set(item, await applyPayoutEvent(tx, item.provider, item.event, now));
   const applied: Array<{ item: TStoredEvent; result: TWebhookResult; paymentId: string | null }> = [];
   for (const item of items) {
-    if (!claims.has(item.webhookId)) {
-      results.set(item.webhookId, 'duplicate');
-      continue;
-    }
-    // payout.*: a withdrawal's payout (withdrawals.ts); payment.*: a deposit or a purchase.
-    const outcome = item.event.type.startsWith('payout.')
-      ? await applyPayoutEvent(tx, item.provider, item.event, now)
-      : await applyDepositEvent(tx, item.provider, item.event, now);
-    results.set(item.webhookId, outcome.result);
-    applied.push({ item, ...outcome });
+    const outcome = outcomes.get(item);
+    results.set(item.webhookId, outcome?.result ?? 'duplicate');
+    if (outcome) applied.push({ item, ...outcome });
   }
   await tx.query(
     `WITH events AS (

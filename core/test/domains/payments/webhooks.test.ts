@@ -231,6 +231,72 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     expect(await balance()).toBe(before + 3n * 12_345n);
   });
 
+  const gathered = (events: TPaymentWebhookEvent[]) =>
+    receiveWebhooks(
+      ctx.db,
+      events.map((event) => {
+        const rawBody = Buffer.from(JSON.stringify(event));
+        return {
+          provider: { id: 'sandbox-card' as const, webhookSecret: SECRET },
+          input: { rawBody, signature: signWebhook(SECRET, rawBody, unix(clock)), now: clock },
+        };
+      }),
+      clock,
+    ).then((received) => received.map((r) => (r instanceof Error ? r.message : r.result)));
+
+  it('one gathering: a later event of a payment sees what an earlier one did (pending, then paid, then paid again under another id)', async () => {
+    const [a, b] = [await newDeposit(), await newDeposit()];
+    const before = await balance();
+    const results = await gathered([
+      paidEvent(a.public_id, { type: 'payment.pending' }),
+      paidEvent(a.public_id),
+      paidEvent(b.public_id),
+      paidEvent(a.public_id),
+      paidEvent(b.public_id, { type: 'payment.declined' }),
+    ]);
+    expect(results).toEqual(['pending', 'credited', 'credited', 'wrong_state', 'wrong_state']);
+    expect(await balance()).toBe(before + 2n * 12_345n);
+    expect([await paymentState(a.public_id), await paymentState(b.public_id)]).toEqual(['credited', 'credited']);
+    const announced = await ctx.db.query<{ type: string; payload: { id: string; state: string } | null }>(
+      'SELECT type, payload FROM events WHERE user_id = $1 ORDER BY seq DESC LIMIT 5',
+      [user.id],
+    );
+    expect(announced.reverse()).toEqual([
+      { type: 'payment', payload: { id: a.public_id, state: 'pending' } },
+      { type: 'wallets', payload: null },
+      { type: 'payment', payload: { id: a.public_id, state: 'credited' } },
+      { type: 'wallets', payload: null },
+      { type: 'payment', payload: { id: b.public_id, state: 'credited' } },
+    ]);
+  });
+
+  it('deposit_credit refuses a payment given twice or no longer open: a slip of its caller cannot credit twice', async () => {
+    const open = await newDeposit();
+    const [credited] = await ctx.db.query<{ id: string }>("SELECT id::text AS id FROM payments WHERE state = 'credited' LIMIT 1");
+    const [row] = await ctx.db.query<{ id: string }>('SELECT id::text AS id FROM payments WHERE public_id = $1', [open.public_id]);
+    const before = await balance();
+    for (const ids of [
+      [row!.id, row!.id],
+      [row!.id, credited!.id],
+    ]) {
+      await expect(ctx.db.query('SELECT deposit_credit($1::bigint[], $2)', [ids, clock])).rejects.toThrow(/deposit_credit: 2 payments given, 1 open deposits/);
+    }
+    expect(await balance()).toBe(before);
+    expect(await paymentState(open.public_id)).toBe('created');
+  });
+
+  it.runIf(engine === 'postgres')('gatherings crediting the same users in opposite orders, at once, never deadlock', async () => {
+    const other = await createFixtureUser(ctx.db);
+    const depositOf = (userId: string) =>
+      createDeposit(ctx.db, { userId, provider: 'sandbox-card', systemId: 'sandbox-card', currency: 'USD', amount: 12_345n, now: clock });
+    const rounds = 10;
+    const pairs = await Promise.all(Array.from({ length: rounds * 2 }, async () => [await depositOf(user.id), await depositOf(other.id)] as const));
+    const gatherings = pairs.map(([mine, theirs], i) =>
+      gathered(i % 2 ? [paidEvent(mine.public_id), paidEvent(theirs.public_id)] : [paidEvent(theirs.public_id), paidEvent(mine.public_id)]),
+    );
+    expect((await Promise.all(gatherings)).flat()).toEqual(Array.from({ length: rounds * 4 }, () => 'credited'));
+  });
+
   it('payments:webhooks lists the inbox newest first, filtered by result, bodies as received', async () => {
     const listed = (await COMMANDS['payments:webhooks']!(ctx.db, ['result=stale', 'limit=5'])) as Array<{
       result: string;
@@ -246,6 +312,6 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     const report = await checkLedger(ctx.db);
     expect(report.violations).toEqual([]);
     const [deposits] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE kind = 'deposit'`);
-    expect(deposits!.n).toBe(engine === 'postgres' ? 26 : 6);
+    expect(deposits!.n).toBe(engine === 'postgres' ? 26 + 2 + 40 : 6 + 2);
   });
 });
