@@ -121,12 +121,24 @@ print_totals() {
     if (v) {
       passed += v.numPassedTests; failed += v.numFailedTests; skipped += v.numPendingTests + v.numTodoTests;
       console.log(`vitest:     ${v.numPassedTests} passed, ${v.numFailedTests} failed, ${v.numPendingTests + v.numTodoTests} skipped`);
+      // The CI keeps only the tail of this output: name what failed here.
+      for (const file of v.testResults ?? [])
+        for (const t of file.assertionResults ?? [])
+          if (t.status === "failed") console.log(`  failed: ${file.name.replace(process.cwd() + "/", "")} > ${t.fullName}`);
     } else console.log("vitest:     no report");
     const p = read(playwrightFile);
     if (p && p.stats) {
       const ok = p.stats.expected + p.stats.flaky;
       passed += ok; failed += p.stats.unexpected; skipped += p.stats.skipped;
       console.log(`playwright: ${ok} passed (${p.stats.flaky} flaky), ${p.stats.unexpected} failed, ${p.stats.skipped} skipped`);
+      const walk = (suite, where) => {
+        for (const spec of suite.specs ?? [])
+          for (const t of spec.tests ?? [])
+            if (t.status === "unexpected" || t.status === "flaky")
+              console.log(`  ${t.status === "flaky" ? "flaky" : "failed"}: ${spec.file ?? where}:${spec.line} > ${spec.title} [${t.projectName}]`);
+        for (const child of suite.suites ?? []) walk(child, suite.file ?? where);
+      };
+      for (const suite of p.suites ?? []) walk(suite, suite.file);
     } else console.log("playwright: no report");
     console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   ' "$RESULTS/vitest.json" "$RESULTS/playwright.json" || true
