@@ -11,6 +11,21 @@ export type TEngine = 'pglite' | 'postgres';
 /** PGlite always; PostgreSQL too when TEST_DATABASE_URL names one (the test command sets it). */
 export const ENGINES: TEngine[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
+/**
+ * Polls `probe` until it answers something truthy, and answers that; bounded, so a broken core
+ * fails the test instead of hanging it. For what another process or connection does, which no
+ * injected clock can drive.
+ */
+export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, limitMs = 30_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() - started > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const silent = { error: () => {}, warn: () => {}, info: () => {} };
 
 /**

@@ -43,12 +43,20 @@ export async function receiveWebhook(db: Db, provider: TProviderAdapter, input: 
  * or the Error its processing ended with.
  */
 export async function receiveWebhooks(db: Db, incoming: TIncoming[], now: Date): Promise<Array<TReceived | Error>> {
-  const checked = incoming.map(({ provider, input }) => {
-    const check = checkWebhookSignature(provider.webhookSecret, input.signature, input.rawBody, input.now);
-    const event = check === 'valid' ? parseEvent(input.rawBody) : null;
-    const refused: TWebhookResult | null = check !== 'valid' ? check : event ? null : 'malformed';
-    return { provider: provider.id, input, event, refused };
-  });
+  return storeAndApply(db, incoming.map(checkDelivery), now);
+}
+
+/** A delivery as checked on arrival: its event when validly signed and well formed, or why it is refused. */
+type TChecked = { provider: TPaymentProvider; input: TWebhookInput; event: TPaymentWebhookEvent | null; refused: TWebhookResult | null };
+
+function checkDelivery({ provider, input }: TIncoming): TChecked {
+  const check = checkWebhookSignature(provider.webhookSecret, input.signature, input.rawBody, input.now);
+  const event = check === 'valid' ? parseEvent(input.rawBody) : null;
+  const refused: TWebhookResult | null = check !== 'valid' ? check : event ? null : 'malformed';
+  return { provider: provider.id, input, event, refused };
+}
+
+async function storeAndApply(db: Db, checked: TChecked[], now: Date): Promise<Array<TReceived | Error>> {
   // Rows are inserted in the input's order; their ids come from one sequence in that order.
   const stored = await db.query<{ id: string; result: TWebhookResult | null }>(
     `INSERT INTO payment_webhooks (provider, raw_body, signature, signature_valid, event_id, received_at, next_attempt_at, processed_at, result)
@@ -93,18 +101,34 @@ const INTAKE_PARALLEL = 2;
  * the database waits for one to end and goes in with the others that waited (group commit).
  * Each request is still answered only after its own delivery is stored and, when valid, applied
  * and committed: nothing is acknowledged that a crash could lose.
+ *
+ * A copy of an event that a gathering in the database is applying waits for that gathering to
+ * end: in a second gathering it would wait anyway, on the first one's claim of the event id,
+ * and hold up every other event of its gathering meanwhile. Once the first has committed, the
+ * copy is stored and answered `duplicate` at once. (Another instance of the core is still kept
+ * off by the claim itself.)
  */
 export function webhookIntake(db: Db, now: () => Date) {
-  type TWaiting = { incoming: TIncoming; resolve: (received: TReceived) => void; reject: (err: Error) => void };
-  const waiting: TWaiting[] = [];
+  type TWaiting = { checked: TChecked; key: string | null; resolve: (received: TReceived) => void; reject: (err: Error) => void };
+  let waiting: TWaiting[] = [];
+  const applying = new Set<string>();
   let running = 0;
   const drain = () => {
     while (running < INTAKE_PARALLEL && waiting.length) {
-      const batch = waiting.splice(0, INTAKE_BATCH);
+      const batch: TWaiting[] = [];
+      const held: TWaiting[] = [];
+      for (const w of waiting) {
+        if (batch.length < INTAKE_BATCH && !(w.key !== null && applying.has(w.key))) batch.push(w);
+        else held.push(w);
+      }
+      if (!batch.length) return;
+      waiting = held;
+      const keys = new Set(batch.flatMap((w) => (w.key === null ? [] : [w.key])));
+      for (const key of keys) applying.add(key);
       running++;
-      receiveWebhooks(
+      storeAndApply(
         db,
-        batch.map((w) => w.incoming),
+        batch.map((w) => w.checked),
         now(),
       )
         .then(
@@ -119,6 +143,7 @@ export function webhookIntake(db: Db, now: () => Date) {
           },
         )
         .finally(() => {
+          for (const key of keys) applying.delete(key);
           running--;
           drain();
         });
@@ -126,7 +151,9 @@ export function webhookIntake(db: Db, now: () => Date) {
   };
   return (provider: TProviderAdapter, input: TWebhookInput) =>
     new Promise<TReceived>((resolve, reject) => {
-      waiting.push({ incoming: { provider, input }, resolve, reject });
+      const checked = checkDelivery({ provider, input });
+      const key = checked.event ? `${checked.provider}/${checked.event.id}` : null;
+      waiting.push({ checked, key, resolve, reject });
       drain();
     });
 }

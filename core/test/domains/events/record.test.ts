@@ -70,6 +70,27 @@ describe.each(ENGINES)('events table on %s', (engine) => {
     });
   });
 
+  it("event_record_many numbers several users' events on from each one's last, in their order", async () => {
+    const [aliceBefore, bobBefore] = [await events(alice), await events(bob)];
+    await ctx.db.query(`SELECT event_record_many($1::bigint[], $2::text[], $3::jsonb[])`, [
+      [bob.id, alice.id, bob.id, alice.id, bob.id],
+      ['one', 'two', 'three', 'four', 'five'],
+      [null, null, '{"n": 3}', null, null],
+    ]);
+    const next = (before: Array<{ seq: string }>, k: number) => String(Number(before.at(-1)?.seq ?? 0) + k);
+    expect((await events(alice)).slice(aliceBefore.length)).toEqual([
+      { seq: next(aliceBefore, 1), type: 'two' },
+      { seq: next(aliceBefore, 2), type: 'four' },
+    ]);
+    expect((await events(bob)).slice(bobBefore.length)).toEqual([
+      { seq: next(bobBefore, 1), type: 'one' },
+      { seq: next(bobBefore, 2), type: 'three' },
+      { seq: next(bobBefore, 3), type: 'five' },
+    ]);
+    const [three] = await ctx.db.query<{ payload: unknown }>(`SELECT payload FROM events WHERE user_id = $1 AND type = 'three'`, [bob.id]);
+    expect(three!.payload).toEqual({ n: 3 });
+  });
+
   it('a transfer records "wallets" for both users in its transaction', async () => {
     const [a0, b0] = [(await events(alice)).length, (await events(bob)).length];
     announced.length = 0;

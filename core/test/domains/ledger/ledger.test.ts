@@ -105,6 +105,71 @@ describe.each(ENGINES)('ledger on %s', (engine) => {
     expect(await balances()).toEqual(before);
   });
 
+  it('ledger_post_many posts many transactions at once under the same rules, overdraft checked in their order', async () => {
+    // Users of its own: the tests after this one count alice's and bob's balances.
+    const [carol, dave] = [await createFixtureUser(ctx.db), await createFixtureUser(ctx.db)];
+    await fund(ctx.db, carol.id, 'USDT', 1_000n);
+    const a = await accountOf(carol, 'USDT');
+    const b = await accountOf(dave, 'USDT');
+    const fees = (await ctx.db.query<{ id: string }>(`SELECT ledger_system_account('fees', 'USDT', 'shard-0')::text AS id`))[0]!.id;
+    const balancesOf = async () =>
+      // In the order a, b, fees.
+      (
+        await ctx.db.query<{ balance: string }>(
+          'SELECT balance::text AS balance FROM unnest($1::bigint[]) WITH ORDINALITY AS o(id, n) JOIN ledger_accounts USING (id) ORDER BY o.n',
+          [[a, b, fees]],
+        )
+      ).map((row) => BigInt(row.balance));
+    const postMany = (of: number[], accounts: string[], amounts: bigint[], n = Math.max(...of)) =>
+      ctx.db.query<{ ids: string[] }>(`SELECT ledger_post_many('adjustment', $1::int[], $2::bigint[], $3::numeric[], $4::text[], $5::text[])::text[] AS ids`, [
+        of,
+        accounts,
+        amounts.map(String),
+        Array.from({ length: n }, (_, i) => `many ${i + 1}`),
+        Array.from({ length: n }, () => 'system'),
+      ]);
+    const before = await balancesOf();
+    // 1: a → b 10 with a fee of 1 (three postings); 2: b → a 4, its zero fee dropped.
+    const [row] = await postMany([1, 1, 1, 2, 2, 2], [a, b, fees, b, a, fees], [-11n, 10n, 1n, -4n, 4n, 0n]);
+    const ids = row!.ids.map(Number);
+    expect(ids[1]).toBeGreaterThan(ids[0]!);
+    const postings = await ctx.db.query<{ transaction_id: string; account_id: string; amount: string; memo: string }>(
+      `SELECT p.transaction_id::text, p.account_id::text, p.amount::text, t.memo FROM postings p JOIN ledger_transactions t ON t.id = p.transaction_id
+       WHERE p.transaction_id = ANY ($1::bigint[]) ORDER BY p.id`,
+      [ids],
+    );
+    expect(postings).toEqual([
+      { transaction_id: String(ids[0]), account_id: a, amount: '-11', memo: 'many 1' },
+      { transaction_id: String(ids[0]), account_id: b, amount: '10', memo: 'many 1' },
+      { transaction_id: String(ids[0]), account_id: fees, amount: '1', memo: 'many 1' },
+      { transaction_id: String(ids[1]), account_id: b, amount: '-4', memo: 'many 2' },
+      { transaction_id: String(ids[1]), account_id: a, amount: '4', memo: 'many 2' },
+    ]);
+    const after = await balancesOf();
+    expect([0, 1, 2].map((i) => after[i]! - before[i]!)).toEqual([-7n, 6n, 1n]);
+
+    // Each broken rule refuses the whole call, with ledger_post's errors, and moves nothing.
+    expect(await failure(postMany([1, 1], [a, '999999999'], [-1n, 1n]))).toBe('OB902');
+    expect(await failure(postMany([1, 1, 2, 2], [a, b, a, b], [-1n, 1n, 0n, 0n]))).toBe('OB902');
+    expect(await failure(postMany([1, 1, 2, 2], [a, b, a, b], [-1n, 1n, -2n, 1n]))).toBe('OB901');
+    expect(await failure(postMany([1, 3], [a, b], [-1n, 1n], 2))).toBe('OB902');
+    // b's whole balance and one more leaves, then 10 comes back: the sum would do, the order does not.
+    const bBalance = after[1]!;
+    const overdraw = ctx.db.query(
+      `SELECT ledger_post_many('transfer', ARRAY[1, 1, 2, 2], ARRAY[$1, $2, $2, $1]::bigint[], ARRAY[$3::numeric, -$3::numeric, -10, 10], ARRAY['x', 'y'], ARRAY['system', 'system'])`,
+      [a, b, String(bBalance + 1n)],
+    );
+    expect(await failure(overdraw)).toBe('OB000');
+    expect(await balancesOf()).toEqual(after);
+    // The other way round it is fine: 10 comes in first, then all of it and one more leaves.
+    await ctx.db.query(
+      `SELECT ledger_post_many('transfer', ARRAY[1, 1, 2, 2], ARRAY[$1, $2, $2, $1]::bigint[], ARRAY[-10, 10, -$3::numeric, $3::numeric], ARRAY['x', 'y'], ARRAY['system', 'system'])`,
+      [a, b, String(bBalance + 1n)],
+    );
+    expect(await balancesOf()).toEqual([after[0]! + bBalance - 9n, 9n, after[2]!]);
+    expect((await checkLedger(ctx.db)).violations).toEqual([]);
+  });
+
   it('credits and debits through the ledger with a reason, and reverses once', async () => {
     const credit = await adjustBalance(ctx.db, { accountId: bob.accountId, currency: 'btc', amount: '0.5', direction: 'credit', reason: 'ticket 7' });
     expect(credit).toMatchObject({ currency: 'BTC', balance: '0.50000000' });

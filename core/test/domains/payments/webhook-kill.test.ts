@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_SIGNATURE_HEADER } from '@obmen/shared';
-import { openTestDb } from '../../helpers.ts';
+import { openTestDb, until } from '../../helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { startCore, type TCoreProcess } from '../../core-process.ts';
 import { migrate } from '../../../src/db/migrate.ts';
@@ -19,16 +19,6 @@ import { signWebhook } from '../../../src/domains/payments/signature.ts';
  * start-up. Then the provider's redelivery of the same event moves nothing.
  */
 const SECRET = 'kill-test-sandbox-card-secret-0123456789';
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, limitMs = 30_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() - started > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('a webhook and kill -9 of the core (PostgreSQL)', () => {
   let ctx: Awaited<ReturnType<typeof openTestDb>>;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_SIGNATURE_HEADER, type TPaymentWebhookEvent } from '@obmen/shared';
-import { build, ENGINES } from '../../helpers.ts';
+import { build, ENGINES, until } from '../../helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { createDeposit, DEPOSIT_LIFETIME_MS, expireDeposits } from '../../../src/domains/payments/deposits.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
-import { processDueWebhooks, receiveWebhooks } from '../../../src/domains/payments/webhooks.ts';
+import { processDueWebhooks, receiveWebhooks, webhookIntake } from '../../../src/domains/payments/webhooks.ts';
 import { loadProviders } from '../../../src/domains/payments/providers.ts';
 import { COMMANDS } from '../../../src/cli/index.ts';
 
@@ -297,6 +297,47 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     expect((await Promise.all(gatherings)).flat()).toEqual(Array.from({ length: rounds * 4 }, () => 'credited'));
   });
 
+  it.runIf(engine === 'postgres')('the intake: a copy of an event being applied waits for it, holds up no other event, and is answered duplicate', async () => {
+    const receive = webhookIntake(ctx.db, () => clock);
+    const provider = { id: 'sandbox-card' as const, webhookSecret: SECRET };
+    const input = (event: TPaymentWebhookEvent) => {
+      const rawBody = Buffer.from(JSON.stringify(event));
+      return { rawBody, signature: signWebhook(SECRET, rawBody, unix(clock)), now: clock };
+    };
+    const [held, other] = [await newDeposit(), await newDeposit()];
+    const [heldId] = await ctx.db.query<{ id: string }>('SELECT id::text AS id FROM payments WHERE public_id = $1', [held.public_id]);
+    const event = paidEvent(held.public_id);
+    // The first copy is stored, then waits on the payment's row, held by the test.
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holding = ctx.db.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM payments WHERE id = $1 FOR UPDATE', [heldId!.id]);
+      locked();
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    });
+    await isLocked;
+    const first = receive(provider, input(event));
+    await until('the first copy waiting on the lock', async () => {
+      const [row] = await ctx.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
+      );
+      return row!.n > 0;
+    });
+    // The second copy arrives first, then another event: that one goes in and is credited now.
+    const second = receive(provider, input(event));
+    expect((await receive(provider, input(paidEvent(other.public_id)))).result).toBe('credited');
+    expect(await inbox(event.id)).toHaveLength(1);
+    release();
+    await holding;
+    expect([(await first).result, (await second).result]).toEqual(['credited', 'duplicate']);
+    expect((await inbox(event.id)).map((row) => row.result)).toEqual(['credited', 'duplicate']);
+  });
+
   it('payments:webhooks lists the inbox newest first, filtered by result, bodies as received', async () => {
     const listed = (await COMMANDS['payments:webhooks']!(ctx.db, ['result=stale', 'limit=5'])) as Array<{
       result: string;
@@ -312,6 +353,6 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     const report = await checkLedger(ctx.db);
     expect(report.violations).toEqual([]);
     const [deposits] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE kind = 'deposit'`);
-    expect(deposits!.n).toBe(engine === 'postgres' ? 26 + 2 + 40 : 6 + 2);
+    expect(deposits!.n).toBe(engine === 'postgres' ? 26 + 2 + 40 + 2 : 6 + 2);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { build } from '../../helpers.ts';
+import { build, until } from '../../helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 
@@ -46,13 +46,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a transfer whose client gave up
   const balance = async (user: TFixtureUser) =>
     (await ctx.db.query<{ b: string }>(`SELECT balance::text AS b FROM ledger_accounts WHERE user_id = $1 AND currency = 'USDT'`, [user.id]))[0]!.b;
   const stored = async (key: string) => (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transfers WHERE idempotency_key = $1', [key]))[0]!.n;
-  /** Polls until `check` holds; bounded, so a broken core fails the test instead of hanging it. */
-  const until = async (what: string, check: () => Promise<boolean>, limitMs = 20_000) => {
-    for (const started = Date.now(); !(await check()); ) {
-      if (Date.now() - started > limitMs) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
   const waitersOnLocks = async () =>
     (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))[0]!
       .n;
