@@ -101,8 +101,8 @@ ensure_postgres() {
 }
 
 run_vitest() {
-  timeout --kill-after=30 1800 "${PNPM[@]}" exec vitest run \
-    --reporter=default --reporter=json --outputFile.json="$RESULTS/vitest.json"
+  VITEST_FLAKY_FILE="$RESULTS/vitest-flaky.txt" timeout --kill-after=30 1800 "${PNPM[@]}" exec vitest run \
+    --reporter=default --reporter=json --reporter=./scripts/vitest-flaky.ts --outputFile.json="$RESULTS/vitest.json"
 }
 
 run_playwright() {
@@ -115,7 +115,7 @@ print_totals() {
   "${PG_THROWAWAY_NODE}" -e '
     const fs = require("node:fs");
     const read = (file) => { try { return JSON.parse(fs.readFileSync(file, "utf8")); } catch { return null; } };
-    const [vitestFile, playwrightFile] = process.argv.slice(1);
+    const [vitestFile, playwrightFile, flakyFile] = process.argv.slice(1);
     let passed = 0, failed = 0, skipped = 0;
     const v = read(vitestFile);
     if (v) {
@@ -125,6 +125,9 @@ print_totals() {
       for (const file of v.testResults ?? [])
         for (const t of file.assertionResults ?? [])
           if (t.status === "failed") console.log(`  failed: ${file.name.replace(process.cwd() + "/", "")} > ${t.fullName}`);
+      try {
+        for (const line of fs.readFileSync(flakyFile, "utf8").split("\n").filter(Boolean)) console.log(`  flaky: ${line}`);
+      } catch {}
     } else console.log("vitest:     no report");
     const p = read(playwrightFile);
     if (p && p.stats) {
@@ -141,7 +144,7 @@ print_totals() {
       for (const suite of p.suites ?? []) walk(suite, suite.file);
     } else console.log("playwright: no report");
     console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-  ' "$RESULTS/vitest.json" "$RESULTS/playwright.json" || true
+  ' "$RESULTS/vitest.json" "$RESULTS/playwright.json" "$RESULTS/vitest-flaky.txt" || true
 }
 
 step "chromium" ensure_chromium
