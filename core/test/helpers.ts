@@ -26,6 +26,40 @@ export async function until<T>(what: string, probe: () => Promise<T | null | und
   }
 }
 
+/**
+ * Holds the row locks `sql` (a SELECT … FOR UPDATE) takes, in a transaction of its own, until
+ * release(); `waiting()` answers once some other statement of this database waits on a lock
+ * (PostgreSQL: what a test stops a writer at).
+ */
+export async function holdRowLock(db: Db, sql: string, params: unknown[]) {
+  let release!: () => void;
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const holding = db.transaction(async (tx) => {
+    await tx.query(sql, params);
+    locked();
+    await new Promise<void>((resolve) => {
+      release = resolve;
+    });
+  });
+  await isLocked;
+  return {
+    waiting: () =>
+      until('a statement waiting on the lock', async () => {
+        const [row] = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
+        );
+        return row!.n > 0;
+      }),
+    release: async () => {
+      release();
+      await holding;
+    },
+  };
+}
+
 const silent = { error: () => {}, warn: () => {}, info: () => {} };
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_SIGNATURE_HEADER } from '@obmen/shared';
-import { openTestDb, until } from '../../helpers.ts';
+import { holdRowLock, openTestDb, until } from '../../helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { startCore, type TCoreProcess } from '../../core-process.ts';
 import { migrate } from '../../../src/db/migrate.ts';
@@ -68,35 +68,17 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a webhook and kill -9 of the co
   it('killed after the delivery is stored and before it is credited: credited exactly once after the restart; a redelivery moves nothing', async () => {
     core = await startCore(env());
     const before = await userBalance(ctx.db, user.id, 'USD');
-    let release!: () => void;
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holding = ctx.db.transaction(async (tx) => {
-      await tx.query('SELECT 1 FROM payments WHERE id = $1 FOR UPDATE', [deposit.id]);
-      locked();
-      await new Promise<void>((resolve) => {
-        release = resolve;
-      });
-    });
-    await isLocked;
+    const lock = await holdRowLock(ctx.db, 'SELECT 1 FROM payments WHERE id = $1 FOR UPDATE', [deposit.id]);
     const cut = deliver(core.url).then(
       (res) => `answered ${res.status}`,
       () => 'cut',
     );
     // Stored, and its processing waiting on the payment's row (the event id claimed, not committed).
     await until('the delivery stored', async () => (await inbox()).length === 1);
-    await until('the processing waiting on the lock', async () => {
-      const [row] = await ctx.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
-      );
-      return row!.n > 0;
-    });
+    await lock.waiting();
     await core.kill();
     expect(await cut).toBe('cut');
-    release();
-    await holding;
+    await lock.release();
     // The dead core's transaction rolls back: the event id is free again, nothing credited.
     await until('the dead transaction rolled back', async () => {
       const [row] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_events WHERE event_id = $1', [`kill-${deposit.public_id}`]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_SIGNATURE_HEADER, type TPaymentWebhookEvent } from '@obmen/shared';
-import { build, ENGINES, until } from '../../helpers.ts';
+import { build, ENGINES, holdRowLock } from '../../helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { createDeposit, DEPOSIT_LIFETIME_MS, expireDeposits } from '../../../src/domains/payments/deposits.ts';
@@ -308,32 +308,14 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     const [heldId] = await ctx.db.query<{ id: string }>('SELECT id::text AS id FROM payments WHERE public_id = $1', [held.public_id]);
     const event = paidEvent(held.public_id);
     // The first copy is stored, then waits on the payment's row, held by the test.
-    let release!: () => void;
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holding = ctx.db.transaction(async (tx) => {
-      await tx.query('SELECT 1 FROM payments WHERE id = $1 FOR UPDATE', [heldId!.id]);
-      locked();
-      await new Promise<void>((resolve) => {
-        release = resolve;
-      });
-    });
-    await isLocked;
+    const lock = await holdRowLock(ctx.db, 'SELECT 1 FROM payments WHERE id = $1 FOR UPDATE', [heldId!.id]);
     const first = receive(provider, input(event));
-    await until('the first copy waiting on the lock', async () => {
-      const [row] = await ctx.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
-      );
-      return row!.n > 0;
-    });
+    await lock.waiting();
     // The second copy arrives first, then another event: that one goes in and is credited now.
     const second = receive(provider, input(event));
     expect((await receive(provider, input(paidEvent(other.public_id)))).result).toBe('credited');
     expect(await inbox(event.id)).toHaveLength(1);
-    release();
-    await holding;
+    await lock.release();
     expect([(await first).result, (await second).result]).toEqual(['credited', 'duplicate']);
     expect((await inbox(event.id)).map((row) => row.result)).toEqual(['credited', 'duplicate']);
   });
