@@ -26,16 +26,6 @@ export interface Queryable {
    * at once, the statement having committed on its own).
    */
   announce?(userIds: readonly string[]): void;
-  /**
-   * In a transaction: the database it runs in. A cache of committed reads (the currencies) is
-   * kept per database and read by its transactions too (cacheKeyOf), not one per transaction.
-   */
-  readonly parent?: Db;
-}
-
-/** What a cache of database reads is keyed by: the database, whether given it or one of its transactions. */
-export function cacheKeyOf(db: Queryable): Queryable {
-  return db.parent ?? db;
 }
 
 export interface Db extends Queryable {
@@ -122,7 +112,6 @@ async function openPostgres(url: string, config: TDbConfig, log: Logger): Promis
           query: (sql, params) => guard(() => run(client, sql, params)),
           exec: (sql) => guard(async () => void (await client.query(sql))),
           announce: told.announce,
-          parent: db,
         });
         await guard(() => client.query('COMMIT'));
         told.committed();
@@ -163,7 +152,6 @@ async function openPglite(dataDir: string): Promise<Db> {
           query: lean.inside,
           exec: async (sql) => void (await tx.exec(sql)),
           announce: told.announce,
-          parent: handle,
         }),
       );
       told.committed();

@@ -1,5 +1,5 @@
 import { MoneyFormatError, parseAmount, parseDecimal, pow10, type TCurrencyInfo, type TLocale } from '@obmen/shared';
-import { cacheKeyOf, type Queryable } from '../../db/index.ts';
+import type { Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { moneyError } from '../../money-errors.ts';
 
@@ -9,7 +9,7 @@ export type TCurrency = TCurrencyInfo & { enabled: boolean; position: number; na
 /**
  * The currency table changes only by an operator's hand (rarely, and precision never once
  * money exists), but every amount on the wire needs its precision: a short-lived cache per
- * database (its transactions read it too: cacheKeyOf) saves a round trip per request. Not per-user state.
+ * database handle saves a round trip per request. Not per-user state.
  */
 const TTL_MS = 5_000;
 const cache = new WeakMap<object, { at: number; byCode: Map<string, TCurrency>; pending?: Promise<Map<string, TCurrency>> }>();
@@ -20,28 +20,24 @@ async function load(db: Queryable): Promise<Map<string, TCurrency>> {
 }
 
 export async function currencies(db: Queryable): Promise<Map<string, TCurrency>> {
-  const key = cacheKeyOf(db);
-  const hit = cache.get(key);
+  const hit = cache.get(db);
   if (hit && Date.now() - hit.at < TTL_MS) return hit.byCode;
-  // A transaction uses the database's cache, but what it reads itself may be its own change,
-  // not yet committed (or never): that is not kept.
-  if (key !== db) return load(db);
   if (hit?.pending) return hit.pending;
   const pending = load(db);
-  cache.set(key, { at: hit?.at ?? 0, byCode: hit?.byCode ?? new Map(), pending });
+  cache.set(db, { at: hit?.at ?? 0, byCode: hit?.byCode ?? new Map(), pending });
   try {
     const byCode = await pending;
-    cache.set(key, { at: Date.now(), byCode });
+    cache.set(db, { at: Date.now(), byCode });
     return byCode;
   } catch (err) {
-    cache.delete(key);
+    cache.delete(db);
     throw err;
   }
 }
 
 /** Forget the cache (after an operator changes currencies; tests). */
 export function forgetCurrencies(db: Queryable): void {
-  cache.delete(cacheKeyOf(db));
+  cache.delete(db);
 }
 
 /** An enabled currency, or a 422 naming the field. */
