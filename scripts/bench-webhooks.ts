@@ -10,7 +10,8 @@
  *    of 16 events at a time are shuffled together and sent by BENCH_WEBHOOK_CONNECTIONS
  *    concurrent clients, so the copies of one event arrive concurrently and out of order.
  *    A warm-up of a tenth of the events first (not measured). events/s = events of the
- *    measured part / its wall time; deliveries/s = 5 × that. Afterwards: every deposit
+ *    measured part / its wall time; deliveries/s = 5 × that. The clients share the machine's
+ *    CPUs with the core and PostgreSQL: their CPU per event is in the table too (runRequests). Afterwards: every deposit
  *    credited once (one deposit ledger transaction per payment, one `credited` delivery per
  *    event, the others `duplicate`), every delivery stored and processed, the ledger's rules.
  *  - withdraw: POST /api/withdraw/form/sandbox-card (JSON, Bearer session, a fresh
@@ -27,7 +28,7 @@
  * BENCH_WEBHOOK_CORE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  * Exit status 1 when a run saw a failed request, a double credit or a broken ledger rule.
  */
-import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { QUIET, envNumber, loadAverage, median, root, startServer, stopProcess, type TServer } from './bench-common.ts';
@@ -49,42 +50,72 @@ const log = (line: string) => console.error(`[bench-webhooks] ${line}`);
 
 type TAnswer = { status: number; body: string; ms: number };
 
-/** Sends `count` requests from `connections` concurrent clients (keep-alive); answers in request order. */
+/**
+ * Sends `count` requests over `connections` keep-alive connections, one request at a time on
+ * each; answers in request order. A lean HTTP/1.1 client (each request written in one piece, the
+ * answer read by its content-length), so that the load generator, on the same two CPUs as the
+ * core and PostgreSQL, takes as little of them as it can: node:http's client cost three times
+ * as much per request. An answer without a content-length, or a connection lost, counts as
+ * failed (status 0) and the connection is opened again.
+ */
 async function runRequests(
   url: string,
   count: number,
   connections: number,
   make: (i: number) => { path: string; headers: Record<string, string>; body: Buffer },
 ): Promise<{ answers: TAnswer[]; seconds: number; cpuSeconds: number }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const { hostname, port } = new URL(url);
   const answers: TAnswer[] = new Array(count);
   let next = 0;
-  const one = (i: number) =>
-    new Promise<TAnswer>((resolve) => {
-      const { path, headers, body } = make(i);
-      const started = performance.now();
-      const req = request({ agent, hostname, port, path, method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), ms: performance.now() - started }));
+  const connection = () =>
+    new Promise<void>((done) => {
+      const socket = connect({ host: hostname, port: Number(port), noDelay: true });
+      let pending = -1;
+      let sentAt = 0;
+      let received: Buffer = Buffer.alloc(0);
+      const send = () => {
+        if (next >= count) {
+          pending = -1;
+          socket.end();
+          return;
+        }
+        pending = next++;
+        const { path, headers, body } = make(pending);
+        const head = Object.entries({ ...headers, host: `${hostname}:${port}`, 'content-length': String(body.length) })
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('');
+        sentAt = performance.now();
+        socket.write(Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\n${head}\r\n`, 'latin1'), body]));
+      };
+      const fail = (reason: string) => {
+        if (pending >= 0) answers[pending] = { status: 0, body: reason, ms: performance.now() - sentAt };
+        pending = -1;
+        socket.destroy();
+      };
+      socket.on('connect', send);
+      socket.on('data', (chunk: Buffer) => {
+        received = received.length ? Buffer.concat([received, chunk]) : chunk;
+        const end = received.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = received.subarray(0, end).toString('latin1');
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1]);
+        if (!Number.isInteger(length)) return fail(`an answer without a content-length: ${head.slice(0, 100)}`);
+        if (received.length < end + 4 + length) return;
+        answers[pending] = { status: Number(head.slice(9, 12)), body: received.subarray(end + 4, end + 4 + length).toString(), ms: performance.now() - sentAt };
+        received = received.subarray(end + 4 + length);
+        send();
       });
-      req.on('error', (err) => resolve({ status: 0, body: err.message, ms: performance.now() - started }));
-      req.end(body);
+      socket.on('error', (err) => fail(err.message));
+      socket.on('close', () => {
+        fail('connection closed');
+        done(next < count ? connection() : undefined);
+      });
     });
   const cpu = process.cpuUsage();
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (next < count) {
-        const i = next++;
-        answers[i] = await one(i);
-      }
-    }),
-  );
+  await Promise.all(Array.from({ length: connections }, connection));
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  agent.destroy();
   return { answers, seconds, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
@@ -137,7 +168,15 @@ function deliveryOrder(events: number, offset: number): number[] {
   return order;
 }
 
-type TWebhookFigures = { eventsPerSecond: number; deliveriesPerSecond: number; p50Ms: number; p99Ms: number; failed: number; results: Record<string, number> };
+type TWebhookFigures = {
+  eventsPerSecond: number;
+  deliveriesPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  clientCpuUsPerEvent: number;
+  failed: number;
+  results: Record<string, number>;
+};
 
 async function deliverWebhooks(url: string, setup: TSetup, from: number, events: number): Promise<TWebhookFigures> {
   const { signWebhook } = await import('../core/src/domains/payments/signature.ts');
@@ -166,6 +205,7 @@ async function deliverWebhooks(url: string, setup: TSetup, from: number, events:
     deliveriesPerSecond: order.length / run.seconds,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
+    clientCpuUsPerEvent: (run.cpuSeconds * 1e6) / events,
     failed,
     results,
   };
@@ -299,14 +339,14 @@ if (import.meta.main) {
   }
   const row = (r: TRun) =>
     `| ${r.label} | ${r.webhooks.eventsPerSecond.toFixed(0)} | ${r.webhooks.deliveriesPerSecond.toFixed(0)} | ${r.webhooks.p50Ms.toFixed(1)} | ${r.webhooks.p99Ms.toFixed(1)} | ` +
-    `${r.coreCpuUsPerEvent?.toFixed(0) ?? 'n/a'} | ${r.pgCpuUsPerEvent?.toFixed(0) ?? 'n/a'} | ${r.withdraw.p50Ms.toFixed(1)} | ${r.withdraw.p99Ms.toFixed(1)} | ` +
+    `${r.coreCpuUsPerEvent?.toFixed(0) ?? 'n/a'} | ${r.pgCpuUsPerEvent?.toFixed(0) ?? 'n/a'} | ${r.webhooks.clientCpuUsPerEvent.toFixed(0)} | ${r.withdraw.p50Ms.toFixed(1)} | ${r.withdraw.p99Ms.toFixed(1)} | ` +
     `${r.load.map((l) => l?.toFixed(2) ?? '?').join(' → ')} | ${r.problems.length ? 'VIOLATED' : '0 double credits, ledger holds'} |`;
   console.log(
     `\nObmen payments bench: ${EVENTS} payment.paid events × ${COPIES} signed deliveries to POST /api/payments/webhook/sandbox-card from ${CONNECTIONS} clients ` +
       `(copies shuffled within ${SHUFFLE_WINDOW} events), then ${WITHDRAWALS} POST /api/withdraw/form/sandbox-card from ${WITHDRAW_CONNECTIONS} clients; ` +
       `core → PostgreSQL, Node ${process.version}\n\n` +
-      '| core | events/s | deliveries/s | delivery p50 ms | delivery p99 ms | core CPU µs/event | PostgreSQL CPU µs/event | withdraw p50 ms | withdraw p99 ms | load average | checks |\n' +
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n' +
+      '| core | events/s | deliveries/s | delivery p50 ms | delivery p99 ms | core CPU µs/event | PostgreSQL CPU µs/event | client CPU µs/event | withdraw p50 ms | withdraw p99 ms | load average | checks |\n' +
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n' +
       runs.map(row).join('\n'),
   );
   if (before) {

@@ -57,6 +57,26 @@ function checkDelivery({ provider, input }: TIncoming): TChecked {
 }
 
 async function storeAndApply(db: Db, checked: TChecked[], now: Date): Promise<Array<TReceived | Error>> {
+  const stored = await storeDeliveries(db, checked);
+  const toApply = stored.filter(isStoredEvent);
+  const applied = toApply.length ? await processEvents(db, toApply, now) : new Map<string, TWebhookResult | Error>();
+  return stored.map((entry) => (isStoredEvent(entry) ? answerOf(entry.webhookId, applied.get(entry.webhookId)!) : entry));
+}
+
+function isStoredEvent(entry: TReceived | TStoredEvent): entry is TStoredEvent {
+  return 'event' in entry;
+}
+
+function answerOf(webhookId: string, result: TWebhookResult | Error): TReceived | Error {
+  return result instanceof Error ? result : { webhookId, result };
+}
+
+/**
+ * Stores deliveries as received, by ONE statement, in their order. Answers per delivery its
+ * result when the statement decided it (refused, or a duplicate of an applied event), or else
+ * the stored event still to apply.
+ */
+async function storeDeliveries(db: Db, checked: TChecked[]): Promise<Array<TReceived | TStoredEvent>> {
   // Rows are inserted in the input's order; their ids come from one sequence in that order.
   const stored = await db.query<{ id: string; result: TWebhookResult | null }>(
     `INSERT INTO payment_webhooks (provider, raw_body, signature, signature_valid, event_id, received_at, next_attempt_at, processed_at, result)
@@ -80,81 +100,127 @@ async function storeAndApply(db: Db, checked: TChecked[], now: Date): Promise<Ar
     ],
   );
   stored.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-  const toApply: TStoredEvent[] = [];
-  checked.forEach((c, i) => {
-    if (stored[i]!.result === null) toApply.push({ webhookId: stored[i]!.id, provider: c.provider, event: c.event! });
-  });
-  const applied = toApply.length ? await processEvents(db, toApply, now) : new Map<string, TWebhookResult | Error>();
-  return stored.map((row) => {
-    const result = row.result ?? applied.get(row.id)!;
-    return result instanceof Error ? result : { webhookId: row.id, result };
+  return checked.map((c, i) => {
+    const { id, result } = stored[i]!;
+    return result === null ? { webhookId: id, provider: c.provider, event: c.event! } : { webhookId: id, result };
   });
 }
 
-/** Deliveries gathered into one receiveWebhooks call at most (one statement, one transaction). */
+/** Deliveries stored by one statement, and events applied by one transaction, at most. */
 const INTAKE_BATCH = 256;
-/** Gatherings in the database at once: one being stored while another is applied. */
-const INTAKE_PARALLEL = 2;
+/**
+ * An apply running this long is stuck (a payment's row held by another transaction, a user's
+ * cancel or an operator's command): the next gathering is applied beside it rather than wait.
+ * A normal apply takes a few milliseconds.
+ */
+const INTAKE_STALL_MS = 50;
 
 /**
- * The webhook route's way in: a delivery that arrives while INTAKE_PARALLEL gatherings are in
- * the database waits for one to end and goes in with the others that waited (group commit).
- * Each request is still answered only after its own delivery is stored and, when valid, applied
- * and committed: nothing is acknowledged that a crash could lose.
+ * The webhook route's way in: a pipeline of two stages, each one gathering at a time (group
+ * commit). Deliveries that arrive while a gathering is being stored wait and are stored
+ * together next; the events stored wait for the gathering being applied and are applied together
+ * next, while the following deliveries are stored. One apply at a time keeps the gatherings
+ * large (the cost of a transaction is shared by more events) and keeps them from queueing on
+ * each other's row locks (the provider's clearing account is in every one); only an apply stuck
+ * past INTAKE_STALL_MS lets the next one start beside it. A delivery the store
+ * decides (refused, or a copy of an event applied already) is answered at once. Each request is
+ * still answered only after its own delivery is stored and, when valid, applied and committed:
+ * nothing is acknowledged that a crash could lose.
  *
- * A copy of an event that a gathering in the database is applying waits for that gathering to
- * end: in a second gathering it would wait anyway, on the first one's claim of the event id,
- * and hold up every other event of its gathering meanwhile. Once the first has committed, the
- * copy is stored and answered `duplicate` at once. (Another instance of the core is still kept
- * off by the claim itself.)
+ * A copy of an event that is in the pipeline waits for it to be answered: applied in the same
+ * transaction it would wait on the first copy's claim of the event id, and hold up every other
+ * event of its gathering meanwhile. Once the first has committed, the copy is stored and answered
+ * `duplicate` at once. (Another instance of the core is still kept off by the claim itself.)
  */
 export function webhookIntake(db: Db, now: () => Date) {
   type TWaiting = { checked: TChecked; key: string | null; resolve: (received: TReceived) => void; reject: (err: Error) => void };
   let waiting: TWaiting[] = [];
-  const applying = new Set<string>();
-  let running = 0;
-  const drain = () => {
-    while (running < INTAKE_PARALLEL && waiting.length) {
-      const batch: TWaiting[] = [];
-      const held: TWaiting[] = [];
-      for (const w of waiting) {
-        if (batch.length < INTAKE_BATCH && !(w.key !== null && applying.has(w.key))) batch.push(w);
-        else held.push(w);
-      }
-      if (!batch.length) return;
-      waiting = held;
-      const keys = new Set(batch.flatMap((w) => (w.key === null ? [] : [w.key])));
-      for (const key of keys) applying.add(key);
-      running++;
-      storeAndApply(
-        db,
-        batch.map((w) => w.checked),
-        now(),
-      )
-        .then(
-          (results) => {
-            results.forEach((result, i) => {
-              if (result instanceof Error) batch[i]!.reject(result);
-              else batch[i]!.resolve(result);
-            });
-          },
-          (err: Error) => {
-            for (const w of batch) w.reject(err);
-          },
-        )
-        .finally(() => {
-          for (const key of keys) applying.delete(key);
-          running--;
-          drain();
-        });
+  let stored: Array<{ waiter: TWaiting; item: TStoredEvent }> = [];
+  /** Deliveries in the pipeline per event: a copy arriving meanwhile waits. */
+  const inPipeline = new Map<string, number>();
+  let storing = false;
+  /** Applies running, and how many of them are stuck: one that is not stuck runs at a time. */
+  let applying = 0;
+  let stuck = 0;
+  const answer = (waiter: TWaiting, received: TReceived | Error) => {
+    if (waiter.key !== null) {
+      const left = inPipeline.get(waiter.key)! - 1;
+      if (left) inPipeline.set(waiter.key, left);
+      else inPipeline.delete(waiter.key);
     }
+    if (received instanceof Error) waiter.reject(received);
+    else waiter.resolve(received);
+  };
+  const store = () => {
+    const batch: TWaiting[] = [];
+    const held: TWaiting[] = [];
+    for (const w of waiting) {
+      if (batch.length < INTAKE_BATCH && !(w.key !== null && inPipeline.has(w.key))) batch.push(w);
+      else held.push(w);
+    }
+    if (!batch.length) return;
+    waiting = held;
+    for (const w of batch) if (w.key !== null) inPipeline.set(w.key, (inPipeline.get(w.key) ?? 0) + 1);
+    storing = true;
+    storeDeliveries(
+      db,
+      batch.map((w) => w.checked),
+    )
+      .then(
+        (entries) =>
+          entries.forEach((entry, i) => {
+            if (isStoredEvent(entry)) stored.push({ waiter: batch[i]!, item: entry });
+            else answer(batch[i]!, entry);
+          }),
+        (err: Error) => {
+          for (const w of batch) answer(w, err);
+        },
+      )
+      .finally(() => {
+        storing = false;
+        pump();
+      });
+  };
+  const apply = () => {
+    const batch = stored.slice(0, INTAKE_BATCH);
+    stored = stored.slice(INTAKE_BATCH);
+    applying++;
+    let isStuck = false;
+    const watch = setTimeout(() => {
+      isStuck = true;
+      stuck++;
+      pump();
+    }, INTAKE_STALL_MS);
+    processEvents(
+      db,
+      batch.map((b) => b.item),
+      now(),
+    )
+      .then(
+        (results) => {
+          for (const { waiter, item } of batch) answer(waiter, answerOf(item.webhookId, results.get(item.webhookId)!));
+        },
+        (err: Error) => {
+          for (const { waiter } of batch) answer(waiter, err);
+        },
+      )
+      .finally(() => {
+        clearTimeout(watch);
+        if (isStuck) stuck--;
+        applying--;
+        pump();
+      });
+  };
+  const pump = () => {
+    if (applying === stuck && stored.length) apply();
+    if (!storing && waiting.length) store();
   };
   return (provider: TProviderAdapter, input: TWebhookInput) =>
     new Promise<TReceived>((resolve, reject) => {
       const checked = checkDelivery({ provider, input });
       const key = checked.event ? `${checked.provider}/${checked.event.id}` : null;
       waiting.push({ checked, key, resolve, reject });
-      drain();
+      pump();
     });
 }
 
@@ -202,7 +268,9 @@ async function applyEvents(tx: Queryable, items: TStoredEvent[], now: Date): Pro
   // payment.*: deposits and purchases, applied together (deposits.ts); payout.*: a withdrawal's payout, one by one (withdrawals.ts).
   const deposits = fresh.filter((item) => !item.event.type.startsWith('payout.'));
   const outcomes = new Map<TStoredEvent, { result: TWebhookResult; paymentId: string | null }>();
-  (await applyDepositEvents(tx, deposits, now)).forEach((outcome, i) => outcomes.set(deposits[i]!, outcome));
+  (await applyDepositEvents(tx, deposits, now)).forEach((outcome, i) => {
+    outcomes.set(deposits[i]!, outcome);
+  });
   for (const item of fresh) if (!outcomes.has(item)) outcomes.set(item, await applyPayoutEvent(tx, item.provider, item.event, now));
   const applied: Array<{ item: TStoredEvent; result: TWebhookResult; paymentId: string | null }> = [];
   for (const item of items) {

@@ -300,18 +300,25 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
   it.runIf(engine === 'postgres')('the intake: a copy of an event being applied waits for it, holds up no other event, and is answered duplicate', async () => {
     const receive = webhookIntake(ctx.db, () => clock);
     const provider = { id: 'sandbox-card' as const, webhookSecret: SECRET };
-    const input = (event: TPaymentWebhookEvent) => {
+    const input = (event: TPaymentWebhookEvent, secret = SECRET) => {
       const rawBody = Buffer.from(JSON.stringify(event));
-      return { rawBody, signature: signWebhook(SECRET, rawBody, unix(clock)), now: clock };
+      return { rawBody, signature: signWebhook(secret, rawBody, unix(clock)), now: clock };
     };
-    const [held, other] = [await newDeposit(), await newDeposit()];
+    const [held, other, earlier] = [await newDeposit(), await newDeposit(), await newDeposit()];
+    const applied = paidEvent(earlier.public_id);
+    expect((await receive(provider, input(applied))).result).toBe('credited');
     const [heldId] = await ctx.db.query<{ id: string }>('SELECT id::text AS id FROM payments WHERE public_id = $1', [held.public_id]);
     const event = paidEvent(held.public_id);
     // The first copy is stored, then waits on the payment's row, held by the test.
     const lock = await holdRowLock(ctx.db, 'SELECT 1 FROM payments WHERE id = $1 FOR UPDATE', [heldId!.id]);
     const first = receive(provider, input(event));
     await lock.waiting();
-    // The second copy arrives first, then another event: that one goes in and is credited now.
+    // What the store decides is answered at once, whatever the apply is waiting on: a copy of an
+    // event applied before, a forged delivery.
+    expect((await receive(provider, input(applied))).result).toBe('duplicate');
+    expect((await receive(provider, input(paidEvent(other.public_id), 'forged-secret'))).result).toBe('bad_signature');
+    // The second copy arrives first, then another event: that one is applied beside the stuck
+    // apply (INTAKE_STALL_MS) and credited now.
     const second = receive(provider, input(event));
     expect((await receive(provider, input(paidEvent(other.public_id)))).result).toBe('credited');
     expect(await inbox(event.id)).toHaveLength(1);
@@ -335,6 +342,6 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     const report = await checkLedger(ctx.db);
     expect(report.violations).toEqual([]);
     const [deposits] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE kind = 'deposit'`);
-    expect(deposits!.n).toBe(engine === 'postgres' ? 26 + 2 + 40 + 2 : 6 + 2);
+    expect(deposits!.n).toBe(engine === 'postgres' ? 26 + 2 + 40 + 3 : 6 + 2);
   });
 });
