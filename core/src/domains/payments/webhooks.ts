@@ -33,8 +33,9 @@ export async function receiveWebhook(db: Db, provider: TProviderAdapter, input: 
  * Deliveries to the providers' webhooks, received together (the route gathers those that
  * arrive while the previous gathering is in the database: webhookIntake). Each delivery is
  * stored first, as received, whatever it holds, by ONE statement for all of them that also
- * answers at once what needs no processing: a forged, stale or malformed delivery, or an event
- * id already applied (`duplicate`). A refused or failed delivery stays on record. The new events
+ * answers at once what needs no processing: a forged, stale or malformed delivery, or a copy
+ * of an event carried already (`duplicate`: storeDeliveries). A refused or failed delivery stays
+ * on record. The new events
  * are then applied in ONE transaction that inserts their ids into payment_events: a
  * duplicate, concurrent or later, finds the id taken and moves nothing. A forged or stale
  * delivery never reaches payment_events, so it cannot use up a real event's id either. When
@@ -73,8 +74,14 @@ function answerOf(webhookId: string, result: TWebhookResult | Error): TReceived 
 
 /**
  * Stores deliveries as received, by ONE statement, in their order. Answers per delivery its
- * result when the statement decided it (refused, or a duplicate of an applied event), or else
- * the stored event still to apply.
+ * result when the statement decided it, or else the stored event still to apply. Decided are a
+ * refused delivery (forged, stale, malformed) and a copy of an event that is carried already:
+ * applied, or delivered before and still being processed (stored, not failed yet: the earlier
+ * delivery is retried until it is processed), or delivered earlier in the same statement. Such a
+ * copy is `duplicate` at once, so copies of an event never queue behind its first delivery. A
+ * copy of an event whose delivery failed processing is applied (it may succeed now). Another
+ * instance's copy stored at the same moment is not seen here: the claim of the event id
+ * (applyEvents) keeps that one exactly-once.
  */
 async function storeDeliveries(db: Db, checked: TChecked[]): Promise<Array<TReceived | TStoredEvent>> {
   // Rows are inserted in the input's order; their ids come from one sequence in that order.
@@ -82,11 +89,16 @@ async function storeDeliveries(db: Db, checked: TChecked[]): Promise<Array<TRece
     `INSERT INTO payment_webhooks (provider, raw_body, signature, signature_valid, event_id, received_at, next_attempt_at, processed_at, result)
      SELECT d.provider, d.raw_body, d.signature, d.refused IS NULL OR d.refused = 'malformed', d.event_id, d.received_at,
             d.received_at + $7::int * interval '1 millisecond',
-            CASE WHEN d.refused IS NOT NULL OR e.event_id IS NOT NULL THEN d.received_at END,
-            coalesce(d.refused, CASE WHEN e.event_id IS NOT NULL THEN 'duplicate' END)
-     FROM unnest($1::text[], $2::bytea[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) WITH ORDINALITY
-            AS d(provider, raw_body, signature, event_id, refused, received_at, n)
-     LEFT JOIN payment_events e ON e.provider = d.provider AND e.event_id = d.event_id
+            CASE WHEN d.refused IS NOT NULL OR d.carried THEN d.received_at END,
+            coalesce(d.refused, CASE WHEN d.carried THEN 'duplicate' END)
+     FROM (SELECT d.*, d.event_id IS NOT NULL AND (
+                    row_number() OVER (PARTITION BY d.provider, d.event_id ORDER BY d.n) > 1
+                    OR EXISTS (SELECT 1 FROM payment_events e WHERE e.provider = d.provider AND e.event_id = d.event_id)
+                    OR EXISTS (SELECT 1 FROM payment_webhooks w
+                               WHERE w.provider = d.provider AND w.event_id = d.event_id AND w.processed_at IS NULL AND w.signature_valid
+                                 AND w.attempts = 0)) AS carried
+           FROM unnest($1::text[], $2::bytea[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) WITH ORDINALITY
+                  AS d(provider, raw_body, signature, event_id, refused, received_at, n)) d
      ORDER BY d.n
      RETURNING id::text AS id, result`,
     [
@@ -122,45 +134,26 @@ const INTAKE_STALL_MS = 50;
  * next, while the following deliveries are stored. One apply at a time keeps the gatherings
  * large (the cost of a transaction is shared by more events) and keeps them from queueing on
  * each other's row locks (the provider's clearing account is in every one); only an apply stuck
- * past INTAKE_STALL_MS lets the next one start beside it. A delivery the store
- * decides (refused, or a copy of an event applied already) is answered at once. Each request is
- * still answered only after its own delivery is stored and, when valid, applied and committed:
- * nothing is acknowledged that a crash could lose.
- *
- * A copy of an event that is in the pipeline waits for it to be answered: applied in the same
- * transaction it would wait on the first copy's claim of the event id, and hold up every other
- * event of its gathering meanwhile. Once the first has committed, the copy is stored and answered
- * `duplicate` at once. (Another instance of the core is still kept off by the claim itself.)
+ * past INTAKE_STALL_MS lets the next one start beside it. A delivery the store decides (refused,
+ * or a copy of an event carried already: storeDeliveries) is answered at once. Each request is
+ * still answered only after its own delivery is stored and, when it carries its event, applied
+ * and committed: nothing is acknowledged that a crash could lose.
  */
 export function webhookIntake(db: Db, now: () => Date) {
-  type TWaiting = { checked: TChecked; key: string | null; resolve: (received: TReceived) => void; reject: (err: Error) => void };
+  type TWaiting = { checked: TChecked; resolve: (received: TReceived) => void; reject: (err: Error) => void };
   let waiting: TWaiting[] = [];
   let stored: Array<{ waiter: TWaiting; item: TStoredEvent }> = [];
-  /** Deliveries in the pipeline per event: a copy arriving meanwhile waits. */
-  const inPipeline = new Map<string, number>();
   let storing = false;
   /** Applies running, and how many of them are stuck: one that is not stuck runs at a time. */
   let applying = 0;
   let stuck = 0;
   const answer = (waiter: TWaiting, received: TReceived | Error) => {
-    if (waiter.key !== null) {
-      const left = inPipeline.get(waiter.key)! - 1;
-      if (left) inPipeline.set(waiter.key, left);
-      else inPipeline.delete(waiter.key);
-    }
     if (received instanceof Error) waiter.reject(received);
     else waiter.resolve(received);
   };
   const store = () => {
-    const batch: TWaiting[] = [];
-    const held: TWaiting[] = [];
-    for (const w of waiting) {
-      if (batch.length < INTAKE_BATCH && !(w.key !== null && inPipeline.has(w.key))) batch.push(w);
-      else held.push(w);
-    }
-    if (!batch.length) return;
-    waiting = held;
-    for (const w of batch) if (w.key !== null) inPipeline.set(w.key, (inPipeline.get(w.key) ?? 0) + 1);
+    const batch = waiting.slice(0, INTAKE_BATCH);
+    waiting = waiting.slice(INTAKE_BATCH);
     storing = true;
     storeDeliveries(
       db,
@@ -217,9 +210,7 @@ export function webhookIntake(db: Db, now: () => Date) {
   };
   return (provider: TProviderAdapter, input: TWebhookInput) =>
     new Promise<TReceived>((resolve, reject) => {
-      const checked = checkDelivery({ provider, input });
-      const key = checked.event ? `${checked.provider}/${checked.event.id}` : null;
-      waiting.push({ checked, key, resolve, reject });
+      waiting.push({ checked: checkDelivery({ provider, input }), resolve, reject });
       pump();
     });
 }
