@@ -121,7 +121,7 @@ export async function applyDepositEvents(
   const rows = byId.length
     ? await tx.query<TLockedDeposit>(
         `SELECT ${DEPOSIT_COLUMNS}, (SELECT c.precision::int FROM currencies c WHERE c.code = payments.currency) AS precision FROM payments
-         WHERE (public_id, provider) IN (SELECT * FROM unnest($1::uuid[], $2::text[])) ORDER BY id FOR UPDATE`,
+         WHERE public_id = ANY ($1::uuid[]) AND (public_id, provider) IN (SELECT * FROM unnest($1::uuid[], $2::text[])) ORDER BY id FOR UPDATE`,
         [byId.map(({ event }) => event.payment_id), byId.map(({ provider }) => provider)],
       )
     : [];

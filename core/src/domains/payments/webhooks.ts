@@ -92,13 +92,15 @@ async function storeDeliveries(db: Db, checked: TChecked[]): Promise<Array<TRece
             CASE WHEN d.refused IS NOT NULL OR d.carried THEN d.received_at END,
             coalesce(d.refused, CASE WHEN d.carried THEN 'duplicate' END)
      FROM (SELECT d.*, d.event_id IS NOT NULL AND (
-                    row_number() OVER (PARTITION BY d.provider, d.event_id ORDER BY d.n) > 1
-                    OR EXISTS (SELECT 1 FROM payment_events e WHERE e.provider = d.provider AND e.event_id = d.event_id)
-                    OR EXISTS (SELECT 1 FROM payment_webhooks w
-                               WHERE w.provider = d.provider AND w.event_id = d.event_id AND w.processed_at IS NULL AND w.signature_valid
-                                 AND w.attempts = 0)) AS carried
+                    row_number() OVER (PARTITION BY d.provider, d.event_id ORDER BY d.n) > 1 OR applied.x IS NOT NULL OR in_flight.x IS NOT NULL) AS carried
            FROM unnest($1::text[], $2::bytea[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) WITH ORDINALITY
-                  AS d(provider, raw_body, signature, event_id, refused, received_at, n)) d
+                  AS d(provider, raw_body, signature, event_id, refused, received_at, n)
+           -- Looked up by key, delivery by delivery (LIMIT 1): a hash of all of payment_events,
+           -- which the planner preferred while the table was small, grows with it.
+           LEFT JOIN LATERAL (SELECT true AS x FROM payment_events e WHERE e.provider = d.provider AND e.event_id = d.event_id LIMIT 1) applied ON true
+           LEFT JOIN LATERAL (SELECT true AS x FROM payment_webhooks w
+                              WHERE w.provider = d.provider AND w.event_id = d.event_id AND w.processed_at IS NULL AND w.signature_valid
+                                AND w.attempts = 0 LIMIT 1) in_flight ON true) d
      ORDER BY d.n
      RETURNING id::text AS id, result`,
     [
