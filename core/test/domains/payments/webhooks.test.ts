@@ -318,36 +318,39 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     expect((await Promise.all(gatherings)).flat()).toEqual(Array.from({ length: rounds * 4 }, () => 'credited'));
   });
 
-  it.runIf(engine === 'postgres')('the intake: a copy of an event being applied is answered duplicate at once; an apply stuck on a row holds up no other event', async () => {
-    const receive = webhookIntake(ctx.db, () => clock);
-    const provider = { id: 'sandbox-card' as const, webhookSecret: SECRET };
-    const input = (event: TPaymentWebhookEvent, secret = SECRET) => {
-      const rawBody = Buffer.from(JSON.stringify(event));
-      return { rawBody, signature: signWebhook(secret, rawBody, unix(clock)), now: clock };
-    };
-    const [held, other, earlier] = [await newDeposit(), await newDeposit(), await newDeposit()];
-    const applied = paidEvent(earlier.public_id);
-    expect((await receive(provider, input(applied))).result).toBe('credited');
-    const [heldId] = await ctx.db.query<{ id: string }>('SELECT id::text AS id FROM payments WHERE public_id = $1', [held.public_id]);
-    const event = paidEvent(held.public_id);
-    // The first copy is stored, then waits on the payment's row, held by the test.
-    const lock = await holdRowLock(ctx.db, 'SELECT 1 FROM payments WHERE id = $1 FOR UPDATE', [heldId!.id]);
-    const first = receive(provider, input(event));
-    await lock.waiting();
-    // What the store decides is answered at once, whatever the apply is waiting on: a copy of an
-    // event applied before, a forged delivery, and a copy of the event being applied (the first
-    // delivery carries it).
-    expect((await receive(provider, input(applied))).result).toBe('duplicate');
-    expect((await receive(provider, input(paidEvent(other.public_id), 'forged-secret'))).result).toBe('bad_signature');
-    expect((await receive(provider, input(event))).result).toBe('duplicate');
-    expect((await inbox(event.id)).map((row) => row.result)).toEqual([null, 'duplicate']);
-    // Another event is applied beside the stuck apply (INTAKE_STALL_MS) and credited now.
-    expect((await receive(provider, input(paidEvent(other.public_id)))).result).toBe('credited');
-    await lock.release();
-    expect((await first).result).toBe('credited');
-    expect((await inbox(event.id)).map((row) => row.result)).toEqual(['credited', 'duplicate']);
-    expect(await paymentState(held.public_id)).toBe('credited');
-  });
+  it.runIf(engine === 'postgres')(
+    'the intake: a copy of an event being applied is answered duplicate at once; an apply stuck on a row holds up no other event',
+    async () => {
+      const receive = webhookIntake(ctx.db, () => clock);
+      const provider = { id: 'sandbox-card' as const, webhookSecret: SECRET };
+      const input = (event: TPaymentWebhookEvent, secret = SECRET) => {
+        const rawBody = Buffer.from(JSON.stringify(event));
+        return { rawBody, signature: signWebhook(secret, rawBody, unix(clock)), now: clock };
+      };
+      const [held, other, earlier] = [await newDeposit(), await newDeposit(), await newDeposit()];
+      const applied = paidEvent(earlier.public_id);
+      expect((await receive(provider, input(applied))).result).toBe('credited');
+      const [heldId] = await ctx.db.query<{ id: string }>('SELECT id::text AS id FROM payments WHERE public_id = $1', [held.public_id]);
+      const event = paidEvent(held.public_id);
+      // The first copy is stored, then waits on the payment's row, held by the test.
+      const lock = await holdRowLock(ctx.db, 'SELECT 1 FROM payments WHERE id = $1 FOR UPDATE', [heldId!.id]);
+      const first = receive(provider, input(event));
+      await lock.waiting();
+      // What the store decides is answered at once, whatever the apply is waiting on: a copy of an
+      // event applied before, a forged delivery, and a copy of the event being applied (the first
+      // delivery carries it).
+      expect((await receive(provider, input(applied))).result).toBe('duplicate');
+      expect((await receive(provider, input(paidEvent(other.public_id), 'forged-secret'))).result).toBe('bad_signature');
+      expect((await receive(provider, input(event))).result).toBe('duplicate');
+      expect((await inbox(event.id)).map((row) => row.result)).toEqual([null, 'duplicate']);
+      // Another event is applied beside the stuck apply (INTAKE_STALL_MS) and credited now.
+      expect((await receive(provider, input(paidEvent(other.public_id)))).result).toBe('credited');
+      await lock.release();
+      expect((await first).result).toBe('credited');
+      expect((await inbox(event.id)).map((row) => row.result)).toEqual(['credited', 'duplicate']);
+      expect(await paymentState(held.public_id)).toBe('credited');
+    },
+  );
 
   it('payments:webhooks lists the inbox newest first, filtered by result, bodies as received', async () => {
     const listed = (await COMMANDS['payments:webhooks']!(ctx.db, ['result=stale', 'limit=5'])) as Array<{
