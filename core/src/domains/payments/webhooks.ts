@@ -31,17 +31,16 @@ export async function receiveWebhook(db: Db, provider: TProviderAdapter, input: 
 
 /**
  * Deliveries to the providers' webhooks, received together (the route gathers those that
- * arrive while the previous gathering is in the database: webhookIntake). Each delivery is
- * stored first, as received, whatever it holds, by ONE statement for all of them that also
- * answers at once what needs no processing: a forged, stale or malformed delivery, or a copy
- * of an event carried already (`duplicate`: storeDeliveries). A refused or failed delivery stays
- * on record. The new events
- * are then applied in ONE transaction that inserts their ids into payment_events: a
- * duplicate, concurrent or later, finds the id taken and moves nothing. A forged or stale
- * delivery never reaches payment_events, so it cannot use up a real event's id either. When
- * the processing fails (the database, a crash before the commit), each stored delivery is
- * processed again on its own (processDueWebhooks). Answers per delivery, in order: its result,
- * or the Error its processing ended with.
+ * arrive while the previous gathering is being stored: webhookIntake). Each delivery is stored
+ * first, as received, whatever it holds, by ONE statement for all of them that also answers at
+ * once what needs no processing: a forged, stale or malformed delivery, or a copy of an event
+ * carried already (`duplicate`: storeDeliveries). A refused or failed delivery stays on record.
+ * The new events are then applied in ONE transaction that inserts their ids into
+ * payment_events: a duplicate, concurrent or later, finds the id taken and moves nothing. A
+ * forged or stale delivery never reaches payment_events, so it cannot use up a real event's id
+ * either. When the processing fails (the database, a crash before the commit), each stored
+ * delivery is processed again on its own (processDueWebhooks). Answers per delivery, in order:
+ * its result, or the Error its processing ended with.
  */
 export async function receiveWebhooks(db: Db, incoming: TIncoming[], now: Date): Promise<Array<TReceived | Error>> {
   return storeAndApply(db, incoming.map(checkDelivery), now);
