@@ -99,13 +99,13 @@ export type TPaymentWebhookEvent = z.infer<typeof ZPaymentWebhookEvent>;
 /** The path parameter of a provider's webhook: an unknown provider is a missing route. */
 export const ZWebhookParams = z.object({ provider: z.enum(PAYMENT_PROVIDERS) });
 
-/** GET /api/deposit/ps (and the other lists): the systems under each currency they take. */
-export const ZPaymentSystemGroup = z.object({ currency: z.string(), systems: z.array(ZPaymentSystem) });
+/**
+ * GET /api/deposit/ps and /api/withdraw/ps: the systems under each currency they take, with the
+ * currency's name in the reader's language and its logo.
+ */
+export const ZPaymentSystemGroup = z.object({ currency: z.string(), name: z.string(), logo: z.string(), systems: z.array(ZPaymentSystem) });
 export type TPaymentSystemGroup = z.infer<typeof ZPaymentSystemGroup>;
-/** GET /api/deposit/ps: the groups also carry the currency's name in the reader's language and its logo. */
-export const ZDepositSystemGroup = ZPaymentSystemGroup.extend({ name: z.string(), logo: z.string() });
-export type TDepositSystemGroup = z.infer<typeof ZDepositSystemGroup>;
-export type TDepositSystems = { status: 'ok'; currencies: TDepositSystemGroup[] };
+export type TDepositSystems = { status: 'ok'; currencies: TPaymentSystemGroup[] };
 
 /**
  * POST /api/deposit/integration_json: a deposit of `amount` (major units) through system `ps`.

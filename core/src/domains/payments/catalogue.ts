@@ -10,13 +10,15 @@ import {
   type TPaymentField,
   type TPaymentFormValues,
   type TPaymentProvider,
+  type TLocale,
   type TPaymentSystem,
+  type TPaymentSystemGroup,
   type TPaymentTerms,
 } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { moneyError } from '../../money-errors.ts';
-import { currencies, enabledCurrency, operatorCurrency, parseFraction, parseOperatorAmount, type TCurrency } from '../currencies/service.ts';
+import { currencies, enabledCurrency, operatorCurrency, parseFraction, parseOperatorAmount, publicCurrency, type TCurrency } from '../currencies/service.ts';
 import { parseUserAmount } from '../ledger/service.ts';
 
 /*
@@ -108,16 +110,24 @@ export async function listPaymentSystems(
   return out;
 }
 
-/** The entries grouped under their currency, currencies in the currency table's order. */
-export async function groupByCurrency(db: Queryable, entries: readonly TCatalogueEntry[]) {
-  const order = [...(await currencies(db)).keys()];
+/**
+ * The entries grouped under their currency (named in the reader's language, with its logo),
+ * currencies in the currency table's order.
+ */
+export async function groupByCurrency(db: Queryable, entries: readonly TCatalogueEntry[], locale: TLocale): Promise<TPaymentSystemGroup[]> {
+  const byCode = await currencies(db);
   const groups = new Map<string, TPaymentSystem[]>();
   for (const entry of entries) {
     const list = groups.get(entry.system.currency) ?? [];
     list.push(entry.system);
     groups.set(entry.system.currency, list);
   }
-  return order.filter((code) => groups.has(code)).map((code) => ({ currency: code, systems: groups.get(code)! }));
+  return [...byCode.values()]
+    .filter((currency) => groups.has(currency.code))
+    .map((currency) => {
+      const { name, logo } = publicCurrency(currency, locale);
+      return { currency: currency.code, name, logo, systems: groups.get(currency.code)! };
+    });
 }
 
 /** One enabled system in one enabled currency, or null. */

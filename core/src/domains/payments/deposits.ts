@@ -17,7 +17,7 @@ import {
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
-import { currencies, publicCurrency } from '../currencies/service.ts';
+import { currencies } from '../currencies/service.ts';
 import { assessPayment, findPaymentSystem, groupByCurrency, listPaymentSystems } from './catalogue.ts';
 import { SANDBOX_BANK, sandboxDepositAddress } from './sandbox.ts';
 import { qrSvg } from './qr.ts';
@@ -291,15 +291,7 @@ export async function userLevel(db: Queryable, userId: string): Promise<number> 
 /** GET /api/deposit/ps: per enabled currency (named in the reader's language), the systems that take deposits in it, with their terms. */
 export async function listDepositSystems(db: Queryable, userId: string, locale: TLocale): Promise<TDepositSystems> {
   const entries = await listPaymentSystems(db, { direction: 'deposit', userLevel: await userLevel(db, userId) });
-  const byCode = await currencies(db);
-  const groups = await groupByCurrency(db, entries);
-  return {
-    status: 'ok',
-    currencies: groups.map((group) => {
-      const { name, logo } = publicCurrency(byCode.get(group.currency)!, locale);
-      return { ...group, name, logo };
-    }),
-  };
+  return { status: 'ok', currencies: await groupByCurrency(db, entries, locale) };
 }
 
 /** The site's page of a payment: the form it came from, showing this payment. */

@@ -14,7 +14,7 @@ import {
   ZPaymentHistoryQuery,
   ZPaymentRecord,
   ZPaymentSystem,
-  ZDepositSystemGroup,
+  ZPaymentSystemGroup,
   ZPurchaseBody,
   ZPurchaseCheckQuote,
   ZPurchaseParams,
@@ -115,7 +115,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
     });
   }
 
-  const ZDepositSystems = ZOk.extend({ currencies: z.array(ZDepositSystemGroup) });
+  const ZDepositSystems = ZOk.extend({ currencies: z.array(ZPaymentSystemGroup) });
   app.get(
     '/api/deposit/ps',
     {

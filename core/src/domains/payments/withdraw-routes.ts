@@ -90,7 +90,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { pr
       const blocked = await withdrawalsBlockedUntil(app.db, user.id);
       return {
         status: 'ok' as const,
-        currencies: await groupByCurrency(app.db, entries),
+        currencies: await groupByCurrency(app.db, entries, request.locale),
         limits: await withdrawLimits(app.db, user.id, now()),
         blocked_until: blocked ? blocked.toISOString() : null,
         second_factor: await secondFactorEnabled(app.db, user.id),
