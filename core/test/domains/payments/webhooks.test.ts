@@ -352,6 +352,34 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     },
   );
 
+  it.runIf(engine === 'postgres')(
+    'two cores (two intakes) given the copies of the same events at once: each event credited once, every copy stored and answered',
+    async () => {
+      const provider = { id: 'sandbox-card' as const, webhookSecret: SECRET };
+      const intakes = [webhookIntake(ctx.db, () => clock), webhookIntake(ctx.db, () => clock)];
+      const deposits = await Promise.all(Array.from({ length: 10 }, () => newDeposit()));
+      const events = deposits.map((deposit) => paidEvent(deposit.public_id));
+      const before = await balance();
+      const answers = await Promise.all(
+        events.flatMap((event) =>
+          Array.from({ length: 4 }, (_, copy) => {
+            const rawBody = Buffer.from(JSON.stringify(event));
+            return intakes[copy % 2]!(provider, { rawBody, signature: signWebhook(SECRET, rawBody, unix(clock)), now: clock });
+          }),
+        ),
+      );
+      const results = answers.map((answer) => answer.result);
+      expect(results.filter((result) => result === 'credited')).toHaveLength(10);
+      expect(results.filter((result) => result === 'duplicate')).toHaveLength(30);
+      expect(await balance()).toBe(before + 10n * 12_345n);
+      for (const event of events) {
+        const rows = await inbox(event.id);
+        expect(rows.map((row) => row.result).sort()).toEqual(['credited', 'duplicate', 'duplicate', 'duplicate']);
+        expect(rows.every((row) => row.processed_at !== null)).toBe(true);
+      }
+    },
+  );
+
   it('payments:webhooks lists the inbox newest first, filtered by result, bodies as received', async () => {
     const listed = (await COMMANDS['payments:webhooks']!(ctx.db, ['result=stale', 'limit=5'])) as Array<{
       result: string;
@@ -367,6 +395,6 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     const report = await checkLedger(ctx.db);
     expect(report.violations).toEqual([]);
     const [deposits] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE kind = 'deposit'`);
-    expect(deposits!.n).toBe(engine === 'postgres' ? 26 + 2 + 40 + 3 + 1 : 6 + 2 + 1);
+    expect(deposits!.n).toBe(engine === 'postgres' ? 26 + 2 + 40 + 3 + 1 + 10 : 6 + 2 + 1);
   });
 });
