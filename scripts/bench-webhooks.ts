@@ -11,9 +11,10 @@
  *    concurrent clients, so the copies of one event arrive concurrently and out of order.
  *    A warm-up of a tenth of the events first (not measured). events/s = events of the
  *    measured part / its wall time; deliveries/s = 5 × that. The clients share the machine's
- *    CPUs with the core and PostgreSQL: their CPU per event is in the table too (runRequests). Afterwards: every deposit
- *    credited once (one deposit ledger transaction per payment, one `credited` delivery per
- *    event, the others `duplicate`), every delivery stored and processed, the ledger's rules.
+ *    CPUs with the core and PostgreSQL: their CPU per event is in the table too (runRequests).
+ *    Afterwards: every deposit credited once (one deposit ledger transaction per payment, one
+ *    `credited` delivery per event, the others `duplicate`), every delivery stored and
+ *    processed, the ledger's rules.
  *  - withdraw: POST /api/withdraw/form/sandbox-card (JSON, Bearer session, a fresh
  *    Idempotency-Key each) for 100 RUB from level-1 users, BENCH_WITHDRAW_CONNECTIONS at once:
  *    p50/p99 of the round trip; afterwards each answered request holds its amount once.
@@ -54,7 +55,7 @@ type TAnswer = { status: number; body: string; ms: number };
  * Sends `count` requests over `connections` keep-alive connections, one request at a time on
  * each; answers in request order. A lean HTTP/1.1 client (each request written in one piece, the
  * answer read by its content-length), so that the load generator, on the same two CPUs as the
- * core and PostgreSQL, takes as little of them as it can: node:http's client cost three times
+ * core and PostgreSQL, takes as little of them as it can: node:http's client cost 2 to 4 times
  * as much per request. An answer without a content-length, or a connection lost, counts as
  * failed (status 0) and the connection is opened again.
  */

@@ -57,6 +57,10 @@ describe.each(ENGINES)('withdraw (%s)', (engine) => {
     ]);
     expect(body.limits).toEqual({ level: 1, currency: 'USD', per_24h: '20000.00', per_30d: '100000.00', left_24h: '20000.00', left_30d: '100000.00' });
     expect(body).toMatchObject({ blocked_until: null, second_factor: false, open: [] });
+    // Each currency named in the reader's language, with its logo, as on the deposit list.
+    expect(body.currencies.find((g: { currency: string }) => g.currency === 'RUB')).toMatchObject({ name: 'Russian rouble', logo: expect.any(String) });
+    const russian = (await call(ctx.app, '/api/withdraw/ps', { token: alice.token, locale: 'ru' })).json();
+    expect(russian.currencies.find((g: { currency: string }) => g.currency === 'RUB')).toMatchObject({ name: 'Российский рубль' });
   });
 
   it('checks a form: fee, amount received, limits left, and field errors as messages', async () => {
