@@ -53,6 +53,8 @@ test('a transfer from A moves B’s header balance live, without a reload', asyn
   // The payment popup: no name, a random avatar 1–15.
   const popup = pageB.getByTestId('payment-popup').first();
   await expect(popup).toBeVisible();
+  // An amount and its currency, filled in the browser from the template the layout ships.
+  await expect(popup).toContainText(/\d\u00a0[A-Z]{2,}/);
   const avatar = Number(await popup.getAttribute('data-avatar'));
   expect(avatar).toBeGreaterThanOrEqual(1);
   expect(avatar).toBeLessThanOrEqual(15);

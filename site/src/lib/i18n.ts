@@ -1,5 +1,6 @@
 import { siteLog } from './server-log.ts';
-import { MISSING_KEY_MESSAGE, isI18nKey, translate, type TLocale } from '@obmen/shared';
+import { DICTIONARIES, MISSING_KEY_MESSAGE, isI18nKey, translate, type TLocale } from '@obmen/shared';
+import { CLIENT_MESSAGE_KEYS } from './client-i18n.ts';
 
 /** What pages get as `Astro.locals.t`: a key (flat, dotted) and its `{{name}}` values. */
 export type TTranslate = (key: string, vars?: Record<string, string | number>) => string;
@@ -23,4 +24,12 @@ export function getT(locale: TLocale): TTranslate {
     translators.set(locale, t);
   }
   return t;
+}
+
+/**
+ * The strings the layout ships to browser code, as templates: their `{{name}}` placeholders are
+ * filled in the browser (clientMessage), so they must not go through `t`, which fills them now.
+ */
+export function clientMessageTemplates(locale: TLocale): Record<string, string> {
+  return Object.fromEntries(CLIENT_MESSAGE_KEYS.map((key) => [key, DICTIONARIES[locale][key] ?? DICTIONARIES.ru[key]]));
 }
