@@ -1,9 +1,9 @@
-import { formatAmount, type TDepositPayment, type TPaymentSystem, type TPurchaseBody, type TPurchaseQuote } from '@obmen/shared';
+import { formatAmount, type TDepositPayment, type TPaymentSystem, type TPaymentTerms, type TPurchaseBody, type TPurchaseQuote } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { moneyError } from '../../money-errors.ts';
 import { currencies, enabledCurrency, type TCurrency } from '../currencies/service.ts';
-import { quoteFromPay, type TQuoteAmounts } from '../rates/quote.ts';
+import { quoteFromPay, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
 import type { RateSource } from '../rates/source.ts';
 import { TableRateSource } from '../rates/source.ts';
 import { assessPayment, listPaymentSystems, type TPaymentAssessment } from './catalogue.ts';
@@ -27,9 +27,23 @@ export async function listPurchaseSystems(db: Queryable, rates: RateSource, user
   const out: TPaymentSystem[] = [];
   for (const entry of entries) {
     if (entry.currency.code === target.code) continue;
-    if (await rates.pair(entry.currency.code, target.code)) out.push(entry.system);
+    const terms = await rates.pair(entry.currency.code, target.code);
+    if (!terms) continue;
+    const range = purchaseRange(entry.terms, terms);
+    const shown = (value: bigint) => formatAmount(value, entry.currency.precision);
+    out.push({ ...entry.system, min: shown(range.min), max: shown(range.max) });
   }
   return out;
+}
+
+/**
+ * What a purchase may charge: within the system's range and the pair's. Both apply to the amount
+ * the user states and pays (the form shows this range); the system's fee comes off afterwards.
+ */
+function purchaseRange(system: TPaymentTerms, pair: TPairTerms): { min: bigint; max: bigint } {
+  const min = system.min > pair.min ? system.min : pair.min;
+  const max = pair.max !== null && pair.max < system.max ? pair.max : system.max;
+  return { min, max };
 }
 
 export type TPurchaseRow = {
@@ -78,7 +92,12 @@ export async function quotePurchase(
   const { currency } = assessed.entry;
   const terms = await rates.pair(currency.code, buy.code);
   if (!terms) throw moneyError('pair_unavailable', { src: currency.code, dst: buy.code }, 'buy');
-  const quote = quoteFromPay(terms, { src: currency.precision, dst: buy.precision }, assessed.receive, 'amount');
+  const range = purchaseRange(assessed.entry.terms, terms);
+  const shown = (value: bigint) => formatAmount(value, currency.precision);
+  if (assessed.amount < range.min) throw moneyError('amount_too_small', { min: shown(range.min), currency: currency.code }, 'amount');
+  if (assessed.amount > range.max) throw moneyError('amount_too_large', { max: shown(range.max), currency: currency.code }, 'amount');
+  // The pair's limits were applied to the stated amount above, not again to what the fee leaves.
+  const quote = quoteFromPay({ ...terms, min: 0n, max: null }, { src: currency.precision, dst: buy.precision }, assessed.receive, 'amount');
   return { assessed, buy, quote };
 }
 

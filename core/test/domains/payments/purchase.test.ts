@@ -97,6 +97,24 @@ describe.each(ENGINES)('purchase: buy a currency by card (%s)', (engine) => {
     expect((await checkLedger(ctx.db)).violations).toEqual([]);
   });
 
+  it('accepts the minimum each way to buy states; below it, refused with that minimum', async () => {
+    const systems = (await call(ctx.app, '/api/purchase/ps/BTC', { token: user.token })).json().systems as TPaymentSystem[];
+    expect(systems.length).toBeGreaterThan(0);
+    for (const system of systems) {
+      const { payment } = await buy({ ps: system.id, currency: system.currency, buy: 'BTC', amount: system.min });
+      expect(payment.amount).toBe(system.min);
+      const below = (Number(system.min) - 0.01).toFixed(2);
+      const res = await call(ctx.app, '/api/purchase/integration_json', {
+        token: user.token,
+        payload: { ps: system.id, currency: system.currency, buy: 'BTC', amount: below },
+        locale: 'en',
+      });
+      expect(res.statusCode, below).toBe(422);
+      expect(res.json()).toMatchObject({ code: 'amount_too_small', fields: { amount: expect.any(String) } });
+      expect(res.json().message).toContain(system.min.replace(/\.00$/, ''));
+    }
+  });
+
   it('refuses bad input field by field and opens nothing', async () => {
     const [{ n: before }] = (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE direction = 'purchase'`)) as [{ n: number }];
     const cases: Array<[object, string, number]> = [
