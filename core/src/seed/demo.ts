@@ -120,7 +120,11 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean }): P
   const cardsSeeded = await seedCardProducts(db);
   // Also on a database seeded before accounts existed; dev and test only.
   if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded || autoSeeded || cardsSeeded;
-  await db.transaction((tx) => createDemoUser(tx, DEMO_ACCOUNT));
+  // Verified, so the demo shows withdrawals and cards too, which level 0 does not allow.
+  await db.transaction(async (tx) => {
+    const accountId = await createDemoUser(tx, DEMO_ACCOUNT);
+    await tx.query('UPDATE users SET verification_level = 1 WHERE account_id = $1', [accountId]);
+  });
   return true;
 }
 

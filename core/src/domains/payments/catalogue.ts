@@ -53,11 +53,24 @@ export type TCatalogueEntry = {
   currency: TCurrency;
 };
 
-const SELECT = `SELECT s.direction, s.id, s.provider, s.names, s.logo, s.level, s.fields, s.enabled AS system_enabled, s.position,
+/**
+ * The level a system needs as its users see it: its own, raised to the first verification level
+ * whose limits allow the operation at all, so the list, the check and the limits table agree (a
+ * level whose withdrawal limit is 0 sees every payout system locked, not offered and then refused).
+ */
+const LEVEL_NEEDED = `GREATEST(s.level, coalesce((SELECT min(l.level) FROM verification_limits l
+    WHERE l.operation = CASE s.direction WHEN 'withdraw' THEN 'withdrawal' ELSE 'deposit' END AND l.per_24h > 0 AND l.per_30d > 0), s.level))`;
+
+const selectSystems = (
+  level: string,
+) => `SELECT s.direction, s.id, s.provider, s.names, s.logo, ${level} AS level, s.fields, s.enabled AS system_enabled, s.position,
     c.currency, c.fee_percent::text AS fee_percent, c.fee_fixed::text AS fee_fixed, c.min_amount::text AS min_amount,
     c.max_amount::text AS max_amount, c.confirmations, c.enabled
   FROM payment_systems s JOIN payment_system_currencies c ON c.direction = s.direction AND c.system_id = s.id
   JOIN currencies cur ON cur.code = c.currency`;
+/** As users see the catalogue; operators see each system's own level. */
+const SELECT = selectSystems(LEVEL_NEEDED);
+const SELECT_AS_CONFIGURED = selectSystems('s.level');
 
 /** "1.5000" → "1.5": the percentage without the column's trailing zeros. */
 function shortPercent(text: string): string {
@@ -358,9 +371,10 @@ export async function seedPaymentSystems(tx: Queryable): Promise<boolean> {
 
 /** payments:systems: every system and currency, enabled or not, in major units. */
 export async function describePaymentSystems(db: Queryable, direction?: string) {
-  const rows = await db.query<TSystemRow>(`${SELECT} WHERE ($1::text IS NULL OR s.direction = $1) ORDER BY s.direction, s.position, s.id, c.currency`, [
-    direction ?? null,
-  ]);
+  const rows = await db.query<TSystemRow>(
+    `${SELECT_AS_CONFIGURED} WHERE ($1::text IS NULL OR s.direction = $1) ORDER BY s.direction, s.position, s.id, c.currency`,
+    [direction ?? null],
+  );
   const byCode = await currencies(db);
   return rows.map((row) => {
     const precision = byCode.get(row.currency)?.precision ?? 0;

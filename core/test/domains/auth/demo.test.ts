@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import app from '../../../src/app.ts';
 import { testConfig } from '../../helpers.ts';
 import { openDb } from '../../../src/db/index.ts';
-import { DEMO, call } from '../../auth-helpers.ts';
+import { DEMO, call, sessionToken } from '../../auth-helpers.ts';
 
 /** The core as server.ts starts it, with its log captured. */
 async function start(nodeEnv: 'development' | 'production') {
@@ -41,6 +41,9 @@ describe('demo account', () => {
       const res = await call(core.app, '/api/auth/login_by_password', { payload: DEMO });
       expect(res.statusCode).toBe(200);
       expect(res.json().user.account_id).toBe(printed[0]!.account_id);
+      // Verified, so the demo can show withdrawals and cards.
+      const limits = await call(core.app, '/api/withdraw/ps', { token: sessionToken(res) });
+      expect(limits.json().limits).toMatchObject({ level: 1 });
     } finally {
       await core.close();
     }

@@ -38,7 +38,10 @@ describe.each(ENGINES)('payment-system catalogue (%s)', (engine) => {
       SEED_PAYMENT_SYSTEMS.map((system) => `${system.direction}/${system.id}`).sort((a, b) => (a < b ? -1 : 1)),
     );
     const withdraw = await listPaymentSystems(ctx.db, { direction: 'withdraw', userLevel: 0, currency: 'TON' });
-    expect(withdraw.map((entry) => [entry.system.id, entry.system.fields, entry.system.locked])).toEqual([['sandbox-chain', ['address', 'memo'], false]]);
+    // Level 0's withdrawal limit is 0 (verification_limits): its chain payouts are locked too, needing level 1.
+    expect(withdraw.map((entry) => [entry.system.id, entry.system.fields, entry.system.locked, entry.system.level])).toEqual([
+      ['sandbox-chain', ['address', 'memo'], true, 1],
+    ]);
     const card = await listPaymentSystems(ctx.db, { direction: 'withdraw', userLevel: 0, currency: 'RUB' });
     expect(card.map((entry) => [entry.system.id, entry.system.fields, entry.system.locked])).toEqual([
       ['sandbox-card', ['card_number', 'card_holder'], true],
@@ -66,7 +69,7 @@ describe.each(ENGINES)('payment-system catalogue (%s)', (engine) => {
       ps: 'sandbox-chain',
       currency: 'BTC',
       amount: '0.01',
-      userLevel: 0,
+      userLevel: 1,
       form: { address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', memo: 'ignored for BTC' },
     });
     expect([chain.fee, chain.receive, chain.form]).toEqual([20_000n, 980_000n, { address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' }]);
@@ -92,7 +95,7 @@ describe.each(ENGINES)('payment-system catalogue (%s)', (engine) => {
           ps: 'sandbox-chain',
           currency: 'USDT',
           amount: '1',
-          userLevel: 0,
+          userLevel: 1,
           form: { address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' },
         }),
       ),

@@ -93,14 +93,44 @@ describe.each(ENGINES)('withdraw (%s)', (engine) => {
     expect(over.json().fields.amount).toMatch(/Not enough RUB/);
   });
 
-  it('refuses a request over the level limit, with the limit shown, moving nothing', async () => {
-    const carol = await createFixtureUser(ctx.db); // level 0: no withdrawals at all
+  it('at a level whose withdrawal limit is 0, every system is listed locked and refused as locked; the limits table decides', async () => {
+    const carol = await createFixtureUser(ctx.db); // level 0: its withdrawal limit is 0
     await fund(ctx.db, carol.id, 'BTC', 100_000_000n);
+    const systems = async () =>
+      (
+        (await call(ctx.app, '/api/withdraw/ps', { token: carol.token })).json().currencies as Array<{
+          systems: Array<{ id: string; level: number; locked: boolean }>;
+        }>
+      ).flatMap((group) => group.systems);
+    const listed = await systems();
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.every((system) => system.locked && system.level === 1)).toBe(true);
     const res = await withdraw(carol, { currency: 'BTC', amount: '0.01', address: BTC_ADDRESS }, { ps: 'sandbox-chain' });
-    expect(res.statusCode).toBe(422);
-    expect(res.json()).toMatchObject({ code: 'withdrawal_limit_exceeded', fields: { amount: "Above your level's limit" } });
-    expect(res.json().message).toBe('Over the limit of your verification level: 0 USD left for 24 hours (limit 0 USD).');
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'payment_level_required', fields: { ps: expect.any(String) } });
+    const checked = await call(ctx.app, '/api/withdraw/check', {
+      token: carol.token,
+      locale: 'en',
+      payload: { ps: 'sandbox-chain', currency: 'BTC', amount: '0.01', address: BTC_ADDRESS },
+    });
+    expect(checked.json()).toMatchObject({ ok: false, fields: { ps: expect.any(String) } });
     expect(await heldBalance(ctx.db, carol.id, 'BTC')).toBe(0n);
+    // An operator who gives level 0 a small withdrawal limit opens the systems of level 0 to it.
+    await ctx.db.query(`UPDATE verification_limits SET per_24h = 5000, per_30d = 10000 WHERE level = 0 AND operation = 'withdrawal'`);
+    try {
+      const opened = await systems();
+      expect(opened.find((system) => system.id === 'sandbox-chain')).toMatchObject({ level: 0, locked: false });
+      expect(opened.filter((system) => system.locked).every((system) => system.level === 1)).toBe(true);
+      const over = await withdraw(carol, { currency: 'BTC', amount: '0.01', address: BTC_ADDRESS }, { ps: 'sandbox-chain' });
+      expect(over.json()).toMatchObject({ code: 'withdrawal_limit_exceeded' });
+      expect(over.json().message).toBe('Over the limit of your verification level: 50 USD left for 24 hours (limit 50 USD).');
+    } finally {
+      await ctx.db.query(`UPDATE verification_limits SET per_24h = 0, per_30d = 0 WHERE level = 0 AND operation = 'withdrawal'`);
+    }
+    expect(await heldBalance(ctx.db, carol.id, 'BTC')).toBe(0n);
+  });
+
+  it('refuses a request over the level limit, with the limit shown, moving nothing', async () => {
     // Over the 24-hour limit of level 1: 20 000 USD ≈ 1 600 000+ RUB at the seeded rate.
     await fund(ctx.db, bob.id, 'RUB', 300_000_000n);
     const big = await withdraw(bob, { currency: 'RUB', amount: '2900000', iban: 'DE89370400440532013000', account_holder: 'Bob B' }, { ps: 'sandbox-bank' });
