@@ -155,3 +155,28 @@ test('axe-core: notifications (banner and modal) over the pages, ru and en', asy
   await context.close();
   expect(findings, report(findings)).toEqual([]);
 });
+
+test('axe-core: what level 0 sees (withdraw folded and opened, cards, purchase), ru and en', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const context = await newContext(browser, 'ru');
+  const page = await context.newPage();
+  // The demo account is verified; a fresh account shows the locked states.
+  await signUp(page, { prefix: 'a11y-level0' });
+  const findings: TFinding[] = [];
+  for (const locale of LOCALES) {
+    await withLocale(context, locale);
+    for (const width of WIDTHS) {
+      await page.setViewportSize(VIEWPORTS[width]);
+      for (const path of ['/withdraw', '/cards/list', '/purchase', '/deposit']) {
+        await page.goto(path);
+        await islandsReady(page);
+        findings.push(...(await audit(page, `${locale} ${width} ${path} at level 0`)));
+      }
+      await page.goto('/withdraw');
+      await page.getByTestId('withdraw-locked').locator('summary').click();
+      findings.push(...(await audit(page, `${locale} ${width} /withdraw at level 0, locked systems open`, '[data-testid="withdraw-locked"]')));
+    }
+  }
+  await context.close();
+  expect(findings, report(findings)).toEqual([]);
+});
