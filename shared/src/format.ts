@@ -129,3 +129,46 @@ export function displayPairRate(pair: { src: string; dst: string; rate: string; 
     ? `1\u00a0${pair.src} ≈ ${displayRate(pair.rate, locale)}\u00a0${pair.dst}`
     : `1\u00a0${pair.dst} ≈ ${displayRate(pair.rate_inverse, locale)}\u00a0${pair.src}`;
 }
+
+/** The cookie in which the browser tells the server its time zone (IANA name), for SSR times. */
+export const TIME_ZONE_COOKIE = 'tz';
+/** Where the reader's zone is not known yet (a first visit): times say UTC. */
+export const DEFAULT_TIME_ZONE = 'UTC';
+
+/** An IANA time zone this runtime knows, or null: the cookie is the visitor's to forge. */
+export function validTimeZone(value: string | undefined | null): string | null {
+  if (!value || value.length > 64) return null;
+  try {
+    return new Intl.DateTimeFormat('en-GB', { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+export type TDateStyle = 'datetime' | 'short' | 'time';
+
+const DATE_PARTS: Record<TDateStyle, Intl.DateTimeFormatOptions> = {
+  datetime: { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' },
+  short: { month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' },
+  time: { hour: '2-digit', minute: '2-digit' },
+};
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * An instant of the API as people read it, in the reader's zone: the server renders with the
+ * zone the browser told it (TIME_ZONE_COOKIE) and islands hydrate with the same zone as a prop,
+ * so both sides print the same text (numeric parts only: ICU versions differ on month names).
+ * In UTC the text says so.
+ */
+export function displayDateTime(iso: string, locale: TLocale, timeZone: string, style: TDateStyle = 'datetime'): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const key = `${locale} ${timeZone} ${style}`;
+  let format = dateFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', { ...DATE_PARTS[style], timeZone });
+    dateFormats.set(key, format);
+  }
+  const text = format.format(date);
+  return timeZone === DEFAULT_TIME_ZONE ? `${text} UTC` : text;
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   displayAmount,
+  displayDateTime,
   displayMoney,
   displayPairRate,
   displayPercent,
@@ -10,6 +11,7 @@ import {
   localizeVars,
   sumAmounts,
   translate,
+  validTimeZone,
 } from '../src/index.ts';
 
 const NNBSP = '\u202f';
@@ -130,5 +132,24 @@ describe('displayPercent rounding', () => {
     expect(displayPercent('0.011', 'en', 2)).toBe('1.1');
     expect(displayPercent('0.0000499', 'en', 2)).toBe('0');
     expect(displayPercent('0.12345', 'en', 2)).toBe('12.35');
+  });
+});
+
+describe('displayDateTime: one text for the server and the browser, in the reader’s zone', () => {
+  const at = '2026-11-26T18:05:00Z';
+  it('prints numeric parts in the zone given, and says UTC when that is the zone', () => {
+    expect(displayDateTime(at, 'ru', 'Asia/Vladivostok')).toBe('27.11.2026, 04:05');
+    expect(displayDateTime(at, 'en', 'Europe/Moscow')).toBe('26/11/2026, 21:05');
+    expect(displayDateTime(at, 'ru', 'UTC')).toBe('26.11.2026, 18:05 UTC');
+    expect(displayDateTime(at, 'en', 'Asia/Vladivostok', 'short')).toBe('27/11, 04:05');
+    expect(displayDateTime(at, 'ru', 'Europe/Moscow', 'time')).toBe('21:05');
+    expect(displayDateTime('not a date', 'ru', 'UTC')).toBe('not a date');
+  });
+  it('accepts only time zones the runtime knows (the cookie is the visitor’s)', () => {
+    expect(validTimeZone('Asia/Vladivostok')).toBe('Asia/Vladivostok');
+    expect(validTimeZone('Mars/Olympus')).toBeNull();
+    expect(validTimeZone('<script>')).toBeNull();
+    expect(validTimeZone(undefined)).toBeNull();
+    expect(validTimeZone('x'.repeat(200))).toBeNull();
   });
 });

@@ -34,6 +34,8 @@ declare global {
       /** The BFF's one pooled client to the core (site/src/lib/core.ts). */
       core: Dispatcher;
       locale: TLocale;
+      /** The reader's time zone (the browser's `tz` cookie, checked), UTC until it is known. */
+      timeZone: string;
       t: TTranslate;
       user: TUser;
       siteSettings: TSiteSettings;
@@ -54,4 +56,3 @@ declare global {
     }
   }
 }
-export {};

@@ -1,4 +1,5 @@
 import { defineMiddleware } from 'astro:middleware';
+import { DEFAULT_TIME_ZONE, TIME_ZONE_COOKIE, validTimeZone } from '@obmen/shared/format';
 import {
   LOCALE_COOKIE,
   REFERRAL_COOKIE,
@@ -76,6 +77,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
   locals.layoutLoaded = true;
   // Rendered by the Astro dev server (`pnpm dev`), not inside the BFF.
   if (locals.core === undefined) fillDevServerLocals(locals, context.request);
+  locals.timeZone = validTimeZone(context.cookies.get(TIME_ZONE_COOKIE)?.value) ?? DEFAULT_TIME_ZONE;
   const cookieLocale = context.cookies.get(LOCALE_COOKIE)?.value;
   const token = context.cookies.get(SESSION_COOKIE)?.value;
   let locale = pickLocale(cookieLocale);

@@ -7,7 +7,7 @@ import { FILE_INPUT_ACCEPT, FILES_MAX_PER_REQUEST } from '@obmen/shared/files';
 import { api, ApiError } from '../lib/api.ts';
 import { uploadForm } from '../lib/upload.ts';
 import { $chatMessageEvent } from '../stores/messages.ts';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { IslandRoot, useDisplayDateTime, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & {
   /** 'support', or the other user's account id. */
@@ -25,13 +25,6 @@ function paths(chat: 'support' | number) {
   return chat === 'support'
     ? { page: '/support', send: '/support', read: '/support/read' }
     : { page: `/chat/private/${chat}`, send: `/chat/private/${chat}`, read: `/chat/private/read/${chat}` };
-}
-
-function time(iso: string, locale: string): string {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime())
-    ? iso
-    : new Intl.DateTimeFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', { day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit' }).format(date);
 }
 
 function size(bytes: number, locale: string): string {
@@ -65,12 +58,13 @@ function MessageText({ text }: { text: string }) {
 
 function Message({ message, other, locale }: { message: TChatMessage; other: string; locale: string }) {
   const { t } = useTranslation();
+  const when = useDisplayDateTime();
   const author = message.author === 'me' ? t('chat.author_me') : message.author === 'operator' ? t('chat.author_operator') : other;
   return (
     <li className={`chat-message chat-${message.author}`} data-testid="chat-message" data-message-id={message.id}>
       <div className="chat-meta">
         <span className="chat-author">{author}</span>
-        <time dateTime={message.created_at}>{time(message.created_at, locale)}</time>
+        <time dateTime={message.created_at}>{when(message.created_at, 'short')}</time>
       </div>
       {message.text && <MessageText text={message.text} />}
       {message.files.length > 0 && (
@@ -339,9 +333,9 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
   );
 }
 
-export default function ChatThread({ locale, messages, ...props }: TProps) {
+export default function ChatThread({ locale, messages, timeZone, ...props }: TProps) {
   return (
-    <IslandRoot locale={locale} messages={messages}>
+    <IslandRoot locale={locale} messages={messages} timeZone={timeZone}>
       <ChatThreadBody locale={locale} {...props} />
     </IslandRoot>
   );

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TDepositPayment, TLocale } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { IslandRoot, useDisplayDateTime, type TIslandProps } from './IslandRoot.tsx';
 
 /** How often an open payment's state is asked for. */
 export const PAYMENT_POLL_MS = 2_000;
@@ -54,16 +54,13 @@ function messageOf(payment: TDepositPayment): string {
   return `deposit.message_${payment.state}`;
 }
 
-function when(iso: string, locale: TLocale): string {
-  return new Intl.DateTimeFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(iso));
-}
-
 /**
  * One deposit's page: its state (asked again every PAYMENT_POLL_MS while open), a clear message,
  * the amounts, and where to pay: the card's hosted page, or the bank details and the reference.
  */
 function DepositStatusBody({ payment: initial, locale }: { payment: TDepositPayment; locale: TLocale }) {
   const { t } = useTranslation();
+  const when = useDisplayDateTime();
   const [payment, setPayment] = useState(initial);
   usePolling(isOpen(payment), async () => {
     const answer = await api<{ payment: TDepositPayment }>('/deposit/integration_json/check', { json: { url: payment.id } });
@@ -106,7 +103,7 @@ function DepositStatusBody({ payment: initial, locale }: { payment: TDepositPaym
       </dl>
       {payment.pay_url && payment.state === 'created' && (
         <>
-          <p className="muted">{t('deposit.pay_by', { at: when(payment.expires_at, locale) })}</p>
+          <p className="muted">{t('deposit.pay_by', { at: when(payment.expires_at) })}</p>
           <a className="btn btn-primary" href={payment.pay_url} data-testid="deposit-pay">
             {t('deposit.pay')}
           </a>
@@ -139,7 +136,7 @@ function DepositStatusBody({ payment: initial, locale }: { payment: TDepositPaym
               </dd>
             </div>
           </dl>
-          <p className="muted">{t('deposit.pay_by', { at: when(payment.expires_at, locale) })}</p>
+          <p className="muted">{t('deposit.pay_by', { at: when(payment.expires_at) })}</p>
         </section>
       )}
       {payment.address && <p className="dp-code dp-address">{payment.address}</p>}
@@ -154,9 +151,9 @@ function DepositStatusBody({ payment: initial, locale }: { payment: TDepositPaym
 
 type TProps = TIslandProps & { payment: TDepositPayment };
 
-export default function DepositStatus({ locale, messages, payment }: TProps) {
+export default function DepositStatus({ locale, messages, timeZone, payment }: TProps) {
   return (
-    <IslandRoot locale={locale} messages={messages}>
+    <IslandRoot locale={locale} messages={messages} timeZone={timeZone}>
       <DepositStatusBody payment={payment} locale={locale} />
     </IslandRoot>
   );

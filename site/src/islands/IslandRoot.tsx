@@ -1,10 +1,23 @@
-import { Component, useMemo, type ErrorInfo, type ReactNode } from 'react';
+import { Component, createContext, useCallback, useContext, useMemo, type ErrorInfo, type ReactNode } from 'react';
 import i18next, { type i18n } from 'i18next';
 import { I18nextProvider, initReactI18next } from 'react-i18next';
 import { MISSING_KEY_MESSAGE, type TLocale } from '@obmen/shared/constants';
+import { DEFAULT_TIME_ZONE, displayDateTime, type TDateStyle } from '@obmen/shared/format';
 import { reportFrontError } from '../lib/logger.ts';
 
-export type TIslandProps = { locale: TLocale; messages: Record<string, string> };
+/**
+ * `timeZone`: the reader's zone as the server rendered the page with it (Astro.locals.timeZone),
+ * so an island's first render in the browser prints the same times as the server did.
+ */
+export type TIslandProps = { locale: TLocale; messages: Record<string, string>; timeZone?: string };
+
+const DateContext = createContext<{ locale: TLocale; timeZone: string }>({ locale: 'ru', timeZone: DEFAULT_TIME_ZONE });
+
+/** Times in an island: the shared formatter with the island's locale and the page's zone. */
+export function useDisplayDateTime(): (iso: string, style?: TDateStyle) => string {
+  const { locale, timeZone } = useContext(DateContext);
+  return useCallback((iso: string, style?: TDateStyle) => displayDateTime(iso, locale, timeZone, style), [locale, timeZone]);
+}
 
 const instances = new Map<TLocale, i18n>();
 
@@ -53,11 +66,14 @@ class IslandBoundary extends Component<{ children: ReactNode; fallback: string }
   }
 }
 
-export function IslandRoot({ locale, messages, children }: TIslandProps & { children: ReactNode }) {
+export function IslandRoot({ locale, messages, timeZone = DEFAULT_TIME_ZONE, children }: TIslandProps & { children: ReactNode }) {
   const instance = useMemo(() => getI18n(locale, messages), [locale, messages]);
+  const dates = useMemo(() => ({ locale, timeZone }), [locale, timeZone]);
   return (
     <I18nextProvider i18n={instance}>
-      <IslandBoundary fallback={messages['error.generic'] ?? 'Error'}>{children}</IslandBoundary>
+      <DateContext.Provider value={dates}>
+        <IslandBoundary fallback={messages['error.generic'] ?? 'Error'}>{children}</IslandBoundary>
+      </DateContext.Provider>
     </I18nextProvider>
   );
 }

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TDepositPayment, TLocale, TPurchaseQuote } from '@obmen/shared';
 import { displayAmount, displayMoney, displayRate } from '@obmen/shared/format';
 import { api, ApiError } from '../lib/api.ts';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { IslandRoot, useDisplayDateTime, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { url: string };
 type TAnswer = { payment: TDepositPayment; quote: TPurchaseQuote | null };
@@ -11,16 +11,13 @@ type TAnswer = { payment: TDepositPayment; quote: TPurchaseQuote | null };
 /** A payment still open is asked again this often (the provider's webhook ends it). */
 const POLL_MS = 2_000;
 
-function when(iso: string, locale: TLocale): string {
-  return new Intl.DateTimeFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', { timeStyle: 'short', timeZone: 'UTC' }).format(new Date(iso));
-}
-
 /**
  * Back from the hosted card page (…?payment=<id>): the purchase's state through the deposit
  * check (spec §7), asked again while the payment is open, then what became of it and the amounts.
  */
 function PurchaseStatusBody({ url, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
+  const when = useDisplayDateTime();
   const [answer, setAnswer] = useState<TAnswer | null>(null);
   const [error, setError] = useState('');
 
@@ -123,7 +120,7 @@ function PurchaseStatusBody({ url, locale }: Omit<TProps, 'messages'>) {
           </div>
         )}
       </dl>
-      {open && quote && <p className="wd-expected">{t('purchase.quote_until', { at: when(quote.expires_at, locale) })}</p>}
+      {open && quote && <p className="wd-expected">{t('purchase.quote_until', { at: when(quote.expires_at, 'time') })}</p>}
       {payment.pay_url && (
         <a className="btn btn-primary" href={payment.pay_url} data-testid="purchase-pay">
           {t('purchase.pay_now')}
@@ -138,9 +135,9 @@ function PurchaseStatusBody({ url, locale }: Omit<TProps, 'messages'>) {
   );
 }
 
-export default function PurchaseStatus({ locale, messages, ...props }: TProps) {
+export default function PurchaseStatus({ locale, messages, timeZone, ...props }: TProps) {
   return (
-    <IslandRoot locale={locale} messages={messages}>
+    <IslandRoot locale={locale} messages={messages} timeZone={timeZone}>
       <PurchaseStatusBody locale={locale} {...props} />
     </IslandRoot>
   );

@@ -168,9 +168,9 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
   );
 }
 
-export default function WithdrawForm({ locale, messages, ...props }: TProps) {
+export default function WithdrawForm({ locale, messages, timeZone, ...props }: TProps) {
   return (
-    <IslandRoot locale={locale} messages={messages}>
+    <IslandRoot locale={locale} messages={messages} timeZone={timeZone}>
       <WithdrawFormBody locale={locale} {...props} />
     </IslandRoot>
   );

@@ -4,15 +4,12 @@ import type { TLocale, TWithdrawal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api, ApiError } from '../lib/api.ts';
 import { watchStatus } from '../stores/status.ts';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
-
-function when(iso: string, locale: TLocale): string {
-  return new Intl.DateTimeFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
-}
+import { IslandRoot, useDisplayDateTime, type TIslandProps } from './IslandRoot.tsx';
 
 /** One withdrawal: state, reason, expected time, and Cancel while it still awaits review. */
 export function WithdrawStatus({ withdrawal: initial, locale, placed = false }: { withdrawal: TWithdrawal; locale: TLocale; placed?: boolean }) {
   const { t } = useTranslation();
+  const when = useDisplayDateTime();
   const [withdrawal, setWithdrawal] = useState(initial);
   const [message, setMessage] = useState(placed ? t('withdraw.placed') : '');
   const [busy, setBusy] = useState(false);
@@ -86,7 +83,7 @@ export function WithdrawStatus({ withdrawal: initial, locale, placed = false }: 
           </div>
         )}
       </dl>
-      {withdrawal.expected_at && <p className="wd-expected">{t('withdraw.expected', { at: when(withdrawal.expected_at, locale) })}</p>}
+      {withdrawal.expected_at && <p className="wd-expected">{t('withdraw.expected', { at: when(withdrawal.expected_at) })}</p>}
       {withdrawal.cancellable && (
         <button type="button" className="btn btn-outline" onClick={cancel} disabled={busy} data-testid="withdraw-cancel">
           {t('withdraw.cancel')}
@@ -99,9 +96,9 @@ export function WithdrawStatus({ withdrawal: initial, locale, placed = false }: 
 type TProps = TIslandProps & { withdrawal: TWithdrawal };
 
 /** The status of one request as its own island (the /withdraw page's list). */
-export default function WithdrawStatusIsland({ locale, messages, withdrawal }: TProps) {
+export default function WithdrawStatusIsland({ locale, messages, timeZone, withdrawal }: TProps) {
   return (
-    <IslandRoot locale={locale} messages={messages}>
+    <IslandRoot locale={locale} messages={messages} timeZone={timeZone}>
       <WithdrawStatus withdrawal={withdrawal} locale={locale} />
     </IslandRoot>
   );

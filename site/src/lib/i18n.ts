@@ -31,5 +31,5 @@ export function getT(locale: TLocale): TTranslate {
  * filled in the browser (clientMessage), so they must not go through `t`, which fills them now.
  */
 export function clientMessageTemplates(locale: TLocale): Record<string, string> {
-  return Object.fromEntries(CLIENT_MESSAGE_KEYS.map((key) => [key, DICTIONARIES[locale][key] ?? DICTIONARIES.ru[key]]));
+  return Object.fromEntries(CLIENT_MESSAGE_KEYS.map((key) => [key, DICTIONARIES[locale][key] ?? DICTIONARIES.ru[key] ?? key]));
 }

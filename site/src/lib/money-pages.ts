@@ -10,20 +10,6 @@ export function loginPath(url: URL): string {
   return `/login?next=${encodeURIComponent(url.pathname + url.search)}`;
 }
 
-/** An instant of the API as people read it, in UTC (history filters are UTC days too). */
-export function formatDateTime(iso: string, locale: TLocale): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  return new Intl.DateTimeFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', {
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZone: 'UTC',
-  }).format(date);
-}
-
 export type TExchangeAllPreview = { currency: string; currencies: TCurrencyInfo[]; preview: TExchangeBatch };
 
 /** GET /api/exchange/all[/{currency}] for a page; null when the currency is unknown or disabled (a 404). */

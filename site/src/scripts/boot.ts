@@ -2,10 +2,10 @@
  * The one script every page loads: no framework, a few KB. It seeds the stores from the
  * server's state, wires the header (burger, language, account id) and reports errors.
  */
-import { TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared/constants';
+import { LOCALE_COOKIE_MAX_AGE_S, TOAST_DELAY_MS, isLocale, type TLocale } from '@obmen/shared/constants';
 import type { TBalance, TChatMessageEvent, TNotification, TSiteSettings, TUnreadMsgs, TUser, TWallet } from '@obmen/shared';
 import { clientMessage, setClientMessages } from '../lib/client-i18n.ts';
-import { displayAmount, isZeroAmount } from '@obmen/shared/format';
+import { TIME_ZONE_COOKIE, displayAmount, isZeroAmount } from '@obmen/shared/format';
 import { reportFrontError } from '../lib/logger.ts';
 import { $frontendVersion } from '../stores/version.ts';
 import { $totalBalance, $wallets } from '../stores/wallets.ts';
@@ -121,6 +121,18 @@ function initLanguageSwitch(current: string) {
       }
     });
   }
+}
+
+/**
+ * Tells the server the reader's time zone, so the next page prints times in it on both sides
+ * (until then the server and the islands print UTC, and say so).
+ */
+function initTimeZone() {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const cookie = `${TIME_ZONE_COOKIE}=${zone}`;
+  if (!zone || document.cookie.split('; ').includes(cookie)) return;
+  const secure = window.location.protocol === 'https:' ? '; secure' : '';
+  document.cookie = `${cookie}; path=/; max-age=${LOCALE_COOKIE_MAX_AGE_S}; samesite=lax${secure}`;
 }
 
 function initAccountId() {
@@ -297,6 +309,7 @@ initChunkReload();
 if (state) initStores(state);
 initBurger();
 initLanguageSwitch(state?.locale ?? 'ru');
+initTimeZone();
 initAccountId();
 initLogout();
 initLiveHeader();
