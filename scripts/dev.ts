@@ -10,7 +10,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import pretty from 'pino-pretty';
-import { loadDotEnv, root, supervise, waitForHealth } from './supervise.ts';
+import { loadDotEnv, root, sitePublicUrl, supervise, waitForHealth } from './supervise.ts';
 
 loadDotEnv();
 const port = process.env.PORT ?? '3000';
@@ -42,7 +42,7 @@ try {
   const core = supervisor.run(
     'core',
     [...watch('core/src', 'core/migrations'), 'core/src/server.ts'],
-    { ...development, PORT: corePort, HOST: '127.0.0.1' },
+    { ...development, PORT: corePort, HOST: '127.0.0.1', PUBLIC_URL: sitePublicUrl() },
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   prettyLogs('core', core);

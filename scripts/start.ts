@@ -6,7 +6,7 @@
  *   HOST (127.0.0.1) where the BFF listens: set HOST=0.0.0.0 to open it to the network (the
  *   development helpers /api/dev/* and /dev/* still answer loopback clients only).
  */
-import { BFF_NODE_ARGS, BFF_SCRIPT, loadDotEnv, supervise, waitForHealth } from './supervise.ts';
+import { BFF_NODE_ARGS, BFF_SCRIPT, loadDotEnv, sitePublicUrl, supervise, waitForHealth } from './supervise.ts';
 
 loadDotEnv();
 const corePort = process.env.CORE_PORT ?? '4000';
@@ -22,14 +22,12 @@ try {
     // got for a load balancer in front of it.
     // Two malloc arenas: libvips' threads (upload re-encoding) otherwise each keep an arena of
     // freed memory; 20 uploads at once grew the core by 148 MB instead of 45 (pnpm bench upload).
-    // Mailed links point at the site as started here unless PUBLIC_URL names its public address.
-    const publicUrl = process.env.PUBLIC_URL || `http://localhost:${process.env.PORT ?? '3000'}`;
     supervisor.run('core', ['core/src/server.ts'], {
       PORT: corePort,
       HOST: '127.0.0.1',
       TRUST_PROXY: process.env.CORE_TRUST_PROXY ?? '127.0.0.1,::1',
       MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
-      PUBLIC_URL: publicUrl,
+      PUBLIC_URL: sitePublicUrl(),
     });
     await waitForHealth(`${upstream}/api/health`, HEALTH_WAIT_MS);
   }

@@ -19,6 +19,11 @@ export const BFF_SCRIPT = 'bff/src/server.ts';
  */
 export const BFF_NODE_ARGS = ['--max-semi-space-size=1'];
 
+/** Where mailed and referral links point: PUBLIC_URL, else the site as started here (PORT). */
+export function sitePublicUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return env.PUBLIC_URL || `http://localhost:${env.PORT ?? '3000'}`;
+}
+
 /** `.env` at the top of the checkout, when there is one; variables already set win over it. */
 export function loadDotEnv(): void {
   const file = join(root, '.env');
