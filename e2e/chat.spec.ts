@@ -73,6 +73,8 @@ test('A writes to B privately; B sees the badge, the popup and the message witho
   const popup = pageB.getByTestId('unread-popup');
   await expect(popup).toBeVisible();
   await expect(popup).toContainText('1');
+  // Only a private message is unread: the popup opens the chats, not the support chat.
+  await expect(popup.getByTestId('unread-popup-open')).toHaveAttribute('href', '/chat');
   const axe = await new AxeBuilder({ page: pageB }).include('[data-testid="unread-popup"]').analyze();
   expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
   // After a navigation the server renders the same: support first, then A's chat with its badge.
@@ -92,8 +94,10 @@ test('A writes to B privately; B sees the badge, the popup and the message witho
   await islandsReady(pageB);
   await expect(pageB.getByTestId('chat-message').filter({ hasText: 'Привет, B!' })).toBeVisible();
   await expect(pageB.getByTestId('unread-popup')).toBeHidden();
-  // Shown, it is read: the counter goes to zero (the island moved the read cursor).
+  // Shown, it is read: the counter goes to zero (the island moved the read cursor), and so does
+  // the chat's own badge, which the server rendered before the read.
   await expect(pageB.getByTestId('unread').first().locator('[data-unread-count]')).toBeHidden();
+  await expect(pageB.locator(`.sidebar [data-chat-badge="${a.accountId}"]`)).toBeHidden();
   // With the chat open, A's next message appears without a reload and is read at once.
   await send(pageA, 'Ты здесь?');
   await expect(pageB.getByTestId('chat-message').filter({ hasText: 'Ты здесь?' })).toBeVisible();
@@ -108,10 +112,19 @@ test('a file is sent, previewed and opened; a wrong type is refused', async () =
   await pageA.getByTestId('chat-files').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just text') });
   await pageA.getByTestId('chat-send').click();
   await expect(pageA.getByTestId('chat-error')).toBeVisible();
+  // The chosen files are listed by name and can be removed before sending.
   await pageA.getByTestId('chat-files').setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: PNG });
+  const pending = pageA.getByTestId('chat-pending-files');
+  await expect(pending.locator('li')).toHaveCount(2);
+  await expect(pending).toContainText('notes.txt');
+  await expect(pending).toContainText('receipt.png');
+  await pending.getByRole('button', { name: 'Убрать файл notes.txt' }).click();
+  await expect(pending.locator('li')).toHaveCount(1);
+  await expect(pending).not.toContainText('notes.txt');
   await pageA.getByTestId('chat-input').fill('чек');
   await pageA.getByTestId('chat-send').click();
   await expect(pageA.getByTestId('chat-message').filter({ hasText: 'чек' }).locator('img')).toBeVisible();
+  await expect(pageA.getByTestId('chat-pending-files')).toHaveCount(0);
 
   await pageB.goto(`/chat/private/${a.accountId}`);
   const preview = pageB.getByTestId('chat-message').filter({ hasText: 'чек' }).getByTestId('chat-file');

@@ -70,6 +70,12 @@ test('passport: upload, submit, one file rejected and uploaded again, approved: 
   const account = await signUp(page, { prefix: 'kyc' });
   await page.goto('/settings/verification');
   await expect(page.getByTestId('kyc-level')).toContainText('0');
+  // Each "Начать" names its document for a screen reader.
+  const starts = page.locator('.kyc-types').getByRole('link');
+  await expect(starts).toHaveCount(3);
+  const names = await starts.evaluateAll((links) => links.map((link) => link.getAttribute('aria-label')));
+  expect(new Set(names).size).toBe(3);
+  await expect(page.getByRole('link', { name: 'Начать: Паспорт' })).toBeVisible();
   await page.getByTestId('kyc-type-passport').getByRole('link').click();
   await expect(page).toHaveURL(/\/settings\/passport$/);
   await islandsReady(page);

@@ -6,7 +6,7 @@ import { splitLinks } from '@obmen/shared/chat-text';
 import { FILE_INPUT_ACCEPT, FILES_MAX_PER_REQUEST } from '@obmen/shared/files';
 import { api, ApiError } from '../lib/api.ts';
 import { uploadForm } from '../lib/upload.ts';
-import { $chatMessageEvent } from '../stores/messages.ts';
+import { $chatMessageEvent, $chatRead } from '../stores/messages.ts';
 import { IslandRoot, useDisplayDateTime, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & {
@@ -34,6 +34,9 @@ function size(bytes: number, locale: string): string {
 }
 
 /** Text as text nodes; http(s) links as anchors that open apart from this page. Never HTML. */
+/** A chosen file, told apart from the others chosen (the same file chosen twice is kept once). */
+const fileKey = (file: File) => `${file.name}\u0000${file.size}\u0000${file.lastModified}`;
+
 function MessageText({ text }: { text: string }) {
   let at = 0;
   const parts = splitLinks(text).map((part) => {
@@ -105,7 +108,6 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
   const [notice, setNotice] = useState('');
   const readRef = useRef(initial.last_read_message);
   const listRef = useRef<HTMLDivElement>(null);
-  const fileRef = useRef<HTMLInputElement>(null);
   const event = useStore($chatMessageEvent);
 
   const add = useCallback((incoming: TChatMessage[]) => {
@@ -122,11 +124,13 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
       const newest = list.at(-1)?.id ?? 0;
       if (newest <= readRef.current || document.visibilityState !== 'visible') return;
       readRef.current = newest;
-      api(route.read, { json: { last_read_message: newest } }).catch(() => {
-        readRef.current = 0;
-      });
+      api(route.read, { json: { last_read_message: newest } })
+        .then(() => $chatRead.set({ chat }))
+        .catch(() => {
+          readRef.current = 0;
+        });
     },
-    [route.read],
+    [route.read, chat],
   );
 
   useEffect(() => markRead(messages), [messages, markRead]);
@@ -184,7 +188,6 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
       add([sent.message]);
       setText('');
       setFiles([]);
-      if (fileRef.current) fileRef.current.value = '';
     } catch (err) {
       const fields = err instanceof ApiError ? Object.values(err.fields) : [];
       setError(fields[0] ?? (err as Error).message);
@@ -305,6 +308,24 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
             aria-describedby={error ? errorId : undefined}
             data-testid="chat-input"
           />
+          {files.length > 0 && (
+            <ul className="chat-pending" aria-label={t('chat.attached', { count: files.length })} data-testid="chat-pending-files">
+              {files.map((file) => (
+                <li key={fileKey(file)}>
+                  <span className="chat-pending-name">{file.name}</span> <span className="muted">{size(file.size, locale)}</span>
+                  <button
+                    type="button"
+                    className="btn btn-outline btn-sm"
+                    aria-label={t('chat.remove_file', { name: file.name })}
+                    onClick={() => setFiles((current) => current.filter((kept) => kept !== file))}
+                    data-testid="chat-remove-file"
+                  >
+                    ×
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
           {error && (
             <p id={errorId} className="field-error" role="alert" data-testid="chat-error">
               {error}
@@ -312,15 +333,22 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
           )}
           <div className="chat-actions">
             <label className="btn btn-outline btn-sm chat-attach">
-              {files.length ? t('chat.attached', { count: files.length }) : t('chat.attach')}
+              {t('chat.attach')}
               <input
-                ref={fileRef}
                 type="file"
                 multiple
                 accept={FILE_INPUT_ACCEPT}
                 className="visually-hidden"
                 data-testid="chat-files"
-                onChange={(e) => setFiles([...(e.target.files ?? [])].slice(0, FILES_MAX_PER_REQUEST))}
+                onChange={(e) => {
+                  const chosen = [...(e.target.files ?? [])];
+                  setFiles((current) => {
+                    const known = new Set(current.map(fileKey));
+                    return [...current, ...chosen.filter((file) => !known.has(fileKey(file)))].slice(0, FILES_MAX_PER_REQUEST);
+                  });
+                  // Emptied, so the same file chosen again after a removal fires a change.
+                  e.target.value = '';
+                }}
               />
             </label>
             <button type="submit" className="btn btn-primary" disabled={busy} data-testid="chat-send">

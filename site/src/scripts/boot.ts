@@ -9,7 +9,7 @@ import { TIME_ZONE_COOKIE, displayAmount, isZeroAmount } from '@obmen/shared/for
 import { reportFrontError } from '../lib/logger.ts';
 import { $frontendVersion } from '../stores/version.ts';
 import { $totalBalance, $wallets } from '../stores/wallets.ts';
-import { $chatMessageEvent, $unreadMsgs } from '../stores/messages.ts';
+import { $chatMessageEvent, $chatRead, $unreadMsgs } from '../stores/messages.ts';
 import { unreadPopupHiddenOn } from '@obmen/shared/chat-text';
 import { REALTIME_EVENT } from '../lib/realtime.ts';
 import { $user } from '../stores/user.ts';
@@ -219,6 +219,10 @@ function initChatBadges() {
   $unreadMsgs.subscribe((unread) => {
     for (const badge of document.querySelectorAll<HTMLElement>('[data-chat-badge="support"]')) setBadge(badge, unread.support);
   });
+  // The open chat read to its end: its badge, rendered by the server before the read, goes.
+  $chatRead.subscribe((read) => {
+    if (read) for (const badge of document.querySelectorAll<HTMLElement>(`[data-chat-badge="${read.chat}"]`)) setBadge(badge, 0);
+  });
   // The realtime client (site/src/lib/realtime.ts) dispatches every event on window; a new chat
   // message goes to the chat stores (the open chat island appends it, the badges count it).
   window.addEventListener(REALTIME_EVENT, (event) => {
@@ -249,14 +253,16 @@ function initChatBadges() {
 }
 
 /**
- * Spec §4: with unread messages (private + support > 0) a popup offers the support chat, except
- * on exchange and chat pages. Closed, it stays away until the count grows (per browser tab).
+ * Spec §4: with unread messages (private + support > 0) a popup offers the support chat (the
+ * list of chats when only private ones are unread), except on exchange and chat pages. Closed, it stays away until the count grows (per browser tab).
  */
 function initUnreadPopup() {
   const popup = document.querySelector<HTMLElement>('[data-unread-popup]');
   const text = popup?.querySelector<HTMLElement>('[data-unread-popup-text]');
   if (!popup || !text) return;
   const template = text.dataset.template ?? '';
+  const open = popup.querySelector<HTMLAnchorElement>('[data-unread-popup-open]');
+  const supportLabel = open?.textContent ?? '';
   const KEY = 'obmen-unread-dismissed';
   const dismissedAt = () => {
     try {
@@ -282,6 +288,12 @@ function initUnreadPopup() {
     total = unread.private + unread.support;
     if (total < dismissedAt()) dismiss(total);
     text.textContent = template.replace('{{count}}', String(total));
+    // Where the unread messages are: support first; only private ones open the list of chats.
+    if (open) {
+      const support = unread.support > 0;
+      open.href = support ? '/chat/support' : '/chat';
+      open.textContent = support ? supportLabel : (open.dataset.chatsLabel ?? supportLabel);
+    }
     popup.hidden = hiddenHere || total === 0 || total <= dismissedAt();
   });
 }

@@ -8,3 +8,6 @@ export const $unreadMsgs = atom<TUnreadMsgs>({ private: 0, support: 0 });
  * chat, and the chat sidebar counts it on the chat's badge otherwise.
  */
 export const $chatMessageEvent = atom<TChatMessageEvent | null>(null);
+
+/** The chat the open chat island has just read to its end: its sidebar badge goes to 0. */
+export const $chatRead = atom<{ chat: 'support' | number } | null>(null);
