@@ -93,6 +93,8 @@ export const ZPaymentWebhookEvent = z.object({
   /** Chain providers: the address paid to (payment_id is then the transaction id) and its confirmations so far. */
   address: z.string().min(1).max(120).optional(),
   confirmations: z.number().int().min(0).max(1_000_000).optional(),
+  /** Chain providers: which output (or log entry) of the transaction pays `address` (0 when absent); one transaction may pay several deposits. */
+  output: z.number().int().min(0).max(1_000_000).optional(),
 });
 export type TPaymentWebhookEvent = z.infer<typeof ZPaymentWebhookEvent>;
 

@@ -39,7 +39,7 @@ export const PAYMENT_COMMANDS: Record<string, TCommand> = {
   'payments:chain:send': async (db, [address, ...rest]) => {
     const { amount } = options(rest, ['amount'], CHAIN_SEND_USAGE);
     if (!address || !amount) throw new Error(CHAIN_SEND_USAGE);
-    return chainSend(db, providers(), { address, amount, now: new Date() });
+    return chainSend(db, providers(), { outputs: [{ address, amount }], now: new Date() });
   },
   'payments:chain:mine': async (db, args) => {
     const { blocks } = options(args, ['blocks'], CHAIN_MINE_USAGE);

@@ -181,7 +181,7 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; providers: TProvider
     const now = new Date();
     if (body.action === 'bank_received')
       return bankReceived(app.db, providers, { reference: body.reference, now, ...(body.amount ? { amount: body.amount } : {}) });
-    if (body.action === 'chain_send') return chainSend(app.db, providers, { address: body.address, amount: body.amount, now });
+    if (body.action === 'chain_send') return chainSend(app.db, providers, { outputs: [{ address: body.address, amount: body.amount }], now });
     return chainMine(app.db, providers, { blocks: body.blocks, now });
   });
 };

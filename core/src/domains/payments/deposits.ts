@@ -220,9 +220,11 @@ async function applyChainEvent(
   event: TPaymentWebhookEvent,
   now: Date,
 ): Promise<{ result: TEventResult; paymentId: string | null }> {
+  // One deposit per output: a transaction paying two of our addresses (two users, or one twice) is two deposits.
+  const externalId = `${event.payment_id}:${event.output ?? 0}`;
   let [payment] = await tx.query<TDepositRow>(`SELECT ${DEPOSIT_COLUMNS} FROM payments WHERE provider = $1 AND external_id = $2 FOR UPDATE`, [
     provider,
-    event.payment_id,
+    externalId,
   ]);
   const firstSeen = !payment;
   if (!payment) {
@@ -259,7 +261,7 @@ async function applyChainEvent(
       now,
       state: 'pending',
       address: event.address,
-      externalId: event.payment_id,
+      externalId,
       requiredConfirmations: Number(terms?.confirmations ?? 0),
     });
   }

@@ -226,35 +226,40 @@ async function chainHeight(db: Queryable, now: Date): Promise<{ height: number; 
   return { height: Number(row!.height), mined_at: row!.mined_at };
 }
 
+/** One output of a sandbox chain transaction: an amount to one of our deposit addresses. */
+export type TChainOutput = { address: string; amount: string };
+
 /**
- * payments:chain:send: a transaction of `amount` to `address` appears in the mempool; it is
- * included in the next block, and each block after adds a confirmation. We hear of it at once
- * (0 confirmations), then at every new confirmation until the currency's required number.
+ * payments:chain:send: a transaction paying `outputs` (one or more of our deposit addresses, of
+ * one user or several) appears in the mempool; it is included in the next block, and each block
+ * after adds a confirmation. We hear of each output at once (0 confirmations), then at every new
+ * confirmation until the currency's required number.
  */
-export async function chainSend(db: Db, providers: TProviders, input: { address: string; amount: string; now: Date; txid?: string }) {
-  const [owner] = await db.query<{ currency: string }>(`SELECT currency FROM deposit_addresses WHERE address = $1 AND provider = 'sandbox-chain'`, [
-    input.address,
-  ]);
-  if (!owner) throw new Error(`no sandbox-chain deposit address ${input.address}`);
-  const currency = await operatorCurrency(db, owner.currency);
-  const amount = formatAmount(parseOperatorAmount('amount', input.amount, currency), currency.precision);
+export async function chainSend(db: Db, providers: TProviders, input: { outputs: TChainOutput[]; now: Date; txid?: string }) {
   const txid = input.txid ?? randomBytes(32).toString('hex');
   if (!/^[0-9a-f]{64}$/.test(txid)) throw new Error('txid must be 64 hex digits');
+  if (!input.outputs.length) throw new Error('a transaction pays at least one output');
   const { height } = await chainHeight(db, input.now);
-  await db.query(
-    `INSERT INTO sandbox_payments (provider, id, currency, amount, state, address, included_height, created_at, updated_at)
-     VALUES ('sandbox-chain', $1, $2, $3, 'seen', $4, $5, $6, $6)`,
-    [txid, currency.code, amount, input.address, height + 1, input.now],
-  );
-  const result = await deliverSandboxEvent(
-    db,
-    providers,
-    'sandbox-chain',
-    { id: `chain_${txid}_0`, type: 'payment.pending', payment_id: txid, amount, currency: currency.code, address: input.address, confirmations: 0 },
-    input.now,
-  );
-  return { txid, address: input.address, currency: currency.code, amount, result };
+  const paid = [];
+  for (const [output, { address, amount: text }] of input.outputs.entries()) {
+    const [owner] = await db.query<{ currency: string }>(`SELECT currency FROM deposit_addresses WHERE address = $1 AND provider = 'sandbox-chain'`, [address]);
+    if (!owner) throw new Error(`no sandbox-chain deposit address ${address}`);
+    const currency = await operatorCurrency(db, owner.currency);
+    const amount = formatAmount(parseOperatorAmount('amount', text, currency), currency.precision);
+    await db.query(
+      `INSERT INTO sandbox_payments (provider, id, currency, amount, state, address, included_height, created_at, updated_at)
+       VALUES ('sandbox-chain', $1, $2, $3, 'seen', $4, $5, $6, $6)`,
+      [chainOutputId(txid, output), currency.code, amount, address, height + 1, input.now],
+    );
+    const event = { type: 'payment.pending' as const, payment_id: txid, output, amount, currency: currency.code, address, confirmations: 0 };
+    const result = await deliverSandboxEvent(db, providers, 'sandbox-chain', { id: `chain_${chainOutputId(txid, output)}_0`, ...event }, input.now);
+    paid.push({ output, address, currency: currency.code, amount, result });
+  }
+  return { txid, outputs: paid };
 }
+
+/** The sandbox's row of one output: `<txid>:<output>`. */
+const chainOutputId = (txid: string, output: number) => `${txid}:${output}`;
 
 /**
  * Makes `blocks` blocks (payments:chain:mine; the payments timer makes one every
@@ -292,6 +297,7 @@ async function reportConfirmations(db: Db, providers: TProviders, now: Date): Pr
       [tx.address],
     );
     const enough = confirmations >= Number(terms?.confirmations ?? 0);
+    const [txid = tx.id, output = '0'] = tx.id.split(':');
     const result = await deliverSandboxEvent(
       db,
       providers,
@@ -299,7 +305,8 @@ async function reportConfirmations(db: Db, providers: TProviders, now: Date): Pr
       {
         id: `chain_${tx.id}_${confirmations}`,
         type: enough ? 'payment.paid' : 'payment.pending',
-        payment_id: tx.id,
+        payment_id: txid,
+        output: Number(output),
         amount: tx.amount,
         currency: tx.currency,
         address: tx.address,

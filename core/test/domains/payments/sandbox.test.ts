@@ -166,9 +166,9 @@ describe.each(ENGINES)('sandbox providers: card page, bank transfer, chain (%s)'
     }
 
     const before = await balance('BTC');
-    const sent = await chainSend(ctx.db, providers, { address, amount: '0.015', now: clock });
-    expect(sent.result).toBe('pending');
-    const [row] = await ctx.db.query<{ public_id: string }>('SELECT public_id::text AS public_id FROM payments WHERE external_id = $1', [sent.txid]);
+    const sent = await chainSend(ctx.db, providers, { outputs: [{ address, amount: '0.015' }], now: clock });
+    expect(sent.outputs[0]!.result).toBe('pending');
+    const [row] = await ctx.db.query<{ public_id: string }>('SELECT public_id::text AS public_id FROM payments WHERE external_id = $1', [`${sent.txid}:0`]);
     const url = `/deposit/form/sandbox-chain/BTC?payment=${row!.public_id}`;
     expect((await check(url)).json().payment).toMatchObject({ state: 'pending', confirmations: 0, required_confirmations: 2, amount: '0.01500000' });
     // Blocks come with time (the payments timer's tick), one per SANDBOX_BLOCK_MS.
@@ -183,9 +183,43 @@ describe.each(ENGINES)('sandbox providers: card page, bank transfer, chain (%s)'
     expect(await balance('BTC')).toBe(before + 1_500_000n);
     // Later blocks report nothing more; a transaction to an unknown address is refused by the command.
     expect((await chainMine(ctx.db, providers, { blocks: 3, now: clock })).reported).toBe(0);
-    await expect(chainSend(ctx.db, providers, { address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: '1', now: clock })).rejects.toThrow(
-      /no sandbox-chain/,
+    await expect(
+      chainSend(ctx.db, providers, { outputs: [{ address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: '1' }], now: clock }),
+    ).rejects.toThrow(/no sandbox-chain/);
+    expect((await checkLedger(ctx.db)).violations).toEqual([]);
+  });
+
+  it('chain: one transaction paying two users’ addresses (and one of them twice) credits every output once', async () => {
+    const mine = (await open({ ps: 'sandbox-chain', currency: 'LTC' })).address!.address;
+    const theirs = (
+      (await call(ctx.app, '/api/deposit/integration_json', { token: other.token, payload: { ps: 'sandbox-chain', currency: 'LTC' } })).json() as {
+        address: { address: string };
+      }
+    ).address.address;
+    const before = { mine: await balance('LTC'), theirs: await balance('LTC', other) };
+    const sent = await chainSend(ctx.db, providers, {
+      outputs: [
+        { address: mine, amount: '1' },
+        { address: theirs, amount: '2' },
+        { address: mine, amount: '0.5' },
+      ],
+      now: clock,
+    });
+    expect(sent.outputs.map((output) => output.result)).toEqual(['pending', 'pending', 'pending']);
+    await chainMine(ctx.db, providers, { blocks: 10, now: clock });
+    const deposits = await ctx.db.query<{ external_id: string; state: string; user_id: string }>(
+      `SELECT external_id, state, user_id::text AS user_id FROM payments WHERE external_id LIKE $1 ORDER BY external_id`,
+      [`${sent.txid}:%`],
     );
+    expect(deposits).toEqual([
+      { external_id: `${sent.txid}:0`, state: 'credited', user_id: user.id },
+      { external_id: `${sent.txid}:1`, state: 'credited', user_id: other.id },
+      { external_id: `${sent.txid}:2`, state: 'credited', user_id: user.id },
+    ]);
+    const fee = async (external: string) =>
+      BigInt((await ctx.db.query<{ fee: string }>('SELECT fee::text AS fee FROM payments WHERE external_id = $1', [external]))[0]!.fee);
+    expect((await balance('LTC')) - before.mine).toBe(150_000_000n - (await fee(`${sent.txid}:0`)) - (await fee(`${sent.txid}:2`)));
+    expect((await balance('LTC', other)) - before.theirs).toBe(200_000_000n - (await fee(`${sent.txid}:1`)));
     expect((await checkLedger(ctx.db)).violations).toEqual([]);
   });
 
