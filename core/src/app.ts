@@ -69,7 +69,11 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   }
   await fastify.register(sessionPlugin);
   await fastify.register(mailPlugin, { config });
-  await fastify.register(housekeepingPlugin, { publicUrl: config.PUBLIC_URL });
+  await fastify.register(housekeepingPlugin, {
+    publicUrl: config.PUBLIC_URL,
+    now: now ?? (() => new Date()),
+    webhookRetentionDays: config.WEBHOOK_RETENTION_DAYS,
+  });
   // The realtime bus and the BFFs' event stream (before any route that records events).
   await fastify.register(eventsPlugin, { config });
   await fastify.register(storagePlugin, { config, ...(storage ? { storage } : {}) });

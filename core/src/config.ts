@@ -89,6 +89,11 @@ const ZConfig = z
       .optional(),
     DOCUMENT_KEY_FILE: z.string().min(1).default('.data/document.key'),
     /**
+     * Processed webhook and issuer-callback deliveries are kept this many days, then purged
+     * (housekeeping). The exactly-once keys of their events stay; unprocessed deliveries stay.
+     */
+    WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+    /**
      * The secret the sandbox-card provider signs its webhooks with (at least 32 characters).
      * Unset: a fixed development secret outside production; in production its webhooks are refused.
      */
