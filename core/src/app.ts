@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import formbody from '@fastify/formbody';
-import type { TConfig } from './config.ts';
+import { sandboxesAllowed, type TConfig } from './config.ts';
 import { setRateLimitFactor } from './rate-limit.ts';
 import type { Db } from './db/index.ts';
 import dbPlugin from './plugins/db.ts';
@@ -53,9 +53,15 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(schemasPlugin, { strict: config.NODE_ENV !== 'production' });
   await fastify.register(dbPlugin, { config, db });
   await fastify.register(formbody);
+  const sandboxes = sandboxesAllowed(config);
+  if (config.NODE_ENV === 'production' && sandboxes) {
+    fastify.log.error(
+      'SANDBOX_PROVIDERS_IN_PRODUCTION=true: sandbox providers are enabled, their test payments credit balances with money nobody paid (staging only)',
+    );
+  }
   if (config.SEED) {
-    const seeded = await seedDemoData(fastify.db, { demoAccount: config.NODE_ENV !== 'production' });
-    if (seeded) fastify.log.info('demo data seeded');
+    const seeded = await seedDemoData(fastify.db, { demoAccount: config.NODE_ENV !== 'production', sandboxCatalogue: sandboxes });
+    if (seeded.length) fastify.log.info({ seeded }, `seeded: ${seeded.join('; ')}`);
   }
   if (config.NODE_ENV === 'development') {
     if (config.SEED && (await seedDemoBalances(fastify.db))) fastify.log.info('demo balances credited (development only)');
