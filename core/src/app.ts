@@ -26,6 +26,8 @@ import chatRoutes from './domains/chat/routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { loadProviders } from './domains/payments/providers.ts';
+import { sealPayoutCardNumbers } from './domains/payments/withdrawals.ts';
+import { openDocumentCipher } from './domains/verification/cipher.ts';
 import storagePlugin from './plugins/storage.ts';
 import type { TFileStorage } from './storage/index.ts';
 import sessionPlugin from './plugins/session.ts';
@@ -63,6 +65,10 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
     const seeded = await seedDemoData(fastify.db, { demoAccount: config.NODE_ENV !== 'production', sandboxCatalogue: sandboxes });
     if (seeded.length) fastify.log.info({ seeded }, `seeded: ${seeded.join('; ')}`);
   }
+  // Document numbers, issued cards' and payout cards' numbers are sealed with this key.
+  const documents = openDocumentCipher(config, (msg) => fastify.log.warn(msg));
+  const sealed = await sealPayoutCardNumbers(fastify.db, documents);
+  if (sealed) fastify.log.info({ sealed }, 'payout card numbers sealed');
   if (config.NODE_ENV === 'development') {
     if (config.SEED && (await seedDemoBalances(fastify.db))) fastify.log.info('demo balances credited (development only)');
     const accountId = await findDemoAccountId(fastify.db);
@@ -101,10 +107,10 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   const providers = loadProviders(config);
   await fastify.register(paymentRoutes, { providers, now: now ?? (() => new Date()), timers: config.NODE_ENV !== 'test' });
   // Withdrawals; the payout worker runs outside tests (tests drive payouts with their own clock).
-  await fastify.register(withdrawRoutes, { providers, now: now ?? (() => new Date()), payoutWorker: config.NODE_ENV !== 'test' });
+  await fastify.register(withdrawRoutes, { providers, now: now ?? (() => new Date()), payoutWorker: config.NODE_ENV !== 'test', cipher: documents });
   await fastify.register(cardRoutes, { config, ...(now ? { now } : {}) });
   // The outbox viewer and the auth-type switch exist outside production only.
-  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, providers });
+  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, providers, cipher: documents });
 };
 
 export default app;
