@@ -195,7 +195,7 @@ export async function prepare(database: TDatabase): Promise<TPrepared> {
   const db = await database.open();
   try {
     await migrate(db);
-    await seedDemoData(db, { demoAccount: false });
+    await seedDemoData(db, { demoAccount: false, sandboxCatalogue: true });
     // Every transfer of the bench is free of fees and limits but the minimum.
     await db.query(`UPDATE transfer_settings SET fee_percent = 0, fee_fixed = 0, max_amount = NULL WHERE currency = 'USDT'`);
     const tokens: string[] = [];

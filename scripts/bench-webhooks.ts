@@ -286,7 +286,7 @@ async function measure(label: string, dir: string): Promise<TRun> {
     core = await startServer({
       name: `core (${label})`,
       script: join(dir, 'core/src/server.ts'),
-      env: { ...QUIET, ...database.env, WEBHOOK_SECRET_SANDBOX_CARD: SECRET },
+      env: { ...QUIET, ...database.env, WEBHOOK_SECRET_SANDBOX_CARD: SECRET, SANDBOX_PROVIDERS_IN_PRODUCTION: 'true' },
       health: '/api/health',
       nodeArgs: process.env.BENCH_WEBHOOK_CORE_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
       pin: false,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import formbody from '@fastify/formbody';
-import type { TConfig } from './config.ts';
+import { sandboxesAllowed, type TConfig } from './config.ts';
 import { setRateLimitFactor } from './rate-limit.ts';
 import type { Db } from './db/index.ts';
 import dbPlugin from './plugins/db.ts';
@@ -26,6 +26,8 @@ import chatRoutes from './domains/chat/routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { loadProviders } from './domains/payments/providers.ts';
+import { sealPayoutCardNumbers } from './domains/payments/withdrawals.ts';
+import { openDocumentCipher } from './domains/verification/cipher.ts';
 import storagePlugin from './plugins/storage.ts';
 import type { TFileStorage } from './storage/index.ts';
 import sessionPlugin from './plugins/session.ts';
@@ -53,10 +55,20 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(schemasPlugin, { strict: config.NODE_ENV !== 'production' });
   await fastify.register(dbPlugin, { config, db });
   await fastify.register(formbody);
-  if (config.SEED) {
-    const seeded = await seedDemoData(fastify.db, { demoAccount: config.NODE_ENV !== 'production' });
-    if (seeded) fastify.log.info('demo data seeded');
+  const sandboxes = sandboxesAllowed(config);
+  if (config.NODE_ENV === 'production' && sandboxes) {
+    fastify.log.error(
+      'SANDBOX_PROVIDERS_IN_PRODUCTION=true: sandbox providers are enabled, their test payments credit balances with money nobody paid (staging only)',
+    );
   }
+  if (config.SEED) {
+    const seeded = await seedDemoData(fastify.db, { demoAccount: config.NODE_ENV !== 'production', sandboxCatalogue: sandboxes });
+    if (seeded.length) fastify.log.info({ seeded }, `seeded: ${seeded.join('; ')}`);
+  }
+  // Document numbers, issued cards' and payout cards' numbers are sealed with this key.
+  const documents = openDocumentCipher(config, (msg) => fastify.log.warn(msg));
+  const sealed = await sealPayoutCardNumbers(fastify.db, documents);
+  if (sealed) fastify.log.info({ sealed }, 'payout card numbers sealed');
   if (config.NODE_ENV === 'development') {
     if (config.SEED && (await seedDemoBalances(fastify.db))) fastify.log.info('demo balances credited (development only)');
     const accountId = await findDemoAccountId(fastify.db);
@@ -69,7 +81,11 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   }
   await fastify.register(sessionPlugin);
   await fastify.register(mailPlugin, { config });
-  await fastify.register(housekeepingPlugin, { publicUrl: config.PUBLIC_URL });
+  await fastify.register(housekeepingPlugin, {
+    publicUrl: config.PUBLIC_URL,
+    now: now ?? (() => new Date()),
+    webhookRetentionDays: config.WEBHOOK_RETENTION_DAYS,
+  });
   // The realtime bus and the BFFs' event stream (before any route that records events).
   await fastify.register(eventsPlugin, { config });
   await fastify.register(storagePlugin, { config, ...(storage ? { storage } : {}) });
@@ -91,10 +107,10 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   const providers = loadProviders(config);
   await fastify.register(paymentRoutes, { providers, now: now ?? (() => new Date()), timers: config.NODE_ENV !== 'test' });
   // Withdrawals; the payout worker runs outside tests (tests drive payouts with their own clock).
-  await fastify.register(withdrawRoutes, { providers, now: now ?? (() => new Date()), payoutWorker: config.NODE_ENV !== 'test' });
+  await fastify.register(withdrawRoutes, { providers, now: now ?? (() => new Date()), payoutWorker: config.NODE_ENV !== 'test', cipher: documents });
   await fastify.register(cardRoutes, { config, ...(now ? { now } : {}) });
   // The outbox viewer and the auth-type switch exist outside production only.
-  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, providers });
+  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, providers, cipher: documents });
 };
 
 export default app;

@@ -89,6 +89,11 @@ const ZConfig = z
       .optional(),
     DOCUMENT_KEY_FILE: z.string().min(1).default('.data/document.key'),
     /**
+     * Processed webhook and issuer-callback deliveries are kept this many days, then purged
+     * (housekeeping). The exactly-once keys of their events stay; unprocessed deliveries stay.
+     */
+    WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+    /**
      * The secret the sandbox-card provider signs its webhooks with (at least 32 characters).
      * Unset: a fixed development secret outside production; in production its webhooks are refused.
      */
@@ -103,16 +108,53 @@ const ZConfig = z
      * callbacks are refused.
      */
     CARD_ISSUER_SECRET_SANDBOX: z.string().min(32).optional(),
+    /**
+     * Staging only: lets a production core run with sandbox providers enabled (a secret above
+     * set), whose test cards and simulated chains credit balances with money nobody paid. Logged
+     * as an error at every start. Without it, production refuses such a configuration.
+     */
+    SANDBOX_PROVIDERS_IN_PRODUCTION: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true'),
   })
   .superRefine((config, ctx) => {
     if (config.PASSWORD_SCRYPT_LN < 17 && config.NODE_ENV !== 'test') {
       ctx.addIssue({ code: 'custom', path: ['PASSWORD_SCRYPT_LN'], message: 'below 17 only with NODE_ENV=test' });
+    }
+    if (config.NODE_ENV === 'production' && !config.SANDBOX_PROVIDERS_IN_PRODUCTION) {
+      for (const name of SANDBOX_SECRETS) {
+        if (config[name] === undefined) continue;
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message:
+            'enables a sandbox provider (its test payments credit real balances): not in production, unless SANDBOX_PROVIDERS_IN_PRODUCTION=true on a staging server',
+        });
+      }
     }
     if (config.S3_URL && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {
       ctx.addIssue({ code: 'custom', path: ['S3_ACCESS_KEY_ID'], message: 'S3_URL needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY' });
     }
   });
 export type TConfig = z.infer<typeof ZConfig>;
+
+/**
+ * The secrets that enable a sandbox provider: providers and issuers are code and all registered,
+ * but one without its secret has every webhook or callback refused, so it can move nothing.
+ * Outside production a development secret stands in for an unset one.
+ */
+const SANDBOX_SECRETS = [
+  'WEBHOOK_SECRET_SANDBOX_CARD',
+  'WEBHOOK_SECRET_SANDBOX_BANK',
+  'WEBHOOK_SECRET_SANDBOX_CHAIN',
+  'CARD_ISSUER_SECRET_SANDBOX',
+] as const satisfies ReadonlyArray<keyof TConfig>;
+
+/** Whether sandbox providers may run here: always outside production, in production only by the staging switch. */
+export function sandboxesAllowed(config: Pick<TConfig, 'NODE_ENV' | 'SANDBOX_PROVIDERS_IN_PRODUCTION'>): boolean {
+  return config.NODE_ENV !== 'production' || config.SANDBOX_PROVIDERS_IN_PRODUCTION;
+}
 
 /** Every variable the core reads (.env.example and docs/ops.md list them all; a test checks). */
 export const CONFIG_VARIABLES = Object.keys(ZConfig.shape);

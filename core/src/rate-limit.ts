@@ -28,6 +28,9 @@ export type TRateRule = { max: number; windowS: number };
  *   keeps guessing at ~1 000 a day), wherever a code is asked (sign-in, 2FA off, withdrawals).
  * - e-mail change: each mails two addresses, so 5 per account per hour (and the new address
  *   counts against the passwordless-link limit of that address).
+ * - refused webhook or issuer-callback deliveries (forged, stale): 30 per sender address per
+ *   10 min, then 429. A provider with a wrong secret or clock is well within it (it retries with
+ *   backoff); a flood stops costing more than this counter. Valid deliveries never count.
  *
  * A fixed window per key, in the database (every core instance shares it; nothing per user in
  * process memory). A window lets a burst of up to 2×max across its edge: acceptable here.
@@ -56,6 +59,7 @@ export const RATE_LIMITS = {
   referral_mailing_user: { max: 30, windowS: 24 * 60 * 60 },
   second_factor_user: { max: 10, windowS: 15 * 60 },
   email_change_user: { max: 5, windowS: 60 * 60 },
+  webhook_refused_ip: { max: 30, windowS: 10 * 60 },
 } as const satisfies Record<string, TRateRule>;
 export type TRateName = keyof typeof RATE_LIMITS;
 

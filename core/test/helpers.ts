@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import app from '../src/app.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
+import { openDocumentCipher, type TDocumentCipher } from '../src/domains/verification/cipher.ts';
 
 export type TEngine = 'pglite' | 'postgres';
 
@@ -99,6 +100,9 @@ export async function openTestDb(
 
 export const TEST_SCRYPT_LN = 12;
 
+/** The document key of test cores (unless a test brings its own): no key file is written into the checkout. */
+const TEST_DOCUMENT_KEY = randomBytes(32).toString('base64');
+
 export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {}): TConfig {
   // Generous database waits: a test machine under load must not turn a slow moment into a 503.
   const waits = { DB_CONNECT_TIMEOUT_MS: '30000', DB_STATEMENT_TIMEOUT_MS: '30000' };
@@ -106,7 +110,12 @@ export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {
   // full OWASP scrypt (~0.4 s of a core) otherwise. security.test.ts checks the production cost;
   // an app built as production or development keeps it (the config refuses less there).
   const cost = (overrides.NODE_ENV ?? 'test') === 'test' ? { PASSWORD_SCRYPT_LN: String(TEST_SCRYPT_LN) } : {};
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ...waits, ...cost, ...overrides });
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', DOCUMENT_KEY: TEST_DOCUMENT_KEY, ...waits, ...cost, ...overrides });
+}
+
+/** The document cipher of a core built by `build` without a DOCUMENT_KEY of its own (what payouts unseal card numbers with). */
+export function testCipher(): TDocumentCipher {
+  return openDocumentCipher(testConfig(), () => {});
 }
 
 /** The real core app on a fresh database, ready for `inject`. Close it with `close()`. */

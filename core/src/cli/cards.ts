@@ -6,7 +6,7 @@ import { createProduct, enableProduct, listProducts, priceProduct, type TProduct
 import { listCallbacks, receiveIssuerCallback } from '../domains/cards/callbacks.ts';
 import { loadIssuers } from '../domains/cards/issuer.ts';
 import { advanceSandboxIssuer, type sandboxIssuer, sandboxProgress } from '../domains/cards/sandbox-issuer.ts';
-import { options, type TCommand } from './command.ts';
+import { limitOf, options, type TCommand } from './command.ts';
 
 const PRODUCT_FIELDS = [
   'id',
@@ -30,12 +30,6 @@ const CREATE_USAGE = `usage: cards:product:create id=<slug> kind=virtual|physica
 const PRICE_USAGE = 'usage: cards:product:price id=<slug> [issue_fee=…] [monthly_fee=…] [fee_currency=… (with both fees)] [limits=CUR:day/month,…]';
 const ORDERS_USAGE = `usage: cards:orders [status=${CARD_STATUSES.join('|')}] [account=<8-digit account id>] [limit=1..1000]`;
 const ADVANCE_USAGE = 'usage: cards:issuer:advance [at=<ISO time, default now>]   (runs the sandbox issuer steps due by then)';
-
-function limitOf(value: string | undefined, usage: string): number {
-  const count = value === undefined ? 50 : Number(value);
-  if (!Number.isInteger(count) || count < 1 || count > 1000) throw new Error(usage);
-  return count;
-}
 
 const ORDER_COLUMNS = `c.public_id::text AS id, u.account_id, c.product_id AS product, c.kind, c.currency, c.name_on_card, c.status, c.reason,
   c.fee_currency, c.issue_fee::text AS issue_fee, c.monthly_fee::text AS monthly_fee, c.issuer, c.issuer_ref,

@@ -14,3 +14,10 @@ export function options(args: string[], allowed: string[], usage: string): Recor
   }
   return out;
 }
+
+/** A listing's limit=<n> argument: 1..1000, 50 when absent. */
+export function limitOf(value: string | undefined, usage: string): number {
+  const count = value === undefined ? 50 : Number(value);
+  if (!Number.isInteger(count) || count < 1 || count > 1000) throw new Error(usage);
+  return count;
+}

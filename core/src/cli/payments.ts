@@ -3,9 +3,11 @@ import { bankReceived, chainMine, chainSend } from '../domains/payments/sandbox.
 import { loadProviders } from '../domains/payments/providers.ts';
 import { loadConfig } from '../config.ts';
 import { describePaymentSystems, pricePaymentSystem, setPaymentSystemEnabled } from '../domains/payments/catalogue.ts';
-import { options, type TCommand } from './command.ts';
+import { listRefusals } from '../lib/signed-inbox.ts';
+import { limitOf, options, type TCommand } from './command.ts';
 
 const WEBHOOKS_USAGE = 'usage: payments:webhooks [provider=<id>] [result=<result>] [limit=<1..1000>]';
+const REFUSED_USAGE = 'usage: webhooks:refused [limit=<1..1000>]   (refused webhook and issuer-callback deliveries: counts and newest samples)';
 const SYSTEMS_USAGE = 'usage: payments:systems [deposit|withdraw|purchase]';
 const ENABLE_USAGE = 'usage: payments:system:enable|disable <deposit|withdraw|purchase> <id> [currency=<code>]';
 const PRICE_USAGE = `usage: payments:system:price <deposit|withdraw|purchase> <id> currency=<code> [fee_percent=<percent>] [fee_fixed=<amount>]
@@ -65,8 +67,10 @@ export const PAYMENT_COMMANDS: Record<string, TCommand> = {
   },
   'payments:webhooks': async (db, args) => {
     const { provider, result, limit } = options(args, ['provider', 'result', 'limit'], WEBHOOKS_USAGE);
-    const count = limit === undefined ? 50 : Number(limit);
-    if (!Number.isInteger(count) || count < 1 || count > 1000) throw new Error(WEBHOOKS_USAGE);
-    return listWebhooks(db, { provider, result, limit: count });
+    return listWebhooks(db, { provider, result, limit: limitOf(limit, WEBHOOKS_USAGE) });
+  },
+  'webhooks:refused': async (db, args) => {
+    const { limit } = options(args, ['limit'], REFUSED_USAGE);
+    return listRefusals(db, limitOf(limit, REFUSED_USAGE));
   },
 };

@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { loadConfig } from '../config.ts';
+import { openDocumentCipher } from '../domains/verification/cipher.ts';
 import { loadProviders } from '../domains/payments/providers.ts';
 import { reconcile } from '../domains/payments/reconcile.ts';
 import { runSandboxPayouts } from '../domains/payments/sandbox-payouts.ts';
@@ -35,7 +36,7 @@ export const WITHDRAW_COMMANDS: Record<string, TCommand> = {
   },
   'withdraw:approve': async (db, [id]) => {
     if (!id) throw new Error('usage: withdraw:approve <withdrawal id>');
-    return approveWithdrawal(db, id, operator(), new Date());
+    return approveWithdrawal({ db, cipher: openDocumentCipher(loadConfig(), (msg) => console.error(msg)) }, id, operator(), new Date());
   },
   'withdraw:reject': async (db, [id, ...reason]) => {
     if (!id || !reason.join(' ').trim()) throw new Error('usage: withdraw:reject <withdrawal id> <reason…>');

@@ -10,6 +10,7 @@ import { purgeSignIns } from '../domains/security/service.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
 import { settleReferralBonuses } from '../domains/referral/service.ts';
+import { purgeInboxes } from '../lib/signed-inbox.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
@@ -18,11 +19,12 @@ const EVERY_MS = 10 * 60 * 1000;
  * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
  * keys and exchange quotes, realtime events past their replay window, sign-ins older than 90 days and ended
  * sign-in challenges; deposits left unpaid past their time; the cards' monthly fees (once per card
- * and month, whichever instances run it); and referral bonuses past their hold paid out (settlement,
- * safe with several instances at once).
+ * and month, whichever instances run it); referral bonuses past their hold paid out (settlement,
+ * safe with several instances at once); and the webhook and issuer-callback deliveries processed
+ * more than WEBHOOK_RETENTION_DAYS ago.
  */
-export default fp<{ publicUrl: string }>(
-  async (app, { publicUrl }) => {
+export default fp<{ publicUrl: string; now: () => Date; webhookRetentionDays: number }>(
+  async (app, { publicUrl, now, webhookRetentionDays }) => {
     const timer = setInterval(() => {
       Promise.all([
         purgeRateLimits(app.db),
@@ -36,6 +38,7 @@ export default fp<{ publicUrl: string }>(
         chargeMonthlyFees(app.db, new Date()),
         purgeEvents(app.db),
         settleReferralBonuses({ db: app.db, publicUrl, mailer: app.mailer }, new Date()),
+        purgeInboxes(app.db, now(), webhookRetentionDays),
       ]).catch((err: unknown) => {
         if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'housekeeping failed');
       });

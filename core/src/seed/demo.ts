@@ -105,27 +105,34 @@ const FOOTER_IMAGES: Array<[name: string, ext: string, url: string | null]> = [
 
 /**
  * Seeds a fresh database once: a database that already has currencies is left alone, so an
- * operator's edits survive restarts. Returns whether anything was written.
+ * operator's edits survive restarts. The payment systems and card products seeded all run on
+ * sandbox providers, so they are seeded only where sandboxes may run (`sandboxCatalogue`:
+ * never production, but for the staging switch); the demo account only outside production.
+ * Returns what was written, for the start-up log.
  */
-export async function seedDemoData(db: Db, options: { demoAccount: boolean }): Promise<boolean> {
-  const seeded = await seedPlatform(db);
+export async function seedDemoData(db: Db, options: { demoAccount: boolean; sandboxCatalogue: boolean }): Promise<string[]> {
+  const seeded: string[] = [];
+  if (await seedPlatform(db)) seeded.push('currencies, site settings, menus, articles');
   // Realistic rates for every pair and transfer limits, on an empty rates table only.
-  const ratesSeeded = await seedRates(db);
+  if (await seedRates(db)) seeded.push('rates and transfer limits');
   await seedReferralTerms(db);
-  // The sandbox payment systems, on an empty catalogue only (also on a database seeded before it existed).
-  const systemsSeeded = await db.transaction((tx) => seedPaymentSystems(tx));
   // Withdrawals up to these amounts need no operator (an empty table only).
-  const autoSeeded = await db.transaction((tx) => seedWithdrawAutoApproval(tx));
-  // The card catalogue, on an empty one only.
-  const cardsSeeded = await seedCardProducts(db);
+  if (await db.transaction((tx) => seedWithdrawAutoApproval(tx))) seeded.push('withdrawal auto-approval limits');
+  if (options.sandboxCatalogue) {
+    // On an empty catalogue only (also on a database seeded before it existed).
+    if (await db.transaction((tx) => seedPaymentSystems(tx))) seeded.push('sandbox payment systems');
+    if (await seedCardProducts(db)) seeded.push('card products (sandbox issuer)');
+  }
   // Also on a database seeded before accounts existed; dev and test only.
-  if (!options.demoAccount || (await findDemoAccountId(db))) return seeded || ratesSeeded || systemsSeeded || autoSeeded || cardsSeeded;
-  // Verified, so the demo shows withdrawals and cards too, which level 0 does not allow.
-  await db.transaction(async (tx) => {
-    const accountId = await createDemoUser(tx, DEMO_ACCOUNT);
-    await tx.query('UPDATE users SET verification_level = 1 WHERE account_id = $1', [accountId]);
-  });
-  return true;
+  if (options.demoAccount && !(await findDemoAccountId(db))) {
+    // Verified, so the demo shows withdrawals and cards too, which level 0 does not allow.
+    await db.transaction(async (tx) => {
+      const accountId = await createDemoUser(tx, DEMO_ACCOUNT);
+      await tx.query('UPDATE users SET verification_level = 1 WHERE account_id = $1', [accountId]);
+    });
+    seeded.push('demo account (verified)');
+  }
+  return seeded;
 }
 
 /**

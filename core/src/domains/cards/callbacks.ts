@@ -13,8 +13,8 @@ export type TCallbackResult = TInboxResult<TIssuerEventResult>;
 export async function receiveIssuerCallback(
   db: Db,
   issuer: Pick<TIssuerAdapter, 'id' | 'callbackSecret'>,
-  input: { rawBody: Buffer; signature: string | undefined; now: Date },
-): Promise<{ callbackId: string; result: TCallbackResult }> {
+  input: { rawBody: Buffer; signature: string | undefined; now: Date; address?: string },
+): Promise<{ callbackId: string | null; result: TCallbackResult }> {
   const { deliveryId, result } = await receiveSigned(
     db,
     { deliveries: 'card_issuer_callbacks', events: 'card_issuer_events', source: 'issuer', delivery: 'callback_id', subject: 'card_id' },

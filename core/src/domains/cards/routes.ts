@@ -81,6 +81,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { config, no
           rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
           signature: typeof signature === 'string' ? signature : undefined,
           now: now(),
+          address: request.ip,
         });
         if (result === 'bad_signature' || result === 'stale') throw new AppError('webhook_signature_invalid');
         if (result === 'malformed') throw new AppError('validation');

@@ -12,6 +12,7 @@ import { closeSupport, replySupport } from '../chat/operator.ts';
 import { bankReceived, chainMine, chainSend } from '../payments/sandbox.ts';
 import { approveWithdrawal } from '../payments/withdrawals.ts';
 import type { TProviders } from '../payments/providers.ts';
+import type { TDocumentCipher } from '../verification/cipher.ts';
 
 /** The operator's withdraw:approve, for e2e runs beside a live PGlite (the CLI cannot open it then). */
 const ZDevWithdrawBody = z.object({ action: z.literal('approve'), id: z.uuid() });
@@ -88,7 +89,10 @@ const ZMailboxQuery = z.object({
  * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
  * the same 404 as a route that does not exist.
  */
-const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; providers: TProviders }> = async (app, { publicUrl, providers }) => {
+const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; providers: TProviders; cipher: TDocumentCipher }> = async (
+  app,
+  { publicUrl, providers, cipher },
+) => {
   app.addHook('onRequest', async (request) => {
     if (!isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) throw routeNotFound();
   });
@@ -173,7 +177,7 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; providers: TProvider
 
   app.post('/api/dev/withdraw', { schema: { body: ZDevWithdrawBody } }, async (request) => ({
     status: 'ok',
-    withdrawal: await approveWithdrawal(app.db, request.body.id, 'operator:dev', new Date()),
+    withdrawal: await approveWithdrawal({ db: app.db, cipher }, request.body.id, 'operator:dev', new Date()),
   }));
 
   app.post('/api/dev/payments', { schema: { body: ZDevPaymentsBody } }, async (request) => {

@@ -2,10 +2,10 @@ import { formatAmount, type TLocale, type TPaymentCheckFlow, type TPaymentFormCh
 import type { Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import type { RateSource } from '../rates/source.ts';
-import { assessPayment } from './catalogue.ts';
+import { assessPayment, type TPaymentAssessment } from './catalogue.ts';
 import { userLevel } from './deposits.ts';
 import { quotePurchase } from './purchase.ts';
-import { describeRefusal, limitState, showLimits } from './withdrawals.ts';
+import { describeRefusal, limitError, limitState, limitValue, showLimits } from './withdrawals.ts';
 
 export type TPaymentFormCheck = {
   ok: boolean;
@@ -23,7 +23,8 @@ export type TPaymentFormCheck = {
 /**
  * POST /api/{x}/check for deposit and purchase: what the form would give (the system's fee,
  * the amount received; for a purchase the quote of the currency bought), the deposit limits
- * left, and every refusal as a localized field message, without creating anything. Always 200.
+ * left, and every refusal as a localized field message, without creating anything: over
+ * what is left of the limits, the refusal the create would give. Always 200.
  */
 export async function checkPaymentForm(
   db: Queryable,
@@ -35,12 +36,24 @@ export async function checkPaymentForm(
   now: Date,
 ): Promise<TPaymentFormCheck> {
   const level = await userLevel(db, userId);
-  const limits = showLimits(await limitState(db, userId, level, now, 'deposit'));
-  const answer: TPaymentFormCheck = { ok: false, currency: body.currency, fee: null, receive: null, limits, fields: {}, message: null, quote: null };
+  const state = await limitState(db, userId, level, now, 'deposit');
+  const answer: TPaymentFormCheck = {
+    ok: false,
+    currency: body.currency,
+    fee: null,
+    receive: null,
+    limits: showLimits(state),
+    fields: {},
+    message: null,
+    quote: null,
+  };
   try {
+    let assessed: TPaymentAssessment;
     if (flow === 'purchase') {
       if (body.buy === undefined) throw new AppError('validation', { fields: { buy: 'validation.required' } });
-      const { assessed, buy, quote } = await quotePurchase(db, rates, level, { ...body, buy: body.buy });
+      const purchase = await quotePurchase(db, rates, level, { ...body, buy: body.buy });
+      const { buy, quote } = purchase;
+      assessed = purchase.assessed;
       const precision = assessed.entry.currency.precision;
       Object.assign(answer, shownTerms(assessed.fee, assessed.receive, precision));
       answer.quote = {
@@ -51,9 +64,11 @@ export async function checkPaymentForm(
         fee: formatAmount(quote.fee, precision),
       };
     } else {
-      const assessed = await assessPayment(db, { direction: 'deposit', ps: body.ps, currency: body.currency, amount: body.amount, userLevel: level });
+      assessed = await assessPayment(db, { direction: 'deposit', ps: body.ps, currency: body.currency, amount: body.amount, userLevel: level });
       Object.assign(answer, shownTerms(assessed.fee, assessed.receive, assessed.entry.currency.precision));
     }
+    const refusal = limitError(state, await limitValue(db, assessed.entry.currency.code, assessed.amount, state.currency), 'deposit');
+    if (refusal) throw refusal;
   } catch (err) {
     return Object.assign(answer, describeRefusal(locale, err));
   }

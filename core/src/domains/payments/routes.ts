@@ -73,6 +73,7 @@ const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { prov
         rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
         signature: typeof signature === 'string' ? signature : undefined,
         now: now(),
+        address: request.ip,
       });
       if (result === 'bad_signature' || result === 'stale') {
         throw new AppError('webhook_signature_invalid');

@@ -4,12 +4,11 @@ import { currencies } from '../currencies/service.ts';
 import type { TProviders } from './providers.ts';
 import { signWebhook } from './signature.ts';
 import { receiveWebhook } from './webhooks.ts';
-import { SANDBOX_DECLINED_CARD } from './withdrawals.ts';
 
 /*
  * The sandbox providers' payout side. A payout handed to a sandbox provider (dispatch, in
  * withdrawals.ts) waits SANDBOX_PAYOUT_DELAY_MS, then succeeds, or fails for the declined test
- * card; the provider then reports it by a webhook signed with its secret, delivered through the
+ * card (SANDBOX_DECLINED_CARD, noted as `declined` when handed over); the provider then reports it by a webhook signed with its secret, delivered through the
  * same path as a provider's HTTP call (receiveWebhook: inbox, signature, exactly-once), until
  * we answer it. `force` settles one payout now with a chosen outcome (operators, tests, e2e).
  */
@@ -26,11 +25,11 @@ export async function runSandboxPayouts(
   const settled = await db.query<{ id: string }>(
     `UPDATE sandbox_payouts SET state = CASE
          WHEN $3::text IS NOT NULL THEN $3
-         WHEN destination = $4 THEN 'failed' ELSE 'succeeded' END,
+         WHEN declined THEN 'failed' ELSE 'succeeded' END,
        settled_at = $1
-     WHERE state = 'pending' AND ($2::text IS NULL OR reference = $2) AND ($5 OR due_at <= $1)
+     WHERE state = 'pending' AND ($2::text IS NULL OR reference = $2) AND ($4 OR due_at <= $1)
      RETURNING id`,
-    [now, options.reference ?? null, options.outcome ?? null, SANDBOX_DECLINED_CARD, options.force ?? false],
+    [now, options.reference ?? null, options.outcome ?? null, options.force ?? false],
   );
   const unreported = await db.query<{
     id: string;

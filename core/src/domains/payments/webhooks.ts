@@ -1,6 +1,7 @@
 import { ZPaymentWebhookEvent, type TPaymentProvider, type TPaymentWebhookEvent } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { withRetry } from '../../money-errors.ts';
+import { refuseDelivery, type TRefusalReason } from '../../lib/signed-inbox.ts';
 import { checkWebhookSignature } from './signature.ts';
 import { applyDepositEvents, type TEventResult } from './deposits.ts';
 import type { TProviderAdapter, TProviders } from './providers.ts';
@@ -12,12 +13,13 @@ export type TWebhookResult = TEventResult | TPayoutResult | 'duplicate' | 'bad_s
 export const WEBHOOK_RETRY_GRACE_MS = 60_000;
 // The backoff after the n-th failed attempt (in SQL below): 10 s, 20 s, 40 s … up to an hour.
 
-/** What the webhook route hands over: one delivery as received. */
-export type TWebhookInput = { rawBody: Buffer; signature: string | undefined; now: Date };
+/** What the webhook route hands over: one delivery as received, and the sender's address (its refusals are limited per address). */
+export type TWebhookInput = { rawBody: Buffer; signature: string | undefined; now: Date; address?: string };
 type TIncoming = { provider: TProviderAdapter; input: TWebhookInput };
 /** A stored, validly signed delivery whose event is still to be applied. */
 type TStoredEvent = { webhookId: string; provider: TPaymentProvider; event: TPaymentWebhookEvent };
-type TReceived = { webhookId: string; result: TWebhookResult };
+/** A delivery's answer; webhookId null: refused by its signature, so not stored (refuseDelivery). */
+type TReceived = { webhookId: string | null; result: TWebhookResult };
 
 /**
  * One delivery to a provider's webhook (a batch of one: see receiveWebhooks). Used by the
@@ -31,10 +33,11 @@ export async function receiveWebhook(db: Db, provider: TProviderAdapter, input: 
 
 /**
  * Deliveries to the providers' webhooks, received together (the route gathers those that
- * arrive while the previous gathering is being stored: webhookIntake). Each delivery is stored
- * first, as received, whatever it holds, by ONE statement for all of them that also answers at
- * once what needs no processing: a forged, stale or malformed delivery, or a copy of an event
- * carried already (`duplicate`: storeDeliveries). A refused or failed delivery stays on record.
+ * arrive while the previous gathering is being stored: webhookIntake). A forged or stale one is
+ * refused before anything is stored (refuseDelivery: counted, sampled, limited per sender). Each
+ * validly signed delivery is stored first, as received, by ONE statement for all of them that
+ * also answers at once what needs no processing: a malformed delivery, or a copy of an event
+ * carried already (`duplicate`: storeDeliveries). A failed delivery stays on record.
  * The new events are then applied in ONE transaction that inserts their ids into
  * payment_events: a duplicate, concurrent or later, finds the id taken and moves nothing. A
  * forged or stale delivery never reaches payment_events, so it cannot use up a real event's id
@@ -43,24 +46,33 @@ export async function receiveWebhook(db: Db, provider: TProviderAdapter, input: 
  * its result, or the Error its processing ended with.
  */
 export async function receiveWebhooks(db: Db, incoming: TIncoming[], now: Date): Promise<Array<TReceived | Error>> {
-  return storeAndApply(db, incoming.map(checkDelivery), now);
-}
-
-/** A delivery as checked on arrival: its event when validly signed and well formed, or why it is refused. */
-type TChecked = { provider: TPaymentProvider; input: TWebhookInput; event: TPaymentWebhookEvent | null; refused: TWebhookResult | null };
-
-function checkDelivery({ provider, input }: TIncoming): TChecked {
-  const check = checkWebhookSignature(provider.webhookSecret, input.signature, input.rawBody, input.now);
-  const event = check === 'valid' ? parseEvent(input.rawBody) : null;
-  const refused: TWebhookResult | null = check !== 'valid' ? check : event ? null : 'malformed';
-  return { provider: provider.id, input, event, refused };
-}
-
-async function storeAndApply(db: Db, checked: TChecked[], now: Date): Promise<Array<TReceived | Error>> {
-  const stored = await storeDeliveries(db, checked);
+  const checked = incoming.map(checkDelivery);
+  const signed = checked.filter((c): c is TChecked => !('refusal' in c));
+  const stored = signed.length ? await storeDeliveries(db, signed) : [];
   const toApply = stored.filter(isStoredEvent);
   const applied = toApply.length ? await processEvents(db, toApply, now) : new Map<string, TWebhookResult | Error>();
-  return stored.map((entry) => (isStoredEvent(entry) ? answerOf(entry.webhookId, applied.get(entry.webhookId)!) : entry));
+  const answers = stored.map((entry) => (isStoredEvent(entry) ? answerOf(entry.webhookId, applied.get(entry.webhookId)!) : entry));
+  const results: Array<TReceived | Error> = [];
+  for (const c of checked) results.push('refusal' in c ? await refuse(db, c).catch((err: Error) => err) : answers.shift()!);
+  return results;
+}
+
+/** A validly signed delivery as checked on arrival: its event when well formed, else `malformed`. */
+type TChecked = { provider: TPaymentProvider; input: TWebhookInput; event: TPaymentWebhookEvent | null; refused: 'malformed' | null };
+/** A delivery refused by its signature: never stored. */
+type TRefused = { provider: TPaymentProvider; input: TWebhookInput; refusal: TRefusalReason };
+
+function checkDelivery({ provider, input }: TIncoming): TChecked | TRefused {
+  const check = checkWebhookSignature(provider.webhookSecret, input.signature, input.rawBody, input.now);
+  if (check !== 'valid') return { provider: provider.id, input, refusal: check };
+  const event = parseEvent(input.rawBody);
+  return { provider: provider.id, input, event, refused: event ? null : 'malformed' };
+}
+
+/** Counts and samples a refused delivery (429 past its sender's limit: refuseDelivery). */
+async function refuse(db: Db, { provider, input, refusal }: TRefused): Promise<TReceived> {
+  await refuseDelivery(db, { inbox: 'payment_webhooks', source: provider, reason: refusal, address: input.address }, input);
+  return { webhookId: null, result: refusal };
 }
 
 function isStoredEvent(entry: TReceived | TStoredEvent): entry is TStoredEvent {
@@ -72,9 +84,9 @@ function answerOf(webhookId: string, result: TWebhookResult | Error): TReceived 
 }
 
 /**
- * Stores deliveries as received, by ONE statement, in their order. Answers per delivery its
- * result when the statement decided it, or else the stored event still to apply. Decided are a
- * refused delivery (forged, stale, malformed) and a copy of an event that is carried already:
+ * Stores validly signed deliveries as received, by ONE statement, in their order. Answers per
+ * delivery its result when the statement decided it, or else the stored event still to apply.
+ * Decided are a malformed delivery and a copy of an event that is carried already:
  * applied, or delivered before and still being processed (stored, not failed yet: the earlier
  * delivery is retried until it is processed), or delivered earlier in the same statement. Such a
  * copy is `duplicate` at once, so copies of an event never queue behind its first delivery. A
@@ -86,7 +98,7 @@ async function storeDeliveries(db: Db, checked: TChecked[]): Promise<Array<TRece
   // Rows are inserted in the input's order; their ids come from one sequence in that order.
   const stored = await db.query<{ id: string; result: TWebhookResult | null }>(
     `INSERT INTO payment_webhooks (provider, raw_body, signature, signature_valid, event_id, received_at, next_attempt_at, processed_at, result)
-     SELECT d.provider, d.raw_body, d.signature, d.refused IS NULL OR d.refused = 'malformed', d.event_id, d.received_at,
+     SELECT d.provider, d.raw_body, d.signature, true, d.event_id, d.received_at,
             d.received_at + $7::int * interval '1 millisecond',
             CASE WHEN d.refused IS NOT NULL OR d.carried THEN d.received_at END,
             coalesce(d.refused, CASE WHEN d.carried THEN 'duplicate' END)
@@ -135,8 +147,9 @@ const INTAKE_STALL_MS = 50;
  * next, while the following deliveries are stored. One apply at a time keeps the gatherings
  * large (the cost of a transaction is shared by more events) and keeps them from queueing on
  * each other's row locks (the provider's clearing account is in every one); only an apply stuck
- * past INTAKE_STALL_MS lets the next one start beside it. A delivery the store decides (refused,
- * or a copy of an event carried already: storeDeliveries) is answered at once. Each request is
+ * past INTAKE_STALL_MS lets the next one start beside it. A forged or stale delivery never enters
+ * the pipeline (refuse); one the store decides (malformed, or a copy of an event carried
+ * already: storeDeliveries) is answered at once. Each request is
  * still answered only after its own delivery is stored and, when it carries its event, applied
  * and committed: nothing is acknowledged that a crash could lose.
  */
@@ -209,11 +222,14 @@ export function webhookIntake(db: Db, now: () => Date) {
     if (applying === stuck && stored.length) apply();
     if (!storing && waiting.length) store();
   };
-  return (provider: TProviderAdapter, input: TWebhookInput) =>
-    new Promise<TReceived>((resolve, reject) => {
-      waiting.push({ checked: checkDelivery({ provider, input }), resolve, reject });
+  return (provider: TProviderAdapter, input: TWebhookInput) => {
+    const checked = checkDelivery({ provider, input });
+    if ('refusal' in checked) return refuse(db, checked);
+    return new Promise<TReceived>((resolve, reject) => {
+      waiting.push({ checked, resolve, reject });
       pump();
     });
+  };
 }
 
 /**

@@ -24,6 +24,7 @@ import { getWalletEnvelope } from '../wallets/service.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { groupByCurrency, listPaymentSystems } from './catalogue.ts';
 import { userLevel } from './deposits.ts';
+import type { TDocumentCipher } from '../verification/cipher.ts';
 import type { TProviders } from './providers.ts';
 import { runSandboxPayouts } from './sandbox-payouts.ts';
 import {
@@ -38,7 +39,7 @@ import {
   withdrawLimits,
 } from './withdrawals.ts';
 
-type TWithdrawOptions = { providers: TProviders; now: () => Date; payoutWorker: boolean };
+type TWithdrawOptions = { providers: TProviders; now: () => Date; payoutWorker: boolean; cipher: TDocumentCipher };
 
 /** How often the payout worker hands approved requests to providers and runs the sandbox providers. */
 const PAYOUT_WORKER_MS = 5_000;
@@ -70,8 +71,8 @@ const ZWithdrawCheckResponse = ZOk.extend({
 const ZWithdrawDone = ZOk.extend({ message: z.string(), withdrawal: ZWithdrawal, ...ZWalletEnvelope.shape });
 
 /** Spec §7 "Withdraw": the systems, the check, the request, its status and cancel, the history. */
-const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { providers, now, payoutWorker }) => {
-  const deps = { db: app.db, now };
+const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { providers, now, payoutWorker, cipher }) => {
+  const deps = { db: app.db, now, cipher };
 
   app.get(
     '/api/withdraw/ps',
@@ -206,7 +207,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { pr
       if (running) return;
       running = true;
       const at = now();
-      dispatchApproved(app.db, at)
+      dispatchApproved(deps, at)
         .then(() => runSandboxPayouts(app.db, providers, at))
         .catch((err: unknown) => app.log.warn({ err }, 'payout worker failed'))
         .finally(() => {

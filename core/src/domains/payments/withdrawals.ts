@@ -24,6 +24,7 @@ import { requestHash, runIdempotent } from '../idempotency/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { dateBounds } from '../history/service.ts';
 import { refuseWhileWithdrawalsBlocked, verifySecondFactor } from '../security/second-factor.ts';
+import type { TDocumentCipher } from '../verification/cipher.ts';
 import { assessPayment, type TPaymentAssessment } from './catalogue.ts';
 
 /*
@@ -65,7 +66,9 @@ type TRow = {
   amount: string;
   fee: string;
   receive: string;
+  /** The form without the card number, which is only in card_number_sealed. */
   details: Record<string, string>;
+  card_number_sealed: Buffer | null;
   details_shown: string;
   state: TWithdrawalState;
   reason: string | null;
@@ -78,7 +81,7 @@ type TRow = {
 };
 
 const COLUMNS = `id::text AS id, public_id::text AS public_id, user_id::text AS user_id, system_id, provider, currency,
-  amount::text AS amount, fee::text AS fee, receive::text AS receive, details, details_shown, state, reason, reason_text,
+  amount::text AS amount, fee::text AS fee, receive::text AS receive, details, card_number_sealed, details_shown, state, reason, reason_text,
   hold_id::text AS hold_id, provider_ref, created_at, expected_at, finished_at`;
 
 // ---- limits -------------------------------------------------------------------------------
@@ -283,7 +286,9 @@ function mask(form: Record<string, string>): string {
   return parts.join(', ');
 }
 
-export type TWithdrawDeps = { db: Db; now: () => Date };
+export type TWithdrawDeps = { db: Db; now: () => Date; cipher: TDocumentCipher };
+/** What handing a payout to its provider needs: the card number is unsealed for it. */
+export type TPayoutDeps = Pick<TWithdrawDeps, 'db' | 'cipher'>;
 
 /**
  * POST /api/withdraw/form/{id}: places the request and holds its amount, in one transaction
@@ -339,11 +344,12 @@ export async function requestWithdrawal(
     const auto = threshold !== undefined && assessed.amount <= BigInt(threshold.max);
     const provider = assessed.entry.system.provider;
     const expected = new Date(now.getTime() + PAYOUT_ETA_MS[provider] + (auto ? 0 : REVIEW_ETA_MS));
-    const details = assessed.form as Record<string, string>;
+    const { card_number: cardNumber, ...details } = assessed.form as Record<string, string>;
+    const cardSealed = cardNumber ? await deps.cipher.encrypt(cardNumber) : null;
     const [row] = await tx.query<{ id: string }>(
       `INSERT INTO withdrawals (public_id, user_id, system_id, provider, currency, amount, fee, receive, limit_currency, limit_value, details,
-         details_shown, state, auto_approved, approved_at, hold_id, idempotency_key, created_at, updated_at, expected_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18, $19) RETURNING id::text AS id`,
+         details_shown, state, auto_approved, approved_at, hold_id, idempotency_key, created_at, updated_at, expected_at, card_number_sealed)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18, $19, $20) RETURNING id::text AS id`,
       [
         publicId,
         userId,
@@ -356,7 +362,7 @@ export async function requestWithdrawal(
         limits.currency,
         value.toString(),
         JSON.stringify(details),
-        mask(details),
+        mask(assessed.form as Record<string, string>),
         auto ? 'approved' : 'requested',
         auto,
         auto ? now : null,
@@ -364,12 +370,13 @@ export async function requestWithdrawal(
         key,
         now,
         expected,
+        cardSealed,
       ],
     );
     await announce(tx, userId, publicId, auto ? 'approved' : 'requested');
     return { withdrawal_id: publicId, id: row!.id, auto };
   });
-  if (!replayed && result.auto) await dispatchWithdrawal(db, result.id, now).catch(() => undefined);
+  if (!replayed && result.auto) await dispatchWithdrawal(deps, result.id, now).catch(() => undefined);
   return { withdrawal: await withdrawalStatus(db, userId, result.withdrawal_id, locale), replayed };
 }
 
@@ -445,7 +452,8 @@ async function audit(tx: Queryable, actor: string, action: string, subject: stri
 }
 
 /** An operator approves a request waiting for review; the payout is then handed to its provider. */
-export async function approveWithdrawal(db: Db, publicId: string, actor: string, now: Date): Promise<{ id: string; state: TWithdrawalState }> {
+export async function approveWithdrawal(deps: TPayoutDeps, publicId: string, actor: string, now: Date): Promise<{ id: string; state: TWithdrawalState }> {
+  const { db } = deps;
   const id = await withRetry(() =>
     db.transaction(async (tx) => {
       const row = await lockWithdrawal(tx, { publicId });
@@ -462,7 +470,7 @@ export async function approveWithdrawal(db: Db, publicId: string, actor: string,
       return row.id;
     }),
   );
-  return { id: publicId, state: await dispatchWithdrawal(db, id, now) };
+  return { id: publicId, state: await dispatchWithdrawal(deps, id, now) };
 }
 
 /** An operator rejects a request (requested or approved, not yet with the provider), with a reason. */
@@ -482,18 +490,20 @@ export async function rejectWithdrawal(db: Db, publicId: string, reason: string,
 }
 
 /**
- * approved → processing: hands the payout to its provider. The sandbox providers keep their
- * book in sandbox_payouts, keyed by our reference, so handing it twice (a retry after a crash)
- * gives the same payout. Answers the state after the step.
+ * approved → processing: hands the payout to its provider, the card number unsealed for it.
+ * The sandbox providers keep their book in sandbox_payouts, keyed by our reference, so handing
+ * it twice (a retry after a crash) gives the same payout; the book keeps the masked details and
+ * whether the card is the declined test card, never the number. Answers the state after the step.
  */
-export async function dispatchWithdrawal(db: Db, id: string, now: Date): Promise<TWithdrawalState> {
+export async function dispatchWithdrawal({ db, cipher }: TPayoutDeps, id: string, now: Date): Promise<TWithdrawalState> {
   return withRetry(() =>
     db.transaction(async (tx) => {
       const row = await lockWithdrawal(tx, { id });
       if (!row || row.state !== 'approved') return row?.state ?? 'requested';
+      const card = row.card_number_sealed ? await cipher.decrypt(row.card_number_sealed) : null;
       const [payout] = await tx.query<{ provider_ref: string }>(
-        `INSERT INTO sandbox_payouts (provider_ref, provider, reference, currency, amount, destination, created_at, due_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        `INSERT INTO sandbox_payouts (provider_ref, provider, reference, currency, amount, destination, declined, created_at, due_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ON CONFLICT (provider, reference) DO UPDATE SET provider = EXCLUDED.provider RETURNING provider_ref`,
         [
           `po_${randomUUID().replace(/-/g, '')}`,
@@ -501,7 +511,8 @@ export async function dispatchWithdrawal(db: Db, id: string, now: Date): Promise
           row.public_id,
           row.currency,
           row.receive,
-          row.details.card_number ?? row.details.iban ?? row.details.address ?? '',
+          row.details_shown,
+          card === SANDBOX_DECLINED_CARD,
           now,
           new Date(now.getTime() + SANDBOX_PAYOUT_DELAY_MS),
         ],
@@ -518,10 +529,33 @@ export async function dispatchWithdrawal(db: Db, id: string, now: Date): Promise
 }
 
 /** Approved requests not yet with their provider (a crash between approval and dispatch). */
-export async function dispatchApproved(db: Db, now: Date): Promise<number> {
-  const rows = await db.query<{ id: string }>(`SELECT id::text AS id FROM withdrawals WHERE state = 'approved' ORDER BY id LIMIT 100`);
-  for (const row of rows) await dispatchWithdrawal(db, row.id, now);
+export async function dispatchApproved(deps: TPayoutDeps, now: Date): Promise<number> {
+  const rows = await deps.db.query<{ id: string }>(`SELECT id::text AS id FROM withdrawals WHERE state = 'approved' ORDER BY id LIMIT 100`);
+  for (const row of rows) await dispatchWithdrawal(deps, row.id, now);
   return rows.length;
+}
+
+/**
+ * Seals the card numbers that withdrawals written before card_number_sealed kept in `details`
+ * (migration 091), and removes them from there. Run at every start, after the migrations: it
+ * finds nothing once done, and two cores starting together seal each row once (the row's
+ * number is taken only while still there). Returns how many rows it sealed.
+ */
+export async function sealPayoutCardNumbers(db: Db, cipher: TDocumentCipher): Promise<number> {
+  let sealed = 0;
+  for (;;) {
+    const rows = await db.query<{ id: string; card_number: string }>(
+      `SELECT id::text AS id, details ->> 'card_number' AS card_number FROM withdrawals WHERE jsonb_typeof(details -> 'card_number') = 'string' ORDER BY id LIMIT 500`,
+    );
+    for (const row of rows) {
+      const updated = await db.query(
+        `UPDATE withdrawals SET card_number_sealed = $2, details = details - 'card_number' WHERE id = $1 AND details ->> 'card_number' = $3 RETURNING 1`,
+        [row.id, await cipher.encrypt(row.card_number), row.card_number],
+      );
+      sealed += updated.length;
+    }
+    if (rows.length < 500) return sealed;
+  }
 }
 
 export type TPayoutResult = 'paid' | 'failed' | 'unknown_payment' | 'amount_mismatch' | 'currency_mismatch' | 'wrong_state';

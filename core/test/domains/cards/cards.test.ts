@@ -11,6 +11,8 @@ import { passesLuhn, SANDBOX_BINS, SANDBOX_ISSUE_DELAY_MS, SANDBOX_SHIP_DELAY_MS
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { readEvents } from '../../../src/domains/events/service.ts';
 import { CARD_OVERRIDES, CARD_SECRET, cardStatus, makeProduct, placeOrder, post, sandboxOf, verifyUser, walletMinor, type TCtx } from './helpers.ts';
+import { REFUSED_SAMPLE_SIZE } from '../../../src/lib/signed-inbox.ts';
+import { RATE_LIMITS } from '../../../src/rate-limit.ts';
 
 const NOW = new Date('2026-11-23T10:00:00Z');
 const PASSWORD = 'card-owner-password-1';
@@ -275,8 +277,45 @@ describe.each(ENGINES)('cards: catalogue, orders, the sandbox issuer, my cards (
     expect((await send(signWebhook(CARD_SECRET, Buffer.from(event), unix))).json()).toMatchObject({ result: 'wrong_state' });
     expect((await send(signWebhook(CARD_SECRET, Buffer.from(event), unix))).json()).toMatchObject({ result: 'duplicate' });
     expect(await cardStatus(ctx.db, id)).toBe('active');
-    const results = await ctx.db.query<{ result: string }>('SELECT result FROM card_issuer_callbacks ORDER BY id DESC LIMIT 4');
-    expect(results.map((r) => r.result)).toEqual(['duplicate', 'wrong_state', 'stale', 'bad_signature']);
+    const results = await ctx.db.query<{ result: string }>('SELECT result FROM card_issuer_callbacks ORDER BY id DESC LIMIT 2');
+    expect(results.map((r) => r.result)).toEqual(['duplicate', 'wrong_state']);
+    // The forged and the stale one were refused before storing: counted and sampled only.
+    expect(await ctx.db.query('SELECT 1 FROM card_issuer_callbacks WHERE NOT signature_valid')).toEqual([]);
+    const refused = await ctx.db.query<{ reason: string }>(
+      `SELECT reason FROM inbox_refused_samples WHERE inbox = 'card_issuer_callbacks' AND source = 'sandbox' AND convert_from(body_head, 'UTF8') = $1 ORDER BY reason`,
+      [event],
+    );
+    expect(refused.map((r) => r.reason)).toEqual(['bad_signature', 'stale']);
+  });
+
+  it('a flood of forged issuer callbacks stores nothing but a counter and the bounded sample; past its limit an address gets 429', async () => {
+    const rows = async (table: string) => (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n;
+    const before = await rows('card_issuer_callbacks');
+    const forged = (i: number, from: string) => {
+      const body = JSON.stringify({ id: `forged-${i}`, type: 'order.failed', order: '00000000-0000-4000-8000-000000000000', reason: 'x' });
+      return ctx.app.inject({
+        method: 'POST',
+        url: '/api/card/issuer/sandbox/callback',
+        remoteAddress: from,
+        payload: body,
+        headers: {
+          'content-type': 'application/json',
+          [WEBHOOK_SIGNATURE_HEADER]: signWebhook('another-secret-of-enough-length-000000', Buffer.from(body), Math.floor(clock.getTime() / 1000)),
+        },
+      });
+    };
+    for (let start = 0; start < 1_000; start += 50) {
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => forged(start + i, `10.9.${(start + i) % 50}.1`)));
+      expect(answers.map((res) => res.statusCode)).toEqual(Array(50).fill(401));
+    }
+    expect(await rows('card_issuer_callbacks')).toBe(before);
+    const [sample] = await ctx.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM inbox_refused_samples WHERE inbox = 'card_issuer_callbacks' AND reason = 'bad_signature'`,
+    );
+    expect(sample!.n).toBe(REFUSED_SAMPLE_SIZE);
+    const statuses: number[] = [];
+    for (let i = 0; i <= RATE_LIMITS.webhook_refused_ip.max; i++) statuses.push((await forged(i, '203.0.113.77')).statusCode);
+    expect(statuses).toEqual([...Array(RATE_LIMITS.webhook_refused_ip.max).fill(401), 429]);
   });
 
   it("another user's card or order answers exactly like an unknown one", async () => {

@@ -61,7 +61,7 @@ describe.each(ENGINES)('content on %s', (engine) => {
     expect(await migrate(ctx.db)).toEqual([]);
     const [{ count }] = (await ctx.db.query<{ count: string }>('SELECT count(*)::text AS count FROM menu_items')) as [{ count: string }];
     const { seedDemoData } = await import('../../../src/seed/demo.ts');
-    expect(await seedDemoData(ctx.db, { demoAccount: false })).toBe(false);
+    expect(await seedDemoData(ctx.db, { demoAccount: false, sandboxCatalogue: true })).toEqual([]);
     const [after] = await ctx.db.query<{ count: string }>('SELECT count(*)::text AS count FROM menu_items');
     expect(after?.count).toBe(count);
   });

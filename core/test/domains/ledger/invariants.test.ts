@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, openTestDb } from '../../helpers.ts';
+import { ENGINES, openTestDb, testCipher } from '../../helpers.ts';
 import type { TFixtureUser } from '../../fixtures.ts';
 import { checkLedger, type TLedgerReport } from '../../../src/domains/ledger/invariants.ts';
 import { formatAmount } from '@obmen/shared';
@@ -60,7 +60,7 @@ describe.each(ENGINES)('ledger invariants under concurrency on %s', (engine) => 
       const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
       const provider = { id: 'sandbox-card' as const, webhookSecret: 'storm-secret-0123456789abcdef0123456789' };
       const now = new Date();
-      const deps = { db: ctx.db, now: () => now };
+      const deps = { db: ctx.db, now: () => now, cipher: testCipher() };
       await ctx.db.query('UPDATE users SET verification_level = 1 WHERE id = ANY ($1::bigint[])', [ctx.users.map((u) => u.id)]);
       await setAutoApproval(ctx.db, 'RUB', '1000');
       const deposits = await Promise.all(
@@ -112,7 +112,7 @@ describe.each(ENGINES)('ledger invariants under concurrency on %s', (engine) => 
       expect(refusals.unexpected).toBeUndefined();
       // Decisions, at random and sometimes racing each other on one request: one wins, the other is refused.
       const decide = {
-        approve: (id: string) => approveWithdrawal(ctx.db, id, 'operator:storm', now),
+        approve: (id: string) => approveWithdrawal(deps, id, 'operator:storm', now),
         reject: (id: string) => rejectWithdrawal(ctx.db, id, 'storm says no', 'operator:storm', now),
         cancel: (id: string) => cancelWithdrawal(deps, placed.get(id)!.user.id, id, 'en'),
       };

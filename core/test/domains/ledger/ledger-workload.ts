@@ -42,7 +42,7 @@ export function prng(seed: number): () => number {
 /** A migrated, seeded database with `count` funded users. */
 export async function seedLedgerUsers(db: Db, count: number): Promise<TFixtureUser[]> {
   await migrate(db);
-  await seedDemoData(db, { demoAccount: false });
+  await seedDemoData(db, { demoAccount: false, sandboxCatalogue: true });
   const users: TFixtureUser[] = [];
   for (let i = 0; i < count; i++) {
     const user = await createFixtureUser(db);

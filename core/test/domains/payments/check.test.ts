@@ -65,6 +65,35 @@ describe.each(ENGINES)('payment form check (%s)', (engine) => {
     expect(malformed.json().fields).toHaveProperty('amount');
   });
 
+  it('deposit and purchase: with nothing of the limit left, or less than the minimum, the check refuses as the create does', async () => {
+    const spender = await createFixtureUser(ctx.db);
+    const open = (amount: string) =>
+      call(ctx.app, '/api/deposit/integration_json', { token: spender.token, payload: { ps: 'sandbox-card', currency: 'USD', amount } });
+    const checkAs = (flow: string, payload: object) => call(ctx.app, `/api/${flow}/check`, { token: spender.token, payload, locale: 'en' });
+    // 999.50 of the level's 1000 USD a day used: 0.50 left, below the system's minimum of 1 USD.
+    for (const amount of ['500', '499.50']) expect((await open(amount)).statusCode).toBe(200);
+    const below = await checkAs('deposit', { ps: 'sandbox-card', currency: 'USD', amount: '1' });
+    const created = await open('1');
+    expect(created.statusCode).toBe(422);
+    expect(created.json().code).toBe('deposit_limit_exceeded');
+    expect(below.statusCode).toBe(200);
+    // The create's refusal, on the amount field (as the check gives every refusal: its message).
+    const refusal = created.json().message;
+    expect(below.json()).toMatchObject({ ok: false, message: refusal, fields: { amount: refusal }, limits: { left_24h: '0.50' } });
+    // Nothing left.
+    expect((await open('0.50')).statusCode).toBe(422);
+    expect((await checkAs('deposit', { ps: 'sandbox-card', currency: 'USD', amount: '1' })).json()).toMatchObject({
+      ok: false,
+      message: created.json().message,
+    });
+    expect((await open('0.5')).statusCode).toBe(422);
+    const purchase = { ps: 'sandbox-card', currency: 'USD', buy: 'BTC', amount: '100' };
+    const purchased = await call(ctx.app, '/api/purchase/integration_json', { token: spender.token, payload: purchase });
+    expect(purchased.json().code).toBe('deposit_limit_exceeded');
+    const checkedPurchase = (await checkAs('purchase', purchase)).json();
+    expect(checkedPurchase).toMatchObject({ ok: false, message: purchased.json().message, fields: { amount: purchased.json().message } });
+  });
+
   it('purchase: the quote of what the rest buys is the one the purchase then locks', async () => {
     const body = { ps: 'sandbox-card', currency: 'USD', buy: 'BTC', amount: '100' };
     const checked = await check('purchase', body);

@@ -29,7 +29,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a webhook and kill -9 of the co
   beforeAll(async () => {
     ctx = await openTestDb('postgres', 4);
     await migrate(ctx.db);
-    await seedDemoData(ctx.db, { demoAccount: false });
+    await seedDemoData(ctx.db, { demoAccount: false, sandboxCatalogue: true });
     user = await createFixtureUser(ctx.db);
     deposit = await createDeposit(ctx.db, {
       userId: user.id,

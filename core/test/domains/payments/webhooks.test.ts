@@ -7,6 +7,8 @@ import { createDeposit, DEPOSIT_LIFETIME_MS, expireDeposits } from '../../../src
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
 import { processDueWebhooks, receiveWebhooks, webhookIntake } from '../../../src/domains/payments/webhooks.ts';
 import { loadProviders } from '../../../src/domains/payments/providers.ts';
+import { purgeInboxes, REFUSED_SAMPLE_SIZE } from '../../../src/lib/signed-inbox.ts';
+import { RATE_LIMITS } from '../../../src/rate-limit.ts';
 import { COMMANDS } from '../../../src/cli/index.ts';
 
 const SECRET = 'test-sandbox-card-secret-0123456789abcdef';
@@ -44,9 +46,10 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     currency: 'USD',
     ...overrides,
   });
-  const deliver = (body: string, options: { secret?: string; at?: Date; provider?: string; signature?: string } = {}) =>
+  const deliver = (body: string, options: { secret?: string; at?: Date; provider?: string; signature?: string; from?: string } = {}) =>
     ctx.app.inject({
       method: 'POST',
+      ...(options.from ? { remoteAddress: options.from } : {}),
       url: `/api/payments/webhook/${options.provider ?? 'sandbox-card'}`,
       headers: {
         'content-type': 'application/json',
@@ -91,7 +94,7 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     expect(await paymentState(deposit.public_id)).toBe('created');
   });
 
-  it('forged, stale, unsigned and future-dated deliveries are stored and move nothing; they do not use up the event id', async () => {
+  it('forged, stale, unsigned and future-dated deliveries are refused before storing (counted, sampled) and move nothing; they do not use up the event id', async () => {
     const deposit = await newDeposit();
     const before = await balance();
     const event = paidEvent(deposit.public_id);
@@ -110,11 +113,13 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     }
     expect(await balance()).toBe(before);
     expect(await paymentState(deposit.public_id)).toBe('created');
-    const stored = await ctx.db.query<{ signature_valid: boolean; result: string; raw_body: Buffer }>(
-      'SELECT signature_valid, result, raw_body FROM payment_webhooks ORDER BY id DESC LIMIT 6',
+    expect(await inbox(event.id)).toEqual([]);
+    const sampled = await ctx.db.query<{ reason: string; body_head: Buffer; address: string }>(
+      `SELECT reason, body_head, address FROM inbox_refused_samples WHERE inbox = 'payment_webhooks' AND convert_from(body_head, 'UTF8') = $1`,
+      [body],
     );
-    expect(stored.every((row) => !row.signature_valid && Buffer.from(row.raw_body).toString() === body)).toBe(true);
-    expect(stored.map((row) => row.result).sort()).toEqual(['bad_signature', 'bad_signature', 'bad_signature', 'bad_signature', 'stale', 'stale']);
+    expect(sampled.every((row) => Buffer.from(row.body_head).toString() === body && row.address === '127.0.0.1')).toBe(true);
+    expect(sampled.map((row) => row.reason).sort()).toEqual(['bad_signature', 'bad_signature', 'bad_signature', 'bad_signature', 'stale', 'stale']);
 
     // Within the window (4 min 59 s late), the genuine delivery still credits.
     const genuine = await deliver(body, { at: new Date(clock.getTime() - 299_000) });
@@ -217,7 +222,9 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     ]);
     expect(await balance()).toBe(before + 2n * 12_345n);
     const ids = received.map((r) => (r instanceof Error ? null : Number(r.webhookId)));
-    expect(ids[3]! - ids[0]!).toBe(3);
+    // Each stored in order; the forged one is refused before storing: no row, no id.
+    expect(received[3]).toEqual({ webhookId: null, result: 'bad_signature' });
+    expect(ids[4]! - ids[0]!).toBe(3);
     const [failed] = await inbox(events[1]!.id);
     expect(failed).toMatchObject({ signature_valid: true, result: null, processed_at: null });
     // The next attempt applies it.
@@ -380,21 +387,109 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     },
   );
 
-  it('payments:webhooks lists the inbox newest first, filtered by result, bodies as received', async () => {
-    const listed = (await COMMANDS['payments:webhooks']!(ctx.db, ['result=stale', 'limit=5'])) as Array<{
+  it('payments:webhooks lists the inbox newest first, filtered by result, bodies as received; webhooks:refused the refused ones', async () => {
+    const listed = (await COMMANDS['payments:webhooks']!(ctx.db, ['result=credited', 'limit=5'])) as Array<{
       result: string;
       signature_valid: boolean;
       body: string;
     }>;
-    expect(listed).toHaveLength(2);
-    expect(listed.every((row) => row.result === 'stale' && !row.signature_valid && row.body.startsWith('{"id":"evt_'))).toBe(true);
+    expect(listed).toHaveLength(5);
+    expect(listed.every((row) => row.result === 'credited' && row.signature_valid && row.body.startsWith('{"id":"evt_'))).toBe(true);
     await expect(COMMANDS['payments:webhooks']!(ctx.db, ['limit=0'])).rejects.toThrow(/usage/);
+    const refused = (await COMMANDS['webhooks:refused']!(ctx.db, ['limit=1000'])) as {
+      counts: Array<{ inbox: string; reason: string; refused: string }>;
+      samples: Array<{ reason: string; body_head: string }>;
+    };
+    const stale = refused.counts.find((row) => row.inbox === 'payment_webhooks' && row.reason === 'stale');
+    expect(Number(stale!.refused)).toBeGreaterThanOrEqual(2);
+    expect(refused.samples.filter((row) => row.reason === 'stale' && row.body_head.startsWith('{"id":"evt_')).length).toBeGreaterThanOrEqual(2);
+    await expect(COMMANDS['webhooks:refused']!(ctx.db, ['limit=0'])).rejects.toThrow(/usage/);
+  });
+
+  it('a flood of forged deliveries stores nothing but a counter and the bounded sample; past its limit an address gets 429; valid deliveries still apply', async () => {
+    const [deposit, another] = [await newDeposit(), await newDeposit()];
+    const before = await balance();
+    const rows = async (table: string) => (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n;
+    const [inboxBefore, eventsBefore] = [await rows('payment_webhooks'), await rows('payment_events')];
+    const forged = (from: string) => deliver(JSON.stringify(paidEvent(deposit.public_id)), { secret: 'a-forger-does-not-know-the-secret-000000', from });
+    // 2,000 forged deliveries from 100 addresses, 20 each: within each address's limit, every one refused and counted.
+    const FLOOD = 2_000;
+    for (let start = 0; start < FLOOD; start += 50) {
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => forged(`10.7.${(start + i) % 100}.1`)));
+      expect(answers.map((res) => res.statusCode)).toEqual(Array(50).fill(401));
+    }
+    expect(await rows('payment_webhooks')).toBe(inboxBefore);
+    expect(await rows('payment_events')).toBe(eventsBefore);
+    const [sample] = await ctx.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM inbox_refused_samples WHERE inbox = 'payment_webhooks' AND source = 'sandbox-card' AND reason = 'bad_signature'`,
+    );
+    expect(sample!.n).toBe(REFUSED_SAMPLE_SIZE);
+    expect(await rows('inbox_refused_samples')).toBeLessThanOrEqual(3 * REFUSED_SAMPLE_SIZE);
+    const [counted] = await ctx.db.query<{ refused: string }>(
+      `SELECT refused::text AS refused FROM inbox_refusals WHERE inbox = 'payment_webhooks' AND source = 'sandbox-card' AND reason = 'bad_signature'`,
+    );
+    expect(Number(counted!.refused)).toBeGreaterThanOrEqual(FLOOD);
+
+    // One address past its limit: 429 with Retry-After, only counted.
+    const flooder = '203.0.113.9';
+    const statuses: number[] = [];
+    for (let i = 0; i < RATE_LIMITS.webhook_refused_ip.max + 5; i++) statuses.push((await forged(flooder)).statusCode);
+    expect(statuses).toEqual([...Array(RATE_LIMITS.webhook_refused_ip.max).fill(401), ...Array(5).fill(429)]);
+    const limited = await forged(flooder);
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    const [rateLimited] = await ctx.db.query<{ refused: string }>(
+      `SELECT refused::text AS refused FROM inbox_refusals WHERE inbox = 'payment_webhooks' AND reason = 'rate_limited'`,
+    );
+    expect(Number(rateLimited!.refused)).toBe(6);
+    expect(await rows('payment_webhooks')).toBe(inboxBefore);
+
+    // Valid deliveries are never limited: from the limited address itself, and from another one.
+    expect((await deliver(JSON.stringify(paidEvent(deposit.public_id)), { from: flooder })).json()).toMatchObject({ result: 'credited' });
+    expect((await deliver(JSON.stringify(paidEvent(another.public_id)), { from: '198.51.100.4' })).json()).toMatchObject({ result: 'credited' });
+    expect(await balance()).toBe(before + 2n * 12_345n);
+    expect(await rows('payment_webhooks')).toBe(inboxBefore + 2);
   });
 
   it('the ledger invariants hold after all of it, deposits included', async () => {
     const report = await checkLedger(ctx.db);
     expect(report.violations).toEqual([]);
     const [deposits] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE kind = 'deposit'`);
-    expect(deposits!.n).toBe(engine === 'postgres' ? 26 + 2 + 40 + 3 + 1 + 10 : 6 + 2 + 1);
+    expect(deposits!.n).toBe(engine === 'postgres' ? 26 + 2 + 40 + 3 + 1 + 10 + 2 : 6 + 2 + 1 + 2);
+  });
+
+  it('the purge deletes processed deliveries older than the retention, by the given clock; unprocessed ones and the events stay', async () => {
+    const later = (days: number) => new Date(clock.getTime() + days * 86_400_000);
+    const rows = async (sql: string) => (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`))[0]!.n;
+    const events = await rows('payment_events');
+    const unprocessed = await rows('payment_webhooks WHERE processed_at IS NULL');
+    // Received after every delivery above: a processed one within the retention, one received long ago but processed
+    // recently, and an unprocessed one.
+    await ctx.db.query(
+      `INSERT INTO payment_webhooks (provider, raw_body, signature_valid, event_id, received_at, processed_at, result) VALUES
+         ('sandbox-card', '\\x7b7d', true, 'purge-recent', $1, $1, 'unknown_payment'),
+         ('sandbox-card', '\\x7b7d', true, 'purge-late', $2, $1, 'unknown_payment'),
+         ('sandbox-card', '\\x7b7d', true, 'purge-unprocessed', $2, NULL, NULL)`,
+      [later(95), clock],
+    );
+    await ctx.db.query(
+      `INSERT INTO card_issuer_callbacks (issuer, raw_body, signature_valid, event_id, received_at, processed_at, result) VALUES
+         ('sandbox', '\\x7b7d', true, 'purge-old', $2, $2, 'applied'), ('sandbox', '\\x7b7d', true, 'purge-recent', $1, $1, 'applied')`,
+      [later(95), clock],
+    );
+    // 100 days on, a retention of 90: everything processed before day 10 goes.
+    const purged = await purgeInboxes(ctx.db, later(100), 90);
+    expect(purged).toBeGreaterThan(2);
+    expect(await rows(`payment_webhooks WHERE processed_at < '${later(10).toISOString()}'`)).toBe(0);
+    expect(await rows('payment_webhooks WHERE processed_at IS NULL')).toBe(unprocessed + 1);
+    const kept = await ctx.db.query<{ event_id: string }>(`SELECT event_id FROM payment_webhooks WHERE event_id LIKE 'purge-%' ORDER BY id`);
+    expect(kept.map((row) => row.event_id)).toEqual(['purge-recent', 'purge-late', 'purge-unprocessed']);
+    const callbacks = await ctx.db.query<{ event_id: string }>(`SELECT event_id FROM card_issuer_callbacks WHERE event_id LIKE 'purge-%'`);
+    expect(callbacks.map((row) => row.event_id)).toEqual(['purge-recent']);
+    // The exactly-once keys stay: a purged delivery's event cannot be applied again.
+    expect(await rows('payment_events')).toBe(events);
+    expect(await rows('payment_events WHERE webhook_id IS NULL')).toBe(events);
+    // Within the retention, nothing more goes.
+    expect(await purgeInboxes(ctx.db, later(100), 90)).toBe(0);
   });
 });

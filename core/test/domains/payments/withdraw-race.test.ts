@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TWithdrawal } from '@obmen/shared';
-import { build, ENGINES } from '../../helpers.ts';
+import { build, ENGINES, testCipher } from '../../helpers.ts';
 import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
@@ -48,7 +48,7 @@ describe.each(ENGINES)('withdrawals: cancel vs approve vs reject (%s)', (engine)
           call(ctx.app, `/api/withdraw/cancel/${id}`, { token: user.token, payload: {}, headers: { 'idempotency-key': `race-cancel-${i}` } }).then((res) => {
             if (res.statusCode !== 200) throw new Error(res.json().code);
           }),
-          approveWithdrawal(ctx.db, id, 'operator:race', NOW),
+          approveWithdrawal({ db: ctx.db, cipher: testCipher() }, id, 'operator:race', NOW),
           rejectWithdrawal(ctx.db, id, 'race', 'operator:race', NOW),
         ]),
       ),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPLAYED_HEADER, WEBHOOK_SIGNATURE_HEADER, type TWithdrawal } from '@obmen/shared';
-import { build, ENGINES } from '../../helpers.ts';
+import { build, ENGINES, testCipher } from '../../helpers.ts';
 import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
@@ -209,11 +209,11 @@ describe.each(ENGINES)('withdraw (%s)', (engine) => {
     const before = await balances(alice);
     const a = (await withdraw(alice, { currency: 'RUB', amount: '12000', ...CARD })).json().withdrawal as TWithdrawal;
     const b = (await withdraw(alice, { currency: 'RUB', amount: '13000', ...CARD })).json().withdrawal as TWithdrawal;
-    expect(await approveWithdrawal(ctx.db, a.id, 'operator:test', NOW)).toEqual({ id: a.id, state: 'processing' });
+    expect(await approveWithdrawal({ db: ctx.db, cipher: testCipher() }, a.id, 'operator:test', NOW)).toEqual({ id: a.id, state: 'processing' });
     const late = await call(ctx.app, `/api/withdraw/cancel/${a.id}`, { token: alice.token, payload: {}, headers: { 'idempotency-key': 'cancel-late' } });
     expect(late.statusCode).toBe(409);
     expect(late.json().code).toBe('withdrawal_state');
-    await expect(approveWithdrawal(ctx.db, a.id, 'operator:test', NOW)).rejects.toMatchObject({ code: 'withdrawal_state' });
+    await expect(approveWithdrawal({ db: ctx.db, cipher: testCipher() }, a.id, 'operator:test', NOW)).rejects.toMatchObject({ code: 'withdrawal_state' });
     await rejectWithdrawal(ctx.db, b.id, 'details do not match the account holder', 'operator:test', NOW);
     const status = await call(ctx.app, `/api/withdraw/status/${b.id}`, { token: alice.token, locale: 'en' });
     expect(status.json().withdrawal).toMatchObject({ state: 'rejected', reason: 'Rejected by an operator: details do not match the account holder' });

@@ -263,7 +263,7 @@ describe('operator commands', () => {
     try {
       const db = await openDb({ DATA_DIR: dir, DB_POOL_SIZE: 1 }, { error: () => {}, warn: () => {}, info: () => {} });
       await migrate(db);
-      await seedDemoData(db, { demoAccount: false });
+      await seedDemoData(db, { demoAccount: false, sandboxCatalogue: true });
       const user = await createFixtureUser(db);
       await db.close();
       const { DATABASE_URL: _ignored, ...env } = process.env;
