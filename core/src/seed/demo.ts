@@ -130,7 +130,7 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean; sand
       const accountId = await createDemoUser(tx, DEMO_ACCOUNT);
       await tx.query('UPDATE users SET verification_level = 1 WHERE account_id = $1', [accountId]);
     });
-    seeded.push('demo account (verified)');
+    seeded.push('verified demo user');
   }
   return seeded;
 }
