@@ -48,6 +48,8 @@ const WEBHOOK_BODY_LIMIT = 64 * 1024;
  * bytes sent, so this scope reads every body as a Buffer, untouched (its own content-type
  * parser; the rest of the app keeps JSON parsing).
  */
+const UNCREDITED: ReadonlySet<string> = new Set(['unknown_payment', 'amount_mismatch', 'currency_mismatch']);
+
 const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { providers, now }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
@@ -79,6 +81,10 @@ const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { prov
         throw new AppError('webhook_signature_invalid');
       }
       if (result === 'malformed') throw new AppError('validation');
+      // Money the provider says it moved that we could not credit (an output to an address we do
+      // not know, another currency or amount): accepted, so the provider stops resending, and
+      // logged as an error for an operator to act on (payments:webhooks result=<result>).
+      if (UNCREDITED.has(result)) request.log.error({ provider: provider.id, result }, 'payment event accepted but not credited: needs an operator');
       // Accepted: the provider must not resend it, whatever it did to the payment (the inbox says).
       return { status: 'ok' as const, result };
     },
