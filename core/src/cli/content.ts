@@ -79,5 +79,5 @@ export const CONTENT_COMMANDS: Record<string, TCommand> = {
     return { removed: name, rows: removed };
   },
   'article:list': (db) => listArticles(db),
-  'content:version': async (db) => ({ version: await getContentVersion(db) }),
+  'content:version': async (db) => ({ version: await getContentVersion(db, new Date()) }),
 };

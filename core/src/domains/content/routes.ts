@@ -3,7 +3,7 @@ import { ZArticleParams, ZArticleResponse, ZContentVersion, ZMenuListBody, ZMenu
 import { getArticle, getContentVersion, getMenus } from './service.ts';
 import { notFoundOf } from '../../errors.ts';
 
-const contentRoutes: FastifyPluginAsyncZod = async (app) => {
+const contentRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
   app.get('/api/content/menu', { schema: { tags: ['Client'], summary: 'All menus and the footer images', response: { 200: ZMenuResponse } } }, (request) =>
     getMenus(app.db, request.locale),
   );
@@ -33,7 +33,7 @@ const contentRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { tags: ['Service'], summary: 'The public content version (the BFF polls it)', response: { 200: ZContentVersion } } },
     async (_request, reply) => {
       reply.header('cache-control', 'no-store');
-      return { version: await getContentVersion(app.db) };
+      return { version: await getContentVersion(app.db, now()) };
     },
   );
 };

@@ -195,12 +195,13 @@ export function keptUntilContentChanges<T>(db: Queryable, key: string, load: () 
  * the writing transaction (migration 004), plus the last passed expiry of a notification for
  * everyone (an expiry changes the page without any write). Opaque to callers: compare, don't parse.
  */
-export async function getContentVersion(db: Queryable): Promise<string> {
+export async function getContentVersion(db: Queryable, now: Date): Promise<string> {
   const [row] = await db.query<{ version: string; expired: string | null }>(
     `SELECT v.version::text AS version,
        (SELECT (extract(epoch FROM max(n.expires_at)) * 1000)::bigint::text FROM notifications n
-        WHERE n.user_id IS NULL AND n.expires_at IS NOT NULL AND n.expires_at <= now()) AS expired
+        WHERE n.user_id IS NULL AND n.expires_at IS NOT NULL AND n.expires_at <= $1) AS expired
      FROM content_version v WHERE v.id`,
+    [now],
   );
   return `${row?.version ?? '0'}.${row?.expired ?? '0'}`;
 }
