@@ -107,11 +107,19 @@ describe('BFF pages (real site build)', () => {
     expectPageSecurityHeaders(res.headers);
   });
 
+  it('a page that sets its own status sends the status line of that code, not "404 OK"', async () => {
+    const missing = await ctx.app.inject({ url: '/no-such-page' });
+    expect([missing.statusCode, missing.statusMessage]).toEqual([404, 'Not Found']);
+    const maintenance = await ctx.app.inject({ url: '/maintenance' });
+    expect([maintenance.statusCode, maintenance.statusMessage]).toEqual([503, 'Service Unavailable']);
+  });
+
   it('serves the built client assets with long caching', async () => {
     const home = await ctx.app.inject({ url: '/' });
+    // The layout's script is always an external, hashed asset.
     const asset = /(?:src|href)="(\/_astro\/[^"]+)"/.exec(home.body)?.[1];
-    if (!asset) return; // a page without external assets (everything inlined) has nothing to fetch
-    const res = await ctx.app.inject({ url: asset });
+    expect(asset).toMatch(/^\/_astro\//);
+    const res = await ctx.app.inject({ url: asset! });
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(res.headers['x-content-type-options']).toBe('nosniff');

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { defineMiddleware } from 'astro:middleware';
 import { DEFAULT_TIME_ZONE, TIME_ZONE_COOKIE, validTimeZone } from '@obmen/shared/format';
 import {
@@ -47,6 +48,15 @@ function sessionSetCookie(
 }
 
 /** Adds a Set-Cookie to the page's answer (a redirect's headers may be immutable: copy it then). */
+/**
+ * A page that sets `Astro.response.status` keeps the default status text "OK" ("HTTP/1.1 404
+ * OK"): the status line gets the text of its code.
+ */
+function withStatusText(response: Response): Response {
+  if (response.status === 200 || response.statusText !== 'OK') return response;
+  return new Response(response.body, { status: response.status, statusText: STATUS_CODES[response.status] ?? '', headers: response.headers });
+}
+
 function withSetCookie(response: Response, cookie: string): Response {
   try {
     response.headers.append('set-cookie', cookie);
@@ -99,7 +109,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
     locals.locale = locale;
     locals.t = getT(locale);
     locals.unavailable = true;
-    return context.url.pathname === MAINTENANCE_PATH ? next() : context.rewrite(MAINTENANCE_PATH);
+    return withStatusText(await (context.url.pathname === MAINTENANCE_PATH ? next() : context.rewrite(MAINTENANCE_PATH)));
   }
   const setCookie = sessionSetCookie(checkHeaders, token, check.user.is_authenticated, locals.https);
   // A signed-in user's stored language wins over a missing cookie, never over an explicit choice.
@@ -117,7 +127,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
   if (check.notifications) locals.notifications = check.notifications;
   if (Array.isArray(check.wallets)) locals.wallets = check.wallets.filter((wallet) => 'currency' in wallet);
   const blocked = check.site_settings.site_blocked && context.url.pathname !== MAINTENANCE_PATH;
-  const response = blocked ? await context.rewrite(MAINTENANCE_PATH) : await next();
+  const response = withStatusText(blocked ? await context.rewrite(MAINTENANCE_PATH) : await next());
   const withSession = setCookie ? withSetCookie(response, setCookie) : response;
   const ref = referralToRemember(context.url, context.cookies.get(REFERRAL_COOKIE)?.value, check.user.is_authenticated);
   return ref ? withSetCookie(withSession, referralCookie(ref, locals.https)) : withSession;
