@@ -34,7 +34,7 @@ const REQUEST_FORMAT = '{if req.method} {req.method} {req.url}{end}{if res.statu
 /** The service's JSON log lines made readable; anything else (a crash, node --watch's notes) passes as is. */
 function prettyLogs(name: string, child: ChildProcess) {
   const format = `${name} {if reqId}{reqId} {end}{msg}${REQUEST_FORMAT}`;
-  const ignore = 'pid,hostname,reqId,req,res,responseTime';
+  const ignore = 'pid,hostname,service,reqId,req,res,responseTime';
   child.stdout!.pipe(pretty({ destination: 1, colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore, messageFormat: format }));
 }
 

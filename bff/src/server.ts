@@ -10,7 +10,7 @@ const config = loadConfig();
 const frontDoor = createFrontDoor();
 const server = Fastify({
   serverFactory: frontDoor.serverFactory,
-  logger: loggerOptions(config.LOG_LEVEL),
+  logger: loggerOptions(config.LOG_LEVEL, 'bff'),
   genReqId: genRequestId,
   // Per-request lines cost CPU on every request (LOG_REQUESTS=false for benchmarks and quiet ops).
   // logController, not the deprecated top-level disableRequestLogging (a warning at every start).

@@ -23,7 +23,7 @@ function captureLogs() {
   const raw: string[] = [];
   const logger = (svc: string) =>
     pino(
-      { ...loggerOptions('trace'), base: { svc } },
+      { ...loggerOptions('trace', 'bff'), base: { svc } },
       new Writable({
         write(chunk: Buffer, _encoding, callback) {
           raw.push(chunk.toString('utf8'));

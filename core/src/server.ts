@@ -7,7 +7,7 @@ import { makeGenReqId } from './request-id.ts';
 
 const config = loadConfig();
 const server = Fastify({
-  logger: loggerOptions(config.LOG_LEVEL),
+  logger: loggerOptions(config.LOG_LEVEL, 'core'),
   genReqId: makeGenReqId(config.TRUST_PROXY),
   // Bodies bigger than this are never legitimate for the JSON/form API; uploads get their own limit.
   bodyLimit: API_BODY_LIMIT_BYTES,

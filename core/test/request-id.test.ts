@@ -30,7 +30,7 @@ describe('core request ids', () => {
         callback();
       },
     });
-    const core = await build('pglite', {}, { loggerInstance: pino(loggerOptions('info'), stream) });
+    const core = await build('pglite', {}, { loggerInstance: pino(loggerOptions('info', 'core'), stream) });
     try {
       await core.app.inject({ url: '/api/health', headers: { [REQUEST_ID_HEADER]: 'from-bff' } });
       await core.app.inject({ url: '/api/health', headers: { [REQUEST_ID_HEADER]: 'forged' }, remoteAddress: '203.0.113.9' });
@@ -41,11 +41,12 @@ describe('core request ids', () => {
       .join('')
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { reqId?: string; msg: string })
-      .filter((line) => line.msg === 'incoming request')
-      .map((line) => line.reqId);
-    expect(ids).toHaveLength(2);
-    expect(ids[0]).toBe('from-bff');
-    expect(ids[1]).toMatch(UUID);
+      .map((line) => JSON.parse(line) as { reqId?: string; msg: string; service?: string })
+      .filter((line) => line.msg === 'incoming request');
+    // Every line says which service wrote it.
+    expect(ids.map((line) => line.service)).toEqual(['core', 'core']);
+    expect(ids.map((line) => line.reqId)).toHaveLength(2);
+    expect(ids[0]!.reqId).toBe('from-bff');
+    expect(ids[1]!.reqId).toMatch(UUID);
   });
 });

@@ -49,7 +49,10 @@ export function serializeRequestForLog(req: { method: string; url: string; host?
   return { method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip };
 }
 
-/** The pino options both services share: their level, the redactions and the request serializer. */
-export function loggerOptions(level: string) {
-  return { level, redact: LOG_REDACT_PATHS, serializers: { req: serializeRequestForLog } };
+/**
+ * The pino options both services share: their level, the service on every line (one log stream
+ * may hold both), the redactions and the request serializer.
+ */
+export function loggerOptions(level: string, service: 'core' | 'bff' | 'site') {
+  return { level, base: { service }, redact: LOG_REDACT_PATHS, serializers: { req: serializeRequestForLog } };
 }

@@ -6,4 +6,4 @@ import { loggerOptions } from '@obmen/shared';
  * and for pages rendered by the Astro dev server, which has no BFF to hand them its logger.
  * Page renders served by the BFF log through `Astro.locals.log`, the BFF's request logger.
  */
-export const siteLog = pino(loggerOptions(process.env.LOG_LEVEL ?? 'info'));
+export const siteLog = pino(loggerOptions(process.env.LOG_LEVEL ?? 'info', 'site'));
