@@ -312,7 +312,7 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
             <ul className="chat-pending" aria-label={t('chat.attached', { count: files.length })} data-testid="chat-pending-files">
               {files.map((file) => (
                 <li key={fileKey(file)}>
-                  <span className="chat-pending-name">{file.name}</span> <span className="muted">{size(file.size, locale)}</span>
+                  <span className="chat-pending-name">{file.name}</span> <span className="muted chat-pending-size">{size(file.size, locale)}</span>
                   <button
                     type="button"
                     className="btn btn-outline btn-sm"
