@@ -15,6 +15,8 @@ export type TReceivedUpload = {
   files: TReceivedFile[];
   /** The text fields of the form (the first value of each name). */
   fields: Record<string, string>;
+  /** Aborted when the client's connection closes before the answer: its files' checks stop. */
+  signal: AbortSignal;
   /** Removes the temporary files; call it whatever happens. */
   cleanup(): Promise<void>;
 };
@@ -51,7 +53,14 @@ export async function receiveUpload(
 ): Promise<TReceivedUpload> {
   if (!request.isMultipart()) throw notMultipart();
   const dir = await mkdtemp(path.join(tmpdir(), 'obmen-upload-'));
-  const cleanup = () => rm(dir, { recursive: true, force: true });
+  const gone = new AbortController();
+  const socket = request.raw.socket;
+  const onClose = () => gone.abort(new AppError('client_closed'));
+  socket.once('close', onClose);
+  const cleanup = () => {
+    socket.off('close', onClose);
+    return rm(dir, { recursive: true, force: true });
+  };
   const files: TReceivedFile[] = [];
   const fields: Record<string, string> = {};
   try {
@@ -84,7 +93,7 @@ export async function receiveUpload(
       if (part.file.truncated) throw fileTooLarge(part.fieldname);
       files.push({ field: part.fieldname, path: target, size });
     }
-    return { files, fields, cleanup };
+    return { files, fields, signal: gone.signal, cleanup };
   } catch (err) {
     await cleanup();
     throw toUploadError(err);
