@@ -20,8 +20,8 @@ export type TWorkQueue = {
    * signal aborts while it waits never starts; `work` gets the signal to stop early.
    */
   run<T>(owner: string, signal: AbortSignal | undefined, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T>;
-  /** Jobs running and waiting now (tests and logs). */
-  stats(): { running: number; waiting: number };
+  /** Jobs running and waiting now, and how many may run (tests and logs). */
+  stats(): { running: number; waiting: number; concurrency: number };
 };
 
 export const overloaded = (retryAfterS: number) => new AppError('overloaded', { headers: { 'retry-after': String(retryAfterS) } });
@@ -106,6 +106,6 @@ export function createWorkQueue(options: TWorkQueueOptions): TWorkQueue {
         next();
       });
     },
-    stats: () => ({ running, waiting }),
+    stats: () => ({ running, waiting, concurrency: options.concurrency }),
   };
 }

@@ -27,6 +27,13 @@ export async function webp(): Promise<Buffer> {
     .toBuffer();
 }
 
+/** 7000×7000 (49 megapixels) in a few bytes: lossless, one colour. Re-encoding it cost seconds of CPU. */
+export async function hugeWebp(): Promise<Buffer> {
+  return sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#a3be8c' } })
+    .webp({ lossless: true, effort: 0 })
+    .toBuffer();
+}
+
 /** A minimal, valid one-page PDF. */
 export function pdf(extra = ''): Buffer {
   return Buffer.from(

@@ -39,7 +39,7 @@ describe('file work queue', () => {
     for (const job of flood) job.open();
     expect(await Promise.all(floodDone)).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5']);
     expect(started).toEqual(['a0', 'b0', 'a1', 'a2', 'a3', 'a4', 'a5']);
-    expect(queue.stats()).toEqual({ running: 0, waiting: 0 });
+    expect(queue.stats()).toEqual({ running: 0, waiting: 0, concurrency: 1 });
   });
 
   it('refuses past its bounds with 503 overloaded and Retry-After: per owner, then in all', async () => {
@@ -69,7 +69,7 @@ describe('file work queue', () => {
     const waiting = queue.run('b', client.signal, gate(started, 'b0').work);
     client.abort(new Error('client went away'));
     await expect(waiting).rejects.toThrow('client went away');
-    expect(queue.stats()).toEqual({ running: 1, waiting: 0 });
+    expect(queue.stats()).toEqual({ running: 1, waiting: 0, concurrency: 1 });
     const after = gate(started, 'c0');
     const next = queue.run('c', undefined, after.work);
     first.open();

@@ -6,14 +6,22 @@ import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TVerificationState } from '@obmen/shared';
-import { build, ENGINES } from '../../helpers.ts';
+import { build, ENGINES, until } from '../../helpers.ts';
 import { call, freshEmail, mailsTo, signUp } from '../../auth-helpers.ts';
 import {
+  activeContentOf,
   heicHeader,
+  hugeWebp,
   jpegHtmlPolyglot,
   jpegWithGps,
   multipart,
-  pdf,
+  pageTextOf,
+  pdfActionInObjectStream,
+  pdfEncrypted,
+  pdfEscapedEmbeddedFile,
+  pdfEscapedJavaScript,
+  pdfEscapedLaunch,
+  pdfOfPages,
   png,
   pngZipPolyglot,
   webp,
@@ -22,6 +30,7 @@ import {
 } from '../../storage/upload-fixtures.ts';
 import { approveSubmission, listQueue, rejectSubmission, showSubmission } from '../../../src/domains/verification/operator.ts';
 import { openDocumentCipher } from '../../../src/domains/verification/cipher.ts';
+import { fileWork } from '../../../src/storage/inspect.ts';
 import { openLocalStorage } from '../../../src/storage/local.ts';
 import type { TVerificationContext } from '../../../src/domains/verification/service.ts';
 
@@ -108,6 +117,11 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     const res = await call(ctx.app, '/api/verification/passport/submit', { token: user.token, payload: { id, ...DOCUMENT } });
     expect(res.statusCode, res.body).toBe(200);
     return { ...user, id };
+  }
+
+  async function userIdOf(email: string): Promise<string> {
+    const [row] = await ctx.db.query<{ id: string }>('SELECT id::text FROM users WHERE email = $1', [email]);
+    return row!.id;
   }
 
   async function counts() {
@@ -201,19 +215,105 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     expect((await call(ctx.app, first.current!.files[0]!.url, { token })).statusCode).toBe(404);
   });
 
-  it('takes a PDF as it is, served as an attachment', async () => {
+  it('rebuilds every PDF: scripts, launch actions and attachments gone however they are written, the page kept', async () => {
     const { token } = await newUser();
     const id = await openPassport(token);
-    const res = await upload(token, 'passport', [
+    for (const make of [pdfEscapedJavaScript, pdfEscapedLaunch, pdfEscapedEmbeddedFile, pdfActionInObjectStream]) {
+      const sent = make();
+      expect(await activeContentOf(sent)).not.toEqual([]);
+      const res = await upload(token, 'passport', [
+        { name: 'id', value: id },
+        { name: 'side0', value: 'front' },
+        { name: 'file0', filename: 'passport.pdf', content: sent },
+      ]);
+      expect(res.statusCode, res.body).toBe(200);
+      const file = state(res).current!.files[0]!;
+      const got = await call(ctx.app, file.url, { token });
+      expect(got.headers['content-disposition']).toBe('attachment; filename="front.pdf"');
+      expect(got.rawPayload.equals(sent)).toBe(false);
+      expect(await activeContentOf(got.rawPayload), make.name).toEqual([]);
+      expect(await pageTextOf(got.rawPayload)).toEqual([expect.stringContaining('(PASSPORT 4567) Tj')]);
+    }
+  });
+
+  it('a flood of uploads by one user: theirs gets 503 overloaded, another user is served', async () => {
+    const flooder = await newUser();
+    const other = await newUser();
+    const [floodId, otherId] = [await openPassport(flooder.token), await openPassport(other.token)];
+    // The flood's file checks hold every slot of the queue (and two of them are the flooder's).
+    const held: Array<() => void> = [];
+    const holding: Promise<unknown>[] = [];
+    const { concurrency } = fileWork.stats();
+    const flooderUserId = await userIdOf(flooder.email);
+    for (let i = 0; i < Math.max(2, concurrency); i++) {
+      const gate = new Promise<void>((resolve) => held.push(resolve));
+      holding.push(fileWork.run(i < 2 ? flooderUserId : `filler-${i}`, undefined, () => gate));
+    }
+    const image = await png();
+    const refused = await upload(
+      flooder.token,
+      'passport',
+      [
+        { name: 'id', value: floodId },
+        { name: 'side0', value: 'front' },
+        { name: 'file0', filename: 'a.png', content: image },
+      ],
+      'ru',
+    );
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.json()).toMatchObject({ code: 'overloaded', message: 'Сейчас проверяется слишком много файлов. Попробуйте через несколько секунд.' });
+    const served = upload(other.token, 'passport', [
+      { name: 'id', value: otherId },
+      { name: 'side0', value: 'front' },
+      { name: 'file0', filename: 'a.png', content: image },
+    ]);
+    await until('the other user waits for a slot', async () => fileWork.stats().waiting === 1);
+    // One of the flood's checks ends: the next slot is the other user's, though the flood waits too.
+    held[0]!();
+    const answer = await served;
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(fileWork.stats().running).toBe(Math.max(2, concurrency) - 1);
+    for (const open of held) open();
+    await Promise.all(holding);
+  });
+
+  it('limits uploads per user: the 21st in ten minutes is 429 with Retry-After, localized', async () => {
+    const { token } = await newUser();
+    const id = await openPassport(token);
+    const image = await png();
+    const parts: TPart[] = [
       { name: 'id', value: id },
       { name: 'side0', value: 'front' },
-      { name: 'file0', filename: 'passport.pdf', content: pdf() },
-    ]);
-    expect(res.statusCode, res.body).toBe(200);
-    const file = state(res).current!.files[0]!;
-    const got = await call(ctx.app, file.url, { token });
-    expect(got.headers['content-disposition']).toBe('attachment; filename="front.pdf"');
-    expect(got.rawPayload.equals(pdf())).toBe(true);
+      { name: 'file0', filename: 'a.png', content: image },
+    ];
+    for (let i = 0; i < 20; i++) expect((await upload(token, 'passport', parts)).statusCode).toBe(200);
+    const res = await upload(token, 'passport', parts, 'ru');
+    expect(res.statusCode).toBe(429);
+    expect(res.json()).toMatchObject({ code: 'rate_limited', message: expect.stringMatching(/^Слишком много попыток. Попробуйте снова через \d+ мин.$/) });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('a file over the cap: 413 names the limit in the message and under the field, in ru and en', async () => {
+    const { token } = await newUser();
+    const id = await openPassport(token);
+    for (const [locale, message] of [
+      ['en', 'This file is larger than 10 MB.'],
+      ['ru', 'Файл больше 10 МБ.'],
+    ] as const) {
+      const res = await upload(
+        token,
+        'passport',
+        [
+          { name: 'id', value: id },
+          { name: 'side0', value: 'front' },
+          { name: 'file0', filename: 'big.png', content: Buffer.alloc(10 * 1024 * 1024 + 1, 0xff) },
+        ],
+        locale,
+      );
+      expect(res.statusCode).toBe(413);
+      expect(res.json()).toMatchObject({ code: 'file_too_large', message, fields: { file0: message } });
+    }
   });
 
   describe('refuses bad files with a localized reason, keeping nothing', () => {
@@ -221,7 +321,9 @@ describe.each(ENGINES)('verification on %s', (engine) => {
       ['a renamed executable', windowsExecutable, 415, 'file_refused', /Only JPEG, PNG, WebP/],
       ['a JPEG with a web page inside', jpegHtmlPolyglot, 415, 'file_refused', /something besides/],
       ['a PNG with a ZIP archive appended', pngZipPolyglot, 415, 'file_refused', /something besides/],
-      ['a PDF with a script', () => pdf('/OpenAction << /S /JavaScript /JS (app.alert(1)) >> '), 415, 'file_refused', /something besides/],
+      ['a 49-megapixel WebP', hugeWebp, 415, 'file_refused', /at most 24 megapixels/],
+      ['a password-protected PDF', pdfEncrypted, 415, 'file_refused', /protected by a password/],
+      ['a PDF of 51 pages', () => pdfOfPages(51), 415, 'file_refused', /at most 50/],
       ['a zero-byte file', () => Buffer.alloc(0), 415, 'file_refused', /empty/],
       ['a HEIC photo', heicHeader, 415, 'file_refused', /HEIC/],
       ['a truncated JPEG', async () => (await jpegWithGps()).subarray(0, 400), 415, 'file_refused', /damaged/],
