@@ -278,6 +278,39 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     await Promise.all(holding);
   });
 
+  it('a client that goes away while its files wait: their check never starts, nothing is kept', async () => {
+    const { token } = await newUser();
+    const id = await openPassport(token);
+    const before = await counts();
+    const held: Array<() => void> = [];
+    const holding: Promise<unknown>[] = [];
+    for (let i = 0; i < fileWork.stats().concurrency; i++) {
+      const gate = new Promise<void>((resolve) => held.push(resolve));
+      holding.push(fileWork.run(`filler-${i}`, undefined, () => gate));
+    }
+    const address = ctx.app.server.listening
+      ? `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`
+      : await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    const { payload, headers } = multipart([
+      { name: 'id', value: id },
+      { name: 'side0', value: 'front' },
+      { name: 'file0', filename: 'a.jpg', content: await jpegWithGps() },
+    ]);
+    const req = http.request(`${address}/api/verification/passport/upload`, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${token}`, 'x-forwarded-for': '10.9.9.7' },
+    });
+    req.on('error', () => {});
+    req.end(payload);
+    await until('the upload waits for a slot', async () => fileWork.stats().waiting === 1);
+    req.destroy();
+    await until('the check leaves the queue', async () => fileWork.stats().waiting === 0);
+    for (const open of held) open();
+    await Promise.all(holding);
+    expect(fileWork.stats()).toMatchObject({ running: 0, waiting: 0 });
+    expect(await counts()).toEqual(before);
+  });
+
   it('limits uploads per user: the 21st in ten minutes is 429 with Retry-After, localized', async () => {
     const { token } = await newUser();
     const id = await openPassport(token);
