@@ -67,11 +67,14 @@ function asciiLowerCase(bytes: Buffer): Buffer {
 
 /**
  * The costly part of every check (decoding and re-encoding a picture, rebuilding a PDF): one job
- * per CPU at a time, owners served in turn, a bounded number waiting (503 overloaded beyond,
- * and beyond two of one owner's). One libvips thread per job: a decoded picture holds tens of
- * MB, and each extra libvips thread keeps its own buffers (and malloc arena) alive.
+ * per CPU at a time, owners served in turn, one owner on at most all CPUs but one (a second
+ * user starts at once beside a flood), a bounded number waiting (503 overloaded beyond, and
+ * beyond two of one owner's: files are checked one after another, so two uploads at once).
+ * One libvips thread per job: a decoded picture holds tens of MB, and each extra libvips
+ * thread keeps its own buffers (and malloc arena) alive.
  */
-export const fileWork = createWorkQueue({ concurrency: Math.max(1, availableParallelism()), maxWaiting: 16, maxPerOwner: 2, retryAfterS: 5 });
+const CPUS = Math.max(1, availableParallelism());
+export const fileWork = createWorkQueue({ concurrency: CPUS, maxWaiting: 16, maxPerOwner: 2, maxRunningPerOwner: Math.max(1, CPUS - 1), retryAfterS: 5 });
 sharp.cache(false);
 sharp.concurrency(1);
 

@@ -7,6 +7,8 @@ export type TWorkQueueOptions = {
   maxWaiting: number;
   /** Jobs of one owner, running and waiting; one more is refused (503 overloaded). */
   maxPerOwner: number;
+  /** Jobs of one owner running at once: below `concurrency`, a slot stays free for everyone else. */
+  maxRunningPerOwner: number;
   /** Retry-After of a refusal, in seconds. */
   retryAfterS: number;
 };
@@ -16,8 +18,9 @@ type TJob = { start: () => void };
 export type TWorkQueue = {
   /**
    * Runs `work` when a slot is free. Owners take turns (the one served least recently goes
-   * next), so a user who sends many files waits behind their own, not another user behind them. A job whose
-   * signal aborts while it waits never starts; `work` gets the signal to stop early.
+   * next) and none holds every slot, so a user who sends many files waits behind their own,
+   * not another user behind them. A job whose signal aborts while it waits never starts;
+   * `work` gets the signal to stop early.
    */
   run<T>(owner: string, signal: AbortSignal | undefined, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T>;
   /** Jobs running and waiting now, and how many may run (tests and logs). */
@@ -31,8 +34,9 @@ export function createWorkQueue(options: TWorkQueueOptions): TWorkQueue {
   let waiting = 0;
   /** Per owner: their waiting jobs in order. */
   const queues = new Map<string, TJob[]>();
-  /** Per owner with work: jobs running and waiting, and when one of theirs last started. */
+  /** Per owner with work: jobs running and waiting, jobs running, and when one of theirs last started. */
   const pending = new Map<string, number>();
+  const active = new Map<string, number>();
   const lastStarted = new Map<string, number>();
   let starts = 0;
 
@@ -40,6 +44,7 @@ export function createWorkQueue(options: TWorkQueueOptions): TWorkQueue {
   const nextOwner = (): string | undefined => {
     let chosen: string | undefined;
     for (const owner of queues.keys()) {
+      if ((active.get(owner) ?? 0) >= options.maxRunningPerOwner) continue;
       if (chosen === undefined || (lastStarted.get(owner) ?? -1) < (lastStarted.get(chosen) ?? -1)) chosen = owner;
     }
     return chosen;
@@ -53,6 +58,7 @@ export function createWorkQueue(options: TWorkQueueOptions): TWorkQueue {
       const job = jobs.shift()!;
       if (!jobs.length) queues.delete(owner);
       lastStarted.set(owner, starts++);
+      active.set(owner, (active.get(owner) ?? 0) + 1);
       waiting--;
       running++;
       job.start();
@@ -93,6 +99,9 @@ export function createWorkQueue(options: TWorkQueueOptions): TWorkQueue {
               .then(resolve, reject)
               .finally(() => {
                 running--;
+                const left = active.get(owner)! - 1;
+                if (left) active.set(owner, left);
+                else active.delete(owner);
                 release(owner);
                 next();
               });

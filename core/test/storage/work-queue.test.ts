@@ -22,7 +22,7 @@ const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('file work queue', () => {
   it('serves owners in turn: a second user waits behind one job of a flood, not behind the flood', async () => {
-    const queue = createWorkQueue({ concurrency: 1, maxWaiting: 10, maxPerOwner: 10, retryAfterS: 5 });
+    const queue = createWorkQueue({ concurrency: 1, maxWaiting: 10, maxPerOwner: 10, maxRunningPerOwner: 1, retryAfterS: 5 });
     const started: string[] = [];
     const flood = Array.from({ length: 6 }, (_, i) => gate(started, `a${i}`));
     const mine = gate(started, 'b0');
@@ -42,8 +42,27 @@ describe('file work queue', () => {
     expect(queue.stats()).toEqual({ running: 0, waiting: 0, concurrency: 1 });
   });
 
+  it('keeps a slot free for others: a flood runs on all CPUs but one, a second user starts at once', async () => {
+    const queue = createWorkQueue({ concurrency: 2, maxWaiting: 10, maxPerOwner: 10, maxRunningPerOwner: 1, retryAfterS: 5 });
+    const started: string[] = [];
+    const flood = Array.from({ length: 3 }, (_, i) => gate(started, `a${i}`));
+    const floodDone = flood.map((job) => queue.run('a', undefined, job.work));
+    await flush();
+    expect(started).toEqual(['a0']);
+    expect(queue.stats()).toEqual({ running: 1, waiting: 2, concurrency: 2 });
+    const mine = gate(started, 'b0');
+    const second = queue.run('b', undefined, mine.work);
+    await flush();
+    expect(started).toEqual(['a0', 'b0']);
+    mine.open();
+    expect(await second).toBe('b0');
+    for (const job of flood) job.open();
+    await Promise.all(floodDone);
+    expect(started).toEqual(['a0', 'b0', 'a1', 'a2']);
+  });
+
   it('refuses past its bounds with 503 overloaded and Retry-After: per owner, then in all', async () => {
-    const queue = createWorkQueue({ concurrency: 1, maxWaiting: 2, maxPerOwner: 2, retryAfterS: 7 });
+    const queue = createWorkQueue({ concurrency: 1, maxWaiting: 2, maxPerOwner: 2, maxRunningPerOwner: 1, retryAfterS: 7 });
     const started: string[] = [];
     const a = [gate(started, 'a0'), gate(started, 'a1')];
     const runs = a.map((job) => queue.run('a', undefined, job.work));
@@ -61,7 +80,7 @@ describe('file work queue', () => {
   });
 
   it('never starts a job whose client went away while it waited, and frees its place', async () => {
-    const queue = createWorkQueue({ concurrency: 1, maxWaiting: 1, maxPerOwner: 5, retryAfterS: 5 });
+    const queue = createWorkQueue({ concurrency: 1, maxWaiting: 1, maxPerOwner: 5, maxRunningPerOwner: 1, retryAfterS: 5 });
     const started: string[] = [];
     const first = gate(started, 'a0');
     const running = queue.run('a', undefined, first.work);
