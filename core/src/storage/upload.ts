@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { FILE_MAX_BYTES, FILES_MAX_PER_REQUEST, UPLOAD_BODY_MAX_BYTES } from '@obmen/shared';
+import { FILE_MAX_BYTES, FILES_MAX_PER_REQUEST, UPLOAD_BODY_MAX_BYTES, wholeMegabytes } from '@obmen/shared';
 import { AppError } from '../errors.ts';
 
 /** One received file part, on local temporary disk, not yet checked. */
@@ -26,7 +26,7 @@ const FIELD_MAX_BYTES = 1024;
 const FIELDS_MAX = 32;
 
 export const fileTooLarge = (field: string) =>
-  new AppError('file_too_large', { fields: { [field]: 'files.too_large' }, headers: { connection: 'close' }, vars: { mb: FILE_MAX_BYTES / 1024 / 1024 } });
+  new AppError('file_too_large', { fields: { [field]: 'files.too_large' }, headers: { connection: 'close' }, vars: { mb: wholeMegabytes(FILE_MAX_BYTES) } });
 export const tooManyFiles = () => new AppError('too_many_files', { headers: { connection: 'close' }, vars: { max: FILES_MAX_PER_REQUEST } });
 const notMultipart = () => new AppError('not_multipart');
 const badForm = () => new AppError('bad_form');
@@ -38,7 +38,7 @@ const badForm = () => new AppError('bad_form');
 export async function refuseOversizedUpload(request: FastifyRequest): Promise<void> {
   const length = Number(request.headers['content-length'] ?? 0);
   if (length > UPLOAD_BODY_MAX_BYTES) {
-    throw new AppError('upload_too_large', { headers: { connection: 'close' }, vars: { mb: (UPLOAD_BODY_MAX_BYTES / 1024 / 1024) | 0 } });
+    throw new AppError('upload_too_large', { headers: { connection: 'close' }, vars: { mb: wholeMegabytes(UPLOAD_BODY_MAX_BYTES) } });
   }
 }
 
