@@ -74,7 +74,7 @@ function asciiLowerCase(bytes: Buffer): Buffer {
  * thread keeps its own buffers (and malloc arena) alive.
  */
 const CPUS = Math.max(1, availableParallelism());
-export const fileWork = createWorkQueue({ concurrency: CPUS, maxWaiting: 16, maxPerOwner: 2, maxRunningPerOwner: Math.max(1, CPUS - 1), retryAfterS: 5 });
+export const fileWork = createWorkQueue({ concurrency: CPUS, maxWaiting: 32, maxPerOwner: 2, maxRunningPerOwner: Math.max(1, CPUS - 1), retryAfterS: 5 });
 sharp.cache(false);
 sharp.concurrency(1);
 
