@@ -1,7 +1,29 @@
+import { createRequire } from 'node:module';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNull, PDFRef, PDFStream, type PDFContext, type PDFObject } from 'pdf-lib';
 
 /** A document or a chat attachment has a few pages; a 10 MB file of thousands costs minutes to copy. */
 export const PDF_MAX_PAGES = 50;
+
+/**
+ * The most one stream may decode to. Parsing decodes object streams (and cross-reference
+ * streams) whole, with no limit of pdf-lib's own: a 1 MB object stream of spaces inflated to
+ * 1 GB and took 9 s. Object streams hold small dictionaries: 64 MB is far more than any real one.
+ */
+const MAX_DECODED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Every pdf-lib decoder (Flate, LZW, ASCII85, …) grows its output through DecodeStream's
+ * ensureBuffer: refusing a size there stops a decompression bomb before it takes the memory
+ * (pdf-lib then drops that object stream as unreadable). pdf-lib exports no hook for it; the
+ * class is the one its parser uses (the same CommonJS module).
+ */
+type TDecodeStreamClass = { prototype: { ensureBuffer(this: unknown, requested: number): Uint8Array } };
+const DecodeStream = (createRequire(import.meta.url)('pdf-lib/cjs/core/streams/DecodeStream.js') as { default: TDecodeStreamClass }).default;
+const ensureBuffer = DecodeStream.prototype.ensureBuffer;
+DecodeStream.prototype.ensureBuffer = function ensureBoundedBuffer(requested: number) {
+  if (requested > MAX_DECODED_BYTES) throw new PdfRefused('unreadable');
+  return ensureBuffer.call(this, requested);
+};
 
 export type TPdfRefusal = 'unreadable' | 'too_many_pages';
 

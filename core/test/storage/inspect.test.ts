@@ -16,6 +16,7 @@ import {
   pdfEscapedEmbeddedFile,
   pdfEscapedJavaScript,
   pdfEscapedLaunch,
+  pdfObjectStreamBomb,
   pdfOfPages,
 } from './upload-fixtures.ts';
 
@@ -98,6 +99,17 @@ describe('PDF rebuild', () => {
     expect(await refusalOf(checkFile(await received(pdfOfPages(51)), { owner: 'test' }))).toBe('file_refused files.pdf_too_many_pages');
     const fifty = await checkFile(await received(pdfOfPages(50)), { owner: 'test' });
     expect(await pageTextOf(await readFile(fifty.path))).toHaveLength(50);
+  });
+
+  it('an object stream that inflates to 1 GB: stopped at the decoding cap, the page kept', async () => {
+    const bomb = await pdfObjectStreamBomb(1024);
+    expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
+    const started = process.cpuUsage();
+    const checked = await checkFile(await received(bomb), { owner: 'test' });
+    const cpu = process.cpuUsage(started);
+    expect(await pageTextOf(await readFile(checked.path))).toHaveLength(1);
+    // Whole-process CPU (the worker's included): inflating the gigabyte took ~9 s of it here.
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(3000);
   });
 
   it('a script in the page dictionary itself (/AA) or the minimal fixture with /OpenAction: gone', async () => {

@@ -1,4 +1,4 @@
-import { deflateSync } from 'node:zlib';
+import { constants, createDeflate, deflateSync } from 'node:zlib';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFStream } from 'pdf-lib';
 import sharp from 'sharp';
 
@@ -214,6 +214,30 @@ export function pdfEscapedEmbeddedFile(): Buffer {
 /** Plain-named JavaScript, but inside a compressed object stream: no byte of its names is in the file. */
 export const pdfActionInObjectStream = () =>
   pdfRunning('<< /S /JavaScript /JS (app.launchURL\\("http://evil.example/"\\)) >>', { compressed: [1, 2, 3, 4, 5] });
+
+/**
+ * A valid one-page PDF plus an object stream of `decodedMb` MB of spaces, compressed about a
+ * thousand to one (a 1 GB stream is 1 MB in the file). Deflated in 1 MB steps: the test never
+ * holds the decoded bytes.
+ */
+export async function pdfObjectStreamBomb(decodedMb: number): Promise<Buffer> {
+  const deflate = createDeflate({ level: constants.Z_BEST_COMPRESSION });
+  const packed: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => packed.push(chunk));
+  const done = new Promise((resolve) => deflate.on('end', resolve));
+  const mb = Buffer.alloc(1024 * 1024, 0x20);
+  for (let i = 0; i < decodedMb; i++) if (!deflate.write(mb)) await new Promise((resolve) => deflate.once('drain', resolve));
+  deflate.end();
+  await done;
+  const stream = Buffer.concat(packed);
+  const pdf = pdfOfPages(1).toString('latin1');
+  const at = pdf.indexOf('\nxref\n') + 1;
+  return Buffer.concat([
+    Buffer.from(`${pdf.slice(0, at)}9 0 obj\n<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${stream.length} >>\nstream\n`, 'latin1'),
+    stream,
+    Buffer.from(`\nendstream\nendobj\n${pdf.slice(at)}`, 'latin1'),
+  ]);
+}
 
 /** A PDF of `count` empty pages. */
 export function pdfOfPages(count: number): Buffer {
