@@ -6,7 +6,6 @@ import { fileTypeFromFile } from 'file-type';
 import sharp from 'sharp';
 import { ACCEPTED_FILE_TYPES, type TAcceptedFileType, type TI18nKey } from '@obmen/shared';
 import { AppError } from '../errors.ts';
-import { PDF_MAX_PAGES } from './pdf.ts';
 import type { TPdfJob, TPdfResult } from './pdf-worker.ts';
 import type { TReceivedFile } from './upload.ts';
 import { createWorkQueue } from './work-queue.ts';
@@ -161,7 +160,7 @@ function rebuildPdfOffThread(file: TReceivedFile, output: string, signal: AbortS
     signal?.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (result: TPdfResult) => {
       if (result.ok) finish();
-      else if (result.reason === 'too_many_pages') finish(refused(file.field, 'files.pdf_too_many_pages', { max: PDF_MAX_PAGES }));
+      else if (result.reason === 'too_many_pages') finish(refused(file.field, 'files.pdf_too_many_pages', { max: result.maxPages }));
       else finish(unreadable());
     });
     worker.once('error', (err: NodeJS.ErrnoException) => finish(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? unreadable() : err));
