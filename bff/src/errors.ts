@@ -9,16 +9,16 @@ export function requestLocale(request: FastifyRequest): TLocale {
   return isLocale(fromCookie) ? fromCookie : DEFAULT_LOCALE;
 }
 
-/** The shared error shape, localized for the caller. */
-export function errorBody(request: FastifyRequest, code: string, key: TI18nKey): TApiError {
-  return { status: 'error', code, message: translate(requestLocale(request), key) };
+/** The shared error shape, localized for the caller; `vars` fill the message's placeholders. */
+export function errorBody(request: FastifyRequest, code: string, key: TI18nKey, vars?: Record<string, string | number>): TApiError {
+  return { status: 'error', code, message: translate(requestLocale(request), key, vars) };
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: string, key: TI18nKey) {
+export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: string, key: TI18nKey, vars?: Record<string, string | number>) {
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
-    .send(errorBody(request, code, key));
+    .send(errorBody(request, code, key, vars));
 }
 
 /** What the BFF says for a failure it answers itself, by status: code and message key. */

@@ -41,6 +41,23 @@ describe('BFF /api proxy edge cases (real sockets)', () => {
     expect(ctx.upstream.hits).toEqual([]);
   });
 
+  it('answers an upload over every cap 413 naming the cap, as the core would, in ru and en', async () => {
+    ctx.upstream.hits.length = 0;
+    for (const [locale, message] of [
+      ['en', 'The upload is too large: at most 60 MB in all.'],
+      ['ru', 'Слишком большая загрузка: не больше 60 МБ всего.'],
+    ] as const) {
+      const res = await rawRequest(origin, '/api/verification/passport/upload', {
+        method: 'POST',
+        headers: { 'content-type': 'multipart/form-data; boundary=x', cookie: `i18n_redirected=${locale}` },
+        body: Buffer.alloc(61 * MB, 0x20),
+      }).catch((err: Error) => ({ status: 0, body: String(err), headers: {} }));
+      expect(res.status).toBe(413);
+      expect(JSON.parse(res.body)).toEqual({ status: 'error', code: 'upload_too_large', message });
+    }
+    expect(ctx.upstream.hits).toEqual([]);
+  });
+
   it('answers a 2 MB form sent chunked (no length to check first) 413, not 502', async () => {
     ctx.upstream.hits.length = 0;
     const port = Number(new URL(origin).port);

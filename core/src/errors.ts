@@ -2,8 +2,8 @@ import { translate, type TI18nKey } from '@obmen/shared';
 
 /**
  * What an error code means: its HTTP status, the i18n key of its message (which may use vars),
- * and the form field it marks by default with the i18n key of the field's message (no vars:
- * the error handler localizes fields without them).
+ * and the form field it marks by default with the i18n key of the field's message (given the
+ * same vars as the message).
  */
 type TErrorSpec = { status: number; key: TI18nKey; field?: string; fieldKey?: TI18nKey };
 
@@ -63,6 +63,10 @@ export const ERRORS = {
   not_multipart: { status: 415, key: 'files.not_multipart' },
   bad_form: { status: 400, key: 'files.bad_form' },
   upload_too_large: { status: 413, key: 'files.request_too_large' },
+  // every slot of the file checks (storage/work-queue.ts) is taken, or two of the caller's: Retry-After
+  overloaded: { status: 503, key: 'files.overloaded' },
+  // the client went away while its upload waited: nobody reads this answer, and nothing is logged
+  client_closed: { status: 499, key: 'error.bad_request' },
   // chats
   chat_blocked: { status: 403, key: 'chat.blocked' },
   // mail preferences and the referral programme

@@ -22,6 +22,9 @@ export type TRateRule = { max: number; windowS: number };
  * - chat messages: 30 per user per minute (a person types slower; a flood stops at the 31st);
  *   a new private conversation (unknown accounts included) 30 per user per hour, which bounds
  *   walking account ids through the chat.
+ * - uploads (identity documents, chat messages with files): each file is decoded and re-encoded
+ *   or rebuilt, so 20 uploads (of up to 6 files) per user per 10 min: a document takes two or
+ *   three, a chat a photo now and then.
  * - referral invitations by mail: each address counts; 30 addresses per user per day keeps a
  *   user's invitations personal and our sender reputation intact.
  * - second-factor codes: 10 per user per 15 min (a 6-digit code has a million values: this
@@ -56,6 +59,7 @@ export const RATE_LIMITS = {
   card_reveal_user: { max: 10, windowS: 15 * 60 },
   chat_message_user: { max: 30, windowS: 60 },
   chat_open_user: { max: 30, windowS: 60 * 60 },
+  upload_user: { max: 20, windowS: 10 * 60 },
   referral_mailing_user: { max: 30, windowS: 24 * 60 * 60 },
   second_factor_user: { max: 10, windowS: 15 * 60 },
   email_change_user: { max: 5, windowS: 60 * 60 },

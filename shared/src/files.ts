@@ -10,6 +10,11 @@ export const FILES_MAX_PER_REQUEST = 6;
 /** A whole multipart upload: every file at its cap plus generous room for part headers and fields (core and BFF). */
 export const UPLOAD_BODY_MAX_BYTES = FILES_MAX_PER_REQUEST * FILE_MAX_BYTES + 256 * 1024;
 
+/** A byte cap as the whole megabytes a refusal names ({{mb}}): the request cap reads "60 MB". */
+export function wholeMegabytes(bytes: number): number {
+  return Math.floor(bytes / 1024 / 1024);
+}
+
 /**
  * What an upload may be, by its sniffed bytes. HEIC is refused: the prebuilt image library has
  * no HEVC decoder, so a HEIC photo could not be re-encoded and would keep its EXIF/GPS data.

@@ -13,6 +13,7 @@ import {
   REQUEST_ID_HEADER,
   UPLOAD_BODY_MAX_BYTES,
   isI18nKey,
+  wholeMegabytes,
   isLocale,
   readReferralCode,
   type TI18nKey,
@@ -57,16 +58,25 @@ const DROPPED_REQUEST_HEADERS = [
 
 const NETWORK_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 const BODY_TOO_LARGE = 'BFF_BODY_TOO_LARGE';
+const UPLOAD_TOO_LARGE = 'BFF_UPLOAD_TOO_LARGE';
 const DEADLINE_PASSED = 'BFF_UPSTREAM_DEADLINE';
 
-type TFailure = { status: number; code: string; key: TI18nKey };
+type TFailure = { status: number; code: string; key: TI18nKey; vars?: Record<string, number> };
 type TUpstreamError = { statusCode?: number; code?: string; cause?: { code?: string } };
 
 const TOO_LARGE: TFailure = { status: 413, code: 'payload_too_large', key: 'error.payload_too_large' };
+/** An upload over every cap: the core's own answer to it (storage/upload.ts), with the size. */
+const UPLOAD_TOO_LARGE_FAILURE: TFailure = {
+  status: 413,
+  code: 'upload_too_large',
+  key: 'files.request_too_large',
+  vars: { mb: wholeMegabytes(UPLOAD_BODY_MAX_BYTES) },
+};
 
 function classifyUpstreamError(error: TUpstreamError): TFailure {
   const code = error.cause?.code ?? error.code ?? '';
   if (code === BODY_TOO_LARGE) return TOO_LARGE;
+  if (code === UPLOAD_TOO_LARGE) return UPLOAD_TOO_LARGE_FAILURE;
   if (error.statusCode === 504 || code.includes('TIMEOUT') || code === DEADLINE_PASSED)
     return { status: 504, code: 'upstream_timeout', key: 'error.upstream_timeout' } as const;
   if (error.statusCode === 503 || NETWORK_FAILURES.has(code)) return { status: 503, code: 'upstream_unavailable', key: 'error.upstream_unavailable' } as const;
@@ -83,7 +93,7 @@ function sendFailure(request: FastifyRequest, reply: FastifyReply, failure: TFai
   // The rest of a refused body is not worth reading: close the connection after the answer.
   if (failure.status === 413) reply.header('connection', 'close');
   const retryKey = `${failure.key}_retry_same_key`;
-  return sendError(request, reply, failure.status, failure.code, unknownOutcome && isI18nKey(retryKey) ? retryKey : failure.key);
+  return sendError(request, reply, failure.status, failure.code, unknownOutcome && isI18nKey(retryKey) ? retryKey : failure.key, failure.vars);
 }
 
 /**
@@ -124,12 +134,12 @@ function bodyLimitOf(contentType: string | string[] | undefined): number {
  * check first). undici destroys the stream it was given when a request is aborted:
  * this stream, not the client's request, whose socket must live on to carry the 413 or 504.
  */
-function limitBody(source: Readable, limit: number): Readable {
+function limitBody(source: Readable, limit: number, tooLarge: string): Readable {
   let seen = 0;
   const limited = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
-      if (seen > limit) callback(codedError(BODY_TOO_LARGE, 'request body over the limit'));
+      if (seen > limit) callback(codedError(tooLarge, 'request body over the limit'));
       else callback(null, chunk);
     },
   });
@@ -188,12 +198,14 @@ export default fp<TApiProxyOptions>(
         const signal = options.headers[DEADLINE_SIGNAL] ?? null;
         delete options.headers[DEADLINE_SIGNAL];
         const limit = bodyLimitOf(options.headers['content-type']);
+        const tooLarge = isUpload(options.headers['content-type']) ? UPLOAD_TOO_LARGE : BODY_TOO_LARGE;
         const length = Number(options.headers['content-length'] ?? 0);
         if (length > limit) {
-          process.nextTick(callback, codedError(BODY_TOO_LARGE, 'request body over the limit'));
+          process.nextTick(callback, codedError(tooLarge, 'request body over the limit'));
           return;
         }
-        const body = options.body && typeof (options.body as Readable).pipe === 'function' ? limitBody(options.body as Readable, limit) : options.body;
+        const body =
+          options.body && typeof (options.body as Readable).pipe === 'function' ? limitBody(options.body as Readable, limit, tooLarge) : options.body;
         // undici's own socket timeouts (the pool's are UPSTREAM_TIMEOUT_MS) stretched for an upload.
         const timeouts = isUpload(options.headers['content-type'])
           ? { headersTimeout: config.UPLOAD_UPSTREAM_TIMEOUT_MS, bodyTimeout: config.UPLOAD_UPSTREAM_TIMEOUT_MS }

@@ -15,7 +15,7 @@ export default fp(
         status: 'error',
         code: known.code,
         message: translate(request.locale, known.messageKey, known.vars),
-        ...(known.fields ? { fields: localizeFields(request.locale, known.fields) } : {}),
+        ...(known.fields ? { fields: localizeFields(request.locale, known.fields, known.vars) } : {}),
         ...known.data,
       };
       if (known.code === 'unauthorized') body.user = anonymousUser(request.locale);
@@ -31,10 +31,13 @@ export default fp(
   { name: 'errors', dependencies: ['locale'] },
 );
 
-/** Shared schemas carry i18n keys as messages; a message that is no key passes unchanged. */
-function localizeFields(locale: TLocale, fields: Record<string, string>): Record<string, string> {
+/**
+ * Shared schemas carry i18n keys as messages; a message that is no key passes unchanged. A field
+ * message takes the error's vars too ("larger than {{mb}} MB" under the file's field).
+ */
+function localizeFields(locale: TLocale, fields: Record<string, string>, vars: Record<string, string | number>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, message] of Object.entries(fields)) out[name] = isI18nKey(message) ? translate(locale, message) : message;
+  for (const [name, message] of Object.entries(fields)) out[name] = isI18nKey(message) ? translate(locale, message, vars) : message;
   return out;
 }
 

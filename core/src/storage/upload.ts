@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { FILE_MAX_BYTES, FILES_MAX_PER_REQUEST, UPLOAD_BODY_MAX_BYTES } from '@obmen/shared';
+import { FILE_MAX_BYTES, FILES_MAX_PER_REQUEST, UPLOAD_BODY_MAX_BYTES, wholeMegabytes } from '@obmen/shared';
 import { AppError } from '../errors.ts';
 
 /** One received file part, on local temporary disk, not yet checked. */
@@ -15,6 +15,8 @@ export type TReceivedUpload = {
   files: TReceivedFile[];
   /** The text fields of the form (the first value of each name). */
   fields: Record<string, string>;
+  /** Aborted when the client's connection closes before the answer: its files' checks stop. */
+  signal: AbortSignal;
   /** Removes the temporary files; call it whatever happens. */
   cleanup(): Promise<void>;
 };
@@ -24,7 +26,7 @@ const FIELD_MAX_BYTES = 1024;
 const FIELDS_MAX = 32;
 
 export const fileTooLarge = (field: string) =>
-  new AppError('file_too_large', { fields: { [field]: 'files.too_large' }, headers: { connection: 'close' }, vars: { mb: FILE_MAX_BYTES / 1024 / 1024 } });
+  new AppError('file_too_large', { fields: { [field]: 'files.too_large' }, headers: { connection: 'close' }, vars: { mb: wholeMegabytes(FILE_MAX_BYTES) } });
 export const tooManyFiles = () => new AppError('too_many_files', { headers: { connection: 'close' }, vars: { max: FILES_MAX_PER_REQUEST } });
 const notMultipart = () => new AppError('not_multipart');
 const badForm = () => new AppError('bad_form');
@@ -36,7 +38,7 @@ const badForm = () => new AppError('bad_form');
 export async function refuseOversizedUpload(request: FastifyRequest): Promise<void> {
   const length = Number(request.headers['content-length'] ?? 0);
   if (length > UPLOAD_BODY_MAX_BYTES) {
-    throw new AppError('upload_too_large', { headers: { connection: 'close' }, vars: { mb: (UPLOAD_BODY_MAX_BYTES / 1024 / 1024) | 0 } });
+    throw new AppError('upload_too_large', { headers: { connection: 'close' }, vars: { mb: wholeMegabytes(UPLOAD_BODY_MAX_BYTES) } });
   }
 }
 
@@ -51,7 +53,14 @@ export async function receiveUpload(
 ): Promise<TReceivedUpload> {
   if (!request.isMultipart()) throw notMultipart();
   const dir = await mkdtemp(path.join(tmpdir(), 'obmen-upload-'));
-  const cleanup = () => rm(dir, { recursive: true, force: true });
+  const gone = new AbortController();
+  const socket = request.raw.socket;
+  const onClose = () => gone.abort(new AppError('client_closed'));
+  socket.once('close', onClose);
+  const cleanup = () => {
+    socket.off('close', onClose);
+    return rm(dir, { recursive: true, force: true });
+  };
   const files: TReceivedFile[] = [];
   const fields: Record<string, string> = {};
   try {
@@ -84,7 +93,7 @@ export async function receiveUpload(
       if (part.file.truncated) throw fileTooLarge(part.fieldname);
       files.push({ field: part.fieldname, path: target, size });
     }
-    return { files, fields, cleanup };
+    return { files, fields, signal: gone.signal, cleanup };
   } catch (err) {
     await cleanup();
     throw toUploadError(err);

@@ -99,7 +99,7 @@ export async function replySupport(ctx: TChatContext, operator: string, accountI
       await copyFile(source, target);
       files.push({ field: `file${index}`, path: target, size: (await stat(target)).size });
     }
-    const stored = await checkAndStoreChatFiles(ctx.storage, files);
+    const stored = await checkAndStoreChatFiles(ctx.storage, files, { owner: `operator:${operator}` });
     try {
       const messageId = await ctx.db.transaction(async (tx) => {
         const found = await supportOfAccount(tx, accountId);

@@ -49,7 +49,7 @@ async function withMessage<T>(request: FastifyRequest, send: (input: TChatInput)
   if (!request.isMultipart()) return send({ fields: (request.body ?? {}) as Record<string, unknown>, files: [] });
   const upload = await receiveUpload(request, { fieldMaxBytes: CHAT_FIELD_MAX_BYTES, fieldTooLong: tooLong });
   try {
-    return await send({ fields: upload.fields, files: upload.files });
+    return await send({ fields: upload.fields, files: upload.files, signal: upload.signal });
   } finally {
     await upload.cleanup();
   }

@@ -14,7 +14,7 @@ import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import type { TFileStorage } from '../../storage/index.ts';
-import { checkFile, type TCheckedFile } from '../../storage/inspect.ts';
+import { checkFiles, type TFileJob } from '../../storage/inspect.ts';
 import { removeFiles, storeFiles, type TStoredFile } from '../../storage/files.ts';
 import type { TReceivedFile } from '../../storage/upload.ts';
 import { parseInput } from '../../validation.ts';
@@ -29,7 +29,8 @@ import { emitChatEvents } from './events.ts';
 export type TChatContext = { db: Db; storage: TFileStorage };
 
 /** What a user sends: the text (maybe empty) and the received, not yet checked files. */
-export type TChatInput = { fields: Record<string, unknown>; files: TReceivedFile[] };
+/** A message's fields and files; `signal` aborts when the sender's connection closes. */
+export type TChatInput = { fields: Record<string, unknown>; files: TReceivedFile[]; signal?: AbortSignal };
 
 export type TConversationRow = { id: string; kind: 'support' | 'private'; user_a: string; user_b: string | null; status: 'open' | 'closed' };
 
@@ -216,10 +217,8 @@ function parseMessage(input: TChatInput): { text: string; files: TReceivedFile[]
 }
 
 /** Checks every file by its bytes (re-encoding images) and stores them: all or nothing. */
-async function checkAndStore(storage: TFileStorage, files: TReceivedFile[]): Promise<TStoredFile[]> {
-  const checked: TCheckedFile[] = [];
-  for (const file of files) checked.push(await checkFile(file));
-  return storeFiles(storage, KEY_PREFIX, checked);
+async function checkAndStore(storage: TFileStorage, files: TReceivedFile[], job: TFileJob): Promise<TStoredFile[]> {
+  return storeFiles(storage, KEY_PREFIX, await checkFiles(files, job));
 }
 
 /** Inserts one message with its files into a locked conversation; the sender has read up to it. */
@@ -251,13 +250,18 @@ async function insertMessage(
   return message!.id;
 }
 
-/** Stores the files, then writes the message in one transaction; the files go again if it fails. */
+/**
+ * Checks and stores the sender's files (a message with files counts against upload_user), then
+ * writes the message in one transaction; the files go again if it fails.
+ */
 async function writeMessage(
   ctx: TChatContext,
-  files: TReceivedFile[],
+  userId: string,
+  input: { files: TReceivedFile[]; signal?: AbortSignal },
   write: (tx: Queryable, stored: TStoredFile[]) => Promise<{ conversation: TConversationRow; messageId: string }>,
 ): Promise<{ conversation: TConversationRow; messageId: string }> {
-  const stored = await checkAndStore(ctx.storage, files);
+  if (input.files.length) await consumeRateLimit(ctx.db, 'upload_user', userId);
+  const stored = await checkAndStore(ctx.storage, input.files, { owner: userId, signal: input.signal });
   try {
     return await ctx.db.transaction((tx) => write(tx, stored));
   } catch (err) {
@@ -287,7 +291,7 @@ export async function getSupport(db: Queryable, userId: string, page: number) {
 export async function sendSupport(ctx: TChatContext, userId: string, input: TChatInput) {
   await consumeRateLimit(ctx.db, 'chat_message_user', userId);
   const { text, files } = parseMessage(input);
-  const { conversation, messageId } = await writeMessage(ctx, files, async (tx, stored) => {
+  const { conversation, messageId } = await writeMessage(ctx, userId, { files, signal: input.signal }, async (tx, stored) => {
     const conversation = await lockConversation(tx, 'support', userId, null);
     const messageId = await insertMessage(tx, conversation, { userId }, text, stored);
     await emitChatEvents(tx, conversation, messageId, [userId]);
@@ -387,7 +391,7 @@ export async function sendPrivate(ctx: TChatContext, userId: string, accountId: 
   };
   await refuseIfBlocked(ctx.db);
   const [a, b] = pair(userId, other.id);
-  const { conversation, messageId } = await writeMessage(ctx, files, async (tx, stored) => {
+  const { conversation, messageId } = await writeMessage(ctx, userId, { files, signal: input.signal }, async (tx, stored) => {
     const conversation = await lockConversation(tx, 'private', a, b);
     await refuseIfBlocked(tx);
     const messageId = await insertMessage(tx, conversation, { userId }, text, stored);

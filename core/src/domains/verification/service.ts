@@ -20,7 +20,8 @@ import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { parseInput } from '../../validation.ts';
 import type { TFileStorage } from '../../storage/index.ts';
-import { checkFile, type TCheckedFile } from '../../storage/inspect.ts';
+import { consumeRateLimit } from '../../rate-limit.ts';
+import { checkFiles } from '../../storage/inspect.ts';
 import { removeFiles, storeFiles } from '../../storage/files.ts';
 import type { TReceivedUpload } from '../../storage/upload.ts';
 import type { TDocumentCipher } from './cipher.ts';
@@ -263,6 +264,7 @@ export async function uploadVerificationFiles(
   type: TVerificationType,
   upload: TReceivedUpload,
 ): Promise<TVerificationState> {
+  await consumeRateLimit(ctx.db, 'upload_user', userId);
   const publicId = parseInput(ZVerificationId, upload.fields.id);
   const sides = sidesOf(upload);
   // Refuse early (before any image work) what the state refuses anyway; checked again under the lock.
@@ -270,8 +272,7 @@ export async function uploadVerificationFiles(
   assertEditable(before);
   assertSidesAllowed(before, await uploadableSides(ctx.db, before), [...sides.values()]);
 
-  const checked: TCheckedFile[] = [];
-  for (const file of upload.files) checked.push(await checkFile(file));
+  const checked = await checkFiles(upload.files, { owner: userId, signal: upload.signal });
   const stored = await storeFiles(ctx.storage, KEY_PREFIX, checked);
   let replacedKeys: string[] = [];
   try {

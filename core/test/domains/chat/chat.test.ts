@@ -7,7 +7,19 @@ import { makeAccountId, type TChatListResponse, type TChatSentResponse, type TPr
 import { build, ENGINES, testConfig } from '../../helpers.ts';
 import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
-import { multipart, png, windowsExecutable, type TPart } from '../../storage/upload-fixtures.ts';
+import {
+  activeContentOf,
+  hugeWebp,
+  multipart,
+  pageTextOf,
+  pdfActionInObjectStream,
+  pdfEscapedEmbeddedFile,
+  pdfEscapedJavaScript,
+  pdfEscapedLaunch,
+  png,
+  windowsExecutable,
+  type TPart,
+} from '../../storage/upload-fixtures.ts';
 import { openLocalStorage } from '../../../src/storage/local.ts';
 import { closeSupport, listSupportQueue, replySupport } from '../../../src/domains/chat/operator.ts';
 import { makeChatCommands } from '../../../src/cli/chat.ts';
@@ -168,6 +180,42 @@ describe.each(ENGINES)('chats on %s', (engine) => {
     const supportFile = toSupport.json<TChatSentResponse>().message.files[0]!;
     expect((await call(ctx.app, supportFile.url, { token: a.token })).statusCode).toBe(200);
     expect((await call(ctx.app, supportFile.url, { token: b.token })).statusCode).toBe(404);
+  });
+
+  it('files: a PDF reaches the other user rebuilt, without the scripts and attachments it was sent with', async () => {
+    const a = await user();
+    const b = await user();
+    for (const make of [pdfEscapedJavaScript, pdfEscapedLaunch, pdfEscapedEmbeddedFile, pdfActionInObjectStream]) {
+      const sent = await upload(a.token, `/api/chat/private/${b.accountId}`, [
+        { name: 'file0', filename: 'invoice.pdf', content: make(), type: 'application/pdf' },
+      ]);
+      expect(sent.statusCode, sent.body).toBe(200);
+      const file = sent.json<TChatSentResponse>().message.files[0]!;
+      const got = await call(ctx.app, `/api/chat/private/${a.accountId}/file/${file.id}`, { token: b.token });
+      expect(got.statusCode).toBe(200);
+      expect(got.headers['content-disposition']).toMatch(/^attachment; /);
+      expect(await activeContentOf(got.rawPayload), make.name).toEqual([]);
+      expect(await pageTextOf(got.rawPayload)).toEqual([expect.stringContaining('(PASSPORT 4567) Tj')]);
+    }
+  });
+
+  it('files: a 49-megapixel picture is refused by its size, and files count against upload_user', async () => {
+    const a = await user();
+    const before = { messages: await messageCount(), files: await filesUnder(filesDir) };
+    const huge = await upload(a.token, '/api/support', [{ name: 'file0', filename: 'x.webp', content: await hugeWebp(), type: 'image/webp' }]);
+    expect(huge.statusCode).toBe(415);
+    expect(huge.json()).toMatchObject({
+      code: 'file_refused',
+      fields: { file0: 'This picture is too large: at most 24 megapixels. Send a smaller photo or a screenshot.' },
+    });
+    expect({ messages: await messageCount(), files: await filesUnder(filesDir) }).toEqual(before);
+    const image = await png();
+    // The refused one counted: 19 more messages with a file, then 429; a message without files still goes.
+    for (let i = 0; i < 19; i++) expect((await upload(a.token, '/api/support', [{ name: 'file0', filename: 'x.png', content: image }])).statusCode).toBe(200);
+    const over = await upload(a.token, '/api/support', [{ name: 'file0', filename: 'x.png', content: image }]);
+    expect(over.statusCode).toBe(429);
+    expect(over.json().code).toBe('rate_limited');
+    expect((await upload(a.token, '/api/support', [{ name: 'text', value: 'just text' }])).statusCode).toBe(200);
   });
 
   it('refuses a file of the wrong type and stores nothing', async () => {

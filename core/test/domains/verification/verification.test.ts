@@ -6,14 +6,22 @@ import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TVerificationState } from '@obmen/shared';
-import { build, ENGINES } from '../../helpers.ts';
+import { build, ENGINES, until } from '../../helpers.ts';
 import { call, freshEmail, mailsTo, signUp } from '../../auth-helpers.ts';
 import {
+  activeContentOf,
   heicHeader,
+  hugeWebp,
   jpegHtmlPolyglot,
   jpegWithGps,
   multipart,
-  pdf,
+  pageTextOf,
+  pdfActionInObjectStream,
+  pdfEncrypted,
+  pdfEscapedEmbeddedFile,
+  pdfEscapedJavaScript,
+  pdfEscapedLaunch,
+  pdfOfPages,
   png,
   pngZipPolyglot,
   webp,
@@ -22,6 +30,7 @@ import {
 } from '../../storage/upload-fixtures.ts';
 import { approveSubmission, listQueue, rejectSubmission, showSubmission } from '../../../src/domains/verification/operator.ts';
 import { openDocumentCipher } from '../../../src/domains/verification/cipher.ts';
+import { fileWork } from '../../../src/storage/inspect.ts';
 import { openLocalStorage } from '../../../src/storage/local.ts';
 import type { TVerificationContext } from '../../../src/domains/verification/service.ts';
 
@@ -108,6 +117,18 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     const res = await call(ctx.app, '/api/verification/passport/submit', { token: user.token, payload: { id, ...DOCUMENT } });
     expect(res.statusCode, res.body).toBe(200);
     return { ...user, id };
+  }
+
+  /** The core on a real socket (listening from the first test that needs one on). */
+  async function serverAddress(): Promise<string> {
+    return ctx.app.server.listening
+      ? `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`
+      : await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  }
+
+  async function userIdOf(email: string): Promise<string> {
+    const [row] = await ctx.db.query<{ id: string }>('SELECT id::text FROM users WHERE email = $1', [email]);
+    return row!.id;
   }
 
   async function counts() {
@@ -201,19 +222,139 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     expect((await call(ctx.app, first.current!.files[0]!.url, { token })).statusCode).toBe(404);
   });
 
-  it('takes a PDF as it is, served as an attachment', async () => {
+  it('rebuilds every PDF: scripts, launch actions and attachments gone however they are written, the page kept', async () => {
     const { token } = await newUser();
     const id = await openPassport(token);
-    const res = await upload(token, 'passport', [
+    for (const make of [pdfEscapedJavaScript, pdfEscapedLaunch, pdfEscapedEmbeddedFile, pdfActionInObjectStream]) {
+      const sent = make();
+      expect(await activeContentOf(sent)).not.toEqual([]);
+      const res = await upload(token, 'passport', [
+        { name: 'id', value: id },
+        { name: 'side0', value: 'front' },
+        { name: 'file0', filename: 'passport.pdf', content: sent },
+      ]);
+      expect(res.statusCode, res.body).toBe(200);
+      const file = state(res).current!.files[0]!;
+      const got = await call(ctx.app, file.url, { token });
+      expect(got.headers['content-disposition']).toBe('attachment; filename="front.pdf"');
+      expect(got.rawPayload.equals(sent)).toBe(false);
+      expect(await activeContentOf(got.rawPayload), make.name).toEqual([]);
+      expect(await pageTextOf(got.rawPayload)).toEqual([expect.stringContaining('(PASSPORT 4567) Tj')]);
+    }
+  });
+
+  it('a flood of uploads by one user: theirs gets 503 overloaded, another user is served at once', async () => {
+    const flooder = await newUser();
+    const other = await newUser();
+    const [floodId, otherId] = [await openPassport(flooder.token), await openPassport(other.token)];
+    // Two file checks of the flooder's are under way and never end during this test: they take
+    // the slots one user may hold (every CPU but one; this machine has two or more).
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started = 0;
+    const flooderUserId = await userIdOf(flooder.email);
+    const holding = [0, 1].map(() =>
+      fileWork.run(flooderUserId, undefined, async () => {
+        started++;
+        await gate;
+      }),
+    );
+    await until('the flood holds its slots', async () => started === Math.min(2, fileWork.stats().concurrency - 1));
+    const image = await png();
+    const refused = await upload(
+      flooder.token,
+      'passport',
+      [
+        { name: 'id', value: floodId },
+        { name: 'side0', value: 'front' },
+        { name: 'file0', filename: 'a.png', content: image },
+      ],
+      'ru',
+    );
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.json()).toMatchObject({ code: 'overloaded', message: 'Сейчас проверяется слишком много файлов. Попробуйте через несколько секунд.' });
+    const served = await upload(other.token, 'passport', [
+      { name: 'id', value: otherId },
+      { name: 'side0', value: 'front' },
+      { name: 'file0', filename: 'a.png', content: image },
+    ]);
+    expect(served.statusCode, served.body).toBe(200);
+    // …while the flood's two checks are still there.
+    expect(fileWork.stats().running + fileWork.stats().waiting).toBe(2);
+    release();
+    await Promise.all(holding);
+  });
+
+  it('a client that goes away while its files wait: their check never starts, nothing is kept', async () => {
+    const { token } = await newUser();
+    const id = await openPassport(token);
+    const before = await counts();
+    const held: Array<() => void> = [];
+    const holding: Promise<unknown>[] = [];
+    for (let i = 0; i < fileWork.stats().concurrency; i++) {
+      const gate = new Promise<void>((resolve) => held.push(resolve));
+      holding.push(fileWork.run(`filler-${i}`, undefined, () => gate));
+    }
+    const address = await serverAddress();
+    const { payload, headers } = multipart([
       { name: 'id', value: id },
       { name: 'side0', value: 'front' },
-      { name: 'file0', filename: 'passport.pdf', content: pdf() },
+      { name: 'file0', filename: 'a.jpg', content: await jpegWithGps() },
     ]);
-    expect(res.statusCode, res.body).toBe(200);
-    const file = state(res).current!.files[0]!;
-    const got = await call(ctx.app, file.url, { token });
-    expect(got.headers['content-disposition']).toBe('attachment; filename="front.pdf"');
-    expect(got.rawPayload.equals(pdf())).toBe(true);
+    const req = http.request(`${address}/api/verification/passport/upload`, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${token}`, 'x-forwarded-for': '10.9.9.7' },
+    });
+    req.on('error', () => {});
+    req.end(payload);
+    await until('the upload waits for a slot', async () => fileWork.stats().waiting === 1);
+    req.destroy();
+    await until('the check leaves the queue', async () => fileWork.stats().waiting === 0);
+    for (const open of held) open();
+    await Promise.all(holding);
+    expect(fileWork.stats()).toMatchObject({ running: 0, waiting: 0 });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('limits uploads per user: the 21st in ten minutes is 429 with Retry-After, localized', async () => {
+    const { token } = await newUser();
+    const id = await openPassport(token);
+    const image = await png();
+    const parts: TPart[] = [
+      { name: 'id', value: id },
+      { name: 'side0', value: 'front' },
+      { name: 'file0', filename: 'a.png', content: image },
+    ];
+    for (let i = 0; i < 20; i++) expect((await upload(token, 'passport', parts)).statusCode).toBe(200);
+    const res = await upload(token, 'passport', parts, 'ru');
+    expect(res.statusCode).toBe(429);
+    expect(res.json()).toMatchObject({ code: 'rate_limited', message: expect.stringMatching(/^Слишком много попыток. Попробуйте снова через \d+ мин.$/) });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('a file over the cap: 413 names the limit in the message and under the field, in ru and en', async () => {
+    const { token } = await newUser();
+    const id = await openPassport(token);
+    for (const [locale, message] of [
+      ['en', 'This file is larger than 10 MB.'],
+      ['ru', 'Файл больше 10 МБ.'],
+    ] as const) {
+      const res = await upload(
+        token,
+        'passport',
+        [
+          { name: 'id', value: id },
+          { name: 'side0', value: 'front' },
+          { name: 'file0', filename: 'big.png', content: Buffer.alloc(10 * 1024 * 1024 + 1, 0xff) },
+        ],
+        locale,
+      );
+      expect(res.statusCode).toBe(413);
+      expect(res.json()).toMatchObject({ code: 'file_too_large', message, fields: { file0: message } });
+    }
   });
 
   describe('refuses bad files with a localized reason, keeping nothing', () => {
@@ -221,7 +362,9 @@ describe.each(ENGINES)('verification on %s', (engine) => {
       ['a renamed executable', windowsExecutable, 415, 'file_refused', /Only JPEG, PNG, WebP/],
       ['a JPEG with a web page inside', jpegHtmlPolyglot, 415, 'file_refused', /something besides/],
       ['a PNG with a ZIP archive appended', pngZipPolyglot, 415, 'file_refused', /something besides/],
-      ['a PDF with a script', () => pdf('/OpenAction << /S /JavaScript /JS (app.alert(1)) >> '), 415, 'file_refused', /something besides/],
+      ['a 49-megapixel WebP', hugeWebp, 415, 'file_refused', /at most 24 megapixels/],
+      ['a password-protected PDF', pdfEncrypted, 415, 'file_refused', /protected by a password/],
+      ['a PDF of 51 pages', () => pdfOfPages(51), 415, 'file_refused', /at most 50/],
       ['a zero-byte file', () => Buffer.alloc(0), 415, 'file_refused', /empty/],
       ['a HEIC photo', heicHeader, 415, 'file_refused', /HEIC/],
       ['a truncated JPEG', async () => (await jpegWithGps()).subarray(0, 400), 415, 'file_refused', /damaged/],
@@ -262,7 +405,7 @@ describe.each(ENGINES)('verification on %s', (engine) => {
       const { token } = await newUser();
       const id = await openPassport(token);
       const before = await counts();
-      const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = await serverAddress();
       const boundary = 'obmenboundary';
       const head = Buffer.from(
         `--${boundary}\r\nContent-Disposition: form-data; name="id"\r\n\r\n${id}\r\n` +
@@ -297,9 +440,7 @@ describe.each(ENGINES)('verification on %s', (engine) => {
 
     it('a declared length beyond every valid upload: 413 before a byte is read', async () => {
       const { token } = await newUser();
-      const address = ctx.app.server.listening
-        ? `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`
-        : await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = await serverAddress();
       const answer = await new Promise<number>((resolve, reject) => {
         const req = http.request(`${address}/api/verification/passport/upload`, {
           method: 'POST',
