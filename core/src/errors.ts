@@ -38,6 +38,7 @@ export const ERRORS = {
   auth_type_disabled: { status: 403, key: 'auth.auth_type_disabled' },
   invalid_credentials: { status: 401, key: 'auth.invalid_credentials' },
   invalid_token: { status: 400, key: 'auth.invalid_token' },
+  link_confirm_required: { status: 409, key: 'auth.link_confirm_required' },
   invalid_password: { status: 400, key: 'auth.invalid_current_password', field: 'current_password' },
   not_closable: { status: 409, key: 'notify.not_closable' },
   field_verified: { status: 409, key: 'user.field_verified' },

@@ -47,6 +47,7 @@ const DROPPED_REQUEST_HEADERS = [
   'cookie',
   'x-obmen-locale',
   'x-obmen-ref',
+  'x-obmen-link-binding',
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scryptSync, randomBytes } from 'node:crypto';
 import { TOKEN_PATTERN } from '@obmen/shared';
 import { ENGINES, TEST_SCRYPT_LN, build } from '../../helpers.ts';
-import { DEMO, call, freshEmail, freshIp, lastMailTo, linkToken, logIn, mailsTo, sessionToken, signUp } from '../../auth-helpers.ts';
+import { DEMO, call, freshEmail, freshIp, lastMailTo, linkToken, logIn, mailsTo, sameBrowser, sessionToken, signUp } from '../../auth-helpers.ts';
 import { SCRYPT_PARAMS, hashPassword, needsRehash, parseHash, setPasswordHashCost, verifyPassword } from '../../../src/domains/auth/passwords.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { clientKey } from '@obmen/shared';
@@ -138,8 +138,8 @@ describe.each(ENGINES)('account security on %s', (engine) => {
     it('login: unknown email, wrong password and a password-less account answer identically', async () => {
       await setSiteSetting(ctx.db, 'auth_type', 'email');
       const linkOnly = freshEmail('linkonly');
-      await call(ctx.app, '/api/auth/login', { payload: { email: linkOnly } });
-      await call(ctx.app, `/api/auth/login/${linkToken(await lastMailTo(ctx.db, linkOnly))}`, { method: 'POST' });
+      const asked = await call(ctx.app, '/api/auth/login', { payload: { email: linkOnly } });
+      await call(ctx.app, `/api/auth/login/${linkToken(await lastMailTo(ctx.db, linkOnly))}`, { method: 'POST', headers: sameBrowser(asked) });
       await setSiteSetting(ctx.db, 'auth_type', 'password');
 
       const answers = await Promise.all(
