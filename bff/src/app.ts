@@ -67,6 +67,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
     ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
     heartbeatMs: config.WS_HEARTBEAT_MS,
     maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+    maxPerSession: config.WS_MAX_PER_SESSION,
+    maxPerAddress: config.WS_MAX_PER_ADDRESS,
   });
   await fastify.register(apiProxy, { config, frontendVersion: fv });
   if (config.SITE_DEV_URL) {
