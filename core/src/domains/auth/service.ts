@@ -34,6 +34,7 @@ import { listOpenNotifications } from '../notifications/service.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { refuseCommonPassword } from './common-passwords.ts';
 import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
+import { PASSWORD_FAILURES_FREE, claimPasswordTry, clearPasswordFailures, noticePasswordFailures } from './password-failures.ts';
 import { USER_COLUMNS, toPublicUser, type TAuthUser } from '../user/public.ts';
 import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
 import { markSecurityChanged, secondFactorEnabled } from '../security/second-factor.ts';
@@ -316,12 +317,17 @@ export async function registerAccount(deps: TAuthDeps, client: TClient, body: TR
 export async function signInByPassword(deps: TAuthDeps, client: TClient, body: TLoginByPasswordBody): Promise<TPasswordSignIn> {
   await requireAuthType(deps.db, 'password');
   await consumeRateLimit(deps.db, 'login_ip', clientKey(client.ip));
-  await consumeRateLimit(deps.db, 'login_email', emailKey(body.email));
+  const pair = { ipKey: clientKey(client.ip), emailKey: emailKey(body.email) };
+  const failures = await claimPasswordTry(deps.db, pair);
   const user = await findUserByEmail(deps.db, body.email);
   // Unknown email or no password yet: a dummy hash is verified, same time, same answer.
   const ok = await verifyPassword(body.password, user?.password_hash ?? null);
-  if (user && !ok) await recordSignIn(deps.db, user.id, client, 'password', { success: false, failure: 'password' });
+  if (user && !ok) {
+    await recordSignIn(deps.db, user.id, client, 'password', { success: false, failure: 'password' });
+    if (failures === PASSWORD_FAILURES_FREE && (await noticePasswordFailures(deps.db, user, client.ip, link(deps, '/forgot-password')))) deps.mailer.kick();
+  }
   if (!user || !ok) throw invalidCredentials();
+  await clearPasswordFailures(deps.db, pair);
   const rehash = user.password_hash && needsRehash(user.password_hash) ? await hashPassword(body.password) : null;
   return deps.db.transaction(async (tx) => {
     if (rehash) await tx.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [user.id, rehash]);
