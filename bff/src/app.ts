@@ -47,7 +47,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   await fastify.register(scheme, { publicHttps });
   await fastify.register(ownErrors, { notFoundPerMinute: config.NOT_FOUND_PER_MINUTE });
   // Overloaded: 503 + Retry-After before any work; /local/livez answers regardless.
-  await fastify.register(loadShedding, { maxEventLoopDelayMs: config.SHED_EVENT_LOOP_DELAY_MS });
+  await fastify.register(loadShedding, { maxEventLoopDelayMs: config.SHED_EVENT_LOOP_DELAY_MS, maxUpstreamPending: config.SHED_UPSTREAM_PENDING });
   await fastify.register(securityHeaders);
   // Before every route: a cross-site state-changing request is refused before anything runs.
   await fastify.register(csrf, { allowedOrigins: config.PUBLIC_URL ? [config.PUBLIC_URL] : [] });

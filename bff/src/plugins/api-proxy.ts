@@ -22,6 +22,7 @@ import type { TConfig } from '../config.ts';
 import { frontendVersionMember, injectFrontendVersion } from '../envelope.ts';
 import { sendError } from '../errors.ts';
 import { sendTooManyMisses } from './own-errors.ts';
+import { sendOverloaded } from './load-shedding.ts';
 import { applySessionHeaders, forwardSession } from '../session.ts';
 
 declare module 'fastify' {
@@ -175,6 +176,10 @@ export default fp<TApiProxyOptions>(
      * streams through the same wait.
      */
     function startDeadline(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+      if (app.upstreamSaturated()) {
+        sendOverloaded(request, reply);
+        return;
+      }
       const controller = new AbortController();
       const timeoutMs = isUpload(request.headers['content-type']) ? config.UPLOAD_UPSTREAM_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS;
       request.upstreamSignal = controller.signal;
@@ -291,5 +296,5 @@ export default fp<TApiProxyOptions>(
       },
     });
   },
-  { name: 'api-proxy', dependencies: ['@fastify/cookie', 'upstream', 'scheme', 'own-errors'] },
+  { name: 'api-proxy', dependencies: ['@fastify/cookie', 'upstream', 'scheme', 'own-errors', 'load-shedding'] },
 );
