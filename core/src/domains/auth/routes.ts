@@ -148,63 +148,41 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
     async (request, reply) => linkRequested(reply, await requestSignInLink(deps, clientOf(request), request.body)),
   );
 
-  app.get(
-    '/api/auth/login/:token',
-    {
-      config: tokenRoute,
-      schema: {
-        tags,
-        summary: 'The masked address a sign-in link signs into, and whether this browser asked for it (spends nothing)',
-        params: ZTokenParams,
-        response: { 200: ZLinkPreview },
+  // Mailed links that sign in: GET says whose link it is and whether this browser asked for it
+  // (spends nothing); POST spends it, from another browser only with `confirm` (its button).
+  const signInLinks = [
+    { path: '/api/auth/login/:token', kind: 'sign_in', what: 'a sign-in link', spend: signInByLink },
+    { path: '/api/auth/confirm/:token', kind: 'confirm_email', what: 'a confirmation link (confirms the email)', spend: confirmEmail },
+  ] as const;
+  for (const { path, kind, what, spend } of signInLinks) {
+    app.get(
+      path,
+      {
+        config: tokenRoute,
+        schema: {
+          tags,
+          summary: `The masked address ${what} signs into, and whether this browser asked for it (spends nothing)`,
+          params: ZTokenParams,
+          response: { 200: ZLinkPreview },
+        },
       },
-    },
-    (request) => previewLink(deps, clientOf(request), 'sign_in', request.params.token),
-  );
-
-  app.post(
-    '/api/auth/login/:token',
-    {
-      config: tokenRoute,
-      schema: {
-        tags,
-        summary: 'Sign in by a mailed link (opened in another browser than the one that asked: only with confirm)',
-        params: ZTokenParams,
-        body: ZLinkSpendBody,
-        response: { 200: ZPasswordSignInResponse },
+      (request) => previewLink(deps, clientOf(request), kind, request.params.token),
+    );
+    app.post(
+      path,
+      {
+        config: tokenRoute,
+        schema: {
+          tags,
+          summary: `Sign in by ${what}; opened in another browser than the one that asked, only with confirm`,
+          params: ZTokenParams,
+          body: ZLinkSpendBody,
+          response: { 200: ZPasswordSignInResponse },
+        },
       },
-    },
-    async (request, reply) => signedIn(reply, await signInByLink(deps, clientOf(request), request.params.token, request.body)),
-  );
-
-  app.get(
-    '/api/auth/confirm/:token',
-    {
-      config: tokenRoute,
-      schema: {
-        tags,
-        summary: 'The masked address a confirmation link signs into, and whether this browser asked for it (spends nothing)',
-        params: ZTokenParams,
-        response: { 200: ZLinkPreview },
-      },
-    },
-    (request) => previewLink(deps, clientOf(request), 'confirm_email', request.params.token),
-  );
-
-  app.post(
-    '/api/auth/confirm/:token',
-    {
-      config: tokenRoute,
-      schema: {
-        tags,
-        summary: 'Confirm the email by a mailed link (signs in; opened in another browser than the one that asked: only with confirm)',
-        params: ZTokenParams,
-        body: ZLinkSpendBody,
-        response: { 200: ZPasswordSignInResponse },
-      },
-    },
-    async (request, reply) => signedIn(reply, await confirmEmail(deps, clientOf(request), request.params.token, request.body)),
-  );
+      async (request, reply) => signedIn(reply, await spend(deps, clientOf(request), request.params.token, request.body)),
+    );
+  }
 
   app.post('/api/auth/reset', { schema: { tags, summary: 'Mail a password reset link', body: ZEmailBody, response: { 200: ZAuthMessage } } }, (request) =>
     requestPasswordReset(deps, clientOf(request), request.body),
