@@ -6,6 +6,7 @@ import { setSiteSetting } from '../../../src/domains/site/service.ts';
 import { purgeRateLimits } from '../../../src/rate-limit.ts';
 import { purgeSessions } from '../../../src/domains/auth/sessions.ts';
 import { purgeTokens } from '../../../src/domains/auth/service.ts';
+import { purgePasswordFailures } from '../../../src/domains/auth/password-failures.ts';
 
 describe.each(ENGINES)('accounts on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
@@ -411,17 +412,24 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
     expect((await mailsTo(ctx.db, email)).map((mail) => mail.kind)).toEqual(['sign_in']);
   });
 
-  it('housekeeping drops ended rate-limit windows, long-dead sessions and old links only', async () => {
+  it('housekeeping drops ended rate-limit windows, long-dead sessions, old links and forgotten wrong-password counts only', async () => {
     const token = await logIn(ctx.app, DEMO.email, DEMO.password);
     await ctx.db.query(
       `INSERT INTO rate_limits (key, window_start, window_seconds, hits) VALUES ('test:old', now() - interval '2 hours', 3600, 5), ('test:live', now(), 3600, 5)`,
     );
     await ctx.db.query(`UPDATE sessions SET expires_at = now() - interval '31 days' WHERE revoked_at IS NOT NULL`);
     await ctx.db.query(`UPDATE auth_tokens SET expires_at = now() - interval '8 days' WHERE used_at IS NOT NULL`);
-    await Promise.all([purgeRateLimits(ctx.db), purgeSessions(ctx.db), purgeTokens(ctx.db)]);
+    await ctx.db.query(
+      `INSERT INTO password_failures (ip_key, email_key, failures, last_failed_at)
+       VALUES ('test-old', 'x@example.com', 12, now() - interval '25 hours'), ('test-live', 'x@example.com', 12, now() - interval '23 hours')`,
+    );
+    await Promise.all([purgeRateLimits(ctx.db), purgeSessions(ctx.db), purgeTokens(ctx.db), purgePasswordFailures(ctx.db)]);
     expect((await ctx.db.query<{ key: string }>(`SELECT key FROM rate_limits WHERE key LIKE 'test:%'`)).map((row) => row.key)).toEqual(['test:live']);
     expect(await ctx.db.query(`SELECT 1 FROM sessions WHERE revoked_at IS NOT NULL AND expires_at < now() - interval '30 days'`)).toEqual([]);
     expect(await ctx.db.query(`SELECT 1 FROM auth_tokens WHERE expires_at < now() - interval '7 days'`)).toEqual([]);
+    expect((await ctx.db.query<{ ip_key: string }>(`SELECT ip_key FROM password_failures WHERE ip_key LIKE 'test-%'`)).map((row) => row.ip_key)).toEqual([
+      'test-live',
+    ]);
     expect((await check(token)).json().user.is_authenticated).toBe(true);
   });
 
