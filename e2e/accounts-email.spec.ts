@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { BASE_URL, authCheck, linkTo, setAuthType, uniqueEmail, visible, waitForMail } from './helpers.ts';
+import { BASE_URL, authCheck, linkTo, localPath, readMailbox, setAuthType, uniqueEmail, visible, waitForMail } from './helpers.ts';
 
 /**
  * Issue 3, point 8: passwordless sign-in (auth_type "email"). The auth type is one site-wide
@@ -63,6 +63,51 @@ test('passwordless: the mailed link signs a new address in, and the same address
   await page.goto(secondLink.pathname + secondLink.search);
   await expect(page).toHaveURL(`${BASE_URL}/`);
   await expect(visible(page, 'account-id')).toHaveAttribute('data-account-id', String(accountId));
+});
+
+test('passwordless: a link opened in another browser asks first, showing the masked address; the asking browser is signed in at once', async ({
+  browser,
+  request,
+}) => {
+  const contextA = await browser.newContext();
+  const contextB = await browser.newContext();
+  try {
+    const pageA = await contextA.newPage();
+    const pageB = await contextB.newPage();
+    const email = uniqueEmail('bound');
+    const askFor = async () => {
+      const before = (await readMailbox(request, email)).map((mail) => mail.id);
+      await pageA.goto('/login');
+      await pageA.getByTestId('form-login_email').locator('input[name="email"]').fill(email);
+      await pageA.getByTestId('form-login_email').getByRole('button').click();
+      await expect(pageA.getByTestId('form-success')).toBeVisible();
+      const link = linkTo(await waitForMail(request, email, 'sign_in', before), '/login');
+      return localPath(link);
+    };
+
+    // B opens A's link: the question with the masked address, a button, and nobody signed in.
+    const first = await askFor();
+    await pageB.goto(first);
+    await expect(pageB.getByTestId('link-confirm-question')).toHaveText('Войти как b***@e***.com?');
+    await expect(pageB).toHaveURL(`${BASE_URL}${first}`);
+    expect((await authCheck(pageB.request)).user.is_authenticated).toBe(false);
+    await pageB.reload();
+    await expect(pageB.getByTestId('link-confirm-submit')).toBeVisible();
+    expect((await authCheck(pageB.request)).user.is_authenticated).toBe(false);
+    await pageB.getByTestId('link-confirm-submit').click();
+    await expect(pageB).toHaveURL(`${BASE_URL}/`);
+    expect((await authCheck(pageB.request)).user).toMatchObject({ is_authenticated: true, email });
+    expect((await authCheck(pageA.request)).user.is_authenticated).toBe(false);
+
+    // A opens its own next link: signed in at once, no question.
+    const second = await askFor();
+    await pageA.goto(second);
+    await expect(pageA).toHaveURL(`${BASE_URL}/`);
+    expect((await authCheck(pageA.request)).user).toMatchObject({ is_authenticated: true, email });
+  } finally {
+    await contextA.close();
+    await contextB.close();
+  }
 });
 
 test('passwordless: /signup is the 404 page and nothing offers to sign up', async ({ page, request }) => {

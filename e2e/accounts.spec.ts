@@ -39,6 +39,32 @@ async function expectSignedOut(page: Page) {
   await expect(page.getByTestId('account-id')).toHaveCount(0);
 }
 
+test('a sign-up confirmation link opened in another browser asks first with the masked address; nothing happens until the click', async ({ browser }) => {
+  const contextA = await browser.newContext();
+  const contextB = await browser.newContext();
+  try {
+    const pageA = await contextA.newPage();
+    const pageB = await contextB.newPage();
+    const email = uniqueEmail('cbound');
+    // Context A asks (its page.request shares A's cookies: the BFF's link_binding lands there).
+    expect((await pageA.request.post('/api/auth/register', { data: { email, password: PASSWORD } })).ok()).toBe(true);
+    const link = localPath(linkTo(await waitForMail(pageA.request, email, 'signup_confirm'), '/login'));
+
+    await pageB.goto(link);
+    await expect(pageB.getByTestId('link-confirm-question')).toHaveText('Войти как c***@e***.com?');
+    expect((await authCheck(pageB.request)).user.is_authenticated).toBe(false);
+    // No account exists until the click (a sign-up link makes it).
+    expect((await pageB.request.post('/api/auth/login_by_password', { data: { email, password: PASSWORD } })).status()).toBe(401);
+    await pageB.getByTestId('link-confirm-submit').click();
+    await expect(pageB).toHaveURL(`${BASE_URL}/exchanges`);
+    expect((await authCheck(pageB.request)).user).toMatchObject({ is_authenticated: true, email });
+    expect((await authCheck(pageA.request)).user.is_authenticated).toBe(false);
+  } finally {
+    await contextA.close();
+    await contextB.close();
+  }
+});
+
 test('sign up by password, confirm by the mailed link, log out through the dialog, log in by password', async ({ page }) => {
   const email = uniqueEmail('signup');
 

@@ -10,8 +10,8 @@ import { BASE_URL, DEMO, headerBalance, islandsReady, logIn, signUp, toMinor, vi
  *
  * The demo account's balances are shared state: the signed-in tests run in order, in one worker.
  * Sign-ups: one (the transfer's recipient), within the run's budget of 10 (see helpers.ts).
- * Sign-ins: the demo account may sign in 10 times per 15 minutes (login_email, shared with the
- * other specs), so this file signs in once and reuses the session (storageState).
+ * Sign-ins: every browser signs in from 127.0.0.1, which has a budget per 15 minutes (login_ip,
+ * shared with the other specs), so this file signs in once and reuses the session (storageState).
  */
 
 /** Per worker process: the serial block below runs in one worker. */

@@ -47,7 +47,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   await fastify.register(scheme, { publicHttps });
   await fastify.register(ownErrors, { notFoundPerMinute: config.NOT_FOUND_PER_MINUTE });
   // Overloaded: 503 + Retry-After before any work; /local/livez answers regardless.
-  await fastify.register(loadShedding, { maxEventLoopDelayMs: config.SHED_EVENT_LOOP_DELAY_MS });
+  await fastify.register(loadShedding, { maxEventLoopDelayMs: config.SHED_EVENT_LOOP_DELAY_MS, maxUpstreamPending: config.SHED_UPSTREAM_PENDING });
   await fastify.register(securityHeaders);
   // Before every route: a cross-site state-changing request is refused before anything runs.
   await fastify.register(csrf, { allowedOrigins: config.PUBLIC_URL ? [config.PUBLIC_URL] : [] });
@@ -67,6 +67,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
     ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
     heartbeatMs: config.WS_HEARTBEAT_MS,
     maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+    maxPerSession: config.WS_MAX_PER_SESSION,
+    maxPerAddress: config.WS_MAX_PER_ADDRESS,
   });
   await fastify.register(apiProxy, { config, frontendVersion: fv });
   if (config.SITE_DEV_URL) {

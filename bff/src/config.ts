@@ -50,8 +50,14 @@ const ZConfig = z
       .int()
       .min(1024)
       .default(1024 * 1024),
+    /** Realtime sockets one session may hold at once: a newer one closes the oldest (4409). */
+    WS_MAX_PER_SESSION: z.coerce.number().int().min(1).max(10_000).default(10),
+    /** Realtime sockets one client address (IPv6 per /64) may hold at once: 429 before the upgrade beyond. */
+    WS_MAX_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(200),
     /** Overload: above this mean event-loop delay (ms, sampled each second) requests get 503 + Retry-After (0: never). */
     SHED_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+    /** Overload of the core: with this many calls waiting for a connection to it, requests that need it get 503 + Retry-After (0: never). */
+    SHED_UPSTREAM_PENDING: z.coerce.number().int().min(0).max(1_000_000).default(256),
   })
   .refine((config) => !(config.SITE_DEV_URL && config.NODE_ENV === 'production'), {
     path: ['SITE_DEV_URL'],

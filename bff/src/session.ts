@@ -1,12 +1,25 @@
 import type { FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import { SESSION_CLEARED, SESSION_COOKIE, SESSION_STATE_HEADER, SESSION_TOKEN_HEADER, TOKEN_PATTERN, clearedSessionCookie, sessionCookie } from '@obmen/shared';
+import {
+  LINK_BINDING_COOKIE,
+  LINK_BINDING_HEADER,
+  SESSION_CLEARED,
+  SESSION_COOKIE,
+  SESSION_STATE_HEADER,
+  SESSION_TOKEN_HEADER,
+  TOKEN_PATTERN,
+  clearedSessionCookie,
+  linkBindingCookie,
+  sessionCookie,
+} from '@obmen/shared';
 
 /**
  * The BFF owns the session cookie; browser JavaScript never sees a token.
  *   browser → core: the remember_token cookie becomes `Authorization: Bearer <token>`.
  *   core → browser: `x-obmen-session-token` becomes the cookie (and is stripped);
  *                   `x-obmen-session: cleared` (dead token, logout) clears it.
+ * The link binding (shared/src/auth.ts) travels the same way: the link_binding cookie goes to
+ * the core as `x-obmen-link-binding`, and that header from the core becomes the cookie.
  * Both are a few header reads per request: no body is parsed.
  */
 
@@ -15,6 +28,8 @@ const NOT_A_TOKEN = 'Bearer invalid';
 
 /** For rewriteRequestHeaders, after the client's own Authorization/Cookie were removed. */
 export function forwardSession(request: FastifyRequest, headers: IncomingHttpHeaders): void {
+  const binding = request.cookies[LINK_BINDING_COOKIE];
+  if (binding !== undefined && TOKEN_PATTERN.test(binding)) headers[LINK_BINDING_HEADER] = binding;
   const token = request.cookies[SESSION_COOKIE];
   if (token === undefined) return;
   headers.authorization = TOKEN_PATTERN.test(token) ? `Bearer ${token}` : NOT_A_TOKEN;
@@ -27,6 +42,11 @@ function appendSetCookie(headers: IncomingHttpHeaders, cookie: string): void {
 
 /** For rewriteHeaders: turns core's session headers into Set-Cookie and strips them. */
 export function applySessionHeaders(headers: IncomingHttpHeaders, request: FastifyRequest): void {
+  const binding = headers[LINK_BINDING_HEADER];
+  if (binding !== undefined) {
+    delete headers[LINK_BINDING_HEADER];
+    if (typeof binding === 'string' && TOKEN_PATTERN.test(binding)) appendSetCookie(headers, linkBindingCookie(binding, request.https));
+  }
   const token = headers[SESSION_TOKEN_HEADER];
   const state = headers[SESSION_STATE_HEADER];
   if (token === undefined && state === undefined) return;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_ID_HEADER, SESSION_COOKIE, TOKEN_PATTERN, loggerOptions } from '@obmen/shared';
-import { buildBff, parseSetCookies, startRealCore } from './session-helpers.ts';
+import { buildBff, linkBindingOf, parseSetCookies, startRealCore } from './session-helpers.ts';
 import { requireRealSiteBuild } from './helpers.ts';
 import { freshEmail, lastMailTo, linkToken } from '../../core/test/auth-helpers.ts';
 import { jpegWithGps, multipart, png } from '../../core/test/storage/upload-fixtures.ts';
@@ -113,8 +113,9 @@ describe('logs: request ids across BFF and core, no secrets', () => {
     const registered = await bff.app.inject({ method: 'POST', url: '/api/auth/register', headers: browser(), payload: { email, password: PASSWORD } });
     expect(registered.statusCode, registered.body).toBe(200);
     const confirmToken = linkToken(await lastMailTo(core.db, email));
-    secrets.push(confirmToken);
-    cookieOf(await bff.app.inject({ method: 'POST', url: `/api/auth/confirm/${confirmToken}`, headers: browser() }));
+    const binding = linkBindingOf(registered);
+    secrets.push(confirmToken, binding.split('=')[1]!);
+    cookieOf(await bff.app.inject({ method: 'POST', url: `/api/auth/confirm/${confirmToken}`, headers: browser(undefined, { cookie: binding }) }));
 
     const signedIn = await bff.app.inject({ method: 'POST', url: '/api/auth/login_by_password', headers: browser(), payload: { email, password: PASSWORD } });
     expect(signedIn.statusCode, signedIn.body).toBe(200);

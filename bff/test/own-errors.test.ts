@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
-import { build, rawRequest } from './helpers.ts';
+import { build, defaultUpstreamHandler, json, rawRequest } from './helpers.ts';
+import { until } from './realtime-client.ts';
 
 const en = { cookie: 'i18n_redirected=en' };
 const shape = (code: string, key: string, locale: 'ru' | 'en' = 'en') => ({
@@ -83,5 +84,52 @@ describe('overload shedding and liveness', () => {
     const live = await rawRequest(origin, '/local/livez');
     expect(live.status).toBe(200);
     expect(JSON.parse(live.body)).toEqual({ status: 'ok' });
+  });
+});
+
+/**
+ * The core is the bottleneck, not the BFF: its event loop idles while requests queue for a
+ * connection to a slow core. Beyond SHED_UPSTREAM_PENDING of them, new requests that need the
+ * core get the same 503 `overloaded` at once instead of joining the queue (and a 504 later).
+ */
+describe('overload shedding on a saturated core', () => {
+  let ctx: Awaited<ReturnType<typeof build>>;
+  let origin: string;
+  const held: Array<() => void> = [];
+  beforeAll(async () => {
+    ctx = await build({ env: { UPSTREAM_CONNECTIONS: '2', SHED_UPSTREAM_PENDING: '2', UPSTREAM_TIMEOUT_MS: '5000' } });
+    origin = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    ctx.upstream.handle = (req, res) => {
+      if ((req.url ?? '').startsWith('/api/slow')) held.push(() => json(res, 200, { ok: true }));
+      else defaultUpstreamHandler(req, res, '');
+    };
+  });
+  afterAll(() => ctx.close());
+
+  it('answers 503 overloaded + Retry-After once the calls waiting for the core reach the bound, and serves again when they drain', async () => {
+    expect((await rawRequest(origin, '/api/exchange/list')).status).toBe(200);
+    // Two on the two connections, two waiting for one.
+    const slow = [1, 2, 3, 4].map((i) => rawRequest(origin, `/api/slow/${i}`));
+    await until('two calls at the core', () => held.length === 2);
+    await until('two calls waiting for a connection', () => ctx.app.core.stats.pending === 2);
+
+    const shed = await rawRequest(origin, '/api/exchange/list', { headers: en });
+    expect(shed.status).toBe(503);
+    expect(shed.headers['retry-after']).toBe('5');
+    expect(JSON.parse(shed.body)).toEqual(shape('overloaded', 'error.overloaded'));
+    const page = await rawRequest(origin, '/', { headers: en });
+    expect(page.status).toBe(503);
+    expect(JSON.parse(page.body)).toEqual(shape('overloaded', 'error.overloaded'));
+    // What needs no core is served: liveness, static files.
+    expect((await rawRequest(origin, '/local/livez')).status).toBe(200);
+    expect((await rawRequest(origin, '/robots.txt')).status).toBe(200);
+
+    // The core answers: the waiting calls get their connections and answer too.
+    for (let released = 0; released < 4; released++) {
+      await until('the next call at the core', () => held.length > released);
+      held[released]!();
+    }
+    expect((await Promise.all(slow)).map((res) => res.status)).toEqual([200, 200, 200, 200]);
+    expect((await rawRequest(origin, '/api/exchange/list')).status).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
-import { DICTIONARIES } from '@obmen/shared';
+import { DICTIONARIES, ROUTE_NOT_FOUND_HEADER } from '@obmen/shared';
+import { CONTENT_SECURITY_POLICY } from '../src/plugins/security-headers.ts';
 import { build, defaultUpstreamHandler, json, rawRequest } from './helpers.ts';
 
 const MB = 1024 * 1024;
@@ -138,5 +139,67 @@ describe('BFF /api proxy edge cases (real sockets)', () => {
     } finally {
       ctx.upstream.handle = defaultUpstreamHandler;
     }
+  });
+});
+
+/** A private file's answer (identity document, chat file): the core's own policy must reach the browser. */
+describe('BFF private file answers (real sockets)', () => {
+  let ctx: Awaited<ReturnType<typeof build>>;
+  let origin: string;
+  const FILE_POLICY = "default-src 'none'; sandbox";
+  beforeAll(async () => {
+    ctx = await build();
+    origin = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(() => ctx.close());
+
+  it("keeps the core's `default-src 'none'; sandbox` policy, and gives its own to answers without one", async () => {
+    ctx.upstream.handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-security-policy': FILE_POLICY, 'cache-control': 'private, no-store' });
+      res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    };
+    try {
+      const file = await rawRequest(origin, '/api/verification/files/1');
+      expect(file.status).toBe(200);
+      expect(file.headers['content-security-policy']).toBe(FILE_POLICY);
+      expect(file.headers['x-content-type-options']).toBe('nosniff');
+    } finally {
+      ctx.upstream.handle = defaultUpstreamHandler;
+    }
+    const plain = await rawRequest(origin, '/api/anything');
+    expect(plain.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
+  });
+});
+
+/** NOT_FOUND_PER_MINUTE covers missing API paths too (docs/ops.md): the core's route misses count. */
+describe('BFF missing /api paths are limited per client (real sockets)', () => {
+  let ctx: Awaited<ReturnType<typeof build>>;
+  let origin: string;
+  const LIMIT = 5;
+  beforeAll(async () => {
+    ctx = await build({ env: { NOT_FOUND_PER_MINUTE: String(LIMIT) } });
+    origin = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    ctx.upstream.handle = (req, res) => {
+      if ((req.url ?? '').startsWith('/api/scan/'))
+        return json(res, 404, { status: 'error', code: 'route_not_found', message: 'no such call' }, { [ROUTE_NOT_FOUND_HEADER]: '1' });
+      if ((req.url ?? '').startsWith('/api/withdraw/')) return json(res, 404, { status: 'error', code: 'withdrawal_not_found', message: 'none' });
+      return json(res, 200, { ok: true });
+    };
+  });
+  afterAll(() => ctx.close());
+
+  it('answers a scan of made-up /api paths 429 + Retry-After after the limit; a missing entity is not a miss', async () => {
+    for (let i = 0; i < LIMIT + 3; i++) expect((await rawRequest(origin, `/api/withdraw/${i}`)).status).toBe(404);
+    const answers = [];
+    for (let i = 0; i < LIMIT + 3; i++) answers.push(await rawRequest(origin, `/api/scan/${i}`, { headers: { cookie: 'i18n_redirected=en' } }));
+    expect(answers.slice(0, LIMIT).map((answer) => answer.status)).toEqual(Array(LIMIT).fill(404));
+    for (const answer of answers.slice(0, LIMIT)) expect(answer.headers[ROUTE_NOT_FOUND_HEADER]).toBeUndefined();
+    const refused = answers[LIMIT]!;
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(JSON.parse(refused.body)).toEqual({ status: 'error', code: 'rate_limited', message: DICTIONARIES.en['error.rate_limited'] });
+    expect(answers.slice(LIMIT).map((answer) => answer.status)).toEqual([429, 429, 429]);
+    // The BFF's own misses share the one window.
+    expect((await rawRequest(origin, '/no-such-page-here')).status).toBe(429);
   });
 });

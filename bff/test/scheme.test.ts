@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCALE_COOKIE, SESSION_COOKIE, TOKEN_PATTERN } from '@obmen/shared';
+import { LINK_BINDING_COOKIE, LOCALE_COOKIE, SESSION_COOKIE, TOKEN_PATTERN } from '@obmen/shared';
 import { rawRequest, requireRealSiteBuild, type TRawAnswer } from './helpers.ts';
-import { buildBff, parseSetCookies, startRealCore, type TCookie } from './session-helpers.ts';
+import { buildBff, linkBindingOf, parseSetCookies, startRealCore, type TCookie } from './session-helpers.ts';
 import { DEMO, lastMailTo, linkToken } from '../../core/test/auth-helpers.ts';
 
 const HOST = 'obmen.test';
@@ -42,7 +42,8 @@ describe.each(PROXIES)('https $name: every Set-Cookie is Secure, every answer ha
   });
 
   const headers = { ...proto, host: HOST, origin: `https://${HOST}`, 'content-type': 'application/json' };
-  const post = (path: string, body: object = {}) => rawRequest(origin, path, { method: 'POST', headers, body: JSON.stringify(body) });
+  const post = (path: string, body: object = {}, cookie?: string) =>
+    rawRequest(origin, path, { method: 'POST', headers: { ...headers, ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
 
   function expectSecureSession(res: TRawAnswer): string {
     expect(res.status, res.body).toBe(200);
@@ -58,14 +59,18 @@ describe.each(PROXIES)('https $name: every Set-Cookie is Secure, every answer ha
   });
 
   it('sign-in by a mailed link', async () => {
-    expect((await post('/api/auth/login', { email: DEMO.email })).status).toBe(200);
-    expectSecureSession(await post(`/api/auth/login/${linkToken(await lastMailTo(core.db, DEMO.email))}`));
+    const asked = await post('/api/auth/login', { email: DEMO.email });
+    expect(asked.status).toBe(200);
+    expect(cookieNamed(asked, LINK_BINDING_COOKIE).attributes).toMatchObject({ secure: true, httponly: true, samesite: 'Lax', path: '/api/auth' });
+    expectSecureSession(await post(`/api/auth/login/${linkToken(await lastMailTo(core.db, DEMO.email))}`, {}, linkBindingOf(asked)));
   });
 
   it('registration, through its confirmation link', async () => {
     const email = `scheme-${Math.random().toString(36).slice(2)}@example.test`;
-    expect((await post('/api/auth/register', { email, password: 'a long enough passphrase 42' })).status).toBe(200);
-    expectSecureSession(await post(`/api/auth/confirm/${linkToken(await lastMailTo(core.db, email))}`));
+    const asked = await post('/api/auth/register', { email, password: 'a long enough passphrase 42' });
+    expect(asked.status).toBe(200);
+    expect(cookieNamed(asked, LINK_BINDING_COOKIE).attributes.secure).toBe(true);
+    expectSecureSession(await post(`/api/auth/confirm/${linkToken(await lastMailTo(core.db, email))}`, {}, linkBindingOf(asked)));
   });
 
   it('the language cookie', async () => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import app from '../src/app.ts';
 import { answerError } from '../src/errors.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
+import { LINK_BINDING_COOKIE } from '@obmen/shared';
 import { makeFakeSiteDist } from './helpers.ts';
 import { genRequestId } from '../src/request-id.ts';
 import { build as buildCore } from '../../core/test/helpers.ts';
@@ -46,6 +47,13 @@ export async function startRealCore(overrides: Parameters<typeof buildCore>[1] =
 }
 
 export type TCookie = { name: string; value: string; attributes: Record<string, string | true> };
+
+/** The `Cookie` header of the browser that asked for a mailed link: the BFF's link_binding cookie from that answer. */
+export function linkBindingOf(linkRequest: { headers: Record<string, unknown> }): string {
+  const cookie = parseSetCookies(linkRequest.headers['set-cookie'] as string | string[] | undefined).find((c) => c.name === LINK_BINDING_COOKIE);
+  if (!cookie) throw new Error('no link_binding cookie in the answer');
+  return `${LINK_BINDING_COOKIE}=${cookie.value}`;
+}
 
 export function parseSetCookies(header: string | string[] | undefined): TCookie[] {
   const list = header === undefined ? [] : Array.isArray(header) ? header : [header];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE, SESSION_STATE_HEADER, SESSION_TOKEN_HEADER, SESSION_TTL_S, TOKEN_PATTERN } from '@obmen/shared';
 import { json, startFakeUpstream, type TFakeUpstream } from './helpers.ts';
-import { buildBff, parseSetCookies, startRealCore } from './session-helpers.ts';
+import { buildBff, linkBindingOf, parseSetCookies, startRealCore } from './session-helpers.ts';
 
 const DEMO = { email: 'demo@obmen.local', password: 'obmen-demo-2026' };
 const HOST = 'obmen.test';
@@ -155,10 +155,19 @@ describe('BFF + real core: accounts end to end', () => {
 
   it('after a password change the old cookie is dead and the new one works', async () => {
     const email = `bff.change.${Date.now()}@example.com`;
-    await bff.app.inject({ method: 'POST', url: '/api/auth/register', headers: browser(), payload: { email, password: 'first password 1' } });
+    const registered = await bff.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      headers: browser(),
+      payload: { email, password: 'first password 1' },
+    });
     const [mail] = await core.db.query<{ text_body: string }>('SELECT text_body FROM mail_outbox WHERE to_address = $1', [email]);
     const link = /confirm=([A-Za-z0-9_-]{43})/.exec(mail!.text_body)![1];
-    const confirmed = await bff.app.inject({ method: 'POST', url: `/api/auth/confirm/${link}`, headers: browser() });
+    const confirmed = await bff.app.inject({
+      method: 'POST',
+      url: `/api/auth/confirm/${link}`,
+      headers: browser(undefined, { cookie: linkBindingOf(registered) }),
+    });
     const old = parseSetCookies(confirmed.headers['set-cookie'])[0]!.value;
     const changed = await bff.app.inject({
       method: 'POST',

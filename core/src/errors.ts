@@ -1,4 +1,4 @@
-import { translate, type TI18nKey } from '@obmen/shared';
+import { ROUTE_NOT_FOUND_HEADER, translate, type TI18nKey } from '@obmen/shared';
 
 /**
  * What an error code means: its HTTP status, the i18n key of its message (which may use vars),
@@ -38,6 +38,7 @@ export const ERRORS = {
   auth_type_disabled: { status: 403, key: 'auth.auth_type_disabled' },
   invalid_credentials: { status: 401, key: 'auth.invalid_credentials' },
   invalid_token: { status: 400, key: 'auth.invalid_token' },
+  link_confirm_required: { status: 409, key: 'auth.link_confirm_required' },
   invalid_password: { status: 400, key: 'auth.invalid_current_password', field: 'current_password' },
   not_closable: { status: 409, key: 'notify.not_closable' },
   field_verified: { status: 409, key: 'user.field_verified' },
@@ -194,7 +195,8 @@ export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 export const notFound = () => new AppError('not_found');
 
 /** No route of that method and path: a mistyped call, not a missing entity. */
-export const routeNotFound = () => new AppError('route_not_found');
+/** Like the not-found handler's answer (plugins/errors.ts): the BFF counts it as a miss. */
+export const routeNotFound = () => new AppError('route_not_found', { headers: { [ROUTE_NOT_FOUND_HEADER]: '1' } });
 
 export const notFoundOf = (entity: TMissingEntity) => new AppError(`${entity}_not_found`);
 

@@ -7,8 +7,8 @@ export type TRateRule = { max: number; windowS: number };
  * The limits of the account endpoints. Per IP they are loose enough for a carrier NAT or an
  * office behind one address; per account/email they are what one person needs, tops.
  *
- * - password sign-in: 10 per email per 15 min caps online guessing at ~1 000 a day per account
- *   (and the scrypt cost an attacker can make us pay); 30 per IP per 15 min.
+ * - password sign-in: 30 per IP per 15 min; wrong passwords are counted per (address, account)
+ *   and slow that pair down (domains/auth/password-failures.ts), never the account everywhere.
  * - sign-up, passwordless link, reset: each mails someone, so per address 3 (5 for links)
  *   per hour stops mail-bombing a victim and protects our sender reputation; per IP 10-20 per
  *   hour / 15 min stops walking through address lists.
@@ -40,7 +40,6 @@ export type TRateRule = { max: number; windowS: number };
  */
 export const RATE_LIMITS = {
   login_ip: { max: 30, windowS: 15 * 60 },
-  login_email: { max: 10, windowS: 15 * 60 },
   signup_ip: { max: 10, windowS: 60 * 60 },
   signup_email: { max: 3, windowS: 60 * 60 },
   link_ip: { max: 20, windowS: 15 * 60 },
@@ -89,8 +88,13 @@ export async function consumeRateLimit(db: Queryable, name: TRateName, subject: 
     [`${name}:${subject}`, rule.windowS],
   );
   if (!row || row.hits <= rule.max * factor) return;
-  const seconds = Math.max(1, row.retry_after);
-  throw new AppError('rate_limited', {
+  throw rateLimitedFor(row.retry_after);
+}
+
+/** 429 with Retry-After: "try again in N min". */
+export function rateLimitedFor(retryAfterS: number): AppError {
+  const seconds = Math.max(1, retryAfterS);
+  return new AppError('rate_limited', {
     key: 'error.rate_limited_retry',
     vars: { minutes: Math.ceil(seconds / 60) },
     headers: { 'retry-after': String(seconds) },

@@ -1,5 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { SESSION_TOKEN_HEADER } from '@obmen/shared';
+import { LINK_BINDING_HEADER, SESSION_TOKEN_HEADER } from '@obmen/shared';
 import type { Db } from '../src/db/index.ts';
 
 export const DEMO = { email: 'demo@obmen.local', password: 'obmen-demo-2026' };
@@ -48,6 +48,16 @@ export function sessionToken(res: LightMyRequestResponse): string {
   return token;
 }
 
+/**
+ * The headers of the browser that asked for a link: its binding (which the BFF keeps in the
+ * link_binding cookie and sends back), so spending the link there signs in at once.
+ */
+export function sameBrowser(linkRequest: LightMyRequestResponse): Record<string, string> {
+  const binding = linkRequest.headers[LINK_BINDING_HEADER];
+  if (typeof binding !== 'string') throw new Error(`no link binding in answer ${linkRequest.statusCode} ${linkRequest.body}`);
+  return { [LINK_BINDING_HEADER]: binding };
+}
+
 export type TMailRow = { id: string; kind: string; to_address: string; subject: string; text_body: string; html_body: string; locale: string };
 
 export async function mailsTo(db: Db, email: string): Promise<TMailRow[]> {
@@ -75,7 +85,7 @@ export function linkToken(mail: TMailRow): string {
 export async function signUp(app: FastifyInstance, db: Db, email: string, password: string, locale: 'ru' | 'en' = 'ru'): Promise<string> {
   const res = await call(app, '/api/auth/register', { payload: { email, password }, locale });
   if (res.statusCode !== 200) throw new Error(`register ${res.statusCode} ${res.body}`);
-  const confirm = await call(app, `/api/auth/confirm/${linkToken(await lastMailTo(db, email))}`, { method: 'POST' });
+  const confirm = await call(app, `/api/auth/confirm/${linkToken(await lastMailTo(db, email))}`, { method: 'POST', headers: sameBrowser(res) });
   return sessionToken(confirm);
 }
 

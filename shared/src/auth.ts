@@ -26,8 +26,9 @@ export const SESSION_CLEARED = 'cleared';
 
 /**
  * Where mailed links land on the site (PUBLIC_URL + path + token). The page then calls:
- *   /login?token=T          → POST /api/auth/login/T        (passwordless sign-in)
- *   /login?confirm=T        → POST /api/auth/confirm/T      (sign-up or email confirmation)
+ *   /login?token=T          → GET, then POST /api/auth/login/T   (passwordless sign-in)
+ *   /login?confirm=T        → GET, then POST /api/auth/confirm/T (sign-up or email confirmation)
+ *   (the GET says whose link it is; opened in another browser, the POST waits for a click)
  *   /reset-password?token=T → GET /api/auth/reset/T (is it valid?), POST /api/auth/reset/T {password}
  * A GET never spends a token: mail scanners that prefetch links burn nothing.
  */
@@ -39,6 +40,20 @@ export const AUTH_LINK_PATHS = {
 
 /** 256-bit tokens travel as 43 base64url characters. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * A sign-in or confirmation link belongs to the browser that asked for it. The core makes a
+ * random binding (TOKEN_PATTERN-shaped) when a link is requested and keeps its sha256 beside the
+ * token; it hands it to the BFF in LINK_BINDING_HEADER, which turns it into the
+ * LINK_BINDING_COOKIE, and the BFF sends the cookie's value back in the same header on every
+ * auth call. A link opened in a browser without it is spent only after the person confirms the
+ * (masked) address it signs into: an attacker's own link mailed to a victim then shows the
+ * attacker's address and signs nobody in on load.
+ */
+export const LINK_BINDING_HEADER = 'x-obmen-link-binding';
+export const LINK_BINDING_COOKIE = 'link_binding';
+/** Only the auth calls read it (the core's link calls live under it). */
+export const LINK_BINDING_COOKIE_PATH = '/api/auth';
 
 /**
  * Passwords are compared after NFKC normalization (NIST SP 800-63B §5.1.1.2): the same
@@ -118,6 +133,37 @@ export type TChangePasswordBody = z.infer<typeof ZChangePasswordBody>;
 
 /** The `{token}` of a mailed link. */
 export const ZTokenParams = z.object({ token: z.string().regex(TOKEN_PATTERN, 'auth.invalid_token') });
+
+/**
+ * POST /api/auth/login/{token} and /api/auth/confirm/{token}: `confirm` says the person pressed
+ * the button of the confirmation step; without it a link opened in another browser than the one
+ * that asked for it is refused (409 `link_confirm_required`) and stays unspent.
+ */
+export const ZLinkSpendBody = z.object({ confirm: z.boolean().optional() }).default({});
+export type TLinkSpendBody = z.infer<typeof ZLinkSpendBody>;
+
+/** GET /api/auth/login/{token} and /api/auth/confirm/{token}: what the link would do, spending nothing. */
+export const ZLinkPreview = z.object({
+  status: z.literal('ok'),
+  /** The account's address, masked: `a***@e***.com`. */
+  email: z.string(),
+  /** The link was asked for in this browser: the page spends it at once. */
+  same_browser: z.boolean(),
+});
+export type TLinkPreview = z.infer<typeof ZLinkPreview>;
+
+/**
+ * `alice@example.com` → `a***@e***.com`: enough for its owner to recognise, little for whoever
+ * holds a link (maskEmail keeps the domain, for pages that are the address owner's own).
+ */
+export function maskEmailAndDomain(email: string): string {
+  const at = email.lastIndexOf('@');
+  const local = email.slice(0, at);
+  const domain = email.slice(at + 1);
+  const dot = domain.lastIndexOf('.');
+  const tld = dot > 0 ? domain.slice(dot) : '';
+  return `${local.slice(0, 1)}***@${domain.slice(0, 1)}***${tld}`;
+}
 
 // ---- personal data: GET and POST /api/user/info ----------------------------------------------
 
@@ -266,6 +312,11 @@ export function isAccountId(value: unknown): boolean {
 /** `remember_token`: HttpOnly, SameSite=Lax, Path=/, Secure over https, as long as the session. */
 export function sessionCookie(token: string, secure: boolean): string {
   return `${SESSION_COOKIE}=${token}; Max-Age=${SESSION_TTL_S}; Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+}
+
+/** LINK_BINDING_COOKIE: HttpOnly, SameSite=Lax, auth calls only, as long as the longest link it guards. */
+export function linkBindingCookie(binding: string, secure: boolean): string {
+  return `${LINK_BINDING_COOKIE}=${binding}; Max-Age=${CONFIRM_LINK_TTL_S}; Path=${LINK_BINDING_COOKIE_PATH}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }
 
 export function clearedSessionCookie(secure: boolean): string {

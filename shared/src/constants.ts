@@ -20,6 +20,11 @@ export const API_BODY_LIMIT_BYTES = 1024 * 1024;
 export const SESSION_COOKIE = 'remember_token';
 /** core → BFF only; the BFF strips it before the browser sees the response. */
 export const SESSION_TOKEN_HEADER = 'x-obmen-session-token';
+/**
+ * core → BFF only, on a 404 of a path no route serves (not a missing entity): the BFF counts it
+ * against its per-client 404 limit (NOT_FOUND_PER_MINUTE) and strips it.
+ */
+export const ROUTE_NOT_FOUND_HEADER = 'x-obmen-route-not-found';
 
 /** What a missing translation is reported as (spec §8). */
 export const MISSING_KEY_MESSAGE = 'Missing i18n key';

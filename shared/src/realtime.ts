@@ -46,6 +46,12 @@ export const SOCKET_CLOSE = {
   sessionEnded: 4401,
   /** The browser read too slowly; it may reconnect and replay. */
   slowReader: 4008,
+  /**
+   * A newer socket of the same session took this one's place (the BFF keeps at most
+   * WS_MAX_PER_SESSION per session, the oldest closed first): do not reconnect until the tab is
+   * looked at again, or two tabs would take turns closing each other.
+   */
+  replaced: 4409,
   /** The BFF lost its link to the core; reconnect and replay. */
   upstreamLost: 1012,
 } as const;

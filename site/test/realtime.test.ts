@@ -11,6 +11,7 @@ type TFakeSocket = { url: string; onmessage: ((m: { data: string }) => void) | n
 function harness(stored: Record<string, string> = {}) {
   const sockets: TFakeSocket[] = [];
   const timers: Array<{ fn: () => void; ms: number }> = [];
+  const lookedAt: Array<() => void> = [];
   const storage = new Map(Object.entries(stored));
   const applied: unknown[] = [];
   const dispatched: TRealtimeEvent[] = [];
@@ -34,9 +35,10 @@ function harness(stored: Record<string, string> = {}) {
     setTimer: (fn: () => void, ms: number) => void timers.push({ fn, ms }),
     random: () => 0.5,
     href: () => 'https://obmen.test/exchanges',
+    whenLookedAt: (fn: () => void) => void lookedAt.push(fn),
   };
   const send = (socket: TFakeSocket, message: TSocketMessage) => socket.onmessage!({ data: JSON.stringify(message) });
-  return { sockets, timers, storage, applied, dispatched, seams, send };
+  return { sockets, timers, lookedAt, storage, applied, dispatched, seams, send };
 }
 
 describe('the realtime socket module', () => {
@@ -98,6 +100,20 @@ describe('the realtime socket module', () => {
     h.sockets[0]!.onclose!({ code: SOCKET_CLOSE.sessionEnded });
     expect(ended).toBe(1);
     expect(h.timers).toEqual([]);
+  });
+
+  it('a socket replaced by a newer one of the session (4409) waits for its tab to be looked at, then reconnects from where it was', () => {
+    const h = harness();
+    startRealtime({ accountId: 4 }, h.seams);
+    h.send(h.sockets[0]!, { type: 'hello', seq: 12, bseq: 2 });
+    h.sockets[0]!.onclose!({ code: SOCKET_CLOSE.replaced });
+    // No timer: a background tab does not reconnect (and close another tab's socket) on its own.
+    expect(h.timers).toEqual([]);
+    expect(h.sockets).toHaveLength(1);
+    expect(h.lookedAt).toHaveLength(1);
+    h.lookedAt.shift()!();
+    expect(h.sockets).toHaveLength(2);
+    expect(h.sockets[1]!.url).toBe('wss://obmen.test/ws?since=12&bsince=2');
   });
 
   it('the payment popup: amounts rounded to two significant digits, avatars 1 to 15', () => {

@@ -11,6 +11,7 @@ import {
   REFERRAL_COOKIE,
   REFERRAL_HEADER,
   REQUEST_ID_HEADER,
+  ROUTE_NOT_FOUND_HEADER,
   UPLOAD_BODY_MAX_BYTES,
   isI18nKey,
   wholeMegabytes,
@@ -21,11 +22,15 @@ import {
 import type { TConfig } from '../config.ts';
 import { frontendVersionMember, injectFrontendVersion } from '../envelope.ts';
 import { sendError } from '../errors.ts';
+import { sendTooManyMisses } from './own-errors.ts';
+import { sendOverloaded } from './load-shedding.ts';
 import { applySessionHeaders, forwardSession } from '../session.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     upstreamJson: boolean;
+    /** The core answered that no route serves this path: a miss for NOT_FOUND_PER_MINUTE. */
+    upstreamRouteMiss: boolean;
     /** The running UPSTREAM_TIMEOUT_MS timer of a proxied request (null once its answer came). */
     upstreamDeadline: NodeJS.Timeout | null;
     /** Aborted when that deadline passes: a call still queued for a connection is never sent. */
@@ -44,6 +49,7 @@ const DROPPED_REQUEST_HEADERS = [
   'cookie',
   'x-obmen-locale',
   'x-obmen-ref',
+  'x-obmen-link-binding',
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
@@ -167,6 +173,7 @@ export default fp<TApiProxyOptions>(
   async (app, { config, frontendVersion }) => {
     const fvMember = frontendVersionMember(frontendVersion);
     app.decorateRequest('upstreamJson', false);
+    app.decorateRequest('upstreamRouteMiss', false);
     app.decorateRequest('upstreamDeadline', null);
     app.decorateRequest('upstreamSignal', null);
 
@@ -179,6 +186,10 @@ export default fp<TApiProxyOptions>(
      * streams through the same wait.
      */
     function startDeadline(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+      if (app.upstreamSaturated()) {
+        sendOverloaded(request, reply);
+        return;
+      }
       const controller = new AbortController();
       const timeoutMs = isUpload(request.headers['content-type']) ? config.UPLOAD_UPSTREAM_TIMEOUT_MS : config.UPSTREAM_TIMEOUT_MS;
       request.upstreamSignal = controller.signal;
@@ -250,6 +261,10 @@ export default fp<TApiProxyOptions>(
           delete headers.connection;
           delete headers['keep-alive'];
           applySessionHeaders(headers, request);
+          if (headers[ROUTE_NOT_FOUND_HEADER] !== undefined) {
+            delete headers[ROUTE_NOT_FOUND_HEADER];
+            request.upstreamRouteMiss = true;
+          }
           if (headers['content-type']?.startsWith('application/json')) {
             request.upstreamJson = true;
             delete headers['content-length'];
@@ -263,6 +278,13 @@ export default fp<TApiProxyOptions>(
           const request = raw as FastifyRequest;
           const reply = rawReply as FastifyReply;
           const res = rawRes as unknown as { stream: Readable };
+          // A made-up /api path counts like a missing page: a scan past the limit gets 429.
+          const retryAfterS = request.upstreamRouteMiss ? app.notFoundWindow.hit(request.ip) : 0;
+          if (retryAfterS > 0) {
+            endDeadline(request);
+            res.stream.resume();
+            return void sendTooManyMisses(request, reply, retryAfterS);
+          }
           if (!request.upstreamJson) return void reply.send(res.stream);
           readAll(res.stream, (err, body) => {
             endDeadline(request);
@@ -286,5 +308,5 @@ export default fp<TApiProxyOptions>(
       },
     });
   },
-  { name: 'api-proxy', dependencies: ['@fastify/cookie', 'upstream', 'scheme'] },
+  { name: 'api-proxy', dependencies: ['@fastify/cookie', 'upstream', 'scheme', 'own-errors', 'load-shedding'] },
 );

@@ -25,7 +25,11 @@ export function applySecurityHeaders(res: { setHeader(name: string, value: strin
 export default fp(
   async (app) => {
     app.addHook('onSend', async (request, reply) => {
+      // A stricter policy the core chose stays: private files carry `default-src 'none'; sandbox`
+      // (core storage/files.ts), which the site's policy would loosen to script-capable.
+      const own = reply.getHeader('content-security-policy');
       reply.headers(SECURITY_HEADERS);
+      if (own !== undefined) reply.header('content-security-policy', own);
       if (request.https) reply.header('strict-transport-security', HSTS);
     });
   },

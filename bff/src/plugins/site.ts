@@ -9,6 +9,7 @@ import type { Pool } from 'undici';
 import type { TConfig } from '../config.ts';
 import { applySecurityHeaders } from './security-headers.ts';
 import { errorBody } from '../errors.ts';
+import { sendOverloaded } from './load-shedding.ts';
 
 type TAstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: object) => Promise<void>;
 
@@ -46,6 +47,8 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
       method: ['GET', 'HEAD'],
       url: SITE_ROUTE,
       handler: async (request, reply) => {
+        // A render asks the core several times: with the core saturated, say so at once.
+        if (app.upstreamSaturated()) return sendOverloaded(request, reply);
         reply.hijack();
         applySecurityHeaders(reply.raw, request.https);
         const locals: TPageLocals = {
@@ -82,5 +85,5 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
       },
     });
   },
-  { name: 'site', dependencies: ['upstream', 'scheme', 'own-errors'] },
+  { name: 'site', dependencies: ['upstream', 'scheme', 'own-errors', 'load-shedding'] },
 );

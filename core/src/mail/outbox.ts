@@ -11,6 +11,7 @@ export type TMailKind =
   | 'reset_unknown'
   | 'confirm_email'
   | 'password_changed'
+  | 'password_failures'
   | 'verification_approved'
   | 'verification_rejected_retry'
   | 'verification_rejected_final'

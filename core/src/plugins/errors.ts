@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { anonymousUser, isI18nKey, translate, type TApiError, type TLocale, type TUser } from '@obmen/shared';
+import { anonymousUser, isI18nKey, ROUTE_NOT_FOUND_HEADER, translate, type TApiError, type TLocale, type TUser } from '@obmen/shared';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
@@ -25,7 +25,8 @@ export default fp(
     // No route of that method and path: a mistyped call, not a missing entity (those have codes of their own).
     app.setNotFoundHandler((request, reply) => {
       const body: TApiError = { status: 'error', code: 'route_not_found', message: translate(request.locale, 'api.route_not_found') };
-      return reply.code(404).send(body);
+      // The BFF counts these against its per-client 404 limit (a scan of made-up paths).
+      return reply.code(404).header(ROUTE_NOT_FOUND_HEADER, '1').send(body);
     });
   },
   { name: 'errors', dependencies: ['locale'] },

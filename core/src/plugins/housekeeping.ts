@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { purgeRateLimits } from '../rate-limit.ts';
 import { purgeSessions } from '../domains/auth/sessions.ts';
 import { purgeTokens } from '../domains/auth/service.ts';
+import { purgePasswordFailures } from '../domains/auth/password-failures.ts';
 import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
@@ -16,7 +17,7 @@ import { isDatabaseUnavailable } from '../db/outage.ts';
 const EVERY_MS = 10 * 60 * 1000;
 
 /**
- * All periodic purging: ended rate-limit windows, long-dead sessions and links, old idempotency
+ * All periodic purging: ended rate-limit windows, forgotten wrong-password counts, long-dead sessions and links, old idempotency
  * keys and exchange quotes, realtime events past their replay window, sign-ins older than 90 days and ended
  * sign-in challenges; deposits left unpaid past their time; the cards' monthly fees (once per card
  * and month, whichever instances run it); referral bonuses past their hold paid out (settlement,
@@ -30,6 +31,7 @@ export default fp<{ publicUrl: string; now: () => Date; webhookRetentionDays: nu
         purgeRateLimits(app.db),
         purgeSessions(app.db),
         purgeTokens(app.db),
+        purgePasswordFailures(app.db),
         purgeIdempotencyKeys(app.db),
         purgeQuotes(app.db),
         purgeSignIns(app.db),

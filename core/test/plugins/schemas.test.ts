@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type RouteOptions } from 'fastify';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { z } from 'zod';
-import { translate } from '@obmen/shared';
+import { ROUTE_NOT_FOUND_HEADER, translate } from '@obmen/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ENGINES, build } from '../helpers.ts';
 import { call } from '../auth-helpers.ts';
@@ -106,9 +106,10 @@ describe.each(ENGINES)('route schemas and the OpenAPI document on %s', (engine) 
     expect(res.json()).toMatchObject({ status: 'error', code: 'unauthorized', user: { is_authenticated: false } });
   });
 
-  it('an unknown /api route answers 404 route_not_found in ru and en', async () => {
+  it('an unknown /api route answers 404 route_not_found in ru and en, marked as a route miss for the BFF', async () => {
     const ru = await call(ctx.app, '/api/no/such/call');
     expect(ru.statusCode).toBe(404);
+    expect(ru.headers[ROUTE_NOT_FOUND_HEADER]).toBe('1');
     expect(ru.json()).toEqual({ status: 'error', code: 'route_not_found', message: 'Такого запроса к API нет' });
     const en = await call(ctx.app, '/api/no/such/call', { method: 'POST', payload: {}, locale: 'en' });
     expect(en.json()).toEqual({ status: 'error', code: 'route_not_found', message: 'There is no such API call' });

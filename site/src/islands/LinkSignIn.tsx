@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TLinkPreview } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { SecondFactorStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
@@ -8,20 +9,31 @@ import { SecondFactorStep, type TSecondFactorAnswer } from './SecondFactorStep.t
 type TProps = TIslandProps & { path: string; landing: string };
 
 /**
- * Spends a mailed token by POST once the page runs: a GET never signs anyone in, so mail
- * scanners that open links burn nothing.
+ * Spends a mailed token by POST once the page runs, when this browser asked for the link (a GET
+ * never signs anyone in, so mail scanners that open links burn nothing). Opened in another
+ * browser, the page first asks the core (spending nothing) which account it signs into and
+ * shows its masked address with a button: only the button's POST spends it, so a link someone
+ * mailed to a victim cannot sign the victim into the sender's account on load.
  */
 function LinkSignInBody({ path, landing }: { path: string; landing: string }) {
   const { t } = useTranslation();
   const [error, setError] = useState('');
   const [codeStep, setCodeStep] = useState<{ challenge: string; lead: string } | null>(null);
+  const [askFor, setAskFor] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  const fail = useCallback((err: unknown) => setError(err instanceof ApiError ? err.message : t('authpage.link_failed')), [t]);
+  const spend = useCallback(
+    (confirm: boolean) =>
+      api<TSecondFactorAnswer>(path, { method: 'POST', json: confirm ? { confirm } : {} }).then(
+        (answer) =>
+          answer.second_factor ? setCodeStep({ challenge: answer.second_factor.challenge, lead: answer.message ?? '' }) : window.location.assign(landing),
+        fail,
+      ),
+    [path, landing, fail],
+  );
   useEffect(() => {
-    api<TSecondFactorAnswer>(path, { method: 'POST', json: {} }).then(
-      (answer) =>
-        answer.second_factor ? setCodeStep({ challenge: answer.second_factor.challenge, lead: answer.message ?? '' }) : window.location.assign(landing),
-      (err: unknown) => setError(err instanceof ApiError ? err.message : t('authpage.link_failed')),
-    );
-  }, [path, landing, t]);
+    api<TLinkPreview>(path).then((preview) => (preview.same_browser ? spend(false) : setAskFor(preview.email)), fail);
+  }, [path, spend, fail]);
   if (codeStep && !error)
     return (
       <SecondFactorStep
@@ -33,6 +45,27 @@ function LinkSignInBody({ path, landing }: { path: string; landing: string }) {
           setError(message);
         }}
       />
+    );
+  if (askFor !== null && !error)
+    return (
+      <div data-testid="link-confirm">
+        <p>
+          <strong data-testid="link-confirm-question">{t('authpage.link_confirm_question', { email: askFor })}</strong>
+        </p>
+        <p>{t('authpage.link_confirm_lead')}</p>
+        <button
+          type="button"
+          className="btn btn-primary"
+          data-testid="link-confirm-submit"
+          disabled={sending}
+          onClick={() => {
+            setSending(true);
+            void spend(true).finally(() => setSending(false));
+          }}
+        >
+          {t('authpage.link_confirm_submit')}
+        </button>
+      </div>
     );
   if (!error)
     return (

@@ -9,7 +9,10 @@
  * The last sequence number is kept per tab and account (sessionStorage), so the next page of
  * the same tab asks for what came after it; so is the last one of the changes for everyone
  * (`broadcast`: the user's notifications as a whole, applied like an event). Reconnects back off from 1 s to 30 s with jitter;
- * a session that ended (close 4401) is not reconnected.
+ * a session that ended (close 4401) is not reconnected. A socket the BFF closed because a newer
+ * one of the same session took its place (4409: more tabs than WS_MAX_PER_SESSION) waits until
+ * its tab is looked at again (shown or focused), then reconnects and replays what it missed:
+ * the tabs in use stay live, the ones in the background sleep, and none fight in a loop.
  */
 import { REALTIME_PATH, SOCKET_CLOSE, type TFeedItem, type TRealtimeEvent, type TSocketMessage } from '@obmen/shared/realtime';
 
@@ -31,7 +34,20 @@ type TSeams = {
   setTimer(fn: () => void, ms: number): void;
   random(): number;
   href(): string;
+  /** Calls `fn` once, the next time the tab is shown or focused. */
+  whenLookedAt(fn: () => void): void;
 };
+
+function whenLookedAt(fn: () => void): void {
+  const wake = () => {
+    if (document.visibilityState !== 'visible') return;
+    document.removeEventListener('visibilitychange', wake);
+    window.removeEventListener('focus', wake);
+    fn();
+  };
+  document.addEventListener('visibilitychange', wake);
+  window.addEventListener('focus', wake);
+}
 
 const browserSeams = (): TSeams => ({
   open: (url) => new WebSocket(url),
@@ -41,6 +57,7 @@ const browserSeams = (): TSeams => ({
   setTimer: (fn, ms) => void window.setTimeout(fn, ms),
   random: Math.random,
   href: () => window.location.href,
+  whenLookedAt,
 });
 
 export function backoffMs(attempt: number, random: number): number {
@@ -86,6 +103,11 @@ export function startRealtime(options: TRealtimeOptions, seams: TSeams = browser
       if (event.code === SOCKET_CLOSE.sessionEnded) {
         stopped = true;
         options.onSessionEnded?.();
+        return;
+      }
+      if (event.code === SOCKET_CLOSE.replaced) {
+        attempt = 0;
+        seams.whenLookedAt(connect);
         return;
       }
       // Refused before any message (e.g. a stale sequence number): start afresh next time.

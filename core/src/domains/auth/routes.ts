@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
+  LINK_BINDING_HEADER,
   REFERRAL_HEADER,
   readReferralCode,
   SESSION_CLEARED,
@@ -12,6 +13,8 @@ import {
   ZChangePasswordBody,
   ZConfirmationResponse,
   ZEmailBody,
+  ZLinkPreview,
+  ZLinkSpendBody,
   ZLoginByPasswordBody,
   ZOk,
   ZRegisterBody,
@@ -31,6 +34,7 @@ import {
   checkResetToken,
   confirmEmail,
   logOut,
+  previewLink,
   registerAccount,
   requestPasswordReset,
   requestSignInLink,
@@ -39,6 +43,7 @@ import {
   signInByLink,
   signInByPassword,
   type TClient,
+  type TLinkRequested,
   signInWithSecondFactor,
   type TPasswordSignIn,
   type TSignedIn,
@@ -47,6 +52,7 @@ import {
 export function clientOf(request: FastifyRequest): TClient {
   const userAgent = request.headers['user-agent'];
   const refCode = readReferralCode(request.headers[REFERRAL_HEADER]);
+  const linkBinding = request.headers[LINK_BINDING_HEADER];
   return {
     ip: request.ip,
     locale: request.locale,
@@ -54,6 +60,7 @@ export function clientOf(request: FastifyRequest): TClient {
     sessionId: request.sessionId,
     ...(userAgent ? { userAgent } : {}),
     ...(refCode ? { refCode } : {}),
+    ...(typeof linkBinding === 'string' ? { linkBinding } : {}),
   };
 }
 
@@ -64,6 +71,12 @@ export function clientOf(request: FastifyRequest): TClient {
 function signedIn(reply: FastifyReply, result: TSignedIn | TPasswordSignIn) {
   if (result.token !== null) reply.header(SESSION_TOKEN_HEADER, result.token);
   return result.state;
+}
+
+/** The binding of the browser that asked for a link goes to the BFF in a header it turns into a cookie. */
+function linkRequested<T>(reply: FastifyReply, result: TLinkRequested<T>): T {
+  reply.header(LINK_BINDING_HEADER, result.binding);
+  return result.answer;
 }
 
 /** A malformed mailed-link token is the same "invalid or expired link" as a spent one. */
@@ -100,7 +113,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
         response: { 200: ZAuthMessage },
       },
     },
-    (request) => registerAccount(deps, clientOf(request), request.body),
+    async (request, reply) => linkRequested(reply, await registerAccount(deps, clientOf(request), request.body)),
   );
 
   app.post(
@@ -132,23 +145,44 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
   app.post(
     '/api/auth/login',
     { schema: { tags, summary: 'Mail a sign-in link (passwordless)', body: ZEmailBody, response: { 200: ZAuthMessage } } },
-    (request) => requestSignInLink(deps, clientOf(request), request.body),
+    async (request, reply) => linkRequested(reply, await requestSignInLink(deps, clientOf(request), request.body)),
   );
 
-  app.post(
-    '/api/auth/login/:token',
-    { config: tokenRoute, schema: { tags, summary: 'Sign in by a mailed link', params: ZTokenParams, response: { 200: ZPasswordSignInResponse } } },
-    async (request, reply) => signedIn(reply, await signInByLink(deps, clientOf(request), request.params.token)),
-  );
-
-  app.post(
-    '/api/auth/confirm/:token',
-    {
-      config: tokenRoute,
-      schema: { tags, summary: 'Confirm the email by a mailed link (signs in)', params: ZTokenParams, response: { 200: ZPasswordSignInResponse } },
-    },
-    async (request, reply) => signedIn(reply, await confirmEmail(deps, clientOf(request), request.params.token)),
-  );
+  // Mailed links that sign in: GET says whose link it is and whether this browser asked for it
+  // (spends nothing); POST spends it, from another browser only with `confirm` (its button).
+  const signInLinks = [
+    { path: '/api/auth/login/:token', kind: 'sign_in', what: 'a sign-in link', spend: signInByLink },
+    { path: '/api/auth/confirm/:token', kind: 'confirm_email', what: 'a confirmation link (confirms the email)', spend: confirmEmail },
+  ] as const;
+  for (const { path, kind, what, spend } of signInLinks) {
+    app.get(
+      path,
+      {
+        config: tokenRoute,
+        schema: {
+          tags,
+          summary: `The masked address ${what} signs into, and whether this browser asked for it (spends nothing)`,
+          params: ZTokenParams,
+          response: { 200: ZLinkPreview },
+        },
+      },
+      (request) => previewLink(deps, clientOf(request), kind, request.params.token),
+    );
+    app.post(
+      path,
+      {
+        config: tokenRoute,
+        schema: {
+          tags,
+          summary: `Sign in by ${what}; opened in another browser than the one that asked, only with confirm`,
+          params: ZTokenParams,
+          body: ZLinkSpendBody,
+          response: { 200: ZPasswordSignInResponse },
+        },
+      },
+      async (request, reply) => signedIn(reply, await spend(deps, clientOf(request), request.params.token, request.body)),
+    );
+  }
 
   app.post('/api/auth/reset', { schema: { tags, summary: 'Mail a password reset link', body: ZEmailBody, response: { 200: ZAuthMessage } } }, (request) =>
     requestPasswordReset(deps, clientOf(request), request.body),
@@ -201,7 +235,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
     url: '/api/auth/send_confirmation_instructions',
     onRequest: requireUser,
     schema: { tags, summary: 'Mail the email confirmation link again', response: { 200: ZConfirmationResponse } },
-    handler: (request) => sendConfirmationInstructions(deps, clientOf(request)),
+    handler: async (request, reply) => linkRequested(reply, await sendConfirmationInstructions(deps, clientOf(request))),
   });
 };
 

@@ -7,6 +7,7 @@ import {
   anonymousUser,
   clientKey,
   makeAccountId,
+  maskEmailAndDomain,
   translate,
   type TAuthMessage,
   type TAuthState,
@@ -14,6 +15,8 @@ import {
   type TChangePasswordBody,
   type TEmailBody,
   type TI18nKey,
+  type TLinkPreview,
+  type TLinkSpendBody,
   type TLocale,
   type TLoginByPasswordBody,
   type TRegisterBody,
@@ -31,6 +34,7 @@ import { listOpenNotifications } from '../notifications/service.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { refuseCommonPassword } from './common-passwords.ts';
 import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
+import { PASSWORD_FAILURES_FREE, claimPasswordTry, clearPasswordFailures, noticePasswordFailures } from './password-failures.ts';
 import { USER_COLUMNS, toPublicUser, type TAuthUser } from '../user/public.ts';
 import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
 import { markSecurityChanged, secondFactorEnabled } from '../security/second-factor.ts';
@@ -49,7 +53,15 @@ export type TClient = {
   sessionId: string | null;
   /** The invite code the BFF remembered for this browser (REFERRAL_HEADER), for a sign-up. */
   refCode?: string | null;
+  /** This browser's link binding (LINK_BINDING_HEADER, from the BFF's cookie), if it has one. */
+  linkBinding?: string | null;
 };
+
+/**
+ * A call that mailed (or, to tell nothing, might have mailed) a link: the route hands `binding`
+ * to the BFF in LINK_BINDING_HEADER, which keeps it in this browser's cookie.
+ */
+export type TLinkRequested<T = TAuthMessage> = { binding: string; answer: T };
 
 /** A sign-in: the route hands `token` to the BFF in SESSION_TOKEN_HEADER, never in the body. */
 export type TSignedIn = { token: string; state: TAuthState };
@@ -59,6 +71,15 @@ export type TPasswordSignIn = TSignedIn | { token: null; state: TPasswordSignInR
 const authTypeDisabled = () => new AppError('auth_type_disabled');
 const invalidCredentials = () => new AppError('invalid_credentials');
 const invalidToken = () => new AppError('invalid_token');
+
+/** The browser's binding when it has a sane one (its other open links keep working), else a new one. */
+function bindingOf(client: TClient): string {
+  return isTokenShaped(client.linkBinding) ? client.linkBinding : newToken();
+}
+
+function bindingHashOf(client: TClient): Buffer | null {
+  return isTokenShaped(client.linkBinding) ? hashToken(client.linkBinding) : null;
+}
 
 type TTokenKind = 'sign_in' | 'reset' | 'confirm_email';
 type TTokenRow = {
@@ -137,13 +158,13 @@ async function issueToken(
   db: Queryable,
   kind: TTokenKind,
   ttlS: number,
-  target: { userId?: string; email?: string; locale: TLocale; passwordHash?: string; client?: TClient },
+  target: { userId?: string; email?: string; locale: TLocale; passwordHash?: string; client?: TClient; binding?: string },
 ): Promise<string> {
   const token = newToken();
   const refCode = target.client?.refCode ?? null;
   await db.query(
-    `INSERT INTO auth_tokens (kind, token_hash, user_id, email, locale, password_hash, ref_code, ref_ip, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + $9::int * interval '1 second')`,
+    `INSERT INTO auth_tokens (kind, token_hash, user_id, email, locale, password_hash, ref_code, ref_ip, expires_at, binding_hash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + $9::int * interval '1 second', $10)`,
     [
       kind,
       hashToken(token),
@@ -154,6 +175,7 @@ async function issueToken(
       refCode,
       refCode ? target.client!.ip : null,
       ttlS,
+      target.binding ? hashToken(target.binding) : null,
     ],
   );
   return token;
@@ -170,6 +192,32 @@ async function consumeToken(db: Queryable, kind: TTokenKind, token: string): Pro
   );
   if (!row) throw invalidToken();
   return row;
+}
+
+/**
+ * Spends a sign-in or confirmation link: at once in the browser that asked for it; in another
+ * only with `confirm` (the button of the page's confirmation step), else 409
+ * `link_confirm_required` and the link stays as it was.
+ */
+async function consumeBoundToken(db: Queryable, kind: 'sign_in' | 'confirm_email', token: string, client: TClient, body: TLinkSpendBody): Promise<TTokenRow> {
+  if (!body.confirm) {
+    const preview = await readLink(db, kind, token, client);
+    if (!preview.same_browser) throw new AppError('link_confirm_required');
+  }
+  return consumeToken(db, kind, token);
+}
+
+/** The open link's masked address and whether this browser asked for it; a spent or unknown one is invalid. */
+async function readLink(db: Queryable, kind: 'sign_in' | 'confirm_email', token: string, client: TClient): Promise<TLinkPreview> {
+  if (!isTokenShaped(token)) throw invalidToken();
+  const [row] = await db.query<{ email: string; same_browser: boolean }>(
+    `SELECT coalesce(t.email, u.email) AS email, coalesce(t.binding_hash = $3, false) AS same_browser
+     FROM auth_tokens t LEFT JOIN users u ON u.id = t.user_id
+     WHERE t.token_hash = $1 AND t.kind = $2 AND t.used_at IS NULL AND t.expires_at > now()`,
+    [hashToken(token), kind, bindingHashOf(client)],
+  );
+  if (!row) throw invalidToken();
+  return { status: 'ok', email: maskEmailAndDomain(row.email), same_browser: row.same_browser };
 }
 
 /** After a password is set, no older reset or sign-in link of the user works any more. */
@@ -228,8 +276,10 @@ export async function checkAuth(deps: TAuthDeps, client: TClient): Promise<TAuth
  * of a taken address gets a "you already have an account" mail. Nobody is signed in here.
  * The password is hashed in both cases, so the answer time tells nothing either.
  */
-export async function registerAccount(deps: TAuthDeps, client: TClient, body: TRegisterBody): Promise<TAuthMessage> {
+export async function registerAccount(deps: TAuthDeps, client: TClient, body: TRegisterBody): Promise<TLinkRequested> {
   await requireAuthType(deps.db, 'password');
+  // Made for a known address too: the answer's headers must not tell the two apart.
+  const binding = bindingOf(client);
   await consumeRateLimit(deps.db, 'signup_ip', clientKey(client.ip));
   await consumeRateLimit(deps.db, 'signup_email', emailKey(body.email));
   await refuseCommonPassword(body.password);
@@ -250,6 +300,7 @@ export async function registerAccount(deps: TAuthDeps, client: TClient, body: TR
       locale: client.locale,
       passwordHash,
       client,
+      binding,
     });
     await queueMail(tx, {
       kind: 'signup_confirm',
@@ -259,19 +310,24 @@ export async function registerAccount(deps: TAuthDeps, client: TClient, body: TR
     });
   });
   deps.mailer.kick();
-  return message(client.locale, 'auth.register_sent');
+  return { binding, answer: message(client.locale, 'auth.register_sent') };
 }
 
 /** POST /api/auth/login_by_password */
 export async function signInByPassword(deps: TAuthDeps, client: TClient, body: TLoginByPasswordBody): Promise<TPasswordSignIn> {
   await requireAuthType(deps.db, 'password');
   await consumeRateLimit(deps.db, 'login_ip', clientKey(client.ip));
-  await consumeRateLimit(deps.db, 'login_email', emailKey(body.email));
+  const pair = { ipKey: clientKey(client.ip), emailKey: emailKey(body.email) };
+  const failures = await claimPasswordTry(deps.db, pair);
   const user = await findUserByEmail(deps.db, body.email);
   // Unknown email or no password yet: a dummy hash is verified, same time, same answer.
   const ok = await verifyPassword(body.password, user?.password_hash ?? null);
-  if (user && !ok) await recordSignIn(deps.db, user.id, client, 'password', { success: false, failure: 'password' });
+  if (user && !ok) {
+    await recordSignIn(deps.db, user.id, client, 'password', { success: false, failure: 'password' });
+    if (failures === PASSWORD_FAILURES_FREE && (await noticePasswordFailures(deps.db, user, client.ip, link(deps, '/forgot-password')))) deps.mailer.kick();
+  }
   if (!user || !ok) throw invalidCredentials();
+  await clearPasswordFailures(deps.db, pair);
   const rehash = user.password_hash && needsRehash(user.password_hash) ? await hashPassword(body.password) : null;
   return deps.db.transaction(async (tx) => {
     if (rehash) await tx.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [user.id, rehash]);
@@ -297,13 +353,19 @@ export async function signInWithSecondFactor(deps: TAuthDeps, client: TClient, b
  * POST /api/auth/login {email}: mails a one-time sign-in link (15 minutes). A new address
  * gets a link too and becomes an account when the link is followed; same answer either way.
  */
-export async function requestSignInLink(deps: TAuthDeps, client: TClient, body: TEmailBody): Promise<TAuthMessage> {
+export async function requestSignInLink(deps: TAuthDeps, client: TClient, body: TEmailBody): Promise<TLinkRequested> {
   await consumeRateLimit(deps.db, 'link_ip', clientKey(client.ip));
   await consumeRateLimit(deps.db, 'link_email', emailKey(body.email));
+  const binding = bindingOf(client);
   await deps.db.transaction(async (tx) => {
     const user = await findUserByEmail(tx, body.email);
     const locale = user?.locale ?? client.locale;
-    const token = await issueToken(tx, 'sign_in', SIGN_IN_LINK_TTL_S, user ? { userId: user.id, locale } : { email: body.email, locale, client });
+    const token = await issueToken(
+      tx,
+      'sign_in',
+      SIGN_IN_LINK_TTL_S,
+      user ? { userId: user.id, locale, binding } : { email: body.email, locale, client, binding },
+    );
     await queueMail(tx, {
       kind: 'sign_in',
       to: user?.email ?? body.email,
@@ -312,14 +374,23 @@ export async function requestSignInLink(deps: TAuthDeps, client: TClient, body: 
     });
   });
   deps.mailer.kick();
-  return message(client.locale, 'auth.login_link_sent', { minutes: SIGN_IN_LINK_TTL_S / 60 });
+  return { binding, answer: message(client.locale, 'auth.login_link_sent', { minutes: SIGN_IN_LINK_TTL_S / 60 }) };
+}
+
+/**
+ * GET /api/auth/login/{token} and /api/auth/confirm/{token}: the masked address the link signs
+ * into and whether this browser asked for it. Spends nothing (mail scanners open links).
+ */
+export async function previewLink(deps: TAuthDeps, client: TClient, kind: 'sign_in' | 'confirm_email', token: string): Promise<TLinkPreview> {
+  await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
+  return readLink(deps.db, kind, token, client);
 }
 
 /** POST /api/auth/login/{token}: follows a sign-in link; a new address becomes an account here. */
-export async function signInByLink(deps: TAuthDeps, client: TClient, token: string): Promise<TPasswordSignIn> {
+export async function signInByLink(deps: TAuthDeps, client: TClient, token: string, body: TLinkSpendBody): Promise<TPasswordSignIn> {
   await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
   return deps.db.transaction(async (tx) => {
-    const row = await consumeToken(tx, 'sign_in', token);
+    const row = await consumeBoundToken(tx, 'sign_in', token, client, body);
     const userId = row.user_id ?? (await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: null, ref: refOf(row, client) }));
     // Following a mailed link proves the mailbox.
     await tx.query('UPDATE users SET email_confirmed_at = coalesce(email_confirmed_at, now()) WHERE id = $1', [userId]);
@@ -331,10 +402,10 @@ export async function signInByLink(deps: TAuthDeps, client: TClient, token: stri
  * POST /api/auth/confirm/{token}: a sign-up link creates the account with the password chosen
  * at sign-up; a confirmation link of an existing account confirms its email. Both sign in.
  */
-export async function confirmEmail(deps: TAuthDeps, client: TClient, token: string): Promise<TPasswordSignIn> {
+export async function confirmEmail(deps: TAuthDeps, client: TClient, token: string, body: TLinkSpendBody): Promise<TPasswordSignIn> {
   await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
   return deps.db.transaction(async (tx) => {
-    const row = await consumeToken(tx, 'confirm_email', token);
+    const row = await consumeBoundToken(tx, 'confirm_email', token, client, body);
     let userId = row.user_id;
     if (userId) {
       // Only the address the link was sent to: an email changed since stays unconfirmed.
@@ -482,13 +553,14 @@ export async function logOut(deps: TAuthDeps, client: TClient): Promise<TAuthSta
 }
 
 /** GET /api/auth/send_confirmation_instructions: mails a confirmation link (24 hours). */
-export async function sendConfirmationInstructions(deps: TAuthDeps, client: TClient): Promise<TAuthMessage & { email_confirmed: boolean }> {
+export async function sendConfirmationInstructions(deps: TAuthDeps, client: TClient): Promise<TLinkRequested<TAuthMessage & { email_confirmed: boolean }>> {
   const user = client.user;
   if (!user) throw new AppError('unauthorized');
-  if (user.email_confirmed) return { ...message(client.locale, 'auth.email_already_confirmed'), email_confirmed: true };
+  const binding = bindingOf(client);
+  if (user.email_confirmed) return { binding, answer: { ...message(client.locale, 'auth.email_already_confirmed'), email_confirmed: true } };
   await consumeRateLimit(deps.db, 'confirm_user', user.id);
   await deps.db.transaction(async (tx) => {
-    const token = await issueToken(tx, 'confirm_email', CONFIRM_LINK_TTL_S, { userId: user.id, email: user.email, locale: user.locale });
+    const token = await issueToken(tx, 'confirm_email', CONFIRM_LINK_TTL_S, { userId: user.id, email: user.email, locale: user.locale, binding });
     await queueMail(tx, {
       kind: 'confirm_email',
       to: user.email,
@@ -497,7 +569,7 @@ export async function sendConfirmationInstructions(deps: TAuthDeps, client: TCli
     });
   });
   deps.mailer.kick();
-  return { ...message(client.locale, 'auth.confirmation_sent', { email: user.email }), email_confirmed: false };
+  return { binding, answer: { ...message(client.locale, 'auth.confirmation_sent', { email: user.email }), email_confirmed: false } };
 }
 
 /** Drops spent and expired links a week after their end. */

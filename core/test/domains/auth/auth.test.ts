@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_STATE_HEADER, SESSION_TOKEN_HEADER, TOKEN_PATTERN, isAccountId } from '@obmen/shared';
+import { LINK_BINDING_HEADER, SESSION_STATE_HEADER, SESSION_TOKEN_HEADER, TOKEN_PATTERN, isAccountId } from '@obmen/shared';
 import { ENGINES, build } from '../../helpers.ts';
-import { DEMO, call, freshEmail, lastMailTo, linkToken, logIn, mailsTo, sessionToken, signUp } from '../../auth-helpers.ts';
+import { DEMO, call, freshEmail, lastMailTo, linkToken, logIn, mailsTo, sameBrowser, sessionToken, signUp } from '../../auth-helpers.ts';
 import { setSiteSetting } from '../../../src/domains/site/service.ts';
 import { purgeRateLimits } from '../../../src/rate-limit.ts';
 import { purgeSessions } from '../../../src/domains/auth/sessions.ts';
 import { purgeTokens } from '../../../src/domains/auth/service.ts';
+import { purgePasswordFailures } from '../../../src/domains/auth/password-failures.ts';
 
 describe.each(ENGINES)('accounts on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
@@ -64,13 +65,13 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
     expect(mail.text_body).toContain('http://localhost:3000/login?confirm=');
     const token = linkToken(mail);
 
-    const confirmed = await call(ctx.app, `/api/auth/confirm/${token}`, { method: 'POST' });
+    const confirmed = await call(ctx.app, `/api/auth/confirm/${token}`, { method: 'POST', headers: sameBrowser(res) });
     expect(confirmed.statusCode).toBe(200);
     expect(confirmed.json()).toMatchObject({ status: 'ok', locale: 'en', user: { is_authenticated: true, email, need_set_password: false, locale: 'en' } });
     const session = sessionToken(confirmed);
     expect((await check(session)).json().user.email).toBe(email);
 
-    const again = await call(ctx.app, `/api/auth/confirm/${token}`, { method: 'POST', locale: 'en' });
+    const again = await call(ctx.app, `/api/auth/confirm/${token}`, { method: 'POST', locale: 'en', headers: sameBrowser(res) });
     expect(again.statusCode).toBe(400);
     expect(again.json()).toEqual({ status: 'error', code: 'invalid_token', message: 'This link is invalid or has expired. Please request a new one.' });
     expect(again.headers[SESSION_TOKEN_HEADER]).toBeUndefined();
@@ -317,7 +318,7 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
     expect(sent.json()).toEqual({ status: 'ok', message: `We sent a confirmation link to ${email}.`, email_confirmed: false });
     const mail = await lastMailTo(ctx.db, email);
     expect(mail.kind).toBe('confirm_email');
-    const confirmed = await call(ctx.app, `/api/auth/confirm/${linkToken(mail)}`, { method: 'POST' });
+    const confirmed = await call(ctx.app, `/api/auth/confirm/${linkToken(mail)}`, { method: 'POST', headers: sameBrowser(sent) });
     expect(confirmed.statusCode).toBe(200);
     expect((await call(ctx.app, '/api/user/info', { token: sessionToken(confirmed) })).json().info.email_confirmed).toBe(true);
   });
@@ -341,7 +342,7 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
       expect(row?.minutes).toBe(15);
 
       const token = linkToken(mail);
-      const signedIn = await call(ctx.app, `/api/auth/login/${token}`, { method: 'POST' });
+      const signedIn = await call(ctx.app, `/api/auth/login/${token}`, { method: 'POST', headers: sameBrowser(res) });
       expect(signedIn.statusCode).toBe(200);
       expect(signedIn.json()).toMatchObject({
         status: 'ok',
@@ -349,11 +350,11 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
         site_settings: { auth_type: 'email' },
       });
       expect((await check(sessionToken(signedIn))).json().user.email).toBe(email);
-      expect((await call(ctx.app, `/api/auth/login/${token}`, { method: 'POST' })).json().code).toBe('invalid_token');
+      expect((await call(ctx.app, `/api/auth/login/${token}`, { method: 'POST', headers: sameBrowser(res) })).json().code).toBe('invalid_token');
 
       // A known email gets a link to the same account.
-      await call(ctx.app, '/api/auth/login', { payload: { email: email.toUpperCase() } });
-      const second = await call(ctx.app, `/api/auth/login/${linkToken(await lastMailTo(ctx.db, email))}`, { method: 'POST' });
+      const again = await call(ctx.app, '/api/auth/login', { payload: { email: email.toUpperCase() } });
+      const second = await call(ctx.app, `/api/auth/login/${linkToken(await lastMailTo(ctx.db, email))}`, { method: 'POST', headers: sameBrowser(again) });
       expect(second.json().user.account_id).toBe(signedIn.json().user.account_id);
       const [count] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE lower(email) = lower($1)', [email]);
       expect(count?.n).toBe(1);
@@ -361,9 +362,13 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
 
     it('an expired sign-in link is refused', async () => {
       const email = freshEmail('magic-exp');
-      await call(ctx.app, '/api/auth/login', { payload: { email } });
+      const asked = await call(ctx.app, '/api/auth/login', { payload: { email } });
       await ctx.db.query(`UPDATE auth_tokens SET expires_at = now() - interval '1 second' WHERE email = $1`, [email]);
-      const res = await call(ctx.app, `/api/auth/login/${linkToken(await lastMailTo(ctx.db, email))}`, { method: 'POST', locale: 'en' });
+      const res = await call(ctx.app, `/api/auth/login/${linkToken(await lastMailTo(ctx.db, email))}`, {
+        method: 'POST',
+        locale: 'en',
+        headers: sameBrowser(asked),
+      });
       expect(res.statusCode).toBe(400);
       expect(res.json().code).toBe('invalid_token');
       expect(await ctx.db.query('SELECT 1 FROM users WHERE email = $1', [email])).toEqual([]);
@@ -391,8 +396,10 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
   it('a passwordless user sets a first password without a current one once the type is password', async () => {
     await setSiteSetting(ctx.db, 'auth_type', 'email');
     const email = freshEmail('setpw');
-    await call(ctx.app, '/api/auth/login', { payload: { email } });
-    const token = sessionToken(await call(ctx.app, `/api/auth/login/${linkToken(await lastMailTo(ctx.db, email))}`, { method: 'POST' }));
+    const asked = await call(ctx.app, '/api/auth/login', { payload: { email } });
+    const token = sessionToken(
+      await call(ctx.app, `/api/auth/login/${linkToken(await lastMailTo(ctx.db, email))}`, { method: 'POST', headers: sameBrowser(asked) }),
+    );
     await setSiteSetting(ctx.db, 'auth_type', 'password');
     expect((await check(token)).json().user.need_set_password).toBe(true);
     // No password yet: password sign-in fails like any wrong password.
@@ -405,25 +412,125 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
     expect((await mailsTo(ctx.db, email)).map((mail) => mail.kind)).toEqual(['sign_in']);
   });
 
-  it('housekeeping drops ended rate-limit windows, long-dead sessions and old links only', async () => {
+  it('housekeeping drops ended rate-limit windows, long-dead sessions, old links and forgotten wrong-password counts only', async () => {
     const token = await logIn(ctx.app, DEMO.email, DEMO.password);
     await ctx.db.query(
       `INSERT INTO rate_limits (key, window_start, window_seconds, hits) VALUES ('test:old', now() - interval '2 hours', 3600, 5), ('test:live', now(), 3600, 5)`,
     );
     await ctx.db.query(`UPDATE sessions SET expires_at = now() - interval '31 days' WHERE revoked_at IS NOT NULL`);
     await ctx.db.query(`UPDATE auth_tokens SET expires_at = now() - interval '8 days' WHERE used_at IS NOT NULL`);
-    await Promise.all([purgeRateLimits(ctx.db), purgeSessions(ctx.db), purgeTokens(ctx.db)]);
+    await ctx.db.query(
+      `INSERT INTO password_failures (ip_key, email_key, failures, last_failed_at)
+       VALUES ('test-old', 'x@example.com', 12, now() - interval '25 hours'), ('test-live', 'x@example.com', 12, now() - interval '23 hours')`,
+    );
+    await Promise.all([purgeRateLimits(ctx.db), purgeSessions(ctx.db), purgeTokens(ctx.db), purgePasswordFailures(ctx.db)]);
     expect((await ctx.db.query<{ key: string }>(`SELECT key FROM rate_limits WHERE key LIKE 'test:%'`)).map((row) => row.key)).toEqual(['test:live']);
     expect(await ctx.db.query(`SELECT 1 FROM sessions WHERE revoked_at IS NOT NULL AND expires_at < now() - interval '30 days'`)).toEqual([]);
     expect(await ctx.db.query(`SELECT 1 FROM auth_tokens WHERE expires_at < now() - interval '7 days'`)).toEqual([]);
+    expect((await ctx.db.query<{ ip_key: string }>(`SELECT ip_key FROM password_failures WHERE ip_key LIKE 'test-%'`)).map((row) => row.ip_key)).toEqual([
+      'test-live',
+    ]);
     expect((await check(token)).json().user.is_authenticated).toBe(true);
+  });
+
+  describe('mailed links belong to the browser that asked for them', () => {
+    const OTHER_BROWSER = { [LINK_BINDING_HEADER]: 'B'.repeat(43) };
+    const unspent = async (email: string) =>
+      (await ctx.db.query<{ used: boolean }>('SELECT used_at IS NOT NULL AS used FROM auth_tokens WHERE lower(email) = lower($1)', [email])).map(
+        (row) => row.used,
+      );
+
+    it('a sign-in link: the asking browser is signed in at once; another sees the masked address and is signed in only by the confirm; a replay is refused', async () => {
+      await setSiteSetting(ctx.db, 'auth_type', 'email');
+      try {
+        const email = freshEmail('bound');
+        const asked = await call(ctx.app, '/api/auth/login', { payload: { email } });
+        expect(asked.headers[LINK_BINDING_HEADER]).toMatch(TOKEN_PATTERN);
+        const token = linkToken(await lastMailTo(ctx.db, email));
+
+        for (const headers of [{}, OTHER_BROWSER]) {
+          const preview = await call(ctx.app, `/api/auth/login/${token}`, { headers });
+          expect(preview.statusCode).toBe(200);
+          expect(preview.json()).toEqual({ status: 'ok', email: 'b***@e***.com', same_browser: false });
+          const refused = await call(ctx.app, `/api/auth/login/${token}`, { method: 'POST', payload: {}, headers, locale: 'en' });
+          expect(refused.statusCode).toBe(409);
+          expect(refused.json()).toEqual({
+            status: 'error',
+            code: 'link_confirm_required',
+            message: 'This link was requested in another browser: confirm the account it signs into first.',
+          });
+          expect(refused.headers[SESSION_TOKEN_HEADER]).toBeUndefined();
+        }
+        // Nothing was spent, and the account a first link would make does not exist yet.
+        expect(await unspent(email)).toEqual([false]);
+        expect(await ctx.db.query('SELECT 1 FROM users WHERE lower(email) = lower($1)', [email])).toEqual([]);
+        expect((await call(ctx.app, `/api/auth/login/${token}`, { headers: sameBrowser(asked) })).json()).toEqual({
+          status: 'ok',
+          email: 'b***@e***.com',
+          same_browser: true,
+        });
+
+        const confirmed = await call(ctx.app, `/api/auth/login/${token}`, { method: 'POST', payload: { confirm: true }, headers: OTHER_BROWSER });
+        expect(confirmed.statusCode).toBe(200);
+        expect(confirmed.json().user).toMatchObject({ is_authenticated: true, email });
+        expect((await check(sessionToken(confirmed))).json().user.email).toBe(email);
+
+        for (const replay of [
+          call(ctx.app, `/api/auth/login/${token}`, { method: 'POST', payload: { confirm: true }, headers: OTHER_BROWSER }),
+          call(ctx.app, `/api/auth/login/${token}`, { method: 'POST', headers: sameBrowser(asked) }),
+          call(ctx.app, `/api/auth/login/${token}`, { headers: sameBrowser(asked) }),
+        ]) {
+          const res = await replay;
+          expect(res.statusCode).toBe(400);
+          expect(res.json().code).toBe('invalid_token');
+          expect(res.headers[SESSION_TOKEN_HEADER]).toBeUndefined();
+        }
+
+        // The asking browser keeps its binding for its next link, and that one signs in at once.
+        const next = await call(ctx.app, '/api/auth/login', { payload: { email }, headers: sameBrowser(asked) });
+        expect(next.headers[LINK_BINDING_HEADER]).toBe(asked.headers[LINK_BINDING_HEADER]);
+        const direct = await call(ctx.app, `/api/auth/login/${linkToken(await lastMailTo(ctx.db, email))}`, { method: 'POST', headers: sameBrowser(asked) });
+        expect(direct.statusCode).toBe(200);
+        expect(direct.json().user.email).toBe(email);
+      } finally {
+        await setSiteSetting(ctx.db, 'auth_type', 'password');
+      }
+    });
+
+    it('a sign-up confirmation link: another browser makes no account until the confirm; the asking browser signs in at once', async () => {
+      const email = freshEmail('cbound');
+      const asked = await call(ctx.app, '/api/auth/register', { payload: { email, password: 'correct horse battery' } });
+      const token = linkToken(await lastMailTo(ctx.db, email));
+      expect((await call(ctx.app, `/api/auth/confirm/${token}`, { headers: OTHER_BROWSER })).json()).toEqual({
+        status: 'ok',
+        email: 'c***@e***.com',
+        same_browser: false,
+      });
+      const refused = await call(ctx.app, `/api/auth/confirm/${token}`, { method: 'POST', headers: OTHER_BROWSER });
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().code).toBe('link_confirm_required');
+      expect(await ctx.db.query('SELECT 1 FROM users WHERE lower(email) = lower($1)', [email])).toEqual([]);
+      expect(await unspent(email)).toEqual([false]);
+
+      const confirmed = await call(ctx.app, `/api/auth/confirm/${token}`, { method: 'POST', headers: sameBrowser(asked) });
+      expect(confirmed.statusCode).toBe(200);
+      expect(confirmed.json().user).toMatchObject({ is_authenticated: true, email });
+      const replay = await call(ctx.app, `/api/auth/confirm/${token}`, { method: 'POST', payload: { confirm: true }, headers: OTHER_BROWSER });
+      expect(replay.json().code).toBe('invalid_token');
+    });
+
+    it('a sign-up of a taken address hands out a binding too (the headers tell nothing)', async () => {
+      const taken = await call(ctx.app, '/api/auth/register', { payload: { email: DEMO.email, password: 'some other password' } });
+      expect(taken.statusCode).toBe(200);
+      expect(taken.headers[LINK_BINDING_HEADER]).toMatch(TOKEN_PATTERN);
+    });
   });
 
   it('two racing uses of one link: exactly one signs in', async () => {
     const email = freshEmail('race');
-    await call(ctx.app, '/api/auth/login', { payload: { email } });
+    const asked = await call(ctx.app, '/api/auth/login', { payload: { email } });
     const token = linkToken(await lastMailTo(ctx.db, email));
-    const results = await Promise.all([1, 2, 3].map(() => call(ctx.app, `/api/auth/login/${token}`, { method: 'POST' })));
+    const results = await Promise.all([1, 2, 3].map(() => call(ctx.app, `/api/auth/login/${token}`, { method: 'POST', headers: sameBrowser(asked) })));
     expect(results.map((res) => res.statusCode).sort()).toEqual([200, 400, 400]);
   });
 });

@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scryptSync, randomBytes } from 'node:crypto';
 import { TOKEN_PATTERN } from '@obmen/shared';
 import { ENGINES, TEST_SCRYPT_LN, build } from '../../helpers.ts';
-import { DEMO, call, freshEmail, freshIp, lastMailTo, linkToken, logIn, mailsTo, sessionToken, signUp } from '../../auth-helpers.ts';
+import { DEMO, call, freshEmail, freshIp, lastMailTo, linkToken, logIn, mailsTo, sameBrowser, sessionToken, signUp } from '../../auth-helpers.ts';
 import { SCRYPT_PARAMS, hashPassword, needsRehash, parseHash, setPasswordHashCost, verifyPassword } from '../../../src/domains/auth/passwords.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { clientKey } from '@obmen/shared';
 import { RATE_LIMITS } from '../../../src/rate-limit.ts';
+import { PASSWORD_FAILURES_FREE } from '../../../src/domains/auth/password-failures.ts';
 import { setSiteSetting } from '../../../src/domains/site/service.ts';
 
 describe('password hashing', () => {
@@ -138,8 +139,8 @@ describe.each(ENGINES)('account security on %s', (engine) => {
     it('login: unknown email, wrong password and a password-less account answer identically', async () => {
       await setSiteSetting(ctx.db, 'auth_type', 'email');
       const linkOnly = freshEmail('linkonly');
-      await call(ctx.app, '/api/auth/login', { payload: { email: linkOnly } });
-      await call(ctx.app, `/api/auth/login/${linkToken(await lastMailTo(ctx.db, linkOnly))}`, { method: 'POST' });
+      const asked = await call(ctx.app, '/api/auth/login', { payload: { email: linkOnly } });
+      await call(ctx.app, `/api/auth/login/${linkToken(await lastMailTo(ctx.db, linkOnly))}`, { method: 'POST', headers: sameBrowser(asked) });
       await setSiteSetting(ctx.db, 'auth_type', 'password');
 
       const answers = await Promise.all(
@@ -237,16 +238,59 @@ describe.each(ENGINES)('account security on %s', (engine) => {
       expectRateLimited(await call(ctx.app, '/api/auth/login', { payload: { email } }), 3600);
     });
 
-    it('login by password: 10 attempts per email per 15 minutes, then even the right password waits', async () => {
+    it("login by password: an address's wrong passwords slow that address down, never the owner elsewhere; the owner is told once", async () => {
       const email = freshEmail('limit-login');
-      await signUp(ctx.app, ctx.db, email, 'right password');
-      for (let i = 0; i < RATE_LIMITS.login_email.max; i++) {
-        expect((await call(ctx.app, '/api/auth/login_by_password', { payload: { email, password: `wrong password ${i}` } })).statusCode).toBe(401);
+      await signUp(ctx.app, ctx.db, email, 'right password', 'en');
+      const attacker = freshIp();
+      const login = (ip: string, password: string) => call(ctx.app, '/api/auth/login_by_password', { ip, payload: { email, password }, locale: 'en' });
+      const warnings = async () => (await mailsTo(ctx.db, email)).filter((mail) => mail.kind === 'password_failures');
+
+      for (let i = 0; i < PASSWORD_FAILURES_FREE + 2; i++) {
+        const res = await login(attacker, `wrong password ${i}`);
+        expect(res.statusCode, `attempt ${i + 1}`).toBe(i < PASSWORD_FAILURES_FREE ? 401 : 429);
       }
-      expectRateLimited(await call(ctx.app, '/api/auth/login_by_password', { payload: { email, password: 'right password' } }), 900);
-      // The window ends: allowed again.
-      await ctx.db.query(`UPDATE rate_limits SET window_start = now() - interval '16 minutes' WHERE key = $1`, [`login_email:${email}`]);
-      expect((await call(ctx.app, '/api/auth/login_by_password', { payload: { email, password: 'right password' } })).statusCode).toBe(200);
+      // The slowed address waits even with the right password (a guess must learn nothing).
+      expectRateLimited(await login(attacker, 'right password'), 30);
+      // The owner, from anywhere else, signs in as usual.
+      expect((await login(freshIp(), 'right password')).statusCode).toBe(200);
+
+      const [warning, ...more] = await warnings();
+      expect(more).toEqual([]);
+      expect(warning).toMatchObject({ locale: 'en', subject: 'Someone tried to sign in to your Obmen account' });
+      expect(warning!.text_body).toContain(attacker);
+      expect(warning!.text_body).toContain('UTC');
+
+      // Once the wait is over the address gets one more try; another wrong one doubles the wait.
+      await ctx.db.query(`UPDATE password_failures SET last_failed_at = last_failed_at - interval '31 seconds' WHERE email_key = $1`, [email.toLowerCase()]);
+      expect((await login(attacker, 'wrong again')).statusCode).toBe(401);
+      const doubled = await login(attacker, 'wrong again');
+      expectRateLimited(doubled, 60);
+      expect(Number(doubled.headers['retry-after'])).toBeGreaterThan(30);
+
+      // A second address reaching the threshold the same day: slowed too, no second mail.
+      const second = freshIp();
+      for (let i = 0; i < PASSWORD_FAILURES_FREE; i++) expect((await login(second, `second ${i}`)).statusCode).toBe(401);
+      expect((await login(second, 'second again')).statusCode).toBe(429);
+      expect(await warnings()).toHaveLength(1);
+    });
+
+    it('login by password: an unknown address is slowed the same way (nothing tells the two apart), and a success clears the count', async () => {
+      const ip = freshIp();
+      const unknown = freshEmail('nobody');
+      for (let i = 0; i < PASSWORD_FAILURES_FREE; i++) {
+        expect((await call(ctx.app, '/api/auth/login_by_password', { ip, payload: { email: unknown, password: `guess ${i}` } })).statusCode).toBe(401);
+      }
+      expect((await call(ctx.app, '/api/auth/login_by_password', { ip, payload: { email: unknown, password: 'guess' } })).statusCode).toBe(429);
+
+      const email = freshEmail('clears');
+      await signUp(ctx.app, ctx.db, email, 'right password');
+      const owner = freshIp();
+      for (let i = 0; i < PASSWORD_FAILURES_FREE - 1; i++) {
+        expect((await call(ctx.app, '/api/auth/login_by_password', { ip: owner, payload: { email, password: `typo ${i}` } })).statusCode).toBe(401);
+      }
+      expect((await call(ctx.app, '/api/auth/login_by_password', { ip: owner, payload: { email, password: 'right password' } })).statusCode).toBe(200);
+      expect(await ctx.db.query('SELECT 1 FROM password_failures WHERE email_key = $1', [email.toLowerCase()])).toEqual([]);
+      expect((await mailsTo(ctx.db, email)).map((mail) => mail.kind)).not.toContain('password_failures');
     });
 
     it('per client address on login, sign-up, passwordless, reset and link use', async () => {

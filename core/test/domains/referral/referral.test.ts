@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFERRAL_HEADER } from '@obmen/shared';
 import { ENGINES, build } from '../../helpers.ts';
-import { call, freshEmail, lastMailTo, linkToken, mailsTo, sessionToken } from '../../auth-helpers.ts';
+import { call, freshEmail, lastMailTo, linkToken, mailsTo, sameBrowser, sessionToken } from '../../auth-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { setRate } from '../../../src/domains/rates/service.ts';
@@ -43,6 +43,7 @@ describe.each(ENGINES)('referral programme (%s)', (engine) => {
     expect(res.statusCode).toBe(200);
     const confirm = await call(ctx.app, `/api/auth/confirm/${linkToken(await lastMailTo(ctx.db, email))}`, {
       method: 'POST',
+      headers: sameBrowser(res),
       ...(ips.follow ? { ip: ips.follow } : {}),
     });
     const token = sessionToken(confirm);
