@@ -105,6 +105,15 @@ describe.each(ENGINES)('ledger on %s', (engine) => {
     expect(await balances()).toEqual(before);
   });
 
+  it('has one body of posting rules: ledger_post is one transaction of ledger_post_many', async () => {
+    const writers = await ctx.db.query<{ name: string }>(
+      `SELECT proname AS name FROM pg_proc WHERE prosrc ILIKE '%INSERT INTO postings%' AND pronamespace = 'public'::regnamespace ORDER BY proname`,
+    );
+    expect(writers.map((row) => row.name)).toEqual(['ledger_post_many']);
+    const [post] = await ctx.db.query<{ body: string }>(`SELECT prosrc AS body FROM pg_proc WHERE proname = 'ledger_post'`);
+    expect(post!.body).toContain('ledger_post_many(');
+  });
+
   it('ledger_post_many posts many transactions at once under the same rules, overdraft checked in their order', async () => {
     // Users of its own: the tests after this one count alice's and bob's balances.
     const [carol, dave] = [await createFixtureUser(ctx.db), await createFixtureUser(ctx.db)];
