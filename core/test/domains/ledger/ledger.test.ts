@@ -176,6 +176,21 @@ describe.each(ENGINES)('ledger on %s', (engine) => {
       [a, b, String(bBalance + 1n)],
     );
     expect(await balancesOf()).toEqual([after[0]! + bBalance - 9n, 9n, after[2]!]);
+    // Postings of interleaved transactions: the overdraft is checked in the transactions' order, not the postings'.
+    expect(await failure(postMany([1, 2, 1, 2], [b, a, a, b], [-10n, -1n, 10n, 1n]))).toBe('OB000');
+    const [first, second] = (await postMany([2, 1, 2, 1], [b, a, a, b], [-10n, -1n, 10n, 1n]))[0]!.ids;
+    expect(await balancesOf()).toEqual([after[0]! + bBalance, 0n, after[2]!]);
+    // The rows keep the caller's order.
+    const interleaved = await ctx.db.query<{ transaction_id: string; account_id: string; amount: string }>(
+      'SELECT transaction_id::text, account_id::text, amount::text FROM postings WHERE transaction_id = ANY ($1::bigint[]) ORDER BY id',
+      [[first, second]],
+    );
+    expect(interleaved).toEqual([
+      { transaction_id: second, account_id: b, amount: '-10' },
+      { transaction_id: first, account_id: a, amount: '-1' },
+      { transaction_id: second, account_id: a, amount: '10' },
+      { transaction_id: first, account_id: b, amount: '1' },
+    ]);
     expect((await checkLedger(ctx.db)).violations).toEqual([]);
   });
 
