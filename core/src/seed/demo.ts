@@ -4,6 +4,7 @@ import { createDemoUser } from '../domains/auth/service.ts';
 import { SEED_ARTICLES } from './articles.ts';
 import { seedRates } from '../domains/rates/service.ts';
 import { seedCardProducts } from '../domains/cards/catalogue.ts';
+import { postTransaction, systemAccount, userAccount } from '../domains/ledger/posting.ts';
 import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
 import { seedWithdrawAutoApproval } from '../domains/payments/withdrawals.ts';
 
@@ -215,11 +216,16 @@ export async function seedDemoBalances(db: Db): Promise<boolean> {
     for (const [currency, amount] of Object.entries(DEMO_BALANCES)) {
       const precision = precisions.get(currency);
       if (precision === undefined) continue;
-      await tx.query(
-        `SELECT ledger_post('adjustment', ARRAY[ledger_user_account($1, $2), ledger_system_account('adjustment', $2)],
-           ARRAY[$3::numeric, -$3::numeric], 'demo balances (development only)', 'seed')`,
-        [user.id, currency, parseAmount(amount, precision).toString()],
-      );
+      const credit = parseAmount(amount, precision);
+      await postTransaction(tx, {
+        kind: 'adjustment',
+        postings: [
+          { account: userAccount(user.id, currency), amount: credit },
+          { account: systemAccount('adjustment', currency), amount: -credit },
+        ],
+        memo: 'demo balances (development only)',
+        actor: 'seed',
+      });
     }
     return true;
   });

@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../../db/index.ts';
 import { withRetry } from '../../money-errors.ts';
+import { accountById, houseAccount, lockAccounts, postTransaction, resolveAccounts, userAccount } from '../ledger/posting.ts';
 import { addActivity } from './store.ts';
 
 /*
@@ -25,25 +26,27 @@ type TFeeCard = { id: string; public_id: string; user_id: string; fee_currency: 
 
 /** Takes the fee if the wallet has it (under the lock of both accounts). Returns the ledger transaction or null. */
 async function takeFee(tx: Queryable, card: TFeeCard, period: string): Promise<string | null> {
-  const [accounts] = await tx.query<{ wallet: string; fees: string }>(
-    `SELECT ledger_user_account($1, $2)::text AS wallet, ledger_house_account('card_fees', $2, $1)::text AS fees`,
-    [card.user_id, card.fee_currency],
-  );
-  // With the referral accrual's accounts (the fee earns the card owner's referrer their share).
-  await tx.query('SELECT ledger_lock(ARRAY[$1::bigint, $2::bigint] || referral_accounts($3, $4))', [
-    accounts!.wallet,
-    accounts!.fees,
-    card.user_id,
-    card.fee_currency,
+  const [walletId, feesId] = await resolveAccounts(tx, [
+    userAccount(card.user_id, card.fee_currency),
+    houseAccount('card_fees', card.fee_currency, card.user_id),
   ]);
-  const [wallet] = await tx.query<{ balance: string }>('SELECT balance::text AS balance FROM ledger_accounts WHERE id = $1', [accounts!.wallet]);
-  if (BigInt(wallet!.balance) < BigInt(card.monthly_fee)) return null;
-  const [posted] = await tx.query<{ tx: string }>(
-    `SELECT ledger_post('card', ARRAY[$1::bigint, $2::bigint], ARRAY[-$3::numeric, $3::numeric], $4, 'system')::text AS tx`,
-    [accounts!.wallet, accounts!.fees, card.monthly_fee, `card monthly fee ${period} ${card.public_id}`],
-  );
-  await tx.query(`SELECT referral_accrue($1, $2, $3, $4, 'card', $5)`, [card.user_id, card.fee_currency, card.monthly_fee, accounts!.fees, posted!.tx]);
-  return posted!.tx;
+  const [wallet, fees] = [accountById(walletId!), accountById(feesId!)];
+  // With the referral accrual's accounts (the fee earns the card owner's referrer their share).
+  await lockAccounts(tx, [wallet, fees], (param) => `referral_accounts(${param(card.user_id)}, ${param(card.fee_currency)})`);
+  const [balance] = await tx.query<{ balance: string }>('SELECT balance::text AS balance FROM ledger_accounts WHERE id = $1', [walletId]);
+  const fee = BigInt(card.monthly_fee);
+  if (BigInt(balance!.balance) < fee) return null;
+  const posted = await postTransaction(tx, {
+    kind: 'card',
+    postings: [
+      { account: wallet, amount: -fee },
+      { account: fees, amount: fee },
+    ],
+    memo: `card monthly fee ${period} ${card.public_id}`,
+    actor: 'system',
+  });
+  await tx.query(`SELECT referral_accrue($1, $2, $3, $4, 'card', $5)`, [card.user_id, card.fee_currency, card.monthly_fee, feesId, posted]);
+  return posted;
 }
 
 const FEE_CARD_COLUMNS = `c.id::text AS id, c.public_id::text AS public_id, c.user_id::text AS user_id, c.fee_currency, c.monthly_fee::text AS monthly_fee`;

@@ -4,9 +4,10 @@ import { AppError } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { verifyPassword } from '../auth/passwords.ts';
 import { verifySecondFactor } from '../security/second-factor.ts';
-import { currencies } from '../currencies/service.ts';
+import { currencies, parseUserAmount } from '../currencies/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
-import { ledgerCall, parseUserAmount, userBalance } from '../ledger/service.ts';
+import { accountById, postTransaction, userAccount } from '../ledger/posting.ts';
+import { ledgerCall, userBalance } from '../ledger/service.ts';
 import type { TCardContext } from './orders.ts';
 import { CARD_SELECT, addActivity, cardActivity, isIssued, ownCard, toCard, type TCardRow } from './store.ts';
 
@@ -145,12 +146,16 @@ export function unfreezeCard(ctx: TCardContext, userId: string, key: string, car
 
 /** Moves `amount` between the card and the wallet of its currency (to the card when > 0). */
 async function moveMoney(tx: Queryable, userId: string, row: TCardRow, amount: bigint, memo: string): Promise<string> {
-  // ledger_post refuses an overdraft of either side (wallet or card) with insufficient_funds.
-  const [posted] = await tx.query<{ tx: string }>(
-    `SELECT ledger_post('card', ARRAY[ledger_user_account($1, $2), $3::bigint], ARRAY[-$4::numeric, $4::numeric], $5, $6)::text AS tx`,
-    [userId, row.currency, row.account_id, amount.toString(), memo, `user:${userId}`],
-  );
-  return posted!.tx;
+  // The ledger refuses an overdraft of either side (wallet or card) with insufficient_funds.
+  return postTransaction(tx, {
+    kind: 'card',
+    postings: [
+      { account: userAccount(userId, row.currency), amount: -amount },
+      { account: accountById(row.account_id!), amount },
+    ],
+    memo,
+    actor: `user:${userId}`,
+  });
 }
 
 export async function closeCard(ctx: TCardContext, userId: string, key: string, card: string) {

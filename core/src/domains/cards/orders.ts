@@ -3,6 +3,8 @@ import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { currencies } from '../currencies/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
+import { captureHold, placeHold, releaseHold } from '../ledger/holds.ts';
+import { accountSql, accountsSql, holdAccount, houseAccount, lockAccounts, postTransaction, sqlParams, systemAccount, userAccount } from '../ledger/posting.ts';
 import { ledgerCall } from '../ledger/service.ts';
 import { findProduct } from './catalogue.ts';
 import type { TIssuers } from './issuer.ts';
@@ -89,15 +91,16 @@ export async function placeOrder(ctx: TCardContext, userId: string, key: string,
       );
       let holdTx: string | null = null;
       if (BigInt(product.issue_fee) > 0n) {
-        const [hold] = await tx.query<{ hold: string }>(`SELECT ledger_hold_place($1, $2, $3, $4, $5)::text AS hold`, [
+        const hold = await placeHold(tx, {
           userId,
-          product.fee_currency,
-          product.issue_fee,
-          `card_order:${card!.public_id}`,
-          `user:${userId}`,
-        ]);
-        await tx.query('UPDATE cards SET hold_id = $2 WHERE id = $1', [card!.id, hold!.hold]);
-        holdTx = (await tx.query<{ tx: string }>('SELECT place_transaction_id::text AS tx FROM holds WHERE id = $1', [hold!.hold]))[0]!.tx;
+          currency: product.fee_currency,
+          amount: BigInt(product.issue_fee),
+          purpose: `card_order:${card!.public_id}`,
+          actor: `user:${userId}`,
+          currencies: byCode,
+        });
+        await tx.query('UPDATE cards SET hold_id = $2 WHERE id = $1', [card!.id, hold.id]);
+        holdTx = hold.place_transaction_id;
       }
       const row = await ownCard(tx, userId, card!.public_id);
       await addActivity(tx, row, 'placed', `user:${userId}`, now, { amount: product.issue_fee, currency: product.fee_currency, transactionId: holdTx });
@@ -126,21 +129,20 @@ export async function confirmOrder(ctx: TCardContext, userId: string, key: strin
       if (row.hold_id) {
         // The referee's fee earns their referrer's share here (referral_accrue): its accounts are
         // locked with the capture's first, in one order.
-        await tx.query(`SELECT ledger_lock(ARRAY[ledger_hold_account($1, $2), ledger_house_account('card_fees', $2, $1)] || referral_accounts($1, $2))`, [
-          userId,
-          row.fee_currency,
-        ]);
-        const [captured] = await tx.query<{ tx: string }>(
-          `SELECT ledger_hold_capture($1, ARRAY[ledger_house_account('card_fees', $2, $3)], ARRAY[$4::numeric], 'card', $5, $6)::text AS tx`,
-          [row.hold_id, row.fee_currency, userId, row.issue_fee, `card issue fee ${row.id}`, `user:${userId}`],
+        const fees = houseAccount('card_fees', row.fee_currency, userId);
+        await lockAccounts(tx, [holdAccount(userId, row.fee_currency), fees], (param) => `referral_accounts(${param(userId)}, ${param(row.fee_currency)})`);
+        feeTx = await captureHold(tx, row.hold_id, {
+          kind: 'card',
+          destinations: [{ account: fees, amount: BigInt(row.issue_fee) }],
+          memo: `card issue fee ${row.id}`,
+          actor: `user:${userId}`,
+          currencies: byCode,
+        });
+        const { values, param } = sqlParams();
+        await tx.query(
+          `SELECT referral_accrue(${param(userId)}, ${param(row.fee_currency)}, ${param(row.issue_fee)}, ${accountSql(fees, param)}, 'card', ${param(feeTx)})`,
+          values,
         );
-        feeTx = captured!.tx;
-        await tx.query(`SELECT referral_accrue($1, $2, $3, ledger_house_account('card_fees', $2, $1), 'card', $4)`, [
-          userId,
-          row.fee_currency,
-          row.issue_fee,
-          feeTx,
-        ]);
       }
       await tx.query(`UPDATE cards SET status = 'confirmed', fee_transaction_id = $2, confirmed_at = $3, updated_at = $3 WHERE id = $1`, [
         row.row_id,
@@ -167,12 +169,7 @@ export async function cancelOrder(ctx: TCardContext, userId: string, key: string
       if (row.status !== 'placed') throw conflict('cards.cancel_too_late');
       let releaseTx: string | null = null;
       if (row.hold_id) {
-        const [released] = await tx.query<{ tx: string }>('SELECT ledger_hold_release($1, $2, $3)::text AS tx', [
-          row.hold_id,
-          `card order cancelled ${row.id}`,
-          `user:${userId}`,
-        ]);
-        releaseTx = released!.tx;
+        releaseTx = await releaseHold(tx, row.hold_id, { memo: `card order cancelled ${row.id}`, actor: `user:${userId}`, currencies: byCode });
       }
       await tx.query(`UPDATE cards SET status = 'cancelled', updated_at = $2 WHERE id = $1`, [row.row_id, now]);
       await addActivity(tx, row, 'cancelled', `user:${userId}`, now, { amount: row.issue_fee, currency: row.fee_currency, transactionId: releaseTx });
@@ -216,18 +213,19 @@ export async function applyIssuerEvent(
     let refundTx: string | null = null;
     if (row.fee_transaction_id && BigInt(row.issue_fee) > 0n) {
       // The fee's referral accrual goes back with it (referral_reverse, which locks the refund's accounts too).
-      await tx.query(`SELECT referral_reverse('card', $3, ARRAY[ledger_house_account('card_fees', $1, $2), ledger_user_account($2, $1)], $4)`, [
-        row.fee_currency,
-        row.user_id,
-        row.fee_transaction_id,
+      const [fees, wallet] = [houseAccount('card_fees', row.fee_currency, row.user_id), userAccount(row.user_id, row.fee_currency)];
+      const { values, param } = sqlParams();
+      await tx.query(`SELECT referral_reverse('card', ${param(row.fee_transaction_id)}, ${accountsSql([fees, wallet], param)}, ${param(actor)})`, values);
+      const fee = BigInt(row.issue_fee);
+      refundTx = await postTransaction(tx, {
+        kind: 'card',
+        postings: [
+          { account: fees, amount: -fee },
+          { account: wallet, amount: fee },
+        ],
+        memo: `card issue fee refund ${row.id}`,
         actor,
-      ]);
-      const [refund] = await tx.query<{ tx: string }>(
-        `SELECT ledger_post('card', ARRAY[ledger_house_account('card_fees', $1, $2), ledger_user_account($2, $1)],
-           ARRAY[-$3::numeric, $3::numeric], $4, $5)::text AS tx`,
-        [row.fee_currency, row.user_id, row.issue_fee, `card issue fee refund ${row.id}`, actor],
-      );
-      refundTx = refund!.tx;
+      });
     }
     await tx.query(`UPDATE cards SET status = 'failed', reason = 'cards.failed_by_issuer', refund_transaction_id = $2, updated_at = $3 WHERE id = $1`, [
       row.row_id,
@@ -244,10 +242,14 @@ export async function applyIssuerEvent(
     await tx.query(`UPDATE cards SET status = 'issuing', issuer_ref = $2, updated_at = $3 WHERE id = $1`, [row.row_id, event.reference, now]);
     await addActivity(tx, row, 'issuing', actor, now);
   } else if (event.type === 'card.issued') {
+    // The card's own account: a system account named after the card, in its currency.
+    const { values, param } = sqlParams();
+    const at = param(now);
     await tx.query(
-      `UPDATE cards SET status = 'issued', bin = $2, last4 = $3, expiry_month = $4, expiry_year = $5, issued_at = $6, updated_at = $6,
-         account_id = ledger_system_account('card', currency, 'card:' || public_id::text) WHERE id = $1`,
-      [row.row_id, event.bin, event.last4, event.expiry_month, event.expiry_year, now],
+      `UPDATE cards SET status = 'issued', bin = ${param(event.bin)}, last4 = ${param(event.last4)}, expiry_month = ${param(event.expiry_month)},
+         expiry_year = ${param(event.expiry_year)}, issued_at = ${at}, updated_at = ${at},
+         account_id = ${accountSql(systemAccount('card', row.currency, `card:${row.id}`), param)} WHERE id = ${param(row.row_id)}`,
+      values,
     );
     await addActivity(tx, row, 'issued', actor, now);
   } else {

@@ -64,6 +64,25 @@ export async function operatorCurrency(db: Queryable, code: string): Promise<TCu
   return currency;
 }
 
+/**
+ * An amount typed by a person, in the currency's precision, strictly above zero. A malformed
+ * one is a 400 naming the field; too many decimals says how many are allowed.
+ */
+export function parseUserAmount(text: string, currency: TCurrency, field = 'amount'): bigint {
+  let value: bigint;
+  try {
+    value = parseAmount(text, currency.precision);
+  } catch (err) {
+    if (!(err instanceof MoneyFormatError)) throw err;
+    if (err.key === 'money.amount_too_precise') {
+      throw new AppError('amount_too_precise', { vars: { precision: currency.precision, currency: currency.code }, field });
+    }
+    throw new AppError('validation', { fields: { [field]: err.key } });
+  }
+  if (value <= 0n) throw moneyError('amount_not_positive', { currency: currency.code }, field);
+  return value;
+}
+
 /** An operator's amount option (min=, fee_fixed=…) in major units → minor units as text. */
 export function parseOperatorAmount(name: string, text: string, currency: TCurrency): string {
   try {

@@ -11,6 +11,7 @@ import type { Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { currencies, enabledCurrency, precisionLookup, publicCurrency, type TCurrency } from '../currencies/service.ts';
 import { errorKey, fromDbError, moneyError } from '../../money-errors.ts';
+import { houseAccount, lockAccounts, userAccount } from '../ledger/posting.ts';
 import { userBalances } from '../ledger/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
 import { recordEvent } from '../events/service.ts';
@@ -149,13 +150,12 @@ export async function exchangeAll(
   const payload = { currency: target.code, currencies: only?.length ? [...new Set(only)].sort() : null };
   const { result, replayed } = await runIdempotent(deps.db, { userId, key, scope: 'POST /api/exchange/all', payload }, async (tx) => {
     const srcCodes = sources.map((s) => s.code);
-    await tx.query(
-      `SELECT ledger_lock(ARRAY(
-         SELECT ledger_user_account($1, c) FROM unnest($2::text[]) AS c
-         UNION ALL SELECT ledger_house_account('liquidity', c, $1) FROM unnest($2::text[]) AS c
-         UNION ALL SELECT ledger_house_account('fees', c, $1) FROM unnest($3::text[]) AS c))`,
-      [userId, [...srcCodes, target.code], srcCodes],
-    );
+    const touched = [...srcCodes, target.code];
+    await lockAccounts(tx, [
+      ...touched.map((code) => userAccount(userId, code)),
+      ...touched.map((code) => houseAccount('liquidity', code, userId)),
+      ...srcCodes.map((code) => houseAccount('fees', code, userId)),
+    ]);
     const [batchRow] = await tx.query<{ id: string; created_at: string }>(
       `INSERT INTO exchange_batches (user_id, currency, status, idempotency_key) VALUES ($1, $2, 'empty', $3)
        RETURNING id::text AS id, iso_time(created_at) AS created_at`,

@@ -11,11 +11,11 @@ import {
 } from '@obmen/shared';
 import { statement, type Db, type Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
-import { currencies, enabledCurrency, precisionLookup, publicCurrency, type TCurrency } from '../currencies/service.ts';
+import { currencies, enabledCurrency, parseUserAmount, precisionLookup, publicCurrency, type TCurrency } from '../currencies/service.ts';
 import { fromDbError, moneyError, withRetry } from '../../money-errors.ts';
 import { formatExchange, type TRawExchange } from '../history/service.ts';
 import { offerFeed } from '../events/service.ts';
-import { parseUserAmount, userBalances } from '../ledger/service.ts';
+import { userBalances } from '../ledger/service.ts';
 import { requestHash } from '../idempotency/service.ts';
 import { quoteCost, quoteFromPay, quoteFromReceive, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
 import { publicPair } from '../rates/service.ts';

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { fromDbError, moneyError } from '../../money-errors.ts';
-import { currencies, precisionLookup } from '../currencies/service.ts';
+import { currencies, precisionLookup, type TCurrency } from '../currencies/service.ts';
+import { accountSql, sqlParams, type TAccount } from './posting.ts';
 
 /**
  * Holds: money a user keeps but may not spend while a request waits for it (a withdrawal, a
@@ -14,7 +15,9 @@ import { currencies, precisionLookup } from '../currencies/service.ts';
  * Lock order: the caller's own row (withdrawal, order), then the hold row, then the ledger
  * accounts in ascending id order (ledger_post).
  * Refusals are AppErrors: `insufficient_funds` (with balance and needed), `hold_not_held`
- * (released or captured already), `hold_not_found`.
+ * (released or captured already), `hold_not_found`. Their amounts are formatted with the
+ * currencies read first (a refusal aborts the transaction); a caller that holds them already
+ * passes them as `currencies`, which saves that read.
  */
 
 export type THoldState = 'held' | 'released' | 'captured';
@@ -31,11 +34,18 @@ export type THold = {
   final_transaction_id: string | null;
 };
 
-/** Where a captured hold goes: house accounts only. Fees go to the user's shard of the fee account. */
+/**
+ * Where a captured hold goes: house accounts only, named by kind (in the hold's currency; fees
+ * to the user's shard of the fee account) or as an account of posting.ts.
+ */
 export type THoldDestination =
   | { kind: 'clearing'; name: string; amount: bigint }
   | { kind: 'fees'; amount: bigint }
-  | { kind: 'card_fees'; name?: string; amount: bigint };
+  | { kind: 'card_fees'; name?: string; amount: bigint }
+  | { account: TAccount; amount: bigint };
+
+/** The currencies a caller has read already (saves the read before a refusal can happen). */
+type TKnown = { currencies?: Map<string, TCurrency> };
 
 const HOLD_COLUMNS = `id::text AS id, user_id::text AS user_id, currency, amount::text AS amount, purpose, state,
   place_transaction_id::text AS place_transaction_id, final_transaction_id::text AS final_transaction_id`;
@@ -46,7 +56,7 @@ const HOLD_COLUMNS = `id::text AS id, user_id::text AS user_id, currency, amount
  */
 export async function placeHold(
   tx: Queryable,
-  input: { userId: string; currency: string; amount: bigint; purpose: string; actor?: string },
+  input: { userId: string; currency: string; amount: bigint; purpose: string; actor?: string } & TKnown,
   field = 'amount',
 ): Promise<THold> {
   return inTransaction(
@@ -61,16 +71,21 @@ export async function placeHold(
       ]);
       return (await getHold(tx, placed!.id))!;
     },
+    input,
     field,
   );
 }
 
 /** Held → available, the whole hold, once. Returns the ledger transaction id. */
-export async function releaseHold(tx: Queryable, holdId: string, input: { memo?: string; actor?: string } = {}): Promise<string> {
-  return inTransaction(tx, async () => {
-    const [row] = await tx.query<{ tx: string }>('SELECT ledger_hold_release($1, $2, $3)::text AS tx', [holdId, input.memo ?? null, input.actor ?? null]);
-    return row!.tx;
-  });
+export async function releaseHold(tx: Queryable, holdId: string, input: { memo?: string; actor?: string } & TKnown = {}): Promise<string> {
+  return inTransaction(
+    tx,
+    async () => {
+      const [row] = await tx.query<{ tx: string }>('SELECT ledger_hold_release($1, $2, $3)::text AS tx', [holdId, input.memo ?? null, input.actor ?? null]);
+      return row!.tx;
+    },
+    input,
+  );
 }
 
 /**
@@ -81,29 +96,30 @@ export async function releaseHold(tx: Queryable, holdId: string, input: { memo?:
 export async function captureHold(
   tx: Queryable,
   holdId: string,
-  input: { kind: 'withdrawal' | 'card'; destinations: THoldDestination[]; memo?: string; actor?: string },
+  input: { kind: 'withdrawal' | 'card'; destinations: THoldDestination[]; memo?: string; actor?: string } & TKnown,
 ): Promise<string> {
-  const [hold] = await tx.query<{ user_id: string; currency: string }>('SELECT user_id::text AS user_id, currency FROM holds WHERE id = $1', [holdId]);
-  if (!hold) throw moneyError('hold_not_found', { hold: holdId });
-  const accounts: string[] = [];
-  for (const destination of input.destinations) {
-    const [account] =
-      destination.kind === 'fees'
-        ? await tx.query<{ id: string }>(`SELECT ledger_house_account('fees', $1, $2)::text AS id`, [hold.currency, hold.user_id])
-        : await tx.query<{ id: string }>('SELECT ledger_system_account($1, $2, $3)::text AS id', [destination.kind, hold.currency, destination.name ?? '']);
-    accounts.push(account!.id);
-  }
-  return inTransaction(tx, async () => {
-    const [row] = await tx.query<{ tx: string }>('SELECT ledger_hold_capture($1, $2::bigint[], $3::numeric[], $4, $5, $6)::text AS tx', [
-      holdId,
-      accounts,
-      input.destinations.map((destination) => destination.amount.toString()),
-      input.kind,
-      input.memo ?? null,
-      input.actor ?? null,
-    ]);
-    return row!.tx;
+  const { values, param } = sqlParams();
+  const hold = param(holdId);
+  // Destinations named by kind take the hold's currency and user from its row, in the same statement.
+  const accounts = input.destinations.map((destination) => {
+    if ('account' in destination) return accountSql(destination.account, param);
+    if (destination.kind === 'fees') return `ledger_house_account('fees', h.currency, h.user_id)`;
+    return `ledger_system_account(${param(destination.kind)}, h.currency, ${param(destination.name ?? '')})`;
   });
+  const amounts = param(input.destinations.map((destination) => destination.amount.toString()));
+  const captured = await inTransaction(
+    tx,
+    () =>
+      tx.query<{ tx: string }>(
+        `SELECT ledger_hold_capture(h.id, ARRAY[${accounts.join(', ')}]::bigint[], ${amounts}::numeric[], ${param(input.kind)}, ${param(input.memo ?? null)},
+           ${param(input.actor ?? null)})::text AS tx
+         FROM holds h WHERE h.id = ${hold}`,
+        values,
+      ),
+    input,
+  );
+  if (!captured[0]) throw moneyError('hold_not_found', { hold: holdId });
+  return captured[0].tx;
 }
 
 /**
@@ -111,8 +127,8 @@ export async function captureHold(
  * AppErrors. The currencies (for amounts in messages) are read first: after a refusal the
  * transaction is aborted and can answer nothing more.
  */
-async function inTransaction<T>(tx: Queryable, work: () => Promise<T>, field?: string): Promise<T> {
-  const precisionOf = precisionLookup(await currencies(tx));
+async function inTransaction<T>(tx: Queryable, work: () => Promise<T>, known: TKnown, field?: string): Promise<T> {
+  const precisionOf = precisionLookup(known.currencies ?? (await currencies(tx)));
   try {
     return await work();
   } catch (err) {

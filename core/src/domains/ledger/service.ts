@@ -1,27 +1,9 @@
-import { MoneyFormatError, formatAmount, parseAmount } from '@obmen/shared';
+import { formatAmount } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
-import { currencies, enabledCurrency, precisionLookup, type TCurrency } from '../currencies/service.ts';
+import { currencies, enabledCurrency, parseUserAmount, precisionLookup } from '../currencies/service.ts';
 import { fromDbError, moneyError, withRetry } from '../../money-errors.ts';
-
-/**
- * An amount typed by a person, in the currency's precision, strictly above zero. A malformed
- * one is a 400 naming the field; too many decimals says how many are allowed.
- */
-export function parseUserAmount(text: string, currency: TCurrency, field = 'amount'): bigint {
-  let value: bigint;
-  try {
-    value = parseAmount(text, currency.precision);
-  } catch (err) {
-    if (!(err instanceof MoneyFormatError)) throw err;
-    if (err.key === 'money.amount_too_precise') {
-      throw new AppError('amount_too_precise', { vars: { precision: currency.precision, currency: currency.code }, field });
-    }
-    throw new AppError('validation', { fields: { [field]: err.key } });
-  }
-  if (value <= 0n) throw moneyError('amount_not_positive', { currency: currency.code }, field);
-  return value;
-}
+import { postTransaction, systemAccount, userAccount } from './posting.ts';
 
 /** Runs SQL that may raise ledger refusals, turning them into AppErrors with formatted amounts. */
 export async function ledgerCall<T>(db: Queryable, work: () => Promise<T>, field?: string): Promise<T> {
@@ -58,16 +40,20 @@ export async function adjustBalance(db: Db, input: TAdjustment): Promise<{ trans
       db.transaction(async (tx) => {
         const [user] = await tx.query<{ id: string }>('SELECT id::text AS id FROM users WHERE account_id = $1', [input.accountId]);
         if (!user) throw moneyError('recipient_not_found', { account_id: input.accountId });
-        const [row] = await tx.query<{ tx: string }>(
-          `SELECT ledger_post('adjustment', ARRAY[ledger_user_account($1, $2), ledger_system_account('adjustment', $2)],
-             ARRAY[$3::numeric, -$3::numeric], $4, $5)::text AS tx`,
-          [user.id, currency.code, signed.toString(), reason, input.actor ?? 'operator'],
-        );
+        const transactionId = await postTransaction(tx, {
+          kind: 'adjustment',
+          postings: [
+            { account: userAccount(user.id, currency.code), amount: signed },
+            { account: systemAccount('adjustment', currency.code), amount: -signed },
+          ],
+          memo: reason,
+          actor: input.actor ?? 'operator',
+        });
         const [balance] = await tx.query<{ balance: string }>('SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = $2', [
           user.id,
           currency.code,
         ]);
-        return { transaction_id: row!.tx, currency: currency.code, balance: formatAmount(balance!.balance, currency.precision) };
+        return { transaction_id: transactionId, currency: currency.code, balance: formatAmount(balance!.balance, currency.precision) };
       }),
     ),
   );

@@ -18,8 +18,16 @@ import {
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { moneyError } from '../../money-errors.ts';
-import { currencies, enabledCurrency, operatorCurrency, parseFraction, parseOperatorAmount, publicCurrency, type TCurrency } from '../currencies/service.ts';
-import { parseUserAmount } from '../ledger/service.ts';
+import {
+  currencies,
+  enabledCurrency,
+  operatorCurrency,
+  parseFraction,
+  parseOperatorAmount,
+  parseUserAmount,
+  publicCurrency,
+  type TCurrency,
+} from '../currencies/service.ts';
 
 /*
  * The payment-system catalogue (migration 020): which systems take which currencies in which

@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { moneyError } from '../../money-errors.ts';
 import { currencies, enabledCurrency, type TCurrency } from '../currencies/service.ts';
+import { houseAccount, postTransaction, systemAccount, userAccount } from '../ledger/posting.ts';
 import { quoteFromPay, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
 import type { RateSource } from '../rates/source.ts';
 import { TableRateSource } from '../rates/source.ts';
@@ -189,34 +190,20 @@ export async function settlePurchase(tx: Queryable, payment: TDepositRow, now: D
   const fee = BigInt(payment.fee);
   const memo = `purchase ${payment.public_id}`;
   const actor = `provider:${payment.provider}`;
-  let posted: { tx: string } | undefined;
-  if (quote) {
-    [posted] = await tx.query<{ tx: string }>(
-      `SELECT ledger_post('purchase',
-         ARRAY[ledger_system_account('clearing', $2, $3), ledger_house_account('fees', $2, $1), ledger_house_account('liquidity', $2, $1),
-               ledger_house_account('liquidity', $4, $1), ledger_user_account($1, $4)],
-         ARRAY[-$5::numeric, $6::numeric, $7::numeric, -$8::numeric, $8::numeric], $9, $10)::text AS tx`,
-      [
-        payment.user_id,
-        payment.currency,
-        payment.provider,
-        purchase.buy_currency,
-        payment.amount,
-        (fee + quote.fee + quote.remainder).toString(),
-        quote.spent.toString(),
-        quote.receive.toString(),
-        memo,
-        actor,
-      ],
-    );
-  } else {
-    [posted] = await tx.query<{ tx: string }>(
-      `SELECT ledger_post('purchase',
-         ARRAY[ledger_system_account('clearing', $2, $3), ledger_house_account('fees', $2, $1), ledger_user_account($1, $2)],
-         ARRAY[-$4::numeric, $5::numeric, $6::numeric], $7, $8)::text AS tx`,
-      [payment.user_id, payment.currency, payment.provider, payment.amount, fee.toString(), net.toString(), memo, actor],
-    );
-  }
+  const { user_id: user, currency, provider } = payment;
+  const paid = [
+    { account: systemAccount('clearing', currency, provider), amount: -BigInt(payment.amount) },
+    { account: houseAccount('fees', currency, user), amount: quote ? fee + quote.fee + quote.remainder : fee },
+  ];
+  const postings = quote
+    ? [
+        ...paid,
+        { account: houseAccount('liquidity', currency, user), amount: quote.spent },
+        { account: houseAccount('liquidity', purchase.buy_currency, user), amount: -quote.receive },
+        { account: userAccount(user, purchase.buy_currency), amount: quote.receive },
+      ]
+    : [...paid, { account: userAccount(user, currency), amount: net }];
+  const posted = await postTransaction(tx, { kind: 'purchase', postings, memo, actor });
   await tx.query('UPDATE purchases SET outcome = $2, final_receive = $3, final_rate = $4 WHERE payment_id = $1', [
     payment.id,
     outcome,
@@ -225,7 +212,7 @@ export async function settlePurchase(tx: Queryable, payment: TDepositRow, now: D
   ]);
   await tx.query(
     `UPDATE payments SET state = 'credited', reason = $4, ledger_transaction_id = $2, paid_at = $3, credited_at = $3, updated_at = $3 WHERE id = $1`,
-    [payment.id, posted!.tx, now, outcome === 'exchanged' ? null : `purchase.${outcome}`],
+    [payment.id, posted, now, outcome === 'exchanged' ? null : `purchase.${outcome}`],
   );
 }
 

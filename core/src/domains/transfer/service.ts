@@ -1,8 +1,8 @@
 import { formatAmount, type TTransferBody, type TTransferCheck, type TTransferCurrency, type TTransferRecord } from '@obmen/shared';
 import { statement, type Db, type Queryable } from '../../db/index.ts';
-import { currencies, enabledCurrency, operatorCurrency, parseFraction, parseOperatorAmount } from '../currencies/service.ts';
+import { currencies, enabledCurrency, operatorCurrency, parseFraction, parseOperatorAmount, parseUserAmount } from '../currencies/service.ts';
 import { moneyError, withRetry } from '../../money-errors.ts';
-import { ledgerCall, parseUserAmount } from '../ledger/service.ts';
+import { ledgerCall } from '../ledger/service.ts';
 import { requestHash } from '../idempotency/service.ts';
 import { formatWalletState, type TWalletEnvelope, type TWalletState } from '../wallets/service.ts';
 import { offerFeed } from '../events/service.ts';

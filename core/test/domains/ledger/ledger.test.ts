@@ -105,6 +105,15 @@ describe.each(ENGINES)('ledger on %s', (engine) => {
     expect(await balances()).toEqual(before);
   });
 
+  it('has one body of posting rules: ledger_post is one transaction of ledger_post_many', async () => {
+    const writers = await ctx.db.query<{ name: string }>(
+      `SELECT proname AS name FROM pg_proc WHERE prosrc ILIKE '%INSERT INTO postings%' AND pronamespace = 'public'::regnamespace ORDER BY proname`,
+    );
+    expect(writers.map((row) => row.name)).toEqual(['ledger_post_many']);
+    const [post] = await ctx.db.query<{ body: string }>(`SELECT prosrc AS body FROM pg_proc WHERE proname = 'ledger_post'`);
+    expect(post!.body).toContain('ledger_post_many(');
+  });
+
   it('ledger_post_many posts many transactions at once under the same rules, overdraft checked in their order', async () => {
     // Users of its own: the tests after this one count alice's and bob's balances.
     const [carol, dave] = [await createFixtureUser(ctx.db), await createFixtureUser(ctx.db)];
@@ -167,6 +176,21 @@ describe.each(ENGINES)('ledger on %s', (engine) => {
       [a, b, String(bBalance + 1n)],
     );
     expect(await balancesOf()).toEqual([after[0]! + bBalance - 9n, 9n, after[2]!]);
+    // Postings of interleaved transactions: the overdraft is checked in the transactions' order, not the postings'.
+    expect(await failure(postMany([1, 2, 1, 2], [b, a, a, b], [-10n, -1n, 10n, 1n]))).toBe('OB000');
+    const [first, second] = (await postMany([2, 1, 2, 1], [b, a, a, b], [-10n, -1n, 10n, 1n]))[0]!.ids;
+    expect(await balancesOf()).toEqual([after[0]! + bBalance, 0n, after[2]!]);
+    // The rows keep the caller's order.
+    const interleaved = await ctx.db.query<{ transaction_id: string; account_id: string; amount: string }>(
+      'SELECT transaction_id::text, account_id::text, amount::text FROM postings WHERE transaction_id = ANY ($1::bigint[]) ORDER BY id',
+      [[first, second]],
+    );
+    expect(interleaved).toEqual([
+      { transaction_id: second, account_id: b, amount: '-10' },
+      { transaction_id: first, account_id: a, amount: '-1' },
+      { transaction_id: second, account_id: a, amount: '10' },
+      { transaction_id: first, account_id: b, amount: '1' },
+    ]);
     expect((await checkLedger(ctx.db)).violations).toEqual([]);
   });
 
