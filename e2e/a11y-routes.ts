@@ -16,8 +16,11 @@ export type TA11yState = {
   /** Shown in the report: route plus state. */
   name: string;
   path: string;
-  /** Who sees it: signed-out visitors, signed-in users, or both. */
-  auth: 'out' | 'in' | 'both';
+  /**
+   * Who sees it: signed-out visitors, the signed-in (verified) demo account, both, or a new
+   * account at verification level 0 (locked payment systems and cards, the document forms).
+   */
+  auth: 'out' | 'in' | 'both' | 'new';
   /** Only at these widths (default both): the burger menu exists only on a phone. */
   viewports?: readonly TViewport[];
   /** Brings the page into the state to check, after it has loaded and hydrated. */
@@ -170,16 +173,28 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'change password', path: '/settings/change-password', auth: 'in' },
   { name: 'personal data', path: '/settings/personal', auth: 'in' },
   { name: 'verification', path: '/settings/verification', auth: 'in' },
-  { name: 'passport', path: '/settings/passport', auth: 'in' },
+  { name: 'verification, level 0', path: '/settings/verification', auth: 'new' },
+  { name: 'passport', path: '/settings/passport', auth: 'new' },
   {
     name: 'passport, form errors',
     path: '/settings/passport',
-    auth: 'in',
+    auth: 'new',
     prepare: (page) => submitEmpty(page, '[data-testid="form-verification"]'),
     scope: '[data-testid="form-verification"]',
   },
-  { name: 'id card', path: '/settings/id_card', auth: 'in' },
-  { name: "driver's licence", path: '/settings/drivers_license', auth: 'in' },
+  { name: 'id card', path: '/settings/id_card', auth: 'new' },
+  { name: "driver's licence", path: '/settings/drivers_license', auth: 'new' },
+  { name: 'withdraw, level 0', path: '/withdraw', auth: 'new' },
+  {
+    name: 'withdraw, level 0, locked systems unfolded',
+    path: '/withdraw',
+    auth: 'new',
+    prepare: (page) => page.getByTestId('withdraw-locked').locator('summary').click(),
+    scope: '[data-testid="withdraw-locked"]',
+  },
+  { name: 'cards, level 0', path: '/cards/list', auth: 'new' },
+  { name: 'purchase, level 0', path: '/purchase', auth: 'new' },
+  { name: 'deposit, level 0', path: '/deposit', auth: 'new' },
   { name: 'mail preferences', path: '/settings/mail', auth: 'in' },
   { name: 'security', path: '/settings/security', auth: 'in' },
   {

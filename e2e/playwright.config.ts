@@ -58,6 +58,8 @@ export default defineConfig({
   reporter: 'list',
   use: {
     baseURL,
+    // A click on something that is not there fails in 15 s, not at the end of a long test's budget.
+    actionTimeout: 15_000,
     headless: true,
     locale: 'ru-RU',
     trace: 'off',
