@@ -77,7 +77,11 @@ test('a withdrawal that moves changes on an open status and history page, withou
   const id = ((await placed.json()) as { withdrawal: { id: string } }).withdrawal.id;
 
   const history = await context.newPage();
+  // Both pages' sockets said hello before the cancel: a new tab has no sequence number yet, so
+  // an event between its render and its hello is not replayed to it.
+  const historyHello = helloOf(history);
   await history.goto('/history/withdraw');
+  await historyHello;
   await expect(history.locator(`[data-testid="history-row"][data-id="${id}"]`)).toHaveAttribute('data-status', 'requested');
   const hello = helloOf(page);
   await page.goto('/withdraw');
