@@ -1,0 +1,58 @@
+// @vitest-environment happy-dom
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DICTIONARIES, type TWithdrawal } from '@obmen/shared';
+import WithdrawStatusIsland from '../../src/islands/WithdrawStatus.tsx';
+import { mockApi, ok, refused, unavailable } from './api-mock.ts';
+
+const pending: TWithdrawal = {
+  id: 'w1',
+  ps: 'card',
+  provider: 'sandbox',
+  currency: 'USD',
+  amount: '100.00',
+  fee: '1.00',
+  receive: '99.00',
+  details: '4111 **** 1111',
+  state: 'requested',
+  reason: null,
+  created_at: '2026-01-01T10:00:00Z',
+  expected_at: null,
+  finished_at: null,
+  cancellable: true,
+};
+const cancelled: TWithdrawal = { ...pending, state: 'cancelled', cancellable: false };
+
+const show = () => render(<WithdrawStatusIsland locale="en" messages={DICTIONARIES.en} withdrawal={pending} />);
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe('WithdrawStatus', () => {
+  it('cancels the request and shows its new state', async () => {
+    const calls = mockApi({ '/withdraw/cancel/w1': [ok({ withdrawal: cancelled, message: 'Request cancelled' })] });
+    show();
+    fireEvent.click(screen.getByTestId('withdraw-cancel'));
+    expect(await screen.findByText('Request cancelled')).toBeTruthy();
+    expect(screen.getByTestId('withdraw-status').dataset.state).toBe('cancelled');
+    expect(screen.queryByTestId('withdraw-cancel')).toBeNull();
+    expect(calls[0]).toMatchObject({ method: 'POST', key: expect.any(String) });
+  });
+
+  it('sends a retried cancel with the same key after 503, a new one after a final answer', async () => {
+    const calls = mockApi({
+      '/withdraw/cancel/w1': [unavailable(), refused(409, 'not_cancellable', 'It can no longer be cancelled'), unavailable()],
+    });
+    show();
+    fireEvent.click(screen.getByTestId('withdraw-cancel'));
+    expect((await screen.findByTestId('withdraw-message')).textContent).toBe('Service unavailable, try again');
+    fireEvent.click(screen.getByTestId('withdraw-cancel'));
+    expect(await screen.findByText('It can no longer be cancelled')).toBeTruthy();
+    fireEvent.click(screen.getByTestId('withdraw-cancel'));
+    await screen.findByText('Service unavailable, try again');
+    expect(calls[1]!.key).toBe(calls[0]!.key);
+    expect(calls[2]!.key).not.toBe(calls[0]!.key);
+  });
+});
