@@ -1,29 +1,14 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DICTIONARIES, type TWithdrawal } from '@obmen/shared';
+import { DICTIONARIES } from '@obmen/shared';
 import WithdrawStatusIsland from '../../src/islands/WithdrawStatus.tsx';
+import { requestedWithdrawal } from './fixtures.ts';
 import { mockApi, ok, refused, unavailable } from './api-mock.ts';
 
-const pending: TWithdrawal = {
-  id: 'w1',
-  ps: 'card',
-  provider: 'sandbox',
-  currency: 'USD',
-  amount: '100.00',
-  fee: '1.00',
-  receive: '99.00',
-  details: '4111 **** 1111',
-  state: 'requested',
-  reason: null,
-  created_at: '2026-01-01T10:00:00Z',
-  expected_at: null,
-  finished_at: null,
-  cancellable: true,
-};
-const cancelled: TWithdrawal = { ...pending, state: 'cancelled', cancellable: false };
+const cancelled: TWithdrawal = { ...requestedWithdrawal, state: 'cancelled', cancellable: false };
 
-const show = () => render(<WithdrawStatusIsland locale="en" messages={DICTIONARIES.en} withdrawal={pending} />);
+const show = () => render(<WithdrawStatusIsland locale="en" messages={DICTIONARIES.en} withdrawal={requestedWithdrawal} />);
 
 afterEach(() => {
   cleanup();
