@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DICTIONARIES } from '@obmen/shared';
+import { DICTIONARIES, type TWithdrawal } from '@obmen/shared';
 import WithdrawStatusIsland from '../../src/islands/WithdrawStatus.tsx';
 import { requestedWithdrawal } from './fixtures.ts';
 import { mockApi, ok, refused, unavailable } from './api-mock.ts';
