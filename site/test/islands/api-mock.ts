@@ -1,4 +1,5 @@
 import { vi } from 'vitest';
+import { DICTIONARIES } from '@obmen/shared';
 
 /** One answer of the mocked /api: its HTTP status and JSON body. */
 export type TReply = { status: number; body: unknown };
@@ -9,8 +10,9 @@ export const refused = (status: number, code: string, message: string, fields?: 
   status,
   body: { status: 'error', code, message, ...(fields ? { fields } : {}) },
 });
-/** What the BFF answers when the core did not: the outcome is unknown, the same key must be sent again. */
-export const unavailable = (): TReply => refused(503, 'upstream_unavailable_retry_same_key', 'Service unavailable, try again');
+export const UNAVAILABLE = DICTIONARIES.en['error.upstream_unavailable_retry_same_key']!;
+/** What the BFF answers a keyed call when the core did not: the outcome is unknown, the same key must be sent again. */
+export const unavailable = (): TReply => refused(503, 'upstream_unavailable', UNAVAILABLE);
 
 /**
  * Replaces `fetch` (the browser's boundary, below the island and its hooks): each path answers

@@ -5,7 +5,7 @@ import { DICTIONARIES } from '@obmen/shared';
 import CardOrderConfirm from '../../src/islands/CardOrderConfirm.tsx';
 import CardOrderForm from '../../src/islands/CardOrderForm.tsx';
 import { placedOrder, virtualCard } from './fixtures.ts';
-import { mockApi, ok, refused, unavailable } from './api-mock.ts';
+import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 const assign = vi.fn();
@@ -49,7 +49,7 @@ describe('CardOrderForm', () => {
     const calls = mockApi({ '/card/order': [unavailable(), refused(409, 'insufficient_funds', 'Not enough money'), ok({ order: placedOrder })] });
     fill();
     send();
-    expect((await screen.findByTestId('form-error')).textContent).toBe('Service unavailable, try again');
+    expect((await screen.findByTestId('form-error')).textContent).toBe(UNAVAILABLE);
     send();
     expect(await screen.findByText('Not enough money')).toBeTruthy();
     send();

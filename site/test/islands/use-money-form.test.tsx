@@ -6,7 +6,7 @@ import { DICTIONARIES } from '@obmen/shared';
 import { api } from '../../src/lib/api.ts';
 import { useMoneyForm } from '../../src/lib/use-money-form.ts';
 import { IslandRoot } from '../../src/islands/IslandRoot.tsx';
-import { mockApi, ok, refused, unavailable } from './api-mock.ts';
+import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
 
 const wrapper = ({ children }: { children: ReactNode }) => (
   <IslandRoot locale="en" messages={DICTIONARIES.en}>
@@ -27,7 +27,7 @@ describe('useMoneyForm', () => {
     const calls = mockApi({ '/pay': [unavailable(), ok({ message: 'done' }), ok({ message: 'again' })] });
     const { result } = setup();
     await act(() => result.current.submit(send));
-    expect(result.current.formError).toBe('Service unavailable, try again');
+    expect(result.current.formError).toBe(UNAVAILABLE);
     const answer = await act(() => result.current.submit(send));
     expect(answer).toMatchObject({ message: 'done' });
     await act(() => result.current.submit(send));

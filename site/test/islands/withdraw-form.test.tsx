@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import WithdrawForm from '../../src/islands/WithdrawForm.tsx';
 import { requestedWithdrawal } from './fixtures.ts';
-import { mockApi, ok, refused, unavailable } from './api-mock.ts';
+import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 
@@ -44,7 +44,7 @@ describe('WithdrawForm', () => {
     });
     fill();
     send();
-    expect((await screen.findByTestId('form-error')).textContent).toBe('Service unavailable, try again');
+    expect((await screen.findByTestId('form-error')).textContent).toBe(UNAVAILABLE);
     send();
     expect(await screen.findByText('Not enough money')).toBeTruthy();
     send();

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES, type TWithdrawal } from '@obmen/shared';
 import WithdrawStatusIsland from '../../src/islands/WithdrawStatus.tsx';
 import { requestedWithdrawal } from './fixtures.ts';
-import { mockApi, ok, refused, unavailable } from './api-mock.ts';
+import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
 
 const cancelled: TWithdrawal = { ...requestedWithdrawal, state: 'cancelled', cancellable: false };
 
@@ -32,11 +32,11 @@ describe('WithdrawStatus', () => {
     });
     show();
     fireEvent.click(screen.getByTestId('withdraw-cancel'));
-    expect((await screen.findByTestId('withdraw-message')).textContent).toBe('Service unavailable, try again');
+    expect((await screen.findByTestId('withdraw-message')).textContent).toBe(UNAVAILABLE);
     fireEvent.click(screen.getByTestId('withdraw-cancel'));
     expect(await screen.findByText('It can no longer be cancelled')).toBeTruthy();
     fireEvent.click(screen.getByTestId('withdraw-cancel'));
-    await screen.findByText('Service unavailable, try again');
+    await screen.findByText(UNAVAILABLE);
     expect(calls[1]!.key).toBe(calls[0]!.key);
     expect(calls[2]!.key).not.toBe(calls[0]!.key);
   });
