@@ -1,4 +1,5 @@
-import { vi } from 'vitest';
+import { cleanup } from '@testing-library/react';
+import { afterEach, beforeEach, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 
 /** One answer of the mocked /api: its HTTP status and JSON body. */
@@ -33,4 +34,23 @@ export function mockApi(routes: Record<string, TReply[]>): TCall[] {
     }),
   );
   return calls;
+}
+
+/** Each test of the file starts on a clean page with the real `fetch` and `location` back. */
+export function resetAfterEach(): void {
+  afterEach(() => {
+    cleanup();
+    vi.restoreAllMocks();
+    vi.unstubAllGlobals();
+  });
+}
+
+/** `location.assign`, recorded instead of leaving the test page (the forms that end on another page). */
+export function stubNavigation() {
+  const assign = vi.fn();
+  beforeEach(() => {
+    assign.mockReset();
+    vi.spyOn(window.location, 'assign').mockImplementation(assign);
+  });
+  return assign;
 }

@@ -1,14 +1,14 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import CardOrderConfirm from '../../src/islands/CardOrderConfirm.tsx';
 import CardOrderForm from '../../src/islands/CardOrderForm.tsx';
 import { placedOrder, virtualCard } from './fixtures.ts';
-import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
+import { mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach, stubNavigation } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
-const assign = vi.fn();
+const assign = stubNavigation();
 
 function fill() {
   render(<CardOrderForm locale="en" messages={en} products={[virtualCard]} />);
@@ -16,15 +16,7 @@ function fill() {
 }
 const send = () => fireEvent.click(screen.getByTestId('card-order-submit'));
 
-beforeEach(() => {
-  assign.mockReset();
-  vi.spyOn(window.location, 'assign').mockImplementation(assign);
-});
-afterEach(() => {
-  cleanup();
-  vi.restoreAllMocks();
-  vi.unstubAllGlobals();
-});
+resetAfterEach();
 
 describe('CardOrderForm', () => {
   it('places the order and goes to its confirmation', async () => {

@@ -1,10 +1,10 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import type { TPaymentSystem } from '@obmen/shared/payments';
 import DepositForm from '../../src/islands/DepositForm.tsx';
-import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
+import { mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach, stubNavigation } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 const system: TPaymentSystem = {
@@ -24,7 +24,7 @@ const system: TPaymentSystem = {
   confirmations: 0,
 };
 const opened = { payment: { pay_url: '/sandbox/card/p1', url: '/deposit/p1' } };
-const assign = vi.fn();
+const assign = stubNavigation();
 
 function fill(amount = '100') {
   render(<DepositForm locale="en" messages={en} system={system} />);
@@ -32,15 +32,7 @@ function fill(amount = '100') {
 }
 const send = () => fireEvent.click(screen.getByTestId('deposit-submit'));
 
-beforeEach(() => {
-  assign.mockReset();
-  vi.spyOn(window.location, 'assign').mockImplementation(assign);
-});
-afterEach(() => {
-  cleanup();
-  vi.restoreAllMocks();
-  vi.unstubAllGlobals();
-});
+resetAfterEach();
 
 describe('DepositForm', () => {
   it('shows the fee as typed, opens the deposit and goes to its payment page', async () => {

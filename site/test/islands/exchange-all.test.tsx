@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES, type TExchangeAllLeg, type TExchangeBatch } from '@obmen/shared';
 import ExchangeAll from '../../src/islands/ExchangeAll.tsx';
-import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
+import { mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 const leg = (src: string, status: TExchangeAllLeg['status'] = 'planned'): TExchangeAllLeg => ({
@@ -31,10 +31,7 @@ const done = ok({ message: 'All exchanged', batch: batch('completed', [leg('EUR'
 const show = () => render(<ExchangeAll locale="en" messages={en} currency="USD" currencies={[]} preview={preview} />);
 const confirm = () => fireEvent.click(screen.getByTestId('exchange-all-confirm'));
 
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
+resetAfterEach();
 
 describe('ExchangeAll', () => {
   it('exchanges the chosen wallets and reports each leg', async () => {

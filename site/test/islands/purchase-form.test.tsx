@@ -1,14 +1,20 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import PurchaseForm from '../../src/islands/PurchaseForm.tsx';
-import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
+import { mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach, stubNavigation } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 const opened = { payment: { pay_url: '/sandbox/card/p2', url: '/purchase/p2' } };
-const quoted = ok({ ok: true, fee: '1.00', receive: '99.00', fields: {}, quote: { buy: 'BTC', receive: '0.001', rate: '99000', rate_inverse: '0.0000101', fee: '0' } });
-const assign = vi.fn();
+const quoted = ok({
+  ok: true,
+  fee: '1.00',
+  receive: '99.00',
+  fields: {},
+  quote: { buy: 'BTC', receive: '0.001', rate: '99000', rate_inverse: '0.0000101', fee: '0' },
+});
+const assign = stubNavigation();
 
 function fill() {
   render(<PurchaseForm locale="en" messages={en} ps="card-usd" buy="BTC" options={[{ currency: 'USD', min: '10', max: '1000' }]} initialCurrency="USD" />);
@@ -18,15 +24,7 @@ const send = () => fireEvent.click(screen.getByTestId('purchase-submit'));
 /** The quote asked as typed may come at any time in a test: it always answers. */
 const routes = (replies: ReturnType<typeof ok>[]) => ({ '/purchase/integration_json': replies, '/purchase/check': [quoted, quoted, quoted] });
 
-beforeEach(() => {
-  assign.mockReset();
-  vi.spyOn(window.location, 'assign').mockImplementation(assign);
-});
-afterEach(() => {
-  cleanup();
-  vi.restoreAllMocks();
-  vi.unstubAllGlobals();
-});
+resetAfterEach();
 
 describe('PurchaseForm', () => {
   it('shows the quote as typed, opens the purchase and goes to the card page', async () => {

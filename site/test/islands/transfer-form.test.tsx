@@ -1,16 +1,34 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
 import { DICTIONARIES, type TTransferCurrency } from '@obmen/shared';
 import TransferForm from '../../src/islands/TransferForm.tsx';
-import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
+import { mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 const usd: TTransferCurrency = { code: 'USD', logo: '', precision: 2, min: '1.00', max: null, fee_percent: '1', fee_fixed: '0', balance: '500.00' };
-const checked = ok({ recipient: { account_id: 12345678, name: 'I*** P***' }, currency: 'USD', amount: '100.00', fee: '1.00', total: '101.00', balance: '500.00' });
+const checked = ok({
+  recipient: { account_id: 12345678, name: 'I*** P***' },
+  currency: 'USD',
+  amount: '100.00',
+  fee: '1.00',
+  total: '101.00',
+  balance: '500.00',
+});
 const sent = ok({
   message: 'Transfer sent',
-  transfer: { id: 't1', direction: 'out', account_id: 12345678, name: 'I*** P***', currency: 'USD', amount: '100.00', fee: '1.00', comment: null, status: 'completed', created_at: '2026-01-01T10:00:00Z' },
+  transfer: {
+    id: 't1',
+    direction: 'out',
+    account_id: 12345678,
+    name: 'I*** P***',
+    currency: 'USD',
+    amount: '100.00',
+    fee: '1.00',
+    comment: null,
+    status: 'completed',
+    created_at: '2026-01-01T10:00:00Z',
+  },
 });
 
 function fill() {
@@ -24,10 +42,7 @@ const checkForm = async () => {
 };
 const send = () => fireEvent.click(screen.getByTestId('transfer-send'));
 
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
+resetAfterEach();
 
 describe('TransferForm', () => {
   it('checks the form, shows the total, sends it once and shows the result', async () => {
@@ -37,7 +52,11 @@ describe('TransferForm', () => {
     expect(screen.getByTestId('transfer-total').textContent).toContain('101.00');
     send();
     expect((await screen.findByTestId('transfer-result-message')).textContent).toBe('Transfer sent');
-    expect(calls[1]).toMatchObject({ path: '/transfer', form: { account_id: '12345678', currency: 'USD', amount: '100', comment: '' }, key: expect.any(String) });
+    expect(calls[1]).toMatchObject({
+      path: '/transfer',
+      form: { account_id: '12345678', currency: 'USD', amount: '100', comment: '' },
+      key: expect.any(String),
+    });
   });
 
   it('shows a refusal of the check on its field', async () => {

@@ -1,10 +1,10 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import WithdrawForm from '../../src/islands/WithdrawForm.tsx';
 import { requestedWithdrawal } from './fixtures.ts';
-import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
+import { mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 
@@ -15,10 +15,7 @@ function fill() {
 }
 const send = () => fireEvent.click(screen.getByTestId('withdraw-submit'));
 
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
+resetAfterEach();
 
 describe('WithdrawForm', () => {
   it('places the request and shows its status', async () => {

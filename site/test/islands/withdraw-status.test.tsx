@@ -1,19 +1,16 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
 import { DICTIONARIES, type TWithdrawal } from '@obmen/shared';
 import WithdrawStatusIsland from '../../src/islands/WithdrawStatus.tsx';
 import { requestedWithdrawal } from './fixtures.ts';
-import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
+import { mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach } from './api-mock.ts';
 
 const cancelled: TWithdrawal = { ...requestedWithdrawal, state: 'cancelled', cancellable: false };
 
 const show = () => render(<WithdrawStatusIsland locale="en" messages={DICTIONARIES.en} withdrawal={requestedWithdrawal} />);
 
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
+resetAfterEach();
 
 describe('WithdrawStatus', () => {
   it('cancels the request and shows its new state', async () => {
