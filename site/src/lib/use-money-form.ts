@@ -1,4 +1,4 @@
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError, isOutcomeUnknown } from './api.ts';
 import { fieldErrors } from './field-errors.ts';
@@ -12,6 +12,8 @@ export type TSubmitOptions = {
   scope?: string;
   /** The answer sends the browser to another page: the form stays disabled meanwhile. */
   leaving?: boolean;
+  /** false: a refusal is shown above the form only (a confirm of what was already checked field by field). */
+  onFields?: boolean;
 };
 
 /**
@@ -50,9 +52,13 @@ export function useMoneyForm(fields: readonly string[] = []) {
   }, []);
 
   const showFailure = useCallback(
-    (err: unknown) => {
+    (err: unknown, onFields: boolean) => {
       if (!(err instanceof ApiError)) {
         setFormError(t('error.generic'));
+        return;
+      }
+      if (!onFields) {
+        setFormError(err.message);
         return;
       }
       const found = fieldErrors(err);
@@ -83,7 +89,7 @@ export function useMoneyForm(fields: readonly string[] = []) {
       return answer;
     } catch (err) {
       if (!isOutcomeUnknown(err)) keys.current.delete(scope);
-      showFailure(err);
+      showFailure(err, options.onFields !== false);
       return undefined;
     } finally {
       sending.current = false;
@@ -91,5 +97,23 @@ export function useMoneyForm(fields: readonly string[] = []) {
     }
   }
 
-  return { errors, formError, busy, formRef, submit, edit, renewKey, showErrors, setFormError };
+  return { errors, formError, busy, formRef, submit, edit, renewKey, showErrors, setErrors, setFormError };
+}
+
+/**
+ * Seconds a quote is still valid: its `expires_in` counted from when this quote arrived (a new
+ * quote object starts it again), ticking each second while there is one.
+ */
+export function useQuoteCountdown(quote: { expires_in: number } | null, now: () => number = Date.now): number {
+  const [clock, setClock] = useState(() => ({ quote, since: now(), at: now() }));
+  if (clock.quote !== quote) {
+    const at = now();
+    setClock({ quote, since: at, at });
+  }
+  useEffect(() => {
+    if (!quote) return;
+    const timer = setInterval(() => setClock((current) => ({ ...current, at: now() })), 1000);
+    return () => clearInterval(timer);
+  }, [quote, now]);
+  return quote ? Math.max(0, quote.expires_in - Math.floor((clock.at - clock.since) / 1000)) : 0;
 }

@@ -4,7 +4,7 @@ import { act, renderHook } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import { api } from '../../src/lib/api.ts';
-import { useMoneyForm } from '../../src/lib/use-money-form.ts';
+import { useMoneyForm, useQuoteCountdown } from '../../src/lib/use-money-form.ts';
 import { IslandRoot } from '../../src/islands/IslandRoot.tsx';
 import { mockApi, ok, refused, UNAVAILABLE, unavailable } from './api-mock.ts';
 
@@ -97,5 +97,28 @@ describe('useMoneyForm', () => {
     const { result } = setup();
     await act(() => result.current.submit(() => Promise.reject(new TypeError('boom'))));
     expect(result.current.formError).toBe(DICTIONARIES.en['error.generic']);
+  });
+});
+
+describe('useQuoteCountdown', () => {
+  it('counts a quote down each second, starts again for a new quote, and is 0 without one', () => {
+    vi.useFakeTimers();
+    try {
+      let quote: { expires_in: number } | null = { expires_in: 30 };
+      const { result, rerender } = renderHook(() => useQuoteCountdown(quote));
+      expect(result.current).toBe(30);
+      act(() => vi.advanceTimersByTime(10_000));
+      expect(result.current).toBe(20);
+      act(() => vi.advanceTimersByTime(25_000));
+      expect(result.current).toBe(0);
+      quote = { expires_in: 30 };
+      rerender();
+      expect(result.current).toBe(30);
+      quote = null;
+      rerender();
+      expect(result.current).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
