@@ -25,10 +25,11 @@ const batch = (status: TExchangeBatch['status'], legs: TExchangeAllLeg[]): TExch
   legs,
   created_at: '2026-01-01T10:00:00Z',
 });
+const currencies = ['EUR', 'BTC'].map((code) => ({ code, kind: 'fiat' as const, precision: 2, name: code, logo: `/image/${code}.svg` }));
 const preview = batch('empty', [leg('EUR'), leg('BTC')]);
 const done = ok({ message: 'All exchanged', batch: batch('completed', [leg('EUR', 'completed'), leg('BTC', 'completed')]) });
 
-const show = () => render(<ExchangeAll locale="en" messages={en} currency="USD" currencies={[]} preview={preview} />);
+const show = () => render(<ExchangeAll locale="en" messages={en} currency="USD" currencies={currencies} preview={preview} />);
 const confirm = () => fireEvent.click(screen.getByTestId('exchange-all-confirm'));
 
 resetAfterEach();

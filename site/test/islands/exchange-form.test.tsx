@@ -6,8 +6,8 @@ import ExchangeForm from '../../src/islands/ExchangeForm.tsx';
 import { mockApi, ok, refused, resetAfterEach, UNAVAILABLE, unavailable } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
-const usd: TCurrencyInfo = { code: 'USD', kind: 'fiat', precision: 2, name: 'US dollar', logo: '' };
-const eur: TCurrencyInfo = { code: 'EUR', kind: 'fiat', precision: 2, name: 'Euro', logo: '' };
+const usd: TCurrencyInfo = { code: 'USD', kind: 'fiat', precision: 2, name: 'US dollar', logo: '/image/usd.svg' };
+const eur: TCurrencyInfo = { code: 'EUR', kind: 'fiat', precision: 2, name: 'Euro', logo: '/image/eur.svg' };
 const pair: TExchangePair = {
   src: 'USD',
   dst: 'EUR',
