@@ -1,5 +1,5 @@
 import { cleanup } from '@testing-library/react';
-import { afterEach, beforeEach, vi } from 'vitest';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 
 /** One answer of the mocked /api: its HTTP status and JSON body. */
@@ -53,4 +53,15 @@ export function stubNavigation() {
     vi.spyOn(window.location, 'assign').mockImplementation(assign);
   });
   return assign;
+}
+
+/**
+ * The key's life in a money island: the send after an unknown outcome carries the first key
+ * again; the send after a final answer carries a new one.
+ */
+export function expectRetriedThenRenewed([first, retry, afterFinal]: (string | null)[]): void {
+  expect(first).toEqual(expect.any(String));
+  expect(retry).toBe(first);
+  expect(afterFinal).toEqual(expect.any(String));
+  expect(afterFinal).not.toBe(first);
 }
