@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TCardOrder } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
-import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
+import { api } from '../lib/api.ts';
+import { useMoneyForm } from '../lib/use-money-form.ts';
 import { focusWhenShown } from '../lib/focus.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
@@ -13,30 +14,19 @@ function CardOrderConfirmBody({ order: initial, locale }: Omit<TProps, 'messages
   const { t } = useTranslation();
   const [order, setOrder] = useState(initial);
   const [message, setMessage] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const keys = useRef<Record<string, string>>({});
+  // Confirm and cancel are two operations: each keeps its own key until it has a final answer.
+  const { formError: error, busy, submit } = useMoneyForm();
   const resultRef = useRef<HTMLParagraphElement>(null);
   useEffect(() => focusWhenShown(resultRef.current), [message]);
 
   async function act(action: 'confirm' | 'cancel') {
-    if (busy) return;
-    setBusy(true);
-    setError('');
-    keys.current[action] ??= crypto.randomUUID();
-    try {
-      const answer = await api<{ message: string; order: TCardOrder }>(`/card/order/${action}`, {
-        form: { card: order.id },
-        idempotencyKey: keys.current[action],
-      });
-      setOrder(answer.order);
-      setMessage(answer.message);
-    } catch (err) {
-      if (!isOutcomeUnknown(err)) delete keys.current[action];
-      setError(err instanceof ApiError ? err.message : t('error.generic'));
-    } finally {
-      setBusy(false);
-    }
+    const answer = await submit(
+      (idempotencyKey) => api<{ message: string; order: TCardOrder }>(`/card/order/${action}`, { form: { card: order.id }, idempotencyKey }),
+      { scope: action },
+    );
+    if (!answer) return;
+    setOrder(answer.order);
+    setMessage(answer.message);
   }
 
   return (

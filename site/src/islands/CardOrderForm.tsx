@@ -1,15 +1,15 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TCardOrder, TCardProduct } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
-import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
-import { fieldErrors } from '../lib/field-errors.ts';
-import { focusFirstInvalid } from '../lib/focus.ts';
+import { api } from '../lib/api.ts';
+import { useMoneyForm } from '../lib/use-money-form.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { products: TCardProduct[]; initialProduct?: string | undefined };
 type TField = 'product' | 'currency' | 'name_on_card' | 'address_country' | 'address_city' | 'address_postcode' | 'address_line';
 const ADDRESS: TField[] = ['address_country', 'address_city', 'address_postcode', 'address_line'];
+const FIELDS: TField[] = ['product', 'currency', 'name_on_card', ...ADDRESS];
 const LATIN = /^[A-Za-z][A-Za-z .'-]*$/;
 
 /** /cards/order/{product?}: the order form; the issue fee is held when it is sent. */
@@ -25,11 +25,7 @@ function CardOrderFormBody({ products, initialProduct, locale }: Omit<TProps, 'm
     address_postcode: '',
     address_line: '',
   });
-  const [errors, setErrors] = useState<Partial<Record<TField, string>>>({});
-  const [formError, setFormError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const keyRef = useRef<string | null>(null);
-  const formRef = useRef<HTMLFormElement>(null);
+  const { errors, formError, busy, formRef, submit, edit, showErrors } = useMoneyForm(FIELDS);
   const product = products.find((p) => p.id === values.product) ?? first;
   const physical = product?.kind === 'physical';
 
@@ -39,40 +35,25 @@ function CardOrderFormBody({ products, initialProduct, locale }: Omit<TProps, 'm
       if (field === 'product') next.currency = products.find((p) => p.id === value)?.currencies[0] ?? '';
       return next;
     });
-    setErrors((current) => ({ ...current, [field]: undefined }));
-    setFormError('');
-    keyRef.current = null;
+    edit(field);
   }
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (busy || !product) return;
+    if (!product) return;
     const found: Partial<Record<TField, string>> = {};
     const name = values.name_on_card.trim();
     if (!name) found.name_on_card = t('validation.required');
     else if (!LATIN.test(name)) found.name_on_card = t('cards.name_latin');
     if (physical) for (const field of ADDRESS) if (!values[field].trim()) found[field] = t('validation.required');
     if (Object.keys(found).length) {
-      setErrors(found);
-      focusFirstInvalid(formRef.current);
+      showErrors(found);
       return;
     }
-    setBusy(true);
-    keyRef.current ??= crypto.randomUUID();
     const form: Record<string, string> = { product: values.product, currency: values.currency, name_on_card: name };
     if (physical) for (const field of ADDRESS) form[field] = values[field].trim();
-    try {
-      const answer = await api<{ order: TCardOrder }>('/card/order', { form, idempotencyKey: keyRef.current });
-      window.location.assign(`/cards/order/confirm?card=${answer.order.id}`);
-    } catch (err) {
-      if (!isOutcomeUnknown(err)) keyRef.current = null;
-      if (err instanceof ApiError) {
-        setErrors(fieldErrors(err) as Partial<Record<TField, string>>);
-        if (!Object.keys(err.fields).some((f) => f in values)) setFormError(err.message);
-        focusFirstInvalid(formRef.current);
-      } else setFormError(t('error.generic'));
-      setBusy(false);
-    }
+    const answer = await submit((idempotencyKey) => api<{ order: TCardOrder }>('/card/order', { form, idempotencyKey }), { leaving: true });
+    if (answer) window.location.assign(`/cards/order/confirm?card=${answer.order.id}`);
   }
 
   const input = (field: TField, label: string, extra: { autoComplete?: string; hint?: string } = {}) => (

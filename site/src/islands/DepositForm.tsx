@@ -1,12 +1,11 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { checkPaymentAmount, type TDepositPayment, type TPaymentSystem } from '@obmen/shared/payments';
 import { paymentFormSchema } from '@obmen/shared/payment-fields';
 import { formatAmount, MoneyFormatError, parseAmount, ZAmountText } from '@obmen/shared/money';
 import { displayAmount } from '@obmen/shared/format';
-import { api, ApiError } from '../lib/api.ts';
-import { fieldErrors } from '../lib/field-errors.ts';
-import { focusFirstInvalid } from '../lib/focus.ts';
+import { api } from '../lib/api.ts';
+import { useMoneyForm } from '../lib/use-money-form.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { system: TPaymentSystem };
@@ -49,17 +48,13 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
   const names = ['amount', ...system.fields];
   const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
+  const { errors, formError, busy, formRef, submit, edit, showErrors } = useMoneyForm(names);
   const assessed = values.amount?.trim() ? assessAmount(system, values.amount) : null;
   const amountVars = { min: displayAmount(system.min, locale), max: displayAmount(system.max, locale), currency: system.currency };
 
   function set(name: string, value: string) {
     setValues((current) => ({ ...current, [name]: value }));
-    setErrors((current) => ({ ...current, [name]: '' }));
-    setFormError('');
+    edit(name);
   }
 
   /** Every field's message as core would give it, or none. */
@@ -76,26 +71,13 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
     event.preventDefault();
     if (busy) return;
     const found = validate();
-    setErrors(found);
-    if (Object.keys(found).length > 0) {
-      focusFirstInvalid(formRef.current);
-      return;
-    }
-    setBusy(true);
-    try {
-      const form: Record<string, string> = { ps: system.id, currency: system.currency };
-      for (const name of names) if (values[name]?.trim()) form[name] = values[name]!.trim();
-      const answer = await api<{ payment: TDepositPayment }>('/deposit/integration_json', { form });
-      window.location.assign(answer.payment.pay_url ?? answer.payment.url);
-    } catch (err) {
-      setBusy(false);
-      if (err instanceof ApiError) {
-        const fromServer = fieldErrors(err);
-        setErrors(fromServer);
-        if (!Object.keys(fromServer).some((name) => names.includes(name))) setFormError(err.message);
-        focusFirstInvalid(formRef.current);
-      } else setFormError(t('error.generic'));
-    }
+    showErrors(found);
+    if (Object.keys(found).length > 0) return;
+    const form: Record<string, string> = { ps: system.id, currency: system.currency };
+    for (const name of names) if (values[name]?.trim()) form[name] = values[name]!.trim();
+    // Opening a deposit moves no money (it is paid on the provider's page): the call takes no key.
+    const answer = await submit(() => api<{ payment: TDepositPayment }>('/deposit/integration_json', { form }), { leaving: true });
+    if (answer) window.location.assign(answer.payment.pay_url ?? answer.payment.url);
   }
 
   const shown = (name: string) => errors[name] || (name === 'amount' && assessed && 'error' in assessed ? t(assessed.error, assessed.vars) : '');

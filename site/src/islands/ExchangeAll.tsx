@@ -1,7 +1,8 @@
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TCurrencyInfo, TExchangeAllLeg, TExchangeBatch } from '@obmen/shared';
-import { api, ApiError } from '../lib/api.ts';
+import { api } from '../lib/api.ts';
+import { useMoneyForm } from '../lib/use-money-form.ts';
 import { sumAmounts } from '@obmen/shared/money';
 import { displayAmount } from '@obmen/shared/format';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
@@ -22,13 +23,9 @@ function ExchangeAllBody({ currency, currencies, preview: initial, locale }: Omi
   const { t } = useTranslation();
   const [preview, setPreview] = useState(initial);
   const [selected, setSelected] = useState<Set<string>>(() => new Set(plannedCodes(initial)));
-  const [sending, setSending] = useState(false);
   const [refreshing, setRefreshing] = useState(false);
-  const [formError, setFormError] = useState('');
   const [result, setResult] = useState<TResult | null>(null);
-  const sendingRef = useRef(false);
-  /** One Idempotency-Key per submitted selection; a network retry of the same one replays. */
-  const keyRef = useRef<{ selection: string; key: string } | null>(null);
+  const { busy: sending, formError, setFormError, submit } = useMoneyForm();
   const logo = (code: string) => currencies.find((c) => c.code === code)?.logo ?? '';
 
   const planned = preview.legs.filter((leg) => leg.status === 'planned');
@@ -58,26 +55,16 @@ function ExchangeAllBody({ currency, currencies, preview: initial, locale }: Omi
   }
 
   async function confirm() {
-    if (sendingRef.current || chosen.length === 0) return;
-    sendingRef.current = true;
-    setSending(true);
-    setFormError('');
+    if (chosen.length === 0) return;
     const selection = chosen
       .map((leg) => leg.src)
       .sort()
       .join(',');
-    if (keyRef.current?.selection !== selection) keyRef.current = { selection, key: crypto.randomUUID() };
-    try {
-      const answer = await api<TResult>(`/exchange/all/${currency}`, { form: { currencies: selection }, idempotencyKey: keyRef.current.key });
-      keyRef.current = null;
-      setResult(answer);
-    } catch (err) {
-      if (err instanceof ApiError && err.status !== 0) keyRef.current = null;
-      setFormError(err instanceof Error ? err.message : t('error.generic'));
-    } finally {
-      sendingRef.current = false;
-      setSending(false);
-    }
+    // One key per selection: sending the same one again after an unknown outcome replays it.
+    const answer = await submit((idempotencyKey) => api<TResult>(`/exchange/all/${currency}`, { form: { currencies: selection }, idempotencyKey }), {
+      scope: selection,
+    });
+    if (answer) setResult(answer);
   }
 
   function legStatus(leg: TExchangeAllLeg) {

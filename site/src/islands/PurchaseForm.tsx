@@ -1,16 +1,18 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TDepositPayment, TPurchaseCheckQuote } from '@obmen/shared';
 import { displayAmount, displayMoney, displayPairRate } from '@obmen/shared/format';
 import { api, ApiError } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
-import { focusFirstInvalid } from '../lib/focus.ts';
+import { useMoneyForm } from '../lib/use-money-form.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /** One currency the system charges in, with its range (major units). */
 export type TPurchaseOption = { currency: string; min: string; max: string };
 
 type TProps = TIslandProps & { ps: string; buy: string; options: TPurchaseOption[]; initialCurrency: string };
+
+const FIELDS = ['amount', 'currency'];
 
 type TCheck = { ok: boolean; fee: string | null; receive: string | null; fields: Record<string, string>; quote: TPurchaseCheckQuote | null };
 
@@ -25,10 +27,7 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
   const [amount, setAmount] = useState('');
   const [check, setCheck] = useState<TCheck | null>(null);
   const [checking, setChecking] = useState(false);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
+  const { errors, formError, busy, formRef, submit, edit } = useMoneyForm(FIELDS);
   const option = options.find((entry) => entry.currency === currency) ?? options[0]!;
 
   useEffect(() => {
@@ -58,21 +57,11 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    setFormError('');
-    try {
-      const answer = await api<{ payment: TDepositPayment }>('/purchase/integration_json', { form: { ps, currency, buy, amount: amount.trim() } });
-      window.location.assign(answer.payment.pay_url ?? answer.payment.url);
-    } catch (err) {
-      setBusy(false);
-      if (err instanceof ApiError) {
-        const found = fieldErrors(err);
-        setErrors(found);
-        if (!found.amount && !found.currency) setFormError(err.message);
-        focusFirstInvalid(formRef.current);
-      } else setFormError(t('error.generic'));
-    }
+    // Opening a purchase moves no money (it is paid on the card's page): the call takes no key.
+    const answer = await submit(() => api<{ payment: TDepositPayment }>('/purchase/integration_json', { form: { ps, currency, buy, amount: amount.trim() } }), {
+      leaving: true,
+    });
+    if (answer) window.location.assign(answer.payment.pay_url ?? answer.payment.url);
   }
 
   const amountError =
@@ -93,7 +82,8 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
             value={currency}
             onChange={(event) => {
               setCurrency(event.target.value);
-              setErrors({});
+              // The amount's message was about the other currency's range.
+              edit('amount');
             }}
             data-testid="purchase-currency"
           >
@@ -117,8 +107,7 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
           autoComplete="off"
           onChange={(event) => {
             setAmount(event.target.value);
-            setErrors({});
-            setFormError('');
+            edit('amount');
           }}
           aria-invalid={amountError ? 'true' : undefined}
           aria-describedby="pf-amount-note"

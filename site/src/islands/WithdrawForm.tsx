@@ -1,10 +1,9 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TPaymentField, TWithdrawal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
-import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
-import { fieldErrors } from '../lib/field-errors.ts';
-import { focusFirstInvalid } from '../lib/focus.ts';
+import { api } from '../lib/api.ts';
+import { useMoneyForm } from '../lib/use-money-form.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { WithdrawStatus } from './WithdrawStatus.tsx';
 
@@ -38,13 +37,9 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
   const { t } = useTranslation();
   const names = ['amount', ...fields, ...(secondFactor ? ['code'] : [])];
   const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState('');
+  const { errors, formError, busy, formRef, submit, edit } = useMoneyForm(names);
   const [check, setCheck] = useState<TCheck | null>(null);
-  const [busy, setBusy] = useState(false);
   const [placed, setPlaced] = useState<TWithdrawal | null>(null);
-  const keyRef = useRef<string | null>(null);
-  const formRef = useRef<HTMLFormElement>(null);
 
   const formBody = () => {
     const body: Record<string, string> = { currency };
@@ -73,32 +68,13 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
 
   function set(name: string, value: string) {
     setValues((current) => ({ ...current, [name]: value }));
-    setErrors((current) => ({ ...current, [name]: '' }));
-    setFormError('');
-    keyRef.current = null;
+    edit(name);
   }
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (busy) return;
-    keyRef.current ??= crypto.randomUUID();
-    setBusy(true);
-    setFormError('');
-    try {
-      const answer = await api<{ withdrawal: TWithdrawal }>(`/withdraw/form/${ps}`, { form: formBody(), idempotencyKey: keyRef.current });
-      keyRef.current = null;
-      setPlaced(answer.withdrawal);
-    } catch (err) {
-      if (!isOutcomeUnknown(err)) keyRef.current = null;
-      if (err instanceof ApiError) {
-        const found = fieldErrors(err);
-        setErrors(found);
-        if (!Object.keys(found).some((name) => names.includes(name))) setFormError(err.message);
-        focusFirstInvalid(formRef.current);
-      } else setFormError(t('error.generic'));
-    } finally {
-      setBusy(false);
-    }
+    const answer = await submit((idempotencyKey) => api<{ withdrawal: TWithdrawal }>(`/withdraw/form/${ps}`, { form: formBody(), idempotencyKey }));
+    if (answer) setPlaced(answer.withdrawal);
   }
 
   if (placed) return <WithdrawStatus withdrawal={placed} locale={locale} placed />;

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TLocale, TWithdrawal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
-import { api, ApiError } from '../lib/api.ts';
+import { api } from '../lib/api.ts';
+import { useMoneyForm } from '../lib/use-money-form.ts';
 import { watchStatus } from '../stores/status.ts';
 import { IslandRoot, useDisplayDateTime, type TIslandProps } from './IslandRoot.tsx';
 
@@ -12,7 +13,8 @@ export function WithdrawStatus({ withdrawal: initial, locale, placed = false }: 
   const when = useDisplayDateTime();
   const [withdrawal, setWithdrawal] = useState(initial);
   const [message, setMessage] = useState(placed ? t('withdraw.placed') : '');
-  const [busy, setBusy] = useState(false);
+  // A retried cancel (no answer, 502/503/504) carries its first key, so the core applies it once.
+  const { busy, formError, submit } = useMoneyForm();
 
   // Live: when this request moves (approved, paid, rejected…), its current state is fetched.
   useEffect(
@@ -26,27 +28,19 @@ export function WithdrawStatus({ withdrawal: initial, locale, placed = false }: 
   );
 
   async function cancel() {
-    if (busy) return;
-    setBusy(true);
-    try {
-      const answer = await api<{ withdrawal: TWithdrawal; message: string }>(`/withdraw/cancel/${withdrawal.id}`, {
-        form: {},
-        idempotencyKey: crypto.randomUUID(),
-      });
-      setWithdrawal(answer.withdrawal);
-      setMessage(answer.message);
-    } catch (err) {
-      setMessage(err instanceof ApiError ? err.message : t('error.generic'));
-    } finally {
-      setBusy(false);
-    }
+    const answer = await submit((idempotencyKey) =>
+      api<{ withdrawal: TWithdrawal; message: string }>(`/withdraw/cancel/${withdrawal.id}`, { form: {}, idempotencyKey }),
+    );
+    if (!answer) return;
+    setWithdrawal(answer.withdrawal);
+    setMessage(answer.message);
   }
 
   return (
     <div className="wd-status card" data-testid="withdraw-status" data-id={withdrawal.id} data-state={withdrawal.state}>
-      {message && (
+      {(formError || message) && (
         <p className="wd-message" role="status" data-testid="withdraw-message">
-          {message}
+          {formError || message}
         </p>
       )}
       <dl className="xf-terms">
