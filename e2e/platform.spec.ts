@@ -148,7 +148,8 @@ test('notification HTML with XSS payloads is rendered without running any script
   // A javascript: link loses its anchor (the sanitiser keeps only its text): nothing to click.
   await expect(notice).toContainText('ссылка');
   await expect(notice.locator('a')).toHaveCount(0);
-  await page.waitForTimeout(300);
+  // Any image the notice asked for has loaded or failed (an onerror would have run by then).
+  await page.waitForLoadState('networkidle');
   expect(await page.evaluate(() => (window as unknown as { __xss?: string }).__xss)).toBeUndefined();
   expect(dialogs).toEqual([]);
 });
