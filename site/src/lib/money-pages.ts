@@ -1,4 +1,4 @@
-import type { TCurrencyInfo, TExchangeBatch, TLocale } from '@obmen/shared';
+import type { TCurrencyInfo, TExchangeBatch } from '@obmen/shared';
 import { coreGet, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
 
 /** What each money island gets of the dictionary (pickMessages prefixes). */
