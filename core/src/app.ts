@@ -25,7 +25,8 @@ import securityRoutes from './domains/security/routes.ts';
 import chatRoutes from './domains/chat/routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
-import { loadProviders } from './domains/payments/providers.ts';
+import { registerPaymentProviders } from './domains/payments/providers.ts';
+import { loadCardIssuers, loadPaymentProviders, providerDevCommands, providerRoutes } from './providers/index.ts';
 import { sealPayoutCardNumbers } from './domains/payments/withdrawals.ts';
 import { openDocumentCipher } from './domains/verification/cipher.ts';
 import storagePlugin from './plugins/storage.ts';
@@ -104,13 +105,18 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: now ?? (() => new Date()) });
   await fastify.register(chatRoutes);
-  const providers = loadProviders(config);
+  // The providers this configuration runs with: the domains reach them through their adapters.
+  const providers = loadPaymentProviders(config);
+  registerPaymentProviders(providers);
+  await fastify.register(providerRoutes, { providers, now: now ?? (() => new Date()) });
   await fastify.register(paymentRoutes, { providers, now: now ?? (() => new Date()), timers: config.NODE_ENV !== 'test' });
   // Withdrawals; the payout worker runs outside tests (tests drive payouts with their own clock).
   await fastify.register(withdrawRoutes, { providers, now: now ?? (() => new Date()), payoutWorker: config.NODE_ENV !== 'test', cipher: documents });
-  await fastify.register(cardRoutes, { config, ...(now ? { now } : {}) });
+  await fastify.register(cardRoutes, { config, issuers: loadCardIssuers(config, documents), ...(now ? { now } : {}) });
   // The outbox viewer and the auth-type switch exist outside production only.
-  if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, providers, cipher: documents });
+  if (config.NODE_ENV !== 'production') {
+    await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, cipher: documents, providerCommands: providerDevCommands(providers) });
+  }
 };
 
 export default app;

@@ -30,6 +30,8 @@ import { loadConfig } from './config.ts';
 import { openDb } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
 import { COMMANDS } from './cli/index.ts';
+import { registerPaymentProviders } from './domains/payments/providers.ts';
+import { loadPaymentProviders } from './providers/index.ts';
 import { AppError } from './errors.ts';
 
 /** A failure on the operator's terminal: an AppError as its code and English message, with the offending fields. */
@@ -47,6 +49,8 @@ if (!command) {
   process.exit(2);
 }
 const config = loadConfig();
+// The commands that open, pay or price payments reach the providers through their adapters.
+registerPaymentProviders(loadPaymentProviders(config));
 const db = await openDb(config, { error: (obj, msg) => console.error(msg, obj), warn: (obj, msg) => console.error(msg, obj), info: () => {} });
 try {
   await migrate(db);

@@ -120,7 +120,7 @@ export const ZDepositCreateBody = z.object({
 });
 export type TDepositCreateBody = z.infer<typeof ZDepositCreateBody>;
 
-/** Bank details a sandbox-bank deposit is paid to; `reference` must be quoted with the transfer. */
+/** Bank details a bank-transfer deposit is paid to; `reference` must be quoted with the transfer. */
 export const ZBankDetails = z.object({
   bank: z.string(),
   beneficiary: z.string(),
@@ -128,6 +128,7 @@ export const ZBankDetails = z.object({
   bic: z.string(),
   reference: z.string(),
 });
+export type TBankDetails = z.infer<typeof ZBankDetails>;
 
 /** A payment as the deposit and purchase calls and their check answer it (amounts in major units). */
 export const ZDepositPayment = z.object({

@@ -4,8 +4,8 @@ import type { Db } from '../db/index.ts';
 import { openDocumentCipher } from '../domains/verification/cipher.ts';
 import { createProduct, enableProduct, listProducts, priceProduct, type TProductInput } from '../domains/cards/catalogue.ts';
 import { listCallbacks, receiveIssuerCallback } from '../domains/cards/callbacks.ts';
-import { loadIssuers } from '../domains/cards/issuer.ts';
-import { advanceSandboxIssuer, type sandboxIssuer, sandboxProgress } from '../domains/cards/sandbox-issuer.ts';
+import { loadCardIssuers } from '../providers/index.ts';
+import { advanceSandboxIssuer, type sandboxIssuer, sandboxProgress } from '../providers/sandbox/issuer.ts';
 import { limitOf, options, type TCommand } from './command.ts';
 
 const PRODUCT_FIELDS = [
@@ -98,7 +98,7 @@ export function makeCardCommands(getConfig: () => TConfig): Record<string, TComm
       const when = at ? new Date(at) : new Date();
       if (Number.isNaN(when.getTime())) throw new Error(ADVANCE_USAGE);
       const config = getConfig();
-      const sandbox = loadIssuers(
+      const sandbox = loadCardIssuers(
         config,
         openDocumentCipher(config, (msg) => console.error(msg)),
       ).get('sandbox') as ReturnType<typeof sandboxIssuer>;

@@ -1,6 +1,6 @@
 import { listWebhooks, replayWebhook } from '../domains/payments/webhooks.ts';
-import { bankReceived, chainMine, chainSend } from '../domains/payments/sandbox.ts';
-import { loadProviders } from '../domains/payments/providers.ts';
+import { bankReceived, chainMine, chainSend } from '../providers/sandbox/payments.ts';
+import { loadPaymentProviders } from '../providers/index.ts';
 import { loadConfig } from '../config.ts';
 import { describePaymentSystems, pricePaymentSystem, setPaymentSystemEnabled } from '../domains/payments/catalogue.ts';
 import { listRefusals } from '../lib/signed-inbox.ts';
@@ -20,7 +20,7 @@ const CHAIN_MINE_USAGE = 'usage: payments:chain:mine [blocks=<1..100>]';
 const REPLAY_USAGE = 'usage: payments:webhook:replay <webhook id>';
 
 /** The providers as this machine's core has them (their webhook secrets come from the same environment). */
-const providers = () => loadProviders(loadConfig());
+const providers = () => loadPaymentProviders(loadConfig());
 
 const enable =
   (enabled: boolean): TCommand =>

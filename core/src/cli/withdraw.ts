@@ -1,9 +1,9 @@
 import { userInfo } from 'node:os';
 import { loadConfig } from '../config.ts';
 import { openDocumentCipher } from '../domains/verification/cipher.ts';
-import { loadProviders } from '../domains/payments/providers.ts';
+import { loadPaymentProviders } from '../providers/index.ts';
 import { reconcile } from '../domains/payments/reconcile.ts';
-import { runSandboxPayouts } from '../domains/payments/sandbox-payouts.ts';
+import { runSandboxPayouts } from '../providers/sandbox/payouts.ts';
 import { approveWithdrawal, listWithdrawals, rejectWithdrawal, setAutoApproval } from '../domains/payments/withdrawals.ts';
 import { options, type TCommand } from './command.ts';
 
@@ -49,7 +49,7 @@ export const WITHDRAW_COMMANDS: Record<string, TCommand> = {
   'payouts:sandbox': async (db, args) => {
     const { id, outcome } = options(args, ['id', 'outcome'], SANDBOX_USAGE);
     if (outcome !== undefined && outcome !== 'succeeded' && outcome !== 'failed') throw new Error(SANDBOX_USAGE);
-    return runSandboxPayouts(db, loadProviders(loadConfig()), new Date(), { reference: id, outcome, force: id !== undefined });
+    return runSandboxPayouts(db, loadPaymentProviders(loadConfig()), new Date(), { reference: id, outcome, force: id !== undefined });
   },
   'payments:reconcile': async (db, args) => {
     const { from, to } = options(args, ['from', 'to'], RECONCILE_USAGE);

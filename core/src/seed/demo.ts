@@ -6,6 +6,7 @@ import { seedRates } from '../domains/rates/service.ts';
 import { seedCardProducts } from '../domains/cards/catalogue.ts';
 import { postTransaction, systemAccount, userAccount } from '../domains/ledger/posting.ts';
 import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
+import { SANDBOX_PAYMENT_SYSTEMS } from '../providers/sandbox/catalogue.ts';
 import { seedWithdrawAutoApproval } from '../domains/payments/withdrawals.ts';
 
 /**
@@ -121,7 +122,7 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean; sand
   if (await db.transaction((tx) => seedWithdrawAutoApproval(tx))) seeded.push('withdrawal auto-approval limits');
   if (options.sandboxCatalogue) {
     // On an empty catalogue only (also on a database seeded before it existed).
-    if (await db.transaction((tx) => seedPaymentSystems(tx))) seeded.push('sandbox payment systems');
+    if (await db.transaction((tx) => seedPaymentSystems(tx, SANDBOX_PAYMENT_SYSTEMS))) seeded.push('sandbox payment systems');
     if (await seedCardProducts(db)) seeded.push('card products (sandbox issuer)');
   }
   // Also on a database seeded before accounts existed; dev and test only.

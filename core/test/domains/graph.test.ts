@@ -65,6 +65,20 @@ export function domainGraph(): Map<string, Set<string>> {
   return graph;
 }
 
+/**
+ * File → the files of the same domain folder it imports, directly (a file-level loop inside a
+ * folder: deposits → purchase → deposits). Paths relative to the folder.
+ */
+export function fileGraph(domain: string): Map<string, Set<string>> {
+  const folder = join(DOMAINS, domain);
+  const graph = new Map<string, Set<string>>();
+  for (const file of sourceFiles(folder)) {
+    const inside = importsOf(file).filter((target) => !relative(folder, target).startsWith('..'));
+    graph.set(relative(folder, file), new Set(inside.map((target) => relative(folder, target))));
+  }
+  return graph;
+}
+
 /** One cycle as a path that starts and ends at the same node, or null. */
 export function findCycle(graph: Map<string, Set<string>>): string[] | null {
   const state = new Map<string, 'open' | 'done'>();
@@ -118,5 +132,15 @@ describe('core domain import graph', () => {
 
   it('has no cycle between domain folders', () => {
     expect(findCycle(domainGraph())).toBeNull();
+  });
+
+  it('sees the files of a folder and their imports inside it', () => {
+    const payments = fileGraph('payments');
+    expect(payments.get('routes.ts')).toContain('deposits.ts');
+    expect(payments.get('purchase.ts')).toContain('deposits.ts');
+  });
+
+  it.each(['payments', 'cards'])('has no import loop between the files of %s', (domain) => {
+    expect(findCycle(fileGraph(domain))).toBeNull();
   });
 });

@@ -1,8 +1,5 @@
 import type { TCardIssuer, TCardKind } from '@obmen/shared';
-import type { TConfig } from '../../config.ts';
 import type { Queryable } from '../../db/index.ts';
-import type { TDocumentCipher } from '../verification/cipher.ts';
-import { sandboxIssuer } from './sandbox-issuer.ts';
 
 /** What a confirmed order tells the issuer. */
 export type TIssuerOrder = {
@@ -18,7 +15,8 @@ export type TIssuerOrder = {
  * A card issuer as the core sees it. We send it a confirmed order; it answers later, by signed
  * callbacks to POST /api/card/issuer/{id}/callback (order.accepted, card.issued, card.shipped,
  * card.delivered, card.activated, order.failed). The card number and CVC stay with the issuer:
- * a reveal asks it for them, and nothing of them is stored or logged on our side.
+ * a reveal asks it for them, and nothing of them is stored or logged on our side. Adapters live
+ * in core/src/providers/ beside the payment providers' (the sandbox issuer: providers/sandbox/).
  */
 export type TIssuerAdapter = {
   id: TCardIssuer;
@@ -30,12 +28,5 @@ export type TIssuerAdapter = {
   reveal(db: Queryable, reference: string): Promise<{ pan: string; cvc: string }>;
 };
 
-/** Outside production, so that a fresh checkout runs: never used when NODE_ENV=production. */
-export const DEV_CARD_ISSUER_SECRET_SANDBOX = 'obmen-development-sandbox-card-issuer-secret';
-
+/** The issuers of this core (core/src/providers/index.ts loads them from the configuration). */
 export type TIssuers = ReadonlyMap<TCardIssuer, TIssuerAdapter>;
-
-export function loadIssuers(config: Pick<TConfig, 'NODE_ENV' | 'CARD_ISSUER_SECRET_SANDBOX'>, cipher: TDocumentCipher): TIssuers {
-  const secret = config.CARD_ISSUER_SECRET_SANDBOX ?? (config.NODE_ENV === 'production' ? undefined : DEV_CARD_ISSUER_SECRET_SANDBOX);
-  return new Map<TCardIssuer, TIssuerAdapter>([['sandbox', sandboxIssuer(secret, cipher)]]);
-}

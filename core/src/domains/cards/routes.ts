@@ -29,15 +29,14 @@ import { isDatabaseUnavailable } from '../../db/outage.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
-import { openDocumentCipher } from '../verification/cipher.ts';
 import { cardCatalogue } from './catalogue.ts';
 import { receiveIssuerCallback } from './callbacks.ts';
-import { loadIssuers } from './issuer.ts';
+import type { TIssuers } from './issuer.ts';
 import { cancelOrder, confirmOrder, getOrder, listOrders, placeOrder, type TCardContext } from './orders.ts';
 import { cardDetails, closeCard, freezeCard, listCards, revealCard, topUpCard, unfreezeCard, withdrawFromCard } from './my-cards.ts';
-import { advanceSandboxIssuer, type sandboxIssuer } from './sandbox-issuer.ts';
+import { advanceSandboxIssuer, type sandboxIssuer } from '../../providers/sandbox/issuer.ts';
 
-type TCardOptions = { config: TConfig; now?: () => Date };
+type TCardOptions = { config: TConfig; issuers: TIssuers; now?: () => Date };
 
 /** An issuer's event is small; anything bigger is not one. */
 const CALLBACK_BODY_LIMIT = 64 * 1024;
@@ -45,12 +44,8 @@ const CALLBACK_BODY_LIMIT = 64 * 1024;
 const SANDBOX_TICK_MS = 2_000;
 
 /** Spec §7 "Cards", the calls of issued cards, and the issuers' signed callbacks. */
-const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { config, now: clock }) => {
+const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { config, issuers, now: clock }) => {
   const now = clock ?? (() => new Date());
-  const issuers = loadIssuers(
-    config,
-    openDocumentCipher(config, (msg) => app.log.warn(msg)),
-  );
   const ctx: TCardContext = { db: app.db, issuers, now };
   const tags = ['Cards'];
   const cardNotFound = { paramsError: () => notFoundOf('card') };

@@ -1,3 +1,4 @@
+import type { FastifyPluginAsync } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LOCALES, NOTIFICATION_DISPLAYS, isLoopbackAddress, NOTIFICATION_TYPES, ZAuthType, ZLocale, ZNotificationButtonInput } from '@obmen/shared';
@@ -9,9 +10,7 @@ import { approveSubmission, rejectSubmission, ZRejection } from '../verification
 import { setReferralTerms, settleReferralBonuses } from '../referral/service.ts';
 import { adjustBalance } from '../ledger/service.ts';
 import { closeSupport, replySupport } from '../chat/operator.ts';
-import { bankReceived, chainMine, chainSend } from '../payments/sandbox.ts';
 import { approveWithdrawal } from '../payments/withdrawals.ts';
-import type { TProviders } from '../payments/providers.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
 
 /** The operator's withdraw:approve, for e2e runs beside a live PGlite (the CLI cannot open it then). */
@@ -41,13 +40,6 @@ const ZDevNotifyBody = z.object({
 const ZDevKycBody = z.discriminatedUnion('action', [
   z.object({ action: z.literal('approve'), id: z.uuid() }),
   ZRejection.extend({ action: z.literal('reject'), id: z.uuid() }),
-]);
-
-/** The operator's payments:bank:received, payments:chain:send and payments:chain:mine, for e2e runs beside a live PGlite. */
-const ZDevPaymentsBody = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('bank_received'), reference: z.string().min(1), amount: z.string().optional() }),
-  z.object({ action: z.literal('chain_send'), address: z.string().min(1), amount: z.string().min(1) }),
-  z.object({ action: z.literal('chain_mine'), blocks: z.number().int().min(1).max(100).default(1) }),
 ]);
 
 /** The operator's referral:terms / referral:settle, for e2e runs beside a live PGlite. */
@@ -83,15 +75,14 @@ const ZMailboxQuery = z.object({
  *   POST /api/dev/referral {action: 'terms', share?, currency?, hold?, min?, enabled?} | {action: 'settle', now?} → as referral:terms / referral:settle
  *   POST /api/dev/credit {account_id, currency, amount} → as balance:credit
  *   POST /api/dev/support {action: 'reply', account_id, text} | {action: 'close', account_id} → as support:reply / support:close
- *   POST /api/dev/payments {action: 'bank_received', reference, amount?} | {action: 'chain_send', address, amount}
- *        | {action: 'chain_mine', blocks} → as payments:bank:received / payments:chain:send / payments:chain:mine
+ *   and the providers' own commands (`providerCommands`, e.g. POST /api/dev/payments of the sandboxes)
  * They hand out sign-in and reset links, so they answer loopback clients only: the socket's peer
  * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
  * the same 404 as a route that does not exist.
  */
-const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; providers: TProviders; cipher: TDocumentCipher }> = async (
+const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; cipher: TDocumentCipher; providerCommands: FastifyPluginAsync }> = async (
   app,
-  { publicUrl, providers, cipher },
+  { publicUrl, cipher, providerCommands },
 ) => {
   app.addHook('onRequest', async (request) => {
     if (!isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) throw routeNotFound();
@@ -100,6 +91,7 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; providers: TProvider
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
   });
+  await app.register(providerCommands);
 
   app.get('/api/dev/mailbox', { schema: { querystring: ZMailboxQuery } }, async (request, reply) => {
     const query = request.query;
@@ -179,15 +171,6 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; providers: TProvider
     status: 'ok',
     withdrawal: await approveWithdrawal({ db: app.db, cipher }, request.body.id, 'operator:dev', new Date()),
   }));
-
-  app.post('/api/dev/payments', { schema: { body: ZDevPaymentsBody } }, async (request) => {
-    const body = request.body;
-    const now = new Date();
-    if (body.action === 'bank_received')
-      return bankReceived(app.db, providers, { reference: body.reference, now, ...(body.amount ? { amount: body.amount } : {}) });
-    if (body.action === 'chain_send') return chainSend(app.db, providers, { outputs: [{ address: body.address, amount: body.amount }], now });
-    return chainMine(app.db, providers, { blocks: body.blocks, now });
-  });
 };
 
 export default devRoutes;

@@ -18,6 +18,7 @@ import {
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { moneyError } from '../../money-errors.ts';
+import { findPaymentProvider } from './providers.ts';
 import {
   currencies,
   enabledCurrency,
@@ -216,7 +217,8 @@ export async function assessPayment(
 
 // ---- operators ---------------------------------------------------------------------------
 
-type TSeedSystem = {
+/** A system a fresh database starts with (a provider's folder has its own: providers/sandbox/catalogue.ts). */
+export type TSeedSystem = {
   direction: TPaymentDirection;
   id: string;
   provider: TPaymentProvider;
@@ -228,123 +230,17 @@ type TSeedSystem = {
   currencies: Record<string, [feePercent: string, feeFixed: string, min: string, max: string, confirmations?: number]>;
 };
 
-const CARD = { ru: 'Банковская карта (песочница)', en: 'Bank card (sandbox)' };
-const BANK = { ru: 'Банковский перевод (песочница)', en: 'Bank transfer (sandbox)' };
-const CHAIN = { ru: 'Перевод в блокчейне (песочница)', en: 'Blockchain transfer (sandbox)' };
-const FIAT_CARD_LIMITS: Record<string, [string, string]> = {
-  RUB: ['100', '300000'],
-  USD: ['1', '5000'],
-  EUR: ['1', '5000'],
-  KZT: ['500', '2000000'],
-  UAH: ['50', '150000'],
-};
-const CHAIN_TERMS: Record<string, [min: string, max: string, networkFee: string, confirmations: number]> = {
-  BTC: ['0.0001', '10', '0.0002', 2],
-  ETH: ['0.001', '200', '0.002', 12],
-  USDT: ['1', '500000', '1', 19],
-  USDC: ['1', '500000', '5', 12],
-  TON: ['0.1', '100000', '0.05', 1],
-  LTC: ['0.001', '2000', '0.001', 6],
-  TRX: ['1', '1000000', '1', 19],
-};
-
-function perCurrency<T extends string>(codes: readonly T[], terms: (code: T) => [string, string, string, string, number?]): TSeedSystem['currencies'] {
-  return Object.fromEntries(codes.map((code) => [code, terms(code)]));
-}
-
-const FIAT = ['RUB', 'USD', 'EUR', 'KZT', 'UAH'] as const;
-const CRYPTO = Object.keys(CHAIN_TERMS);
-
-/** The sandbox systems a fresh database starts with: every flow works on a fresh machine. */
-export const SEED_PAYMENT_SYSTEMS: TSeedSystem[] = [
-  {
-    direction: 'deposit',
-    id: 'sandbox-card',
-    provider: 'sandbox-card',
-    names: CARD,
-    logo: '/image/payments/card.svg',
-    level: 0,
-    fields: [],
-    currencies: perCurrency(FIAT, (code) => ['1.5', '0', FIAT_CARD_LIMITS[code]![0], FIAT_CARD_LIMITS[code]![1]]),
-  },
-  {
-    direction: 'deposit',
-    id: 'sandbox-bank',
-    provider: 'sandbox-bank',
-    names: BANK,
-    logo: '/image/payments/bank.svg',
-    level: 0,
-    fields: [],
-    currencies: perCurrency(FIAT, (code) => ['0', '0', FIAT_CARD_LIMITS[code]![0], (BigInt(FIAT_CARD_LIMITS[code]![1]) * 10n).toString()]),
-  },
-  {
-    direction: 'deposit',
-    id: 'sandbox-chain',
-    provider: 'sandbox-chain',
-    names: CHAIN,
-    logo: '/image/payments/chain.svg',
-    level: 0,
-    fields: [],
-    currencies: perCurrency(CRYPTO, (code) => ['0', '0', CHAIN_TERMS[code]![0], CHAIN_TERMS[code]![1], CHAIN_TERMS[code]![3]]),
-  },
-  {
-    direction: 'withdraw',
-    id: 'sandbox-card',
-    provider: 'sandbox-card',
-    names: CARD,
-    logo: '/image/payments/card.svg',
-    level: 1,
-    fields: ['card_number', 'card_holder'],
-    currencies: perCurrency(FIAT, (code) => [
-      '1',
-      code === 'RUB' ? '50' : code === 'KZT' ? '250' : code === 'UAH' ? '25' : '1',
-      FIAT_CARD_LIMITS[code]![0],
-      FIAT_CARD_LIMITS[code]![1],
-    ]),
-  },
-  {
-    direction: 'withdraw',
-    id: 'sandbox-bank',
-    provider: 'sandbox-bank',
-    names: BANK,
-    logo: '/image/payments/bank.svg',
-    level: 1,
-    fields: ['iban', 'account_holder'],
-    currencies: perCurrency(FIAT, (code) => ['0.5', '0', FIAT_CARD_LIMITS[code]![0], (BigInt(FIAT_CARD_LIMITS[code]![1]) * 10n).toString()]),
-  },
-  {
-    direction: 'withdraw',
-    id: 'sandbox-chain',
-    provider: 'sandbox-chain',
-    names: CHAIN,
-    logo: '/image/payments/chain.svg',
-    level: 0,
-    fields: ['address', 'memo'],
-    currencies: perCurrency(CRYPTO, (code) => ['0', CHAIN_TERMS[code]![2], CHAIN_TERMS[code]![0], CHAIN_TERMS[code]![1]]),
-  },
-  {
-    direction: 'purchase',
-    id: 'sandbox-card',
-    provider: 'sandbox-card',
-    names: CARD,
-    logo: '/image/payments/card.svg',
-    level: 0,
-    fields: [],
-    currencies: perCurrency(['RUB', 'USD', 'EUR'] as const, (code) => ['2.5', '0', FIAT_CARD_LIMITS[code]![0], FIAT_CARD_LIMITS[code]![1]]),
-  },
-];
-
 /**
  * Seeds the catalogue once, on an empty payment_systems table (an operator's edits survive
  * restarts), for the currencies the database has.
  */
-export async function seedPaymentSystems(tx: Queryable): Promise<boolean> {
+export async function seedPaymentSystems(tx: Queryable, systems: readonly TSeedSystem[]): Promise<boolean> {
   const [existing] = await tx.query('SELECT 1 FROM payment_systems LIMIT 1');
   if (existing) return false;
   const precisions = new Map(
     (await tx.query<{ code: string; precision: number }>('SELECT code, precision FROM currencies')).map((row) => [row.code, Number(row.precision)]),
   );
-  for (const [position, system] of SEED_PAYMENT_SYSTEMS.entries()) {
+  for (const [position, system] of systems.entries()) {
     await tx.query('INSERT INTO payment_systems (direction, id, provider, names, logo, level, fields, position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
       system.direction,
       system.id,
@@ -458,7 +354,7 @@ export async function pricePaymentSystem(
   const system = await operatorSystem(db, direction, input.id);
   if (!input.currency) throw new Error('currency=<code> is required');
   const currency = await operatorCurrency(db, input.currency);
-  if (system.provider === 'sandbox-chain' && !addressFormatOf(currency.code)) {
+  if (findPaymentProvider(system.provider)?.deposits === 'address' && !addressFormatOf(currency.code)) {
     throw new Error(`${currency.code} has no known address format: a chain system cannot take it`);
   }
   const feePercent = input.fee_percent === undefined ? null : parseFraction('fee_percent', input.fee_percent, 100);

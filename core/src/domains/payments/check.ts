@@ -1,10 +1,19 @@
-import { formatAmount, type TLocale, type TPaymentCheckFlow, type TPaymentFormCheckBody, type TPaymentLimits, type TPurchaseCheckQuote } from '@obmen/shared';
+import {
+  formatAmount,
+  type TDepositPayment,
+  type TLocale,
+  type TPaymentCheckFlow,
+  type TPaymentFormCheckBody,
+  type TPaymentLimits,
+  type TPurchaseCheckQuote,
+  type TPurchaseQuote,
+} from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, notFoundOf } from '../../errors.ts';
 import type { RateSource } from '../rates/source.ts';
 import { assessPayment, type TPaymentAssessment } from './catalogue.ts';
-import { userLevel } from './deposits.ts';
-import { quotePurchase } from './purchase.ts';
+import { DEPOSIT_COLUMNS, paymentView, userLevel, type TDepositRow } from './deposits.ts';
+import { purchaseQuote, quotePurchase } from './purchase.ts';
 import { describeRefusal, limitError, limitState, limitValue, showLimits } from './withdrawals.ts';
 
 export type TPaymentFormCheck = {
@@ -78,4 +87,31 @@ export async function checkPaymentForm(
 
 function shownTerms(fee: bigint, receive: bigint, precision: number): Pick<TPaymentFormCheck, 'fee' | 'receive'> {
   return { fee: formatAmount(fee, precision), receive: formatAmount(receive, precision) };
+}
+
+/** The payment id in what `check` is given: the payment's page URL (…?payment=<id>), or the id itself. */
+export function paymentIdOf(url: string): string | null {
+  const match = /(?:^|[?&]payment=)([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:$|&)/i.exec(url.trim());
+  return match ? match[1]!.toLowerCase() : null;
+}
+
+/**
+ * POST /api/deposit/integration_json/check {url}: the state of one of the caller's payments
+ * (deposit or purchase). Another user's payment answers exactly like a missing one.
+ */
+export async function checkPayment(
+  db: Queryable,
+  userId: string,
+  url: string,
+): Promise<{ status: 'ok'; payment: TDepositPayment; quote: TPurchaseQuote | null }> {
+  const id = paymentIdOf(url);
+  if (!id) throw notFoundOf('payment');
+  const [row] = await db.query<TDepositRow & { buying: string | null }>(
+    `SELECT ${DEPOSIT_COLUMNS}, (SELECT buy_currency FROM purchases WHERE payment_id = payments.id) AS buying
+     FROM payments WHERE public_id = $1 AND user_id = $2 AND direction IN ('deposit', 'purchase')`,
+    [id, userId],
+  );
+  if (!row) throw notFoundOf('payment');
+  const quote = row.direction === 'purchase' ? await purchaseQuote(db, row.id) : null;
+  return { status: 'ok', payment: await paymentView(db, row, row.buying ?? undefined), quote };
 }

@@ -9,6 +9,7 @@ import type { RateSource } from '../rates/source.ts';
 import { TableRateSource } from '../rates/source.ts';
 import { assessPayment, listPaymentSystems, type TPaymentAssessment } from './catalogue.ts';
 import { DEPOSIT_COLUMNS, DEPOSIT_LIFETIME_MS, paymentView, refuseOverDepositLimits, userLevel, type TDepositRow } from './deposits.ts';
+import { paymentProvider } from './providers.ts';
 
 /** A purchase's quote holds this long: the card page, 3-D Secure included, fits in it. */
 export const PURCHASE_QUOTE_TTL_MS = 10 * 60_000;
@@ -118,12 +119,13 @@ export async function openPurchase(
   const level = await userLevel(db, userId);
   const { assessed, buy, quote } = await quotePurchase(db, rates, level, body);
   const { system, currency } = assessed.entry;
+  const opening = paymentProvider(system.provider).openPayment({ direction: 'purchase' });
   // The payment and its locked quote together or not at all, within the deposit limits.
   const { row, purchase } = await db.transaction(async (tx) => {
     await refuseOverDepositLimits(tx, userId, level, now, currency.code, assessed.amount);
     const [opened] = await tx.query<TDepositRow>(
-      `INSERT INTO payments (direction, provider, system_id, user_id, currency, amount, fee, expires_at, created_at, updated_at)
-       VALUES ('purchase', $1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${DEPOSIT_COLUMNS}`,
+      `INSERT INTO payments (direction, provider, system_id, user_id, currency, amount, fee, expires_at, created_at, updated_at, reference)
+       VALUES ('purchase', $1, $2, $3, $4, $5, $6, $7, $8, $8, $9) RETURNING ${DEPOSIT_COLUMNS}`,
       [
         system.provider,
         system.id,
@@ -131,8 +133,9 @@ export async function openPurchase(
         currency.code,
         assessed.amount.toString(),
         assessed.fee.toString(),
-        new Date(now.getTime() + DEPOSIT_LIFETIME_MS),
+        new Date(now.getTime() + (opening.lifetimeMs ?? DEPOSIT_LIFETIME_MS)),
         now,
+        opening.reference ?? null,
       ],
     );
     const [locked] = await tx.query<TPurchaseRow>(

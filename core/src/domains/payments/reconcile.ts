@@ -1,11 +1,12 @@
 import type { Queryable } from '../../db/index.ts';
+import { registeredPaymentProviders } from './providers.ts';
 
 /*
  * Reconciliation (issue 14 point 8): what each provider says it did against what our ledger
  * says, for a period, every difference listed.
  *
- * The providers' records: for payouts, the sandbox providers' own book (sandbox_payouts: what
- * they were asked to pay and what became of it); for payments (deposits), the events they
+ * The providers' records: for payouts, each provider's book (its adapter's payoutBook: what it
+ * was asked to pay and what became of it); for payments (deposits), the events they
  * signed and sent us (payment_webhooks with a valid signature: the provider's word, whatever
  * we did with it). Our side: the payments and withdrawals and their ledger transactions on the
  * provider's clearing account.
@@ -33,14 +34,22 @@ export type TReconciliation = {
   differences: TDifference[];
 };
 
+/** Every registered provider's book of payouts as one relation; an empty one when none keeps a book. */
+function payoutBooks(): string {
+  const books = [...registeredPaymentProviders()].flatMap((provider) => (provider.payoutBook ? [provider.payoutBook] : []));
+  if (books.length) return `(${books.join(' UNION ALL ')})`;
+  return '(SELECT NULL::text AS provider, NULL::text AS reference, NULL::text AS currency, NULL::numeric AS amount, NULL::text AS state, NULL::timestamptz AS settled_at WHERE false)';
+}
+
 export async function reconcile(db: Queryable, from: Date, to: Date): Promise<TReconciliation> {
   const period = [from, to];
+  const book = payoutBooks();
   const differences: TDifference[] = [];
 
   // Payouts: the provider's book against our withdrawals and the ledger's clearing postings.
   const payouts = await db.query<TDifference>(
     `WITH p AS (
-       SELECT provider, reference, currency, amount, state FROM sandbox_payouts
+       SELECT provider, reference, currency, amount, state FROM ${book} b
        WHERE state <> 'pending' AND settled_at >= $1 AND settled_at < $2
      ), w AS (
        SELECT w.public_id::text AS reference, w.provider, w.currency, w.state,
@@ -86,10 +95,10 @@ export async function reconcile(db: Queryable, from: Date, to: Date): Promise<TR
 
   const totals = await db.query<TReconciliation['totals'][number]>(
     `WITH k AS (
-       SELECT provider, currency FROM sandbox_payouts UNION SELECT provider, currency FROM withdrawals UNION SELECT provider, currency FROM payments
+       SELECT provider, currency FROM ${book} b UNION SELECT provider, currency FROM withdrawals UNION SELECT provider, currency FROM payments
      )
      SELECT k.provider, k.currency,
-       (SELECT coalesce(sum(amount), 0) FROM sandbox_payouts s WHERE s.provider = k.provider AND s.currency = k.currency AND s.state = 'succeeded'
+       (SELECT coalesce(sum(amount), 0) FROM ${book} s WHERE s.provider = k.provider AND s.currency = k.currency AND s.state = 'succeeded'
           AND s.settled_at >= $1 AND s.settled_at < $2)::text AS payouts_provider,
        (SELECT coalesce(sum(w.receive), 0) FROM withdrawals w WHERE w.provider = k.provider AND w.currency = k.currency AND w.state = 'paid'
           AND w.finished_at >= $1 AND w.finished_at < $2)::text AS payouts_ledger,
@@ -106,7 +115,7 @@ export async function reconcile(db: Queryable, from: Date, to: Date): Promise<TR
   // The clearing accounts, all time: payouts succeeded − payments paid, as the providers report them.
   const clearing = await db.query<TReconciliation['clearing'][number]>(
     `SELECT a.name AS provider, a.currency, a.balance::text AS balance,
-       ((SELECT coalesce(sum(s.amount), 0) FROM sandbox_payouts s WHERE s.provider = a.name AND s.currency = a.currency AND s.state = 'succeeded')
+       ((SELECT coalesce(sum(s.amount), 0) FROM ${book} s WHERE s.provider = a.name AND s.currency = a.currency AND s.state = 'succeeded')
         - (SELECT coalesce(sum(p.amount), 0) FROM payments p WHERE p.provider = a.name AND p.currency = a.currency
              AND p.public_id::text IN (SELECT convert_from(wh.raw_body, 'UTF8')::jsonb ->> 'payment_id' FROM payment_webhooks wh
                WHERE wh.provider = a.name AND wh.signature_valid AND wh.event_id IS NOT NULL AND convert_from(wh.raw_body, 'UTF8')::jsonb ->> 'type' = 'payment.paid')))::text AS expected

@@ -26,12 +26,11 @@ import { consumeRateLimit } from '../../rate-limit.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import type { TProviders } from './providers.ts';
 import { processDueWebhooks, webhookIntake } from './webhooks.ts';
-import { chainTick, SANDBOX_BLOCK_MS } from './sandbox.ts';
+import { chainTick, SANDBOX_BLOCK_MS } from '../../providers/sandbox/payments.ts';
 import { isDatabaseUnavailable } from '../../db/outage.ts';
-import { checkPaymentForm } from './check.ts';
-import { checkPayment, listDepositSystems, openDeposit } from './deposits.ts';
+import { checkPayment, checkPaymentForm } from './check.ts';
+import { listDepositSystems, openDeposit } from './deposits.ts';
 import { listPurchaseSystems, openPurchase } from './purchase.ts';
-import sandboxCardPage from './sandbox-card-page.ts';
 import { DEPOSIT_CSV_COLUMNS, paymentCsvRow, paymentHistory, PURCHASE_CSV_COLUMNS } from './payment-history.ts';
 import { sendCsv } from '../history/service.ts';
 
@@ -91,11 +90,10 @@ const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { prov
   );
 };
 
-/** Spec §7 "Deposit" and "Purchase", the providers' webhooks and the card sandbox's hosted page. */
+/** Spec §7 "Deposit" and "Purchase", and the providers' webhooks (their own pages: core/src/providers/). */
 const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, options) => {
   const { now, providers } = options;
   await app.register(webhookRoutes, options);
-  await app.register(sandboxCardPage, options);
 
   // The retry of failed (or interrupted) webhook deliveries, and the chain sandbox's blocks.
   // Tests drive both with their own clock (processDueWebhooks, chainTick), so NODE_ENV=test runs no timer.

@@ -1,10 +1,9 @@
-import { ZPaymentWebhookEvent, type TPaymentProvider, type TPaymentWebhookEvent } from '@obmen/shared';
+import type { TPaymentProvider, TPaymentWebhookEvent } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { withRetry } from '../../money-errors.ts';
 import { refuseDelivery, type TRefusalReason } from '../../lib/signed-inbox.ts';
-import { checkWebhookSignature } from './signature.ts';
-import { applyDepositEvents, type TEventResult } from './deposits.ts';
-import type { TProviderAdapter, TProviders } from './providers.ts';
+import { applyDepositEvents, type TEventResult } from './payment-events.ts';
+import type { TPaymentProviderAdapter, TProviders } from './providers.ts';
 import { applyPayoutEvent, type TPayoutResult } from './withdrawals.ts';
 
 export type TWebhookResult = TEventResult | TPayoutResult | 'duplicate' | 'bad_signature' | 'stale' | 'malformed';
@@ -15,7 +14,7 @@ export const WEBHOOK_RETRY_GRACE_MS = 60_000;
 
 /** What the webhook route hands over: one delivery as received, and the sender's address (its refusals are limited per address). */
 export type TWebhookInput = { rawBody: Buffer; signature: string | undefined; now: Date; address?: string };
-type TIncoming = { provider: TProviderAdapter; input: TWebhookInput };
+type TIncoming = { provider: TPaymentProviderAdapter; input: TWebhookInput };
 /** A stored, validly signed delivery whose event is still to be applied. */
 type TStoredEvent = { webhookId: string; provider: TPaymentProvider; event: TPaymentWebhookEvent };
 /** A delivery's answer; webhookId null: refused by its signature, so not stored (refuseDelivery). */
@@ -23,9 +22,9 @@ type TReceived = { webhookId: string | null; result: TWebhookResult };
 
 /**
  * One delivery to a provider's webhook (a batch of one: see receiveWebhooks). Used by the
- * sandbox providers, which reach us only this way.
+ * providers that live in this process (core/src/providers/), which reach us only this way.
  */
-export async function receiveWebhook(db: Db, provider: TProviderAdapter, input: TWebhookInput): Promise<TReceived> {
+export async function receiveWebhook(db: Db, provider: TPaymentProviderAdapter, input: TWebhookInput): Promise<TReceived> {
   const [received] = await receiveWebhooks(db, [{ provider, input }], input.now);
   if (received instanceof Error) throw received;
   return received!;
@@ -63,9 +62,9 @@ type TChecked = { provider: TPaymentProvider; input: TWebhookInput; event: TPaym
 type TRefused = { provider: TPaymentProvider; input: TWebhookInput; refusal: TRefusalReason };
 
 function checkDelivery({ provider, input }: TIncoming): TChecked | TRefused {
-  const check = checkWebhookSignature(provider.webhookSecret, input.signature, input.rawBody, input.now);
+  const check = provider.verifyEvent(input);
   if (check !== 'valid') return { provider: provider.id, input, refusal: check };
-  const event = parseEvent(input.rawBody);
+  const event = provider.parseEvent(input.rawBody);
   return { provider: provider.id, input, event, refused: event ? null : 'malformed' };
 }
 
@@ -222,7 +221,7 @@ export function webhookIntake(db: Db, now: () => Date) {
     if (applying === stuck && stored.length) apply();
     if (!storing && waiting.length) store();
   };
-  return (provider: TProviderAdapter, input: TWebhookInput) => {
+  return (provider: TPaymentProviderAdapter, input: TWebhookInput) => {
     const checked = checkDelivery({ provider, input });
     if ('refusal' in checked) return refuse(db, checked);
     return new Promise<TReceived>((resolve, reject) => {
@@ -273,7 +272,7 @@ async function applyEvents(tx: Queryable, items: TStoredEvent[], now: Date): Pro
   const claims = new Set(claimed.map((row) => row.webhook_id));
   const results = new Map<string, TWebhookResult>();
   const fresh = items.filter((item) => claims.has(item.webhookId));
-  // payment.*: deposits and purchases, applied together (deposits.ts); payout.*: a withdrawal's payout, one by one (withdrawals.ts).
+  // payment.*: deposits and purchases, applied together (payment-events.ts); payout.*: a withdrawal's payout, one by one (withdrawals.ts).
   const deposits = fresh.filter((item) => !item.event.type.startsWith('payout.'));
   const outcomes = new Map<TStoredEvent, { result: TWebhookResult; paymentId: string | null }>();
   (await applyDepositEvents(tx, deposits, now)).forEach((outcome, i) => {
@@ -340,7 +339,7 @@ async function processStored(db: Db, providers: TProviders, deliveries: TStoredD
   const malformed: string[] = [];
   for (const delivery of deliveries) {
     const provider = providers.get(delivery.provider as TPaymentProvider);
-    const event = parseEvent(delivery.raw_body);
+    const event = provider?.parseEvent(delivery.raw_body);
     if (provider && event) items.push({ webhookId: delivery.id, provider: provider.id, event });
     else malformed.push(delivery.id);
   }
@@ -371,17 +370,6 @@ export async function replayWebhook(db: Db, providers: TProviders, webhookId: st
   const [result] = await processStored(db, providers, [delivery], now);
   if (result instanceof Error) throw result;
   return { webhook_id: webhookId, was_processed: wasProcessed, result };
-}
-
-function parseEvent(rawBody: Buffer) {
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return null;
-  }
-  const parsed = ZPaymentWebhookEvent.safeParse(json);
-  return parsed.success ? parsed.data : null;
 }
 
 /** The inbox, newest first, for operators (payments:webhooks). The body is shown as received. */

@@ -26,7 +26,7 @@ import { groupByCurrency, listPaymentSystems } from './catalogue.ts';
 import { userLevel } from './deposits.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
 import type { TProviders } from './providers.ts';
-import { runSandboxPayouts } from './sandbox-payouts.ts';
+import { runSandboxPayouts } from '../../providers/sandbox/payouts.ts';
 import {
   cancelWithdrawal,
   checkWithdrawal,

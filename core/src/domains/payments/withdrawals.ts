@@ -26,6 +26,7 @@ import { dateBounds } from '../history/service.ts';
 import { refuseWhileWithdrawalsBlocked, verifySecondFactor } from '../security/second-factor.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
 import { assessPayment, type TPaymentAssessment } from './catalogue.ts';
+import { paymentProvider } from './providers.ts';
 
 /*
  * Withdrawals (issue 14 point 5). The state machine, each step one database transaction that
@@ -41,18 +42,8 @@ import { assessPayment, type TPaymentAssessment } from './catalogue.ts';
  * handed to the provider after commit (dispatch), and the provider's signed webhook ends it.
  */
 
-/** How long each provider usually takes once it has a payout (what the user is told). */
-export const PAYOUT_ETA_MS: Record<TPaymentProvider, number> = {
-  'sandbox-card': 15 * 60_000,
-  'sandbox-bank': 24 * 3_600_000,
-  'sandbox-chain': 60 * 60_000,
-};
 /** An operator decides within this time (what the user is told while a request waits). */
 export const REVIEW_ETA_MS = 24 * 3_600_000;
-/** The sandbox providers settle a payout this long after they got it. */
-export const SANDBOX_PAYOUT_DELAY_MS = 20_000;
-/** A sandbox card payout to this number fails (the others succeed). */
-export const SANDBOX_DECLINED_CARD = '4000000000000002';
 
 const OPEN_STATES: readonly TWithdrawalState[] = ['requested', 'approved', 'processing'];
 
@@ -343,7 +334,7 @@ export async function requestWithdrawal(
     ]);
     const auto = threshold !== undefined && assessed.amount <= BigInt(threshold.max);
     const provider = assessed.entry.system.provider;
-    const expected = new Date(now.getTime() + PAYOUT_ETA_MS[provider] + (auto ? 0 : REVIEW_ETA_MS));
+    const expected = new Date(now.getTime() + paymentProvider(provider).payoutEtaMs + (auto ? 0 : REVIEW_ETA_MS));
     const { card_number: cardNumber, ...details } = assessed.form as Record<string, string>;
     const cardSealed = cardNumber ? await deps.cipher.encrypt(cardNumber) : null;
     const [row] = await tx.query<{ id: string }>(
@@ -459,7 +450,7 @@ export async function approveWithdrawal(deps: TPayoutDeps, publicId: string, act
       const row = await lockWithdrawal(tx, { publicId });
       if (!row) throw notFoundOf('withdrawal');
       if (row.state !== 'requested') throw stateError(row);
-      const expected = new Date(now.getTime() + PAYOUT_ETA_MS[row.provider]);
+      const expected = new Date(now.getTime() + paymentProvider(row.provider).payoutEtaMs);
       await tx.query(`UPDATE withdrawals SET state = 'approved', approved_at = $2, updated_at = $2, expected_at = $3, reason_text = NULL WHERE id = $1`, [
         row.id,
         now,
@@ -490,36 +481,24 @@ export async function rejectWithdrawal(db: Db, publicId: string, reason: string,
 }
 
 /**
- * approved → processing: hands the payout to its provider, the card number unsealed for it.
- * The sandbox providers keep their book in sandbox_payouts, keyed by our reference, so handing
- * it twice (a retry after a crash) gives the same payout; the book keeps the masked details and
- * whether the card is the declined test card, never the number. Answers the state after the step.
+ * approved → processing: hands the payout to its provider (its adapter's sendPayout), the card
+ * number unsealed for it, in the transaction of the step; handing it twice (a retry after a
+ * crash) gives the same payout. Answers the state after the step.
  */
 export async function dispatchWithdrawal({ db, cipher }: TPayoutDeps, id: string, now: Date): Promise<TWithdrawalState> {
   return withRetry(() =>
     db.transaction(async (tx) => {
       const row = await lockWithdrawal(tx, { id });
       if (!row || row.state !== 'approved') return row?.state ?? 'requested';
-      const card = row.card_number_sealed ? await cipher.decrypt(row.card_number_sealed) : null;
-      const [payout] = await tx.query<{ provider_ref: string }>(
-        `INSERT INTO sandbox_payouts (provider_ref, provider, reference, currency, amount, destination, declined, created_at, due_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (provider, reference) DO UPDATE SET provider = EXCLUDED.provider RETURNING provider_ref`,
-        [
-          `po_${randomUUID().replace(/-/g, '')}`,
-          row.provider,
-          row.public_id,
-          row.currency,
-          row.receive,
-          row.details_shown,
-          card === SANDBOX_DECLINED_CARD,
-          now,
-          new Date(now.getTime() + SANDBOX_PAYOUT_DELAY_MS),
-        ],
+      const cardNumber = row.card_number_sealed ? await cipher.decrypt(row.card_number_sealed) : null;
+      const providerRef = await paymentProvider(row.provider).sendPayout(
+        tx,
+        { reference: row.public_id, currency: row.currency, amount: BigInt(row.receive), destination: row.details_shown, cardNumber },
+        now,
       );
       await tx.query(`UPDATE withdrawals SET state = 'processing', provider_ref = $2, processing_at = $3, updated_at = $3 WHERE id = $1`, [
         row.id,
-        payout!.provider_ref,
+        providerRef,
         now,
       ]);
       await recordEvent(tx, row.user_id, 'withdrawal', { id: row.public_id, state: 'processing' });

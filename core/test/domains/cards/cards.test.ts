@@ -7,7 +7,7 @@ import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
 import { hashPassword } from '../../../src/domains/auth/passwords.ts';
 import { hotp, newTotpSecret, totpStep } from '../../../src/domains/security/totp.ts';
-import { passesLuhn, SANDBOX_BINS, SANDBOX_ISSUE_DELAY_MS, SANDBOX_SHIP_DELAY_MS } from '../../../src/domains/cards/sandbox-issuer.ts';
+import { passesLuhn, SANDBOX_BINS, SANDBOX_ISSUE_DELAY_MS, SANDBOX_SHIP_DELAY_MS } from '../../../src/providers/sandbox/issuer.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { readEvents } from '../../../src/domains/events/service.ts';
 import { CARD_OVERRIDES, CARD_SECRET, cardStatus, makeProduct, placeOrder, post, sandboxOf, verifyUser, walletMinor, type TCtx } from './helpers.ts';

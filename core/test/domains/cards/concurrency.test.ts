@@ -3,7 +3,7 @@ import { build } from '../../helpers.ts';
 import { createFixtureUser, fund } from '../../fixtures.ts';
 import { openDb, type Db } from '../../../src/db/index.ts';
 import { chargeMonthlyFees } from '../../../src/domains/cards/fees.ts';
-import { SANDBOX_ISSUE_DELAY_MS } from '../../../src/domains/cards/sandbox-issuer.ts';
+import { SANDBOX_ISSUE_DELAY_MS } from '../../../src/providers/sandbox/issuer.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { CARD_OVERRIDES, makeProduct, placeOrder, post, sandboxOf, verifyUser, walletMinor, type TCtx } from './helpers.ts';
 

@@ -5,8 +5,8 @@ import type { build } from '../../helpers.ts';
 import { call } from '../../auth-helpers.ts';
 import { testConfig } from '../../helpers.ts';
 import { openDocumentCipher } from '../../../src/domains/verification/cipher.ts';
-import { loadIssuers } from '../../../src/domains/cards/issuer.ts';
-import { advanceSandboxIssuer, type sandboxIssuer } from '../../../src/domains/cards/sandbox-issuer.ts';
+import { loadCardIssuers } from '../../../src/providers/index.ts';
+import { advanceSandboxIssuer, type sandboxIssuer } from '../../../src/providers/sandbox/issuer.ts';
 import { createProduct, enableProduct, type TProductInput } from '../../../src/domains/cards/catalogue.ts';
 import type { Queryable } from '../../../src/db/index.ts';
 
@@ -48,7 +48,7 @@ export async function makeProduct(db: Queryable, input: Partial<TProductInput> &
 /** The sandbox issuer with the test secret and key, delivering through the HTTP callback route. */
 export function sandboxOf(ctx: TCtx, overrides: Record<string, string>) {
   const config = testConfig(overrides);
-  const sandbox = loadIssuers(
+  const sandbox = loadCardIssuers(
     config,
     openDocumentCipher(config, () => {}),
   ).get('sandbox') as ReturnType<typeof sandboxIssuer>;

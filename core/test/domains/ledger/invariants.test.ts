@@ -6,16 +6,12 @@ import { checkLedger, type TLedgerReport } from '../../../src/domains/ledger/inv
 import { formatAmount } from '@obmen/shared';
 import { createDeposit } from '../../../src/domains/payments/deposits.ts';
 import { receiveWebhooks } from '../../../src/domains/payments/webhooks.ts';
-import {
-  approveWithdrawal,
-  cancelWithdrawal,
-  rejectWithdrawal,
-  requestWithdrawal,
-  SANDBOX_DECLINED_CARD,
-  setAutoApproval,
-} from '../../../src/domains/payments/withdrawals.ts';
+import { approveWithdrawal, cancelWithdrawal, rejectWithdrawal, requestWithdrawal, setAutoApproval } from '../../../src/domains/payments/withdrawals.ts';
 import { AppError } from '../../../src/errors.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
+import { registerPaymentProviders } from '../../../src/domains/payments/providers.ts';
+import { loadPaymentProviders } from '../../../src/providers/index.ts';
+import { SANDBOX_DECLINED_CARD } from '../../../src/providers/sandbox/payouts.ts';
 import { currencySums, describeRun, expectWorkloadKeptEveryRule, prng, runLedgerWorkload, seedLedgerUsers } from './ledger-workload.ts';
 
 /*
@@ -58,7 +54,11 @@ describe.each(ENGINES)('ledger invariants under concurrency on %s', (engine) => 
     async () => {
       const random = prng(SEED ^ 0x5eed);
       const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
-      const provider = { id: 'sandbox-card' as const, webhookSecret: 'storm-secret-0123456789abcdef0123456789' };
+      const secret = 'storm-secret-0123456789abcdef0123456789';
+      const providers = loadPaymentProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: secret });
+      // Built without the app: the withdrawals reach their provider through the registry.
+      registerPaymentProviders(providers);
+      const provider = providers.get('sandbox-card')!;
       const now = new Date();
       const deps = { db: ctx.db, now: () => now, cipher: testCipher() };
       await ctx.db.query('UPDATE users SET verification_level = 1 WHERE id = ANY ($1::bigint[])', [ctx.users.map((u) => u.id)]);
@@ -152,9 +152,9 @@ describe.each(ENGINES)('ledger invariants under concurrency on %s', (engine) => 
       const deliveries: Array<{ body: Buffer; signature: string; kind: 'valid' | 'forged' | 'stale'; resent: number }> = [];
       for (const event of events) {
         const body = Buffer.from(JSON.stringify(event));
-        for (let copy = 0; copy < 5; copy++) deliveries.push({ body, signature: signWebhook(provider.webhookSecret, body, unix), kind: 'valid', resent: 0 });
+        for (let copy = 0; copy < 5; copy++) deliveries.push({ body, signature: signWebhook(secret, body, unix), kind: 'valid', resent: 0 });
         deliveries.push({ body, signature: signWebhook('a-forger-does-not-know-the-secret-000000', body, unix), kind: 'forged', resent: 0 });
-        deliveries.push({ body, signature: signWebhook(provider.webhookSecret, body, unix - 600), kind: 'stale', resent: 0 });
+        deliveries.push({ body, signature: signWebhook(secret, body, unix - 600), kind: 'stale', resent: 0 });
       }
       for (let i = deliveries.length - 1; i > 0; i--) {
         const j = Math.floor(random() * (i + 1));

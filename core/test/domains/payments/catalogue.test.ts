@@ -5,7 +5,8 @@ import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { COMMANDS } from '../../../src/cli/index.ts';
 import { AppError } from '../../../src/errors.ts';
-import { assessPayment, listPaymentSystems, SEED_PAYMENT_SYSTEMS, seedPaymentSystems } from '../../../src/domains/payments/catalogue.ts';
+import { assessPayment, listPaymentSystems, seedPaymentSystems } from '../../../src/domains/payments/catalogue.ts';
+import { SANDBOX_PAYMENT_SYSTEMS } from '../../../src/providers/sandbox/catalogue.ts';
 
 describe.each(ENGINES)('payment-system catalogue (%s)', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
@@ -29,13 +30,13 @@ describe.each(ENGINES)('payment-system catalogue (%s)', (engine) => {
   };
 
   it('seeds every direction once: deposit, withdraw and purchase through the three sandboxes', async () => {
-    expect(await ctx.db.transaction((tx) => seedPaymentSystems(tx))).toBe(false);
+    expect(await ctx.db.transaction((tx) => seedPaymentSystems(tx, SANDBOX_PAYMENT_SYSTEMS))).toBe(false);
     const rows = await ctx.db.query<{ direction: string; id: string; n: number }>(
       `SELECT s.direction, s.id, count(c.currency)::int AS n FROM payment_systems s JOIN payment_system_currencies c
        ON c.direction = s.direction AND c.system_id = s.id GROUP BY s.direction, s.id ORDER BY s.direction, s.id`,
     );
     expect(rows.map((row) => `${row.direction}/${row.id}`)).toEqual(
-      SEED_PAYMENT_SYSTEMS.map((system) => `${system.direction}/${system.id}`).sort((a, b) => (a < b ? -1 : 1)),
+      SANDBOX_PAYMENT_SYSTEMS.map((system) => `${system.direction}/${system.id}`).sort((a, b) => (a < b ? -1 : 1)),
     );
     const withdraw = await listPaymentSystems(ctx.db, { direction: 'withdraw', userLevel: 0, currency: 'TON' });
     // Level 0's withdrawal limit is 0 (verification_limits): its chain payouts are locked too, needing level 1.

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, ENGINES, testCipher } from '../../helpers.ts';
 import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
-import { loadProviders } from '../../../src/domains/payments/providers.ts';
-import { runSandboxPayouts } from '../../../src/domains/payments/sandbox-payouts.ts';
-import { SANDBOX_DECLINED_CARD, SANDBOX_PAYOUT_DELAY_MS, sealPayoutCardNumbers } from '../../../src/domains/payments/withdrawals.ts';
+import { loadPaymentProviders } from '../../../src/providers/index.ts';
+import { runSandboxPayouts, SANDBOX_DECLINED_CARD, SANDBOX_PAYOUT_DELAY_MS } from '../../../src/providers/sandbox/payouts.ts';
+import { sealPayoutCardNumbers } from '../../../src/domains/payments/withdrawals.ts';
 
 const SECRET = 'test-sandbox-card-secret-0123456789abcdef';
 const NOW = new Date('2026-11-23T10:00:00Z');
@@ -61,7 +61,7 @@ describe.each(ENGINES)('payout card numbers at rest and in logs (%s)', (engine) 
 
     await runSandboxPayouts(
       ctx.db,
-      loadProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET }),
+      loadPaymentProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET }),
       new Date(NOW.getTime() + SANDBOX_PAYOUT_DELAY_MS),
     );
     const status = async (id: string) => (await call(ctx.app, `/api/withdraw/status/${id}`, { token: user.token })).json().withdrawal;

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../helpers.ts';
-import { DEV_WEBHOOK_SECRETS } from '../../../src/domains/payments/providers.ts';
+import { DEV_WEBHOOK_SECRETS } from '../../../src/providers/sandbox/index.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
 
 const NOW = new Date('2026-11-23T10:00:00Z');

@@ -6,7 +6,7 @@ import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { createDeposit, DEPOSIT_LIFETIME_MS, expireDeposits } from '../../../src/domains/payments/deposits.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
 import { processDueWebhooks, receiveWebhooks, webhookIntake } from '../../../src/domains/payments/webhooks.ts';
-import { loadProviders } from '../../../src/domains/payments/providers.ts';
+import { loadPaymentProviders } from '../../../src/providers/index.ts';
 import { purgeInboxes, REFUSED_SAMPLE_SIZE } from '../../../src/lib/signed-inbox.ts';
 import { RATE_LIMITS } from '../../../src/rate-limit.ts';
 import { COMMANDS } from '../../../src/cli/index.ts';
@@ -189,7 +189,7 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
   });
 
   it('deliveries received together: each stored as its own row, in order; copies applied once, forged refused; a failing event is retried alone and holds back no other', async () => {
-    const provider = { id: 'sandbox-card' as const, webhookSecret: SECRET };
+    const provider = loadPaymentProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET }).get('sandbox-card')!;
     const [a, b, c] = [await newDeposit(), await newDeposit(), await newDeposit()];
     const events = [paidEvent(a.public_id), paidEvent(b.public_id), paidEvent(c.public_id)];
     const incoming = (event: TPaymentWebhookEvent, secret = SECRET) => {
@@ -229,7 +229,7 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     expect(failed).toMatchObject({ signature_valid: true, result: null, processed_at: null });
     // The next attempt applies it.
     expect(
-      await processDueWebhooks(ctx.db, loadProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET }), new Date(clock.getTime() + 10_000)),
+      await processDueWebhooks(ctx.db, loadPaymentProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET }), new Date(clock.getTime() + 10_000)),
     ).toEqual({
       processed: 1,
       failed: 0,
@@ -253,7 +253,7 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     expect(again.json()).toMatchObject({ result: 'credited' });
     expect(await balance()).toBe(before + 12_345n);
     expect(
-      await processDueWebhooks(ctx.db, loadProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET }), new Date(clock.getTime() + 10_000)),
+      await processDueWebhooks(ctx.db, loadPaymentProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET }), new Date(clock.getTime() + 10_000)),
     ).toEqual({ processed: 1, failed: 0 });
     expect((await inbox(event.id)).map((row) => row.result)).toEqual(['duplicate', 'credited']);
     expect(await balance()).toBe(before + 12_345n);
@@ -265,7 +265,7 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
       events.map((event) => {
         const rawBody = Buffer.from(JSON.stringify(event));
         return {
-          provider: { id: 'sandbox-card' as const, webhookSecret: SECRET },
+          provider: loadPaymentProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET }).get('sandbox-card')!,
           input: { rawBody, signature: signWebhook(SECRET, rawBody, unix(clock)), now: clock },
         };
       }),
@@ -329,7 +329,7 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
     'the intake: a copy of an event being applied is answered duplicate at once; an apply stuck on a row holds up no other event',
     async () => {
       const receive = webhookIntake(ctx.db, () => clock);
-      const provider = { id: 'sandbox-card' as const, webhookSecret: SECRET };
+      const provider = loadPaymentProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET }).get('sandbox-card')!;
       const input = (event: TPaymentWebhookEvent, secret = SECRET) => {
         const rawBody = Buffer.from(JSON.stringify(event));
         return { rawBody, signature: signWebhook(secret, rawBody, unix(clock)), now: clock };
@@ -362,7 +362,7 @@ describe.each(ENGINES)('payment webhooks and deposit crediting (%s)', (engine) =
   it.runIf(engine === 'postgres')(
     'two cores (two intakes) given the copies of the same events at once: each event credited once, every copy stored and answered',
     async () => {
-      const provider = { id: 'sandbox-card' as const, webhookSecret: SECRET };
+      const provider = loadPaymentProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET }).get('sandbox-card')!;
       const intakes = [webhookIntake(ctx.db, () => clock), webhookIntake(ctx.db, () => clock)];
       const deposits = await Promise.all(Array.from({ length: 10 }, () => newDeposit()));
       const events = deposits.map((deposit) => paidEvent(deposit.public_id));

@@ -6,8 +6,8 @@ import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { heldBalance } from '../../../src/domains/ledger/holds.ts';
 import { userBalance } from '../../../src/domains/ledger/service.ts';
-import { loadProviders } from '../../../src/domains/payments/providers.ts';
-import { runSandboxPayouts } from '../../../src/domains/payments/sandbox-payouts.ts';
+import { loadPaymentProviders } from '../../../src/providers/index.ts';
+import { runSandboxPayouts } from '../../../src/providers/sandbox/payouts.ts';
 import { approveWithdrawal, rejectWithdrawal } from '../../../src/domains/payments/withdrawals.ts';
 
 const NOW = new Date('2026-11-23T10:00:00Z');
@@ -63,7 +63,7 @@ describe.each(ENGINES)('withdrawals: cancel vs approve vs reject (%s)', (engine)
       if (rejected) expect(row!.state).toBe('rejected');
       expect(['cancelled', 'rejected', 'processing']).toContain(row!.state);
     }
-    await runSandboxPayouts(ctx.db, loadProviders({ NODE_ENV: 'test' }), NOW, { force: true });
+    await runSandboxPayouts(ctx.db, loadPaymentProviders({ NODE_ENV: 'test' }), NOW, { force: true });
     const [open] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM withdrawals WHERE state NOT IN ('paid', 'cancelled', 'rejected')`);
     expect(open!.n).toBe(0);
     expect(await heldBalance(ctx.db, user.id, 'RUB')).toBe(0n);

@@ -6,11 +6,11 @@ import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { heldBalance } from '../../../src/domains/ledger/holds.ts';
 import { userBalance } from '../../../src/domains/ledger/service.ts';
-import { loadProviders } from '../../../src/domains/payments/providers.ts';
+import { loadPaymentProviders } from '../../../src/providers/index.ts';
 import { reconcile } from '../../../src/domains/payments/reconcile.ts';
-import { runSandboxPayouts } from '../../../src/domains/payments/sandbox-payouts.ts';
+import { runSandboxPayouts, SANDBOX_DECLINED_CARD, SANDBOX_PAYOUT_DELAY_MS } from '../../../src/providers/sandbox/payouts.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
-import { approveWithdrawal, rejectWithdrawal, SANDBOX_DECLINED_CARD, SANDBOX_PAYOUT_DELAY_MS } from '../../../src/domains/payments/withdrawals.ts';
+import { approveWithdrawal, rejectWithdrawal } from '../../../src/domains/payments/withdrawals.ts';
 import { markSecurityChanged } from '../../../src/domains/security/second-factor.ts';
 import { newTotpSecret, totpCode } from '../../../src/domains/security/totp.ts';
 
@@ -24,7 +24,7 @@ describe.each(ENGINES)('withdraw (%s)', (engine) => {
   let alice: TFixtureUser;
   let bob: TFixtureUser;
   let keys = 0;
-  const providers = () => loadProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET });
+  const providers = () => loadPaymentProviders({ NODE_ENV: 'test', WEBHOOK_SECRET_SANDBOX_CARD: SECRET });
 
   beforeAll(async () => {
     ctx = await build(engine, { WEBHOOK_SECRET_SANDBOX_CARD: SECRET }, { now: () => NOW });

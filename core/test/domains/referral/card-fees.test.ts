@@ -3,7 +3,7 @@ import { ENGINES, build } from '../../helpers.ts';
 import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { chargeMonthlyFees } from '../../../src/domains/cards/fees.ts';
-import { SANDBOX_ISSUE_DELAY_MS } from '../../../src/domains/cards/sandbox-issuer.ts';
+import { SANDBOX_ISSUE_DELAY_MS } from '../../../src/providers/sandbox/issuer.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { bindReferee, mainCode, setReferralTerms, settleReferralBonuses } from '../../../src/domains/referral/service.ts';
 import { CARD_OVERRIDES, cardStatus, placeOrder, post, sandboxOf, verifyUser, walletMinor, type TCtx } from '../cards/helpers.ts';

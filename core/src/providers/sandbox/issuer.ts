@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import type { TCardIssuerEvent } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
-import { signWebhook } from '../payments/signature.ts';
-import type { TDocumentCipher } from '../verification/cipher.ts';
-import type { TIssuerAdapter, TIssuerOrder } from './issuer.ts';
+import { signWebhook } from '../../domains/payments/signature.ts';
+import type { TDocumentCipher } from '../../domains/verification/cipher.ts';
+import type { TIssuerAdapter, TIssuerOrder } from '../../domains/cards/issuer.ts';
 
 /*
  * The built-in sandbox issuer: a card issuer that lives in this database (table
@@ -15,7 +15,7 @@ import type { TIssuerAdapter, TIssuerOrder } from './issuer.ts';
  * through the same signed callback a remote issuer would use. A name on card containing
  * "DECLINE" makes the order fail after acceptance (to try the refund).
  *
- * advanceSandboxIssuer() runs the steps that are due at `now` (the worker in routes.ts every
+ * advanceSandboxIssuer() runs the steps that are due at `now` (the worker in cards/routes.ts every
  * few seconds; tests and `cards:issuer:advance` with their own clock). Each step is taken under
  * FOR UPDATE SKIP LOCKED, so two cores never take the same one; its event is kept in the row's
  * outbox until delivered (again after a failed delivery: the callback inbox drops duplicates).

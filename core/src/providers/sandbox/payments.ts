@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { addressFormatOf, addressFromBytes, formatAmount, type TPaymentProvider, type TPaymentWebhookEvent } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
-import { currencies, operatorCurrency, parseOperatorAmount } from '../currencies/service.ts';
-import type { TProviders } from './providers.ts';
-import { signWebhook } from './signature.ts';
-import { receiveWebhook, type TWebhookResult } from './webhooks.ts';
+import { currencies, operatorCurrency, parseOperatorAmount } from '../../domains/currencies/service.ts';
+import type { TProviders } from '../../domains/payments/providers.ts';
+import { signWebhook } from '../../domains/payments/signature.ts';
+import { receiveWebhook, type TWebhookResult } from '../../domains/payments/webhooks.ts';
 
 /*
  * The built-in sandbox providers' side: what each provider records and the signed events it

@@ -1,17 +1,48 @@
-import type { Db } from '../../db/index.ts';
+import { randomUUID } from 'node:crypto';
+import type { Db, Queryable } from '../../db/index.ts';
 import { formatAmount, type TPaymentProvider } from '@obmen/shared';
-import { currencies } from '../currencies/service.ts';
-import type { TProviders } from './providers.ts';
-import { signWebhook } from './signature.ts';
-import { receiveWebhook } from './webhooks.ts';
+import { currencies } from '../../domains/currencies/service.ts';
+import type { TPayoutOrder, TProviders } from '../../domains/payments/providers.ts';
+import { signWebhook } from '../../domains/payments/signature.ts';
+import { receiveWebhook } from '../../domains/payments/webhooks.ts';
 
 /*
- * The sandbox providers' payout side. A payout handed to a sandbox provider (dispatch, in
- * withdrawals.ts) waits SANDBOX_PAYOUT_DELAY_MS, then succeeds, or fails for the declined test
+ * The sandbox providers' payout side. A payout handed to a sandbox provider (sendSandboxPayout,
+ * from the withdrawal's dispatch) waits SANDBOX_PAYOUT_DELAY_MS, then succeeds, or fails for the declined test
  * card (SANDBOX_DECLINED_CARD, noted as `declined` when handed over); the provider then reports it by a webhook signed with its secret, delivered through the
  * same path as a provider's HTTP call (receiveWebhook: inbox, signature, exactly-once), until
  * we answer it. `force` settles one payout now with a chosen outcome (operators, tests, e2e).
  */
+
+/** The sandbox providers settle a payout this long after they got it. */
+export const SANDBOX_PAYOUT_DELAY_MS = 20_000;
+/** A sandbox card payout to this number fails (the others succeed). */
+export const SANDBOX_DECLINED_CARD = '4000000000000002';
+
+/**
+ * A payout handed to a sandbox provider: its book (sandbox_payouts) is keyed by our reference,
+ * so handing it twice gives the same payout; it keeps the masked details and whether the card
+ * is the declined test card, never the number.
+ */
+export async function sendSandboxPayout(tx: Queryable, provider: TPaymentProvider, payout: TPayoutOrder, now: Date): Promise<string> {
+  const [row] = await tx.query<{ provider_ref: string }>(
+    `INSERT INTO sandbox_payouts (provider_ref, provider, reference, currency, amount, destination, declined, created_at, due_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (provider, reference) DO UPDATE SET provider = EXCLUDED.provider RETURNING provider_ref`,
+    [
+      `po_${randomUUID().replace(/-/g, '')}`,
+      provider,
+      payout.reference,
+      payout.currency,
+      payout.amount.toString(),
+      payout.destination,
+      payout.cardNumber === SANDBOX_DECLINED_CARD,
+      now,
+      new Date(now.getTime() + SANDBOX_PAYOUT_DELAY_MS),
+    ],
+  );
+  return row!.provider_ref;
+}
 
 export type TSettleOptions = { reference?: string; outcome?: 'succeeded' | 'failed'; force?: boolean };
 

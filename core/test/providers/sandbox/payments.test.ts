@@ -5,8 +5,8 @@ import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { COMMANDS } from '../../../src/cli/index.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
-import { loadProviders } from '../../../src/domains/payments/providers.ts';
-import { bankReceived, chainMine, chainSend, chainTick, SANDBOX_BLOCK_MS } from '../../../src/domains/payments/sandbox.ts';
+import { loadPaymentProviders } from '../../../src/providers/index.ts';
+import { bankReceived, chainMine, chainSend, chainTick, SANDBOX_BLOCK_MS } from '../../../src/providers/sandbox/payments.ts';
 import { processDueWebhooks, replayWebhook } from '../../../src/domains/payments/webhooks.ts';
 import { testConfig } from '../../helpers.ts';
 
@@ -18,7 +18,7 @@ describe.each(ENGINES)('sandbox providers: card page, bank transfer, chain (%s)'
   let user: TFixtureUser;
   let other: TFixtureUser;
   let clock = NOW;
-  const providers = loadProviders(testConfig());
+  const providers = loadPaymentProviders(testConfig());
 
   beforeAll(async () => {
     ctx = await build(engine, {}, { now: () => clock });

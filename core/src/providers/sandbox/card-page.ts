@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { displayMoney, isCardNumber, normalizeCardNumber, translate, type TI18nKey, type TLocale } from '@obmen/shared';
 import { notFoundOf } from '../../errors.ts';
-import type { TProviders } from './providers.ts';
-import { paymentPageUrl } from './deposits.ts';
-import { cancelCard, cardPayment, SANDBOX_CARDS, SANDBOX_CHALLENGE_CODE, submitCard, submitChallenge, type TCardPayment } from './sandbox.ts';
+import type { TProviders } from '../../domains/payments/providers.ts';
+import { paymentPageUrl } from '../../domains/payments/deposits.ts';
+import { cancelCard, cardPayment, SANDBOX_CARDS, SANDBOX_CHALLENGE_CODE, submitCard, submitChallenge, type TCardPayment } from './payments.ts';
 
 /*
  * The card sandbox's hosted payment page, served by core at its own path (reached through the
