@@ -4,7 +4,8 @@ import { openDocumentCipher } from '../domains/verification/cipher.ts';
 import { loadPaymentProviders } from '../providers/index.ts';
 import { reconcile } from '../domains/payments/reconcile.ts';
 import { runSandboxPayouts } from '../providers/sandbox/payouts.ts';
-import { approveWithdrawal, listWithdrawals, rejectWithdrawal, setAutoApproval } from '../domains/payments/withdrawals.ts';
+import { approveWithdrawal, rejectWithdrawal } from '../domains/payments/withdrawal-states.ts';
+import { listWithdrawals, setAutoApproval } from '../domains/payments/withdrawals.ts';
 import { options, type TCommand } from './command.ts';
 
 const LIST_USAGE = 'usage: withdraw:list [state=requested|approved|processing|paid|rejected|failed|cancelled] [limit=<1..1000>]';

@@ -2,6 +2,7 @@ import { CARD_KINDS, CARD_REQUIRED_LEVEL, formatAmount, parseAmount, type TCardC
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { currencies, type TCurrency } from '../currencies/service.ts';
+import { userLevel } from '../limits/service.ts';
 
 /** A product row as stored (amounts in minor units). */
 export type TProductRow = {
@@ -67,8 +68,7 @@ export async function cardCatalogue(db: Queryable, userId: string): Promise<TCar
     .filter((row) => byCode.get(row.fee_currency)?.enabled)
     .map((row) => publicProduct(row, byCode))
     .filter((product) => product.currencies.length > 0);
-  const [user] = await db.query<{ level: number }>('SELECT verification_level AS level FROM users WHERE id = $1', [userId]);
-  const level = Number(user?.level ?? 0);
+  const level = await userLevel(db, userId);
   return { status: 'ok', products, requirements: { verification_level: CARD_REQUIRED_LEVEL, user_level: level, met: level >= CARD_REQUIRED_LEVEL } };
 }
 

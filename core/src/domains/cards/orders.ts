@@ -6,6 +6,7 @@ import { runIdempotent } from '../idempotency/service.ts';
 import { captureHold, placeHold, releaseHold } from '../ledger/holds.ts';
 import { accountSql, accountsSql, holdAccount, houseAccount, lockAccounts, postTransaction, sqlParams, systemAccount, userAccount } from '../ledger/posting.ts';
 import { ledgerCall } from '../ledger/service.ts';
+import { userLevel } from '../limits/service.ts';
 import { findProduct } from './catalogue.ts';
 import type { TIssuers } from './issuer.ts';
 import { CARD_SELECT, addActivity, cardByOrderRef, ownCard, toOrder, type TCardRow } from './store.ts';
@@ -68,8 +69,7 @@ export async function placeOrder(ctx: TCardContext, userId: string, key: string,
   const { result, replayed } = await ledgerCall(db, () =>
     runIdempotent(db, { userId, key, scope: 'card.order', payload: body }, async (tx) => {
       // The user row orders a user's own calls: the count of open orders below stays true.
-      const [user] = await tx.query<{ level: number }>('SELECT verification_level AS level FROM users WHERE id = $1 FOR UPDATE', [userId]);
-      if (Number(user?.level ?? 0) < CARD_REQUIRED_LEVEL) throw new AppError('card_verification_required');
+      if ((await userLevel(tx, userId, true)) < CARD_REQUIRED_LEVEL) throw new AppError('card_verification_required');
       const [open] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM cards WHERE user_id = $1 AND status = 'placed'`, [userId]);
       if (open!.n >= MAX_PLACED_ORDERS) throw conflict('cards.too_many_open');
       const [card] = await tx.query<{ id: string; public_id: string }>(

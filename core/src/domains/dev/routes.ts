@@ -10,7 +10,7 @@ import { approveSubmission, rejectSubmission, ZRejection } from '../verification
 import { setReferralTerms, settleReferralBonuses } from '../referral/service.ts';
 import { adjustBalance } from '../ledger/service.ts';
 import { closeSupport, replySupport } from '../chat/operator.ts';
-import { approveWithdrawal } from '../payments/withdrawals.ts';
+import { approveWithdrawal } from '../payments/withdrawal-states.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
 
 /** The operator's withdraw:approve, for e2e runs beside a live PGlite (the CLI cannot open it then). */

@@ -12,9 +12,10 @@ import type { Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
 import type { RateSource } from '../rates/source.ts';
 import { assessPayment, type TPaymentAssessment } from './catalogue.ts';
-import { DEPOSIT_COLUMNS, paymentView, userLevel, type TDepositRow } from './deposits.ts';
+import { limitError, limitState, limitValue, showLimits, userLevel } from '../limits/service.ts';
+import { DEPOSIT_COLUMNS, paymentView, type TDepositRow } from './deposits.ts';
 import { purchaseQuote, quotePurchase } from './purchase.ts';
-import { describeRefusal, limitError, limitState, limitValue, showLimits } from './withdrawals.ts';
+import { describeRefusal } from './withdrawals.ts';
 
 export type TPaymentFormCheck = {
   ok: boolean;

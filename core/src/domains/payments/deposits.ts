@@ -13,10 +13,10 @@ import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { currencies } from '../currencies/service.ts';
+import { refuseOverLimits, userLevel } from '../limits/service.ts';
 import { assessPayment, findPaymentSystem, groupByCurrency, listPaymentSystems } from './catalogue.ts';
 import { findPaymentProvider, paymentProvider } from './providers.ts';
 import { qrSvg } from './qr.ts';
-import { limitError, limitState, limitValue } from './withdrawals.ts';
 
 /** How long a created card deposit waits for its payment before it may expire. */
 export const DEPOSIT_LIFETIME_MS = 30 * 60_000;
@@ -84,12 +84,6 @@ export async function createDeposit(
     ],
   );
   return row!;
-}
-
-/** The verification level of a user (0 until identity is approved). */
-export async function userLevel(db: Queryable, userId: string): Promise<number> {
-  const [row] = await db.query<{ level: number }>('SELECT verification_level AS level FROM users WHERE id = $1', [userId]);
-  return Number(row?.level ?? 0);
 }
 
 /** GET /api/deposit/ps: per enabled currency (named in the reader's language), the systems that take deposits in it, with their terms. */
@@ -170,7 +164,7 @@ export async function openDeposit(
   const { system, currency } = assessed.entry;
   const opening = paymentProvider(system.provider).openPayment({ direction: 'deposit' });
   const row = await db.transaction(async (tx) => {
-    await refuseOverDepositLimits(tx, userId, level, now, currency.code, assessed.amount);
+    await refuseOverLimits(tx, { userId, level, now, operation: 'deposit', currency: currency.code, amount: assessed.amount });
     return createDeposit(tx, {
       userId,
       provider: system.provider,
@@ -183,18 +177,6 @@ export async function openDeposit(
     });
   });
   return { status: 'ok', payment: await paymentView(db, row), address: null };
-}
-
-/**
- * Over the deposit limits of the user's level (deposits and purchases count): refused. Takes the
- * user's row lock, so two payments opened at once cannot both fit; call it in the transaction
- * that inserts the payment.
- */
-export async function refuseOverDepositLimits(tx: Queryable, userId: string, level: number, now: Date, currency: string, amount: bigint): Promise<void> {
-  await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
-  const limits = await limitState(tx, userId, level, now, 'deposit');
-  const refusal = limitError(limits, await limitValue(tx, currency, amount, limits.currency), 'deposit');
-  if (refusal) throw refusal;
 }
 
 /**

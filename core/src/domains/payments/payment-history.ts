@@ -1,8 +1,18 @@
-import { isI18nKey, translate, type TLocale, type TPaymentHistoryQuery, type TPaymentRecord } from '@obmen/shared';
+import {
+  isI18nKey,
+  translate,
+  type TLocale,
+  type TPaymentHistoryQuery,
+  type TPaymentRecord,
+  type TWithdrawal,
+  type TWithdrawHistoryQuery,
+} from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
+import { currencies } from '../currencies/service.ts';
 import { dateBounds, historyPaging, historyWindow, type THistoryPage } from '../history/service.ts';
 import { DEPOSIT_COLUMNS, paymentView, type TDepositRow } from './deposits.ts';
 import { quoteView, type TPurchaseRow } from './purchase.ts';
+import { formatWithdrawal, WITHDRAWAL_COLUMNS, type TWithdrawalRow } from './withdrawals.ts';
 
 /**
  * GET /api/deposit/history (deposits) and GET /api/payment/history (purchases): the caller's
@@ -85,4 +95,34 @@ export const PURCHASE_CSV_COLUMNS: TPaymentCsvColumn[] = [
   'rate',
   'state',
   'reason',
+];
+
+/** GET /api/withdraw/history: the user's withdrawals, newest first, filtered and paged (or CSV rows). */
+export async function withdrawHistory(db: Queryable, userId: string, query: TWithdrawHistoryQuery, locale: TLocale): Promise<THistoryPage<TWithdrawal>> {
+  const { from, to } = dateBounds(query);
+  const where = `user_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at < $3)
+    AND ($4::text IS NULL OR currency = $4) AND ($5::text IS NULL OR state = $5)`;
+  const params = [userId, from, to, query.currency ?? null, query.status ?? null];
+  const { limit, offset } = historyWindow(query);
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM withdrawals WHERE ${where}`, params);
+  const rows = await db.query<TWithdrawalRow>(
+    `SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+    params,
+  );
+  const byCode = await currencies(db);
+  return { items: rows.map((row) => formatWithdrawal(row, byCode.get(row.currency)?.precision ?? 0, locale)), ...historyPaging(query, count!.total) };
+}
+
+export const WITHDRAW_CSV_COLUMNS: Array<keyof TWithdrawal & string> = [
+  'id',
+  'created_at',
+  'ps',
+  'currency',
+  'amount',
+  'fee',
+  'receive',
+  'details',
+  'state',
+  'reason',
+  'finished_at',
 ];

@@ -8,7 +8,8 @@ import { quoteFromPay, type TPairTerms, type TQuoteAmounts } from '../rates/quot
 import type { RateSource } from '../rates/source.ts';
 import { TableRateSource } from '../rates/source.ts';
 import { assessPayment, listPaymentSystems, type TPaymentAssessment } from './catalogue.ts';
-import { DEPOSIT_COLUMNS, DEPOSIT_LIFETIME_MS, paymentView, refuseOverDepositLimits, userLevel, type TDepositRow } from './deposits.ts';
+import { refuseOverLimits, userLevel } from '../limits/service.ts';
+import { DEPOSIT_COLUMNS, DEPOSIT_LIFETIME_MS, paymentView, type TDepositRow } from './deposits.ts';
 import { paymentProvider } from './providers.ts';
 
 /** A purchase's quote holds this long: the card page, 3-D Secure included, fits in it. */
@@ -122,7 +123,7 @@ export async function openPurchase(
   const opening = paymentProvider(system.provider).openPayment({ direction: 'purchase' });
   // The payment and its locked quote together or not at all, within the deposit limits.
   const { row, purchase } = await db.transaction(async (tx) => {
-    await refuseOverDepositLimits(tx, userId, level, now, currency.code, assessed.amount);
+    await refuseOverLimits(tx, { userId, level, now, operation: 'deposit', currency: currency.code, amount: assessed.amount });
     const [opened] = await tx.query<TDepositRow>(
       `INSERT INTO payments (direction, provider, system_id, user_id, currency, amount, fee, expires_at, created_at, updated_at, reference)
        VALUES ('purchase', $1, $2, $3, $4, $5, $6, $7, $8, $8, $9) RETURNING ${DEPOSIT_COLUMNS}`,

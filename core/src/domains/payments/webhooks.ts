@@ -4,7 +4,7 @@ import { withRetry } from '../../money-errors.ts';
 import { refuseDelivery, type TRefusalReason } from '../../lib/signed-inbox.ts';
 import { applyDepositEvents, type TEventResult } from './payment-events.ts';
 import type { TPaymentProviderAdapter, TProviders } from './providers.ts';
-import { applyPayoutEvent, type TPayoutResult } from './withdrawals.ts';
+import { applyPayoutEvent, type TPayoutResult } from './withdrawal-states.ts';
 
 export type TWebhookResult = TEventResult | TPayoutResult | 'duplicate' | 'bad_signature' | 'stale' | 'malformed';
 

@@ -23,21 +23,13 @@ import { secondFactorEnabled, withdrawalsBlockedUntil } from '../security/second
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { groupByCurrency, listPaymentSystems } from './catalogue.ts';
-import { userLevel } from './deposits.ts';
+import { userLevel } from '../limits/service.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
 import type { TProviders } from './providers.ts';
 import { runSandboxPayouts } from '../../providers/sandbox/payouts.ts';
-import {
-  cancelWithdrawal,
-  checkWithdrawal,
-  dispatchApproved,
-  openWithdrawals,
-  requestWithdrawal,
-  WITHDRAW_CSV_COLUMNS,
-  withdrawalStatus,
-  withdrawHistory,
-  withdrawLimits,
-} from './withdrawals.ts';
+import { WITHDRAW_CSV_COLUMNS, withdrawHistory } from './payment-history.ts';
+import { cancelWithdrawal, dispatchApproved, requestWithdrawal } from './withdrawal-states.ts';
+import { checkWithdrawal, openWithdrawals, withdrawalStatus, withdrawLimits } from './withdrawals.ts';
 
 type TWithdrawOptions = { providers: TProviders; now: () => Date; payoutWorker: boolean; cipher: TDocumentCipher };
 

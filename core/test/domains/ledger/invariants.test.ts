@@ -6,7 +6,8 @@ import { checkLedger, type TLedgerReport } from '../../../src/domains/ledger/inv
 import { formatAmount } from '@obmen/shared';
 import { createDeposit } from '../../../src/domains/payments/deposits.ts';
 import { receiveWebhooks } from '../../../src/domains/payments/webhooks.ts';
-import { approveWithdrawal, cancelWithdrawal, rejectWithdrawal, requestWithdrawal, setAutoApproval } from '../../../src/domains/payments/withdrawals.ts';
+import { approveWithdrawal, cancelWithdrawal, rejectWithdrawal, requestWithdrawal } from '../../../src/domains/payments/withdrawal-states.ts';
+import { setAutoApproval } from '../../../src/domains/payments/withdrawals.ts';
 import { AppError } from '../../../src/errors.ts';
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
 import { registerPaymentProviders } from '../../../src/domains/payments/providers.ts';

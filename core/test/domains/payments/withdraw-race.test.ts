@@ -8,7 +8,7 @@ import { heldBalance } from '../../../src/domains/ledger/holds.ts';
 import { userBalance } from '../../../src/domains/ledger/service.ts';
 import { loadPaymentProviders } from '../../../src/providers/index.ts';
 import { runSandboxPayouts } from '../../../src/providers/sandbox/payouts.ts';
-import { approveWithdrawal, rejectWithdrawal } from '../../../src/domains/payments/withdrawals.ts';
+import { approveWithdrawal, rejectWithdrawal } from '../../../src/domains/payments/withdrawal-states.ts';
 
 const NOW = new Date('2026-11-23T10:00:00Z');
 const CARD = { card_number: '4111111111111111', card_holder: 'IVAN PETROV' };
