@@ -180,7 +180,7 @@ type TWebhookFigures = {
 };
 
 async function deliverWebhooks(url: string, setup: TSetup, from: number, events: number): Promise<TWebhookFigures> {
-  const { signWebhook } = await import('../core/src/domains/payments/signature.ts');
+  const { signWebhook } = await import('../core/src/inbox/signature.ts');
   const order = deliveryOrder(events, from);
   const bodies = setup.deposits.map((deposit, i) =>
     Buffer.from(JSON.stringify({ id: `bench-paid-${i}`, type: 'payment.paid', payment_id: deposit.public_id, amount: deposit.amount, currency: 'USD' })),

@@ -15,7 +15,7 @@
  *   kyc:approve <id>, kyc:reject <id> --file side=reason[:note]… --retry|--final, kyc:limits.
  * Referral (cli/referral.ts): referral:terms [share= currency= hold= min= enabled=], referral:settle.
  * Cards (cli/cards.ts): cards:products, cards:product:create|price|enable|disable, cards:orders,
- *   cards:order:show <id>, cards:issuer, cards:issuer:advance [at=…], cards:callbacks.
+ *   cards:order:show <id>, cards:issuer, cards:issuer:advance [at=…], cards:callbacks, cards:callback:replay <id>.
  * Support (cli/chat.ts): support:list [--all], support:show <account id>, support:reply <account id>
  *   <text> [--file path]…, support:close <account id>, support:file <file id> <path>, chat:reports.
  * Withdrawals (cli/withdraw.ts): withdraw:list [state=…], withdraw:approve <id>, withdraw:reject <id>

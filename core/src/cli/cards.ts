@@ -3,7 +3,7 @@ import { loadConfig, type TConfig } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { openDocumentCipher } from '../domains/verification/cipher.ts';
 import { createProduct, enableProduct, listProducts, priceProduct, type TProductInput } from '../domains/cards/catalogue.ts';
-import { listCallbacks, receiveIssuerCallback } from '../domains/cards/callbacks.ts';
+import { listCallbacks, receiveIssuerCallback, replayCallback } from '../domains/cards/callbacks.ts';
 import { loadCardIssuers } from '../providers/index.ts';
 import { advanceSandboxIssuer, type sandboxIssuer, sandboxProgress } from '../providers/sandbox/issuer.ts';
 import { limitOf, options, type TCommand } from './command.ts';
@@ -37,8 +37,8 @@ const ORDER_COLUMNS = `c.public_id::text AS id, u.account_id, c.product_id AS pr
 
 /**
  * Cards for operators: the catalogue (cards:products, cards:product:create|price|enable|disable),
- * orders (cards:orders, cards:order:show) and the sandbox issuer (cards:issuer, cards:issuer:advance,
- * cards:callbacks). Nothing here shows a card number beyond its BIN and last four.
+ * orders (cards:orders, cards:order:show), the sandbox issuer (cards:issuer, cards:issuer:advance) and
+ * the callbacks' inbox (cards:callbacks, cards:callback:replay). Nothing here shows a card number beyond its BIN and last four.
  */
 export function makeCardCommands(getConfig: () => TConfig): Record<string, TCommand> {
   return {
@@ -113,6 +113,15 @@ export function makeCardCommands(getConfig: () => TConfig): Record<string, TComm
     'cards:callbacks': async (db, args) => {
       const { limit } = options(args, ['limit'], 'usage: cards:callbacks [limit=1..1000]');
       return listCallbacks(db, limitOf(limit, 'usage: cards:callbacks [limit=1..1000]'));
+    },
+    'cards:callback:replay': async (db, [id, ...rest]) => {
+      if (!id || rest.length) throw new Error('usage: cards:callback:replay <callback id>');
+      const config = getConfig();
+      const issuers = loadCardIssuers(
+        config,
+        openDocumentCipher(config, (msg) => console.error(msg)),
+      );
+      return replayCallback(db, issuers, id, new Date());
     },
   };
 }

@@ -3,7 +3,7 @@ import { bankReceived, chainMine, chainSend } from '../providers/sandbox/payment
 import { loadPaymentProviders } from '../providers/index.ts';
 import { loadConfig } from '../config.ts';
 import { describePaymentSystems, pricePaymentSystem, setPaymentSystemEnabled } from '../domains/payments/catalogue.ts';
-import { listRefusals } from '../lib/signed-inbox.ts';
+import { listRefusals } from '../inbox/refusals.ts';
 import { limitOf, options, type TCommand } from './command.ts';
 
 const WEBHOOKS_USAGE = 'usage: payments:webhooks [provider=<id>] [result=<result>] [limit=<1..1000>]';

@@ -11,7 +11,7 @@ import { purgeSignIns } from '../domains/security/service.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
 import { settleReferralBonuses } from '../domains/referral/service.ts';
-import { purgeInboxes } from '../lib/signed-inbox.ts';
+import { purgeInboxes } from '../inbox/refusals.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 
 const EVERY_MS = 10 * 60 * 1000;

@@ -140,6 +140,20 @@ describe('core domain import graph', () => {
     expect(payments.get('purchase.ts')).toContain('deposits.ts');
   });
 
+  it.each(['lib', 'inbox'])('keeps %s/ free of the domains: it imports none, directly or through other modules', (folder) => {
+    const files = sourceFiles(SRC);
+    const imports = new Map(files.map((file) => [file, importsOf(file)]));
+    const reached = new Set<string>();
+    const stack = sourceFiles(join(SRC, folder));
+    while (stack.length) {
+      const file = stack.pop()!;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      stack.push(...(imports.get(file) ?? []));
+    }
+    expect([...reached].filter((file) => domainOf(file) !== null).map((file) => relative(SRC, file))).toEqual([]);
+  });
+
   it.each(['payments', 'cards'])('has no import loop between the files of %s', (domain) => {
     expect(findCycle(fileGraph(domain))).toBeNull();
   });

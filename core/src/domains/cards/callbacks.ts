@@ -1,35 +1,58 @@
-import { ZCardIssuerEvent } from '@obmen/shared';
+import { ZCardIssuerEvent, type TCardIssuerEvent } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
-import { receiveSigned, type TInboxResult } from '../../lib/signed-inbox.ts';
-import type { TIssuerAdapter } from './issuer.ts';
+import { parseEventBody, processDueDeliveries, receiveDelivery, replayDelivery, type TDeliveryInput, type TInbox, type TSender } from '../../inbox/intake.ts';
+import type { TInboxResult } from '../../inbox/refusals.ts';
+import { checkWebhookSignature } from '../../inbox/signature.ts';
+import type { TIssuerAdapter, TIssuers } from './issuer.ts';
 import { applyIssuerEvent, type TIssuerEventResult } from './orders.ts';
 
 export type TCallbackResult = TInboxResult<TIssuerEventResult>;
 
-/**
- * One delivery to an issuer's callback: the signed inbox the payment webhooks use too
- * (lib/signed-inbox.ts), with the cards' own tables; the event is applied by applyIssuerEvent.
- */
+/** The issuers' callbacks: the one inbox (core/src/inbox/intake.ts) with the cards' tables; each event applied by applyIssuerEvent. */
+const CARD_INBOX: TInbox<TCardIssuerEvent, TIssuerEventResult> = {
+  name: 'callback',
+  tables: { deliveries: 'card_issuer_callbacks', events: 'card_issuer_events', source: 'issuer', delivery: 'callback_id', subject: 'card_id' },
+  async apply(tx, items, now) {
+    const outcomes: Array<{ result: TIssuerEventResult; subjectId: string | null }> = [];
+    for (const { source, event } of items) {
+      const applied = await applyIssuerEvent(tx, source, event, now);
+      outcomes.push({ result: applied.result, subjectId: applied.cardId });
+    }
+    return outcomes;
+  },
+};
+
+/** An issuer as the inbox's sender of its callbacks: signed with its callback secret. */
+function senderOf(issuer: Pick<TIssuerAdapter, 'id' | 'callbackSecret'>): TSender<TCardIssuerEvent> {
+  return {
+    id: issuer.id,
+    verify: ({ rawBody, signature, now }) => checkWebhookSignature(issuer.callbackSecret, signature, rawBody, now),
+    parse: (rawBody) => parseEventBody(rawBody, ZCardIssuerEvent),
+  };
+}
+
+const sendersOf = (issuers: TIssuers) => new Map([...issuers.values()].map((issuer) => [issuer.id as string, senderOf(issuer)]));
+
+/** One delivery to an issuer's callback. */
 export async function receiveIssuerCallback(
   db: Db,
   issuer: Pick<TIssuerAdapter, 'id' | 'callbackSecret'>,
-  input: { rawBody: Buffer; signature: string | undefined; now: Date; address?: string },
+  input: TDeliveryInput,
 ): Promise<{ callbackId: string | null; result: TCallbackResult }> {
-  const { deliveryId, result } = await receiveSigned(
-    db,
-    { deliveries: 'card_issuer_callbacks', events: 'card_issuer_events', source: 'issuer', delivery: 'callback_id', subject: 'card_id' },
-    { id: issuer.id, secret: issuer.callbackSecret },
-    input,
-    (json) => {
-      const parsed = ZCardIssuerEvent.safeParse(json);
-      return parsed.success ? parsed.data : null;
-    },
-    async (tx, event) => {
-      const applied = await applyIssuerEvent(tx, issuer.id, event, input.now);
-      return { result: applied.result, subjectId: applied.cardId };
-    },
-  );
+  const { deliveryId, result } = await receiveDelivery(db, CARD_INBOX, senderOf(issuer), input);
   return { callbackId: deliveryId, result };
+}
+
+/** The callbacks left unprocessed past their next attempt, processed again (as processDueWebhooks does for payments). */
+export async function processDueCallbacks(db: Db, issuers: TIssuers, now: Date, options: { limit?: number; receivedBefore?: Date } = {}) {
+  return processDueDeliveries(db, CARD_INBOX, sendersOf(issuers), now, options);
+}
+
+/** cards:callback:replay: one stored, validly signed callback processed again now (its event id keeps it exactly once). */
+export async function replayCallback(db: Db, issuers: TIssuers, callbackId: string, now: Date) {
+  if (!/^\d{1,18}$/.test(callbackId)) throw new Error('usage: cards:callback:replay <callback id>');
+  const { wasProcessed, result } = await replayDelivery(db, CARD_INBOX, sendersOf(issuers), callbackId, now);
+  return { callback_id: callbackId, was_processed: wasProcessed, result };
 }
 
 /** The inbox, newest first, for operators (cards:callbacks). */

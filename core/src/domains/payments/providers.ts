@@ -1,6 +1,6 @@
 import type { TBankDetails, TPaymentDirection, TPaymentProvider, TPaymentWebhookEvent } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
-import type { TSignatureCheck } from './signature.ts';
+import type { TSignatureCheck } from '../../inbox/signature.ts';
 
 /**
  * A payment provider as the payments domain sees it: the one door between our payments and a

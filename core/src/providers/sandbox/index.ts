@@ -2,7 +2,8 @@ import { ZPaymentWebhookEvent, type TPaymentProvider } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import type { TIssuerAdapter } from '../../domains/cards/issuer.ts';
 import type { TPaymentProviderAdapter } from '../../domains/payments/providers.ts';
-import { checkWebhookSignature } from '../../domains/payments/signature.ts';
+import { parseEventBody } from '../../inbox/intake.ts';
+import { checkWebhookSignature } from '../../inbox/signature.ts';
 import type { TDocumentCipher } from '../../domains/verification/cipher.ts';
 import { sandboxIssuer } from './issuer.ts';
 import { SANDBOX_BANK, sandboxDepositAddress } from './payments.ts';
@@ -43,17 +44,6 @@ function bankReference(): string {
   return `OBM-${Array.from(bytes, (byte) => alphabet[byte % alphabet.length]).join('')}`;
 }
 
-function parseEvent(rawBody: Buffer) {
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return null;
-  }
-  const parsed = ZPaymentWebhookEvent.safeParse(json);
-  return parsed.success ? parsed.data : null;
-}
-
 type TSecrets = Pick<TConfig, 'NODE_ENV' | 'WEBHOOK_SECRET_SANDBOX_CARD' | 'WEBHOOK_SECRET_SANDBOX_BANK' | 'WEBHOOK_SECRET_SANDBOX_CHAIN'>;
 
 /** The three sandbox payment providers, with their secrets from the configuration. */
@@ -65,7 +55,7 @@ export function sandboxPaymentProviders(config: TSecrets): TPaymentProviderAdapt
     webhookSecret,
     verifyEvent: ({ rawBody, signature, now }: { rawBody: Buffer; signature: string | undefined; now: Date }) =>
       checkWebhookSignature(webhookSecret, signature, rawBody, now),
-    parseEvent,
+    parseEvent: (rawBody: Buffer) => parseEventBody(rawBody, ZPaymentWebhookEvent),
     sendPayout: (tx: Parameters<TPaymentProviderAdapter['sendPayout']>[0], payout: Parameters<TPaymentProviderAdapter['sendPayout']>[1], now: Date) =>
       sendSandboxPayout(tx, id, payout, now),
     payoutBook: `SELECT provider, reference, currency, amount, state, settled_at FROM sandbox_payouts WHERE provider = '${id}'`,

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { TCardIssuerEvent } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
-import { signWebhook } from '../../domains/payments/signature.ts';
+import { signWebhook } from '../../inbox/signature.ts';
 import type { TDocumentCipher } from '../../domains/verification/cipher.ts';
 import type { TIssuerAdapter, TIssuerOrder } from '../../domains/cards/issuer.ts';
 

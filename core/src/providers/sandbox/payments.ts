@@ -3,7 +3,7 @@ import { addressFormatOf, addressFromBytes, formatAmount, type TPaymentProvider,
 import type { Db, Queryable } from '../../db/index.ts';
 import { currencies, operatorCurrency, parseOperatorAmount } from '../../domains/currencies/service.ts';
 import type { TProviders } from '../../domains/payments/providers.ts';
-import { signWebhook } from '../../domains/payments/signature.ts';
+import { signWebhook } from '../../inbox/signature.ts';
 import { receiveWebhook, type TWebhookResult } from '../../domains/payments/webhooks.ts';
 
 /*

@@ -3,7 +3,7 @@ import type { Db, Queryable } from '../../db/index.ts';
 import { formatAmount, type TPaymentProvider } from '@obmen/shared';
 import { currencies } from '../../domains/currencies/service.ts';
 import type { TPayoutOrder, TProviders } from '../../domains/payments/providers.ts';
-import { signWebhook } from '../../domains/payments/signature.ts';
+import { signWebhook } from '../../inbox/signature.ts';
 import { receiveWebhook } from '../../domains/payments/webhooks.ts';
 
 /*

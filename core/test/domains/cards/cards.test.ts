@@ -4,14 +4,14 @@ import { build, ENGINES, testConfig } from '../../helpers.ts';
 import { makeCardCommands } from '../../../src/cli/cards.ts';
 import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
-import { signWebhook } from '../../../src/domains/payments/signature.ts';
+import { signWebhook } from '../../../src/inbox/signature.ts';
 import { hashPassword } from '../../../src/domains/auth/passwords.ts';
 import { hotp, newTotpSecret, totpStep } from '../../../src/domains/security/totp.ts';
 import { passesLuhn, SANDBOX_BINS, SANDBOX_ISSUE_DELAY_MS, SANDBOX_SHIP_DELAY_MS } from '../../../src/providers/sandbox/issuer.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { readEvents } from '../../../src/domains/events/service.ts';
 import { CARD_OVERRIDES, CARD_SECRET, cardStatus, makeProduct, placeOrder, post, sandboxOf, verifyUser, walletMinor, type TCtx } from './helpers.ts';
-import { REFUSED_SAMPLE_SIZE } from '../../../src/lib/signed-inbox.ts';
+import { REFUSED_SAMPLE_SIZE } from '../../../src/inbox/refusals.ts';
 import { RATE_LIMITS } from '../../../src/rate-limit.ts';
 
 const NOW = new Date('2026-11-23T10:00:00Z');

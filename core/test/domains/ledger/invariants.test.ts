@@ -9,7 +9,7 @@ import { receiveWebhooks } from '../../../src/domains/payments/webhooks.ts';
 import { approveWithdrawal, cancelWithdrawal, rejectWithdrawal, requestWithdrawal } from '../../../src/domains/payments/withdrawal-states.ts';
 import { setAutoApproval } from '../../../src/domains/payments/withdrawals.ts';
 import { AppError } from '../../../src/errors.ts';
-import { signWebhook } from '../../../src/domains/payments/signature.ts';
+import { signWebhook } from '../../../src/inbox/signature.ts';
 import { registerPaymentProviders } from '../../../src/domains/payments/providers.ts';
 import { loadPaymentProviders } from '../../../src/providers/index.ts';
 import { SANDBOX_DECLINED_CARD } from '../../../src/providers/sandbox/payouts.ts';

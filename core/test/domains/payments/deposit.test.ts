@@ -3,7 +3,7 @@ import { WEBHOOK_SIGNATURE_HEADER, type TDepositSystems } from '@obmen/shared';
 import { build, ENGINES } from '../../helpers.ts';
 import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
-import { signWebhook } from '../../../src/domains/payments/signature.ts';
+import { signWebhook } from '../../../src/inbox/signature.ts';
 import { DEPOSIT_LIFETIME_MS, expireDeposits } from '../../../src/domains/payments/deposits.ts';
 import { readEvents } from '../../../src/domains/events/service.ts';
 import { forgetCurrencies } from '../../../src/domains/currencies/service.ts';

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../helpers.ts';
 import { DEV_WEBHOOK_SECRETS } from '../../../src/providers/sandbox/index.ts';
-import { signWebhook } from '../../../src/domains/payments/signature.ts';
+import { signWebhook } from '../../../src/inbox/signature.ts';
 
 const NOW = new Date('2026-11-23T10:00:00Z');
 

@@ -8,7 +8,7 @@ import { seedDemoData } from '../../../src/seed/demo.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { userBalance } from '../../../src/domains/ledger/service.ts';
 import { createDeposit, type TDepositRow } from '../../../src/domains/payments/deposits.ts';
-import { signWebhook } from '../../../src/domains/payments/signature.ts';
+import { signWebhook } from '../../../src/inbox/signature.ts';
 
 /*
  * Issue 14: the core killed with `kill -9` between receiving a webhook (its delivery stored in

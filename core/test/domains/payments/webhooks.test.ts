@@ -4,10 +4,10 @@ import { build, ENGINES, holdRowLock } from '../../helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { createDeposit, DEPOSIT_LIFETIME_MS, expireDeposits } from '../../../src/domains/payments/deposits.ts';
-import { signWebhook } from '../../../src/domains/payments/signature.ts';
+import { signWebhook } from '../../../src/inbox/signature.ts';
 import { processDueWebhooks, receiveWebhooks, webhookIntake } from '../../../src/domains/payments/webhooks.ts';
 import { loadPaymentProviders } from '../../../src/providers/index.ts';
-import { purgeInboxes, REFUSED_SAMPLE_SIZE } from '../../../src/lib/signed-inbox.ts';
+import { purgeInboxes, REFUSED_SAMPLE_SIZE } from '../../../src/inbox/refusals.ts';
 import { RATE_LIMITS } from '../../../src/rate-limit.ts';
 import { COMMANDS } from '../../../src/cli/index.ts';
 

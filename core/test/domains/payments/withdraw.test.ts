@@ -9,7 +9,7 @@ import { userBalance } from '../../../src/domains/ledger/service.ts';
 import { loadPaymentProviders } from '../../../src/providers/index.ts';
 import { reconcile } from '../../../src/domains/payments/reconcile.ts';
 import { runSandboxPayouts, SANDBOX_DECLINED_CARD, SANDBOX_PAYOUT_DELAY_MS } from '../../../src/providers/sandbox/payouts.ts';
-import { signWebhook } from '../../../src/domains/payments/signature.ts';
+import { signWebhook } from '../../../src/inbox/signature.ts';
 import { approveWithdrawal, rejectWithdrawal } from '../../../src/domains/payments/withdrawal-states.ts';
 import { markSecurityChanged } from '../../../src/domains/security/second-factor.ts';
 import { newTotpSecret, totpCode } from '../../../src/domains/security/totp.ts';

@@ -1,26 +1,22 @@
-import type { Db, Queryable } from '../db/index.ts';
-import { withRetry } from '../money-errors.ts';
+import type { Queryable } from '../db/index.ts';
 import { AppError } from '../errors.ts';
 import { consumeRateLimit } from '../rate-limit.ts';
-import { checkWebhookSignature } from '../domains/payments/signature.ts';
 
 /*
- * The inbox of signed deliveries from outside (payment providers' webhooks, card issuers'
- * callbacks): one way for both.
- *
- * The signature and its time window (payments/signature.ts) are checked before anything is
- * stored: anyone can send a delivery, so a refused one (forged or stale) is only counted, with a
- * bounded sample kept, and past a limit per sender address answered 429 (refuseDelivery). A
- * validly signed delivery is stored first, as received (its own statement: a failed one stays on
- * record), then its event is applied in ONE transaction that also inserts the event id into the
- * events table: a duplicate, concurrent or later, waits on the key, finds it taken and moves
- * nothing. A forged or stale delivery never reaches the events table, so it cannot use up a real
- * event's id either. Processed deliveries are purged after the retention (purgeInboxes).
+ * What the inbox (intake.ts) does with deliveries it does not apply: a refused one (forged or
+ * stale) is only counted, with a bounded sample kept, and past a limit per sender address
+ * answered 429 (refuseDelivery); processed ones are purged after the retention (purgeInboxes).
  */
 
-/** The two tables of one inbox and the names of their columns (fixed strings, never input). */
+/**
+ * The two tables of one inbox and the names of their columns (fixed strings, never input): the
+ * payment providers' webhooks and the card issuers' callbacks.
+ */
 export type TInboxTables = {
-  /** Every delivery: (source, raw_body, signature, signature_valid, event_id, received_at, processed_at, result). */
+  /**
+   * Every delivery: (source, raw_body, signature, signature_valid, event_id, received_at,
+   * processed_at, result, attempts, next_attempt_at, last_error).
+   */
   deliveries: 'payment_webhooks' | 'card_issuer_callbacks';
   /** The exactly-once keys: (source, event_id, <delivery>, <subject>, result, processed_at). */
   events: 'payment_events' | 'card_issuer_events';
@@ -95,56 +91,6 @@ export async function listRefusals(db: Queryable, limit: number) {
   return { counts, samples };
 }
 
-export async function receiveSigned<E extends { id: string }, R extends string>(
-  db: Db,
-  tables: TInboxTables,
-  sender: { id: string; secret: string | undefined },
-  input: { rawBody: Buffer; signature: string | undefined; now: Date; address?: string },
-  parse: (json: unknown) => E | null,
-  apply: (tx: Queryable, event: E) => Promise<{ result: R; subjectId: string | null }>,
-): Promise<{ deliveryId: string | null; result: TInboxResult<R> }> {
-  const { deliveries, events, source, delivery, subject } = tables;
-  const check = checkWebhookSignature(sender.secret, input.signature, input.rawBody, input.now);
-  if (check !== 'valid') {
-    await refuseDelivery(db, { inbox: deliveries, source: sender.id, reason: check, address: input.address }, input);
-    return { deliveryId: null, result: check };
-  }
-  const event = parseJson(input.rawBody, parse);
-  const [stored] = await db.query<{ id: string }>(
-    `INSERT INTO ${deliveries} (${source}, raw_body, signature, signature_valid, event_id, received_at)
-     VALUES ($1, $2, $3, true, $4, $5) RETURNING id::text AS id`,
-    [sender.id, input.rawBody, input.signature ?? null, event?.id ?? null, input.now],
-  );
-  const deliveryId = stored!.id;
-  if (!event) {
-    await db.query(`UPDATE ${deliveries} SET processed_at = $2, result = 'malformed' WHERE id = $1`, [deliveryId, input.now]);
-    return { deliveryId, result: 'malformed' };
-  }
-  const result = await withRetry(() =>
-    db.transaction(async (tx) => {
-      const [claimed] = await tx.query(
-        `INSERT INTO ${events} (${source}, event_id, ${delivery}, result, processed_at) VALUES ($1, $2, $3, 'processing', $4)
-         ON CONFLICT (${source}, event_id) DO NOTHING RETURNING 1`,
-        [sender.id, event.id, deliveryId, input.now],
-      );
-      let outcome: TInboxResult<R> = 'duplicate';
-      if (claimed) {
-        const applied = await apply(tx, event);
-        outcome = applied.result;
-        await tx.query(`UPDATE ${events} SET result = $3, ${subject} = $4 WHERE ${source} = $1 AND event_id = $2`, [
-          sender.id,
-          event.id,
-          outcome,
-          applied.subjectId,
-        ]);
-      }
-      await tx.query(`UPDATE ${deliveries} SET processed_at = $2, result = $3 WHERE id = $1`, [deliveryId, input.now, outcome]);
-      return outcome;
-    }),
-  );
-  return { deliveryId, result };
-}
-
 /** How many processed deliveries one statement of the purge deletes (short transactions on a big table). */
 const PURGE_BATCH = 5_000;
 
@@ -173,14 +119,4 @@ export async function purgeInboxes(db: Queryable, now: Date, retentionDays: numb
     }
   }
   return purged;
-}
-
-function parseJson<E>(rawBody: Buffer, parse: (json: unknown) => E | null): E | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return null;
-  }
-  return parse(json);
 }
