@@ -1,6 +1,15 @@
 import { ZCardIssuerEvent, type TCardIssuerEvent } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
-import { parseEventBody, processDueDeliveries, receiveDelivery, replayDelivery, type TDeliveryInput, type TInbox, type TSender } from '../../inbox/intake.ts';
+import {
+  inboxIntake,
+  parseEventBody,
+  processDueDeliveries,
+  receiveDelivery,
+  replayDelivery,
+  type TDeliveryInput,
+  type TInbox,
+  type TSender,
+} from '../../inbox/intake.ts';
 import type { TInboxResult } from '../../inbox/refusals.ts';
 import { checkWebhookSignature } from '../../inbox/signature.ts';
 import type { TIssuerAdapter, TIssuers } from './issuer.ts';
@@ -41,6 +50,12 @@ export async function receiveIssuerCallback(
 ): Promise<{ callbackId: string | null; result: TCallbackResult }> {
   const { deliveryId, result } = await receiveDelivery(db, CARD_INBOX, senderOf(issuer), input);
   return { callbackId: deliveryId, result };
+}
+
+/** The callback route's way in: the inbox's pipelined intake (gatherings stored and applied together). */
+export function issuerCallbackIntake(db: Db, now: () => Date) {
+  const intake = inboxIntake(db, CARD_INBOX, now);
+  return async (issuer: Pick<TIssuerAdapter, 'id' | 'callbackSecret'>, input: TDeliveryInput) => (await intake(senderOf(issuer), input)).result;
 }
 
 /** The callbacks left unprocessed past their next attempt, processed again (as processDueWebhooks does for payments). */

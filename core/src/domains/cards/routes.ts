@@ -30,7 +30,7 @@ import { currentUser, requireUser } from '../user/current.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { cardCatalogue } from './catalogue.ts';
-import { receiveIssuerCallback } from './callbacks.ts';
+import { issuerCallbackIntake, receiveIssuerCallback } from './callbacks.ts';
 import type { TIssuers } from './issuer.ts';
 import { cancelOrder, confirmOrder, getOrder, listOrders, placeOrder, type TCardContext } from './orders.ts';
 import { cardDetails, closeCard, freezeCard, listCards, revealCard, topUpCard, unfreezeCard, withdrawFromCard } from './my-cards.ts';
@@ -54,6 +54,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { config, is
 
   // ---- the issuers' callbacks: raw bodies (the signature covers the exact bytes) ----
   await app.register(async (scope) => {
+    const receive = issuerCallbackIntake(app.db, now);
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) => done(null, body));
     scope.withTypeProvider<import('fastify-type-provider-zod').ZodTypeProvider>().post(
@@ -72,7 +73,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { config, is
         const issuer = known ? issuers.get(request.params.issuer as TCardIssuer) : undefined;
         if (!issuer) throw notFoundOf('card_issuer');
         const signature = request.headers[WEBHOOK_SIGNATURE_HEADER];
-        const { result } = await receiveIssuerCallback(app.db, issuer, {
+        const result = await receive(issuer, {
           rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
           signature: typeof signature === 'string' ? signature : undefined,
           now: now(),
