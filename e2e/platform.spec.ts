@@ -1,4 +1,4 @@
-import { expect, test, type Page, type Request as NetworkRequest } from '@playwright/test';
+import { expect, test, type Page, type Response as NetworkResponse } from '@playwright/test';
 import { BASE_URL, DEMO, logIn, sendNotification, signUp, visible } from './helpers.ts';
 
 /**
@@ -331,13 +331,14 @@ async function waitForReport(page: Page, match: (body: TFrontLog) => boolean): P
   return found!;
 }
 
-function loggerCall(page: Page): Promise<NetworkRequest> {
-  return page.waitForRequest((request) => request.url() === `${BASE_URL}/api/logger/front` && request.method() === 'POST', { timeout: 10_000 });
+function loggerCall(page: Page): Promise<NetworkResponse> {
+  return page.waitForResponse((response) => response.url() === `${BASE_URL}/api/logger/front` && response.request().method() === 'POST', {
+    timeout: 10_000,
+  });
 }
 
-async function expectAccepted(request: NetworkRequest) {
-  const response = await request.response();
-  if (response) expect(response.status(), 'the BFF accepts the report').toBe(204);
+function expectAccepted(response: NetworkResponse) {
+  expect(response.status(), 'the BFF accepts the report').toBe(204);
 }
 
 function expectReport(body: TFrontLog, type: string, message: string) {
@@ -359,7 +360,7 @@ test('a window error and an unhandled rejection reach POST /api/logger/front', a
       throw new Error(message);
     }, 0);
   }, `${tag} window`);
-  await expectAccepted(await call);
+  expectAccepted(await call);
   const windowError = await waitForReport(page, (body) => body.message.includes(`${tag} window`));
   expectReport(windowError, 'window', `${tag} window`);
   expect(windowError.stack).toContain(`${tag} window`);
@@ -368,7 +369,7 @@ test('a window error and an unhandled rejection reach POST /api/logger/front', a
   await page.evaluate((message) => {
     void Promise.reject(new Error(message));
   }, `${tag} rejection`);
-  await expectAccepted(await call);
+  expectAccepted(await call);
   expectReport(await waitForReport(page, (body) => body.message.includes(`${tag} rejection`)), 'unhandledrejection', `${tag} rejection`);
 });
 
@@ -385,7 +386,7 @@ test('an island that throws while rendering shows its fallback and reaches the l
   });
   const call = loggerCall(page);
   await page.goto('/login');
-  await expectAccepted(await call);
+  expectAccepted(await call);
   const report = await waitForReport(page, (body) => body.type === 'react');
   expectReport(report, 'react', '');
   expect(report.message).not.toBe('');
