@@ -16,7 +16,7 @@ import {
 } from './helpers.ts';
 
 /**
- * Issue 3, point 8 (password mode; the passwordless specs are in accounts-email.spec.ts, which
+ * Password mode (the passwordless specs are in accounts-email.spec.ts, which
  * changes the site-wide auth_type and so runs alone, after these): sign-up, logout through the
  * confirmation dialog, login by password, password reset, the account id copy toast, CSRF and
  * dead cookies after logout. Against the real BFF + core on a fresh database.
@@ -89,7 +89,7 @@ test('sign up by password, confirm by the mailed link, log out through the dialo
   await link.click();
 
   // The link signs the new account in and lands on the account's pair list, with the account id
-  // in the header and, its wallets being empty, a call to deposit (issue 12).
+  // in the header and, its wallets being empty, a call to deposit.
   await expect(page).toHaveURL(`${BASE_URL}/exchanges`);
   await expectSignedIn(page);
   await expect(page.getByTestId('deposit-cta').getByRole('link')).toHaveAttribute('href', '/deposit');

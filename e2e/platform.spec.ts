@@ -2,7 +2,7 @@ import { expect, test, type Page, type Response as NetworkResponse } from '@play
 import { BASE_URL, DEMO, logIn, sendNotification, signUp, visible } from './helpers.ts';
 
 /**
- * Issue 4, point 8: articles in both languages and their 404, inner and modal notifications,
+ * Articles in both languages and their 404, inner and modal notifications,
  * the burger menu at 375 px, the route progress bar, the tutorial flags, the front-end logger.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The payments bench (issue 14): provider webhooks processed per second on PostgreSQL with every
+ * The payments bench: provider webhooks processed per second on PostgreSQL with every
  * event delivered 5 times, and the round trip of a withdrawal request.
  *
  * Per core measured: a fresh PostgreSQL database (beside BENCH_DATABASE_URL or TEST_DATABASE_URL,

@@ -2,7 +2,7 @@ import type { TFeedItem } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 
 /**
- * Realtime events (issue 15): one row per user-facing change, written in the SAME database
+ * Realtime events: one row per user-facing change, written in the SAME database
  * transaction as the change, numbered per user without gaps (migration 030, event_record.sql).
  *
  * To emit from a new domain: call `recordEvent(tx, userId, type, payload)` inside the

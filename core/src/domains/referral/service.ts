@@ -24,7 +24,7 @@ import { currencies, operatorCurrency, parseFraction, parseOperatorAmount } from
 import type { THistoryPage } from '../history/service.ts';
 
 /*
- * The referral programme (issue 17). Money moves only in SQL: referral_accrue() inside each
+ * The referral programme. Money moves only in SQL: referral_accrue() inside each
  * fee's transaction (money_exchange; card fees in cards/orders.ts and cards/fees.ts),
  * referral_reverse() in a refund's (a failed card order), referral_settle() in the settlement
  * job. Here: codes, binding at sign-up, terms, lists, invitations by mail.

@@ -11,7 +11,7 @@ import { createDeposit, type TDepositRow } from '../../../src/domains/payments/d
 import { signWebhook } from '../../../src/domains/payments/signature.ts';
 
 /*
- * Issue 14: the core killed with `kill -9` between receiving a webhook (its delivery stored in
+ * The core killed with `kill -9` between receiving a webhook (its delivery stored in
  * the inbox) and crediting it. No hook in the core: the test holds the deposit's row lock, so
  * the core's processing transaction waits on it with the event id claimed but nothing committed;
  * the core is killed there, the lock released (PostgreSQL rolls the dead client's transaction

@@ -3,7 +3,7 @@ import { divFloor, parseAmount, parseDecimal, pow10 } from '@obmen/shared';
 import { ENGINES, build } from '../../helpers.ts';
 import { costFraction, quoteCost, quoteFromPay, type TPairTerms } from '../../../src/domains/rates/quote.ts';
 
-/** Issue 12 point 5: the fee and the spread shown together, against the mid-market rate. */
+/** The fee and the spread shown together, against the mid-market rate. */
 
 const terms = (overrides: Partial<TPairTerms> = {}): TPairTerms => ({
   src: 'USD',
