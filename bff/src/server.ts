@@ -5,6 +5,7 @@ import { answerError } from './errors.ts';
 import { loadConfig } from './config.ts';
 import { createFrontDoor } from './front-door.ts';
 import { genRequestId } from './request-id.ts';
+import { stopOnSignals } from '@obmen/shared/shutdown';
 
 const config = loadConfig();
 const frontDoor = createFrontDoor();
@@ -23,17 +24,7 @@ const server = Fastify({
 
 await server.register(app, { config, frontDoor });
 
-let closing = false;
-async function shutdown(signal: string) {
-  if (closing) return;
-  closing = true;
-  server.log.info({ signal }, 'shutting down: finishing in-flight requests');
-  setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS).unref();
-  await server.close();
-  process.exit(0);
-}
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));
+stopOnSignals(server, config.SHUTDOWN_GRACE_MS);
 
 const address = await server.listen({ host: config.HOST, port: config.PORT });
 server.log.info(

@@ -4,6 +4,7 @@ import app from './app.ts';
 import { loadConfig } from './config.ts';
 import { loggerOptions } from '@obmen/shared';
 import { makeGenReqId } from './request-id.ts';
+import { stopOnSignals } from '@obmen/shared/shutdown';
 
 const config = loadConfig();
 const server = Fastify({
@@ -19,21 +20,7 @@ const server = Fastify({
 
 await server.register(app, { config });
 
-let closing = false;
-async function shutdown(signal: string) {
-  if (closing) return;
-  closing = true;
-  server.log.info({ signal }, 'shutting down: finishing in-flight requests');
-  const force = setTimeout(() => {
-    server.log.error('graceful shutdown timed out');
-    process.exit(1);
-  }, config.SHUTDOWN_GRACE_MS);
-  force.unref();
-  await server.close();
-  process.exit(0);
-}
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));
+stopOnSignals(server, config.SHUTDOWN_GRACE_MS);
 
 const address = await server.listen({ host: config.HOST, port: config.PORT });
 server.log.info(

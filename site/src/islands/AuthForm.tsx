@@ -4,6 +4,7 @@ import { ZChangePasswordBody, ZEmailBody, ZLoginByPasswordBody, ZRegisterBody, Z
 import { resolveRedirect } from '@obmen/shared/routes';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
+import { useHydrated } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { SecondFactorStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
 
@@ -45,7 +46,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   // Two-factor on: the answer's challenge and message; the code step replaces the form.
   const [codeStep, setCodeStep] = useState<{ challenge: string; lead: string } | null>(null);
   // Until React has taken over, a submit would be a native one: the button waits for hydration.
-  const [hydrated, setHydrated] = useState(false);
+  const hydrated = useHydrated();
   const formRef = useRef<HTMLFormElement>(null);
   useEffect(() => {
     // Typed before the island woke up (a slow phone): take what the fields hold.
@@ -55,7 +56,6 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
       if (input?.value) typed[field] = input.value;
     }
     if (Object.keys(typed).length) setValues((current) => ({ ...current, ...typed }));
-    setHydrated(true);
   }, []);
   const doneRef = useRef<HTMLParagraphElement>(null);
   useEffect(() => focusWhenShown(doneRef.current), [done]);

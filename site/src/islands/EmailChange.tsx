@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ZEmailChangeBody } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
+import { FormError, SubmitRow, useHydrated } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /**
@@ -34,7 +35,7 @@ function LinkAction({ mode, token }: { mode: 'confirm' | 'report'; token: string
   const [message, setMessage] = useState('');
   const [error, setError] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
+  const hydrated = useHydrated();
   const send = async () => {
     setSending(true);
     try {
@@ -47,7 +48,6 @@ function LinkAction({ mode, token }: { mode: 'confirm' | 'report'; token: string
     }
   };
   useEffect(() => {
-    setHydrated(true);
     if (mode === 'confirm') void send();
   }, []);
   if (message || error) return <Result message={message} error={error} />;
@@ -76,8 +76,7 @@ function ChangeForm() {
   const [formError, setFormError] = useState('');
   const [done, setDone] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  const hydrated = useHydrated();
   const formRef = useRef<HTMLFormElement>(null);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -107,11 +106,7 @@ function ChangeForm() {
   if (done) return <Result message={done} error="" />;
   return (
     <form className="settings-form" method="post" noValidate onSubmit={onSubmit} ref={formRef} data-testid="form-bind-email">
-      {formError && (
-        <p className="form-error" role="alert">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} />
       <label className="field">
         <span className="field-label">{t('emailpage.new_email')}</span>
         <input
@@ -134,11 +129,7 @@ function ChangeForm() {
           </span>
         )}
       </label>
-      <div className="settings-actions">
-        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated}>
-          {sending ? t('authpage.sending') : t('emailpage.submit')}
-        </button>
-      </div>
+      <SubmitRow sending={sending} hydrated={hydrated} label={t('emailpage.submit')} sendingLabel={t('authpage.sending')} />
     </form>
   );
 }

@@ -1,8 +1,9 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZUserInfoUpdate, type TUserInfo } from '@obmen/shared/auth';
 import { VERIFIED_USER_FIELDS } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
+import { FormError, FormSaved, SubmitRow, useHydrated } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 const FIELDS = [
@@ -29,8 +30,7 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
   const [formError, setFormError] = useState('');
   const [saved, setSaved] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  const hydrated = useHydrated();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -67,11 +67,7 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
           {t('settingspage.verified_lock')}
         </p>
       )}
-      {formError && (
-        <p className="form-error" role="alert">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} />
       <div className="settings-grid">
         {FIELDS.map(({ name, autoComplete, type }) => {
           const error = errors[name];
@@ -97,16 +93,8 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
           );
         })}
       </div>
-      {saved && (
-        <p className="form-success" role="status" data-testid="form-success">
-          {saved}
-        </p>
-      )}
-      <div className="settings-actions">
-        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated}>
-          {sending ? t('settingspage.saving') : t('settingspage.save')}
-        </button>
-      </div>
+      <FormSaved text={saved} />
+      <SubmitRow sending={sending} hydrated={hydrated} label={t('settingspage.save')} sendingLabel={t('settingspage.saving')} />
     </form>
   );
 }

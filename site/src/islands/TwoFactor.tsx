@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ZSecondFactorCode, type TTotpSetupResponse } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
+import { useHydrated } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { enabled: boolean; recoveryLeft: number };
@@ -49,8 +50,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
   const [error, setError] = useState('');
   const [formError, setFormError] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  const hydrated = useHydrated();
   const formRef = useRef<HTMLFormElement>(null);
   const stepRef = useRef<HTMLDivElement>(null);
   useEffect(() => focusWhenShown(stepRef.current), [setup, codes]);

@@ -13,6 +13,7 @@ import {
 } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
 import { uploadForm } from '../lib/upload.ts';
+import { useHydrated } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /** What the form starts with: the sent document's fields on a retry (its number is never shown, so typed again), else the personal data. */
@@ -40,9 +41,8 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
+  const hydrated = useHydrated();
   const [dragging, setDragging] = useState<TVerificationSide | null>(null);
-  useEffect(() => setHydrated(true), []);
   const previews = useRef<string[]>([]);
   useEffect(() => () => previews.current.forEach((url) => URL.revokeObjectURL(url)), []);
 
