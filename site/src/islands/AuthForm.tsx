@@ -4,7 +4,7 @@ import { ZChangePasswordBody, ZEmailBody, ZLoginByPasswordBody, ZRegisterBody, Z
 import { resolveRedirect } from '@obmen/shared/routes';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
-import { useHydrated } from './FormParts.tsx';
+import { FieldNote, useHydrated } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { SecondFactorStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
 
@@ -149,11 +149,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
                 {t('authpage.password_hint')}
               </span>
             )}
-            {error && (
-              <span className="field-error" id={described} role="alert" data-testid={`error-${field}`}>
-                {error}
-              </span>
-            )}
+            <FieldNote error={error} errorId={described} testId={`error-${field}`} />
           </label>
         );
       })}

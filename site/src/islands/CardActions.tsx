@@ -4,6 +4,7 @@ import type { TCardDetails, TCardReveal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
 import { focusWhenShown } from '../lib/focus.ts';
+import { FieldNote } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { card: TCardDetails };
@@ -107,11 +108,7 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
                 aria-describedby={revealError ? 'card-reveal-error' : undefined}
                 data-testid="card-reveal-secret"
               />
-              {revealError && (
-                <span className="field-error" id="card-reveal-error" role="alert">
-                  {revealError}
-                </span>
-              )}
+              <FieldNote error={revealError} errorId="card-reveal-error" />
             </label>
             <div className="xf-actions">
               <button type="submit" className="btn btn-primary" disabled={busy || !secret} data-testid="card-reveal">
@@ -149,15 +146,12 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
               aria-describedby="card-move-note"
               data-testid="card-amount"
             />
-            {moveError ? (
-              <span className="field-error" id="card-move-note" role="alert">
-                {moveError}
-              </span>
-            ) : (
-              <span className="field-hint" id="card-move-note">
-                {t('cardspage.wallet_balance', { amount: displayAmount(card.wallet_balance, locale), currency: card.currency })}
-              </span>
-            )}
+            <FieldNote
+              error={moveError}
+              errorId="card-move-note"
+              hint={t('cardspage.wallet_balance', { amount: displayAmount(card.wallet_balance, locale), currency: card.currency })}
+              hintId="card-move-note"
+            />
           </label>
           <div className="xf-actions">
             {card.can.topup && (

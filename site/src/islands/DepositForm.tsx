@@ -6,6 +6,7 @@ import { formatAmount, MoneyFormatError, parseAmount, ZAmountText } from '@obmen
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
+import { FieldNote } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { system: TPaymentSystem };
@@ -105,15 +106,13 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
               aria-describedby={`${id}-note`}
               data-testid={`deposit-${name}`}
             />
-            {error ? (
-              <span className="field-error" id={`${id}-note`} role="alert" data-testid={`error-${name}`}>
-                {error}
-              </span>
-            ) : (
-              <span className="field-hint" id={`${id}-note`}>
-                {name === 'amount' ? t('deposit.amount_hint', amountVars) : ''}
-              </span>
-            )}
+            <FieldNote
+              error={error}
+              errorId={`${id}-note`}
+              testId={`error-${name}`}
+              hint={name === 'amount' ? t('deposit.amount_hint', amountVars) : ''}
+              hintId={`${id}-note`}
+            />
           </label>
         );
       })}

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ZEmailChangeBody } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
-import { FormError, SubmitRow, useHydrated } from './FormParts.tsx';
+import { FieldNote, FormError, SubmitRow, useHydrated } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /**
@@ -119,15 +119,7 @@ function ChangeForm() {
           aria-describedby={error ? 'bind-email-error' : 'bind-email-hint'}
           required
         />
-        {error ? (
-          <span className="field-error" id="bind-email-error" role="alert" data-testid="error-email">
-            {error}
-          </span>
-        ) : (
-          <span className="field-hint" id="bind-email-hint">
-            {t('emailpage.hint')}
-          </span>
-        )}
+        <FieldNote error={error} errorId="bind-email-error" testId="error-email" hint={t('emailpage.hint')} hintId="bind-email-hint" />
       </label>
       <SubmitRow sending={sending} hydrated={hydrated} label={t('emailpage.submit')} sendingLabel={t('authpage.sending')} />
     </form>

@@ -37,3 +37,36 @@ export function SubmitRow({ sending, hydrated, label, sendingLabel }: { sending:
     </div>
   );
 }
+
+/**
+ * Under a field: its error (read out when it appears) or, without one, its hint. The field's
+ * `aria-describedby` names `errorId` or `hintId` accordingly.
+ */
+export function FieldNote({
+  error,
+  errorId,
+  testId,
+  hint,
+  hintId,
+}: {
+  error: string | undefined;
+  errorId?: string;
+  testId?: string;
+  hint?: string;
+  hintId?: string;
+}) {
+  if (error) {
+    return (
+      <span className="field-error" id={errorId} role="alert" data-testid={testId}>
+        {error}
+      </span>
+    );
+  }
+  // A hint's place stays (empty) where the field names it, so that its reference holds.
+  if (!hint && !hintId) return null;
+  return (
+    <span className="field-hint" id={hintId}>
+      {hint}
+    </span>
+  );
+}

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ZUserInfoUpdate, type TUserInfo } from '@obmen/shared/auth';
 import { VERIFIED_USER_FIELDS } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
-import { FormError, FormSaved, SubmitRow, useHydrated } from './FormParts.tsx';
+import { FieldNote, FormError, FormSaved, SubmitRow, useHydrated } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 const FIELDS = [
@@ -84,11 +84,7 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
                 aria-invalid={error ? 'true' : undefined}
                 onChange={(event) => setValues({ ...values, [name]: event.target.value })}
               />
-              {error && (
-                <span className="field-error" data-testid={`error-${name}`}>
-                  {error}
-                </span>
-              )}
+              <FieldNote error={error} testId={`error-${name}`} />
             </label>
           );
         })}

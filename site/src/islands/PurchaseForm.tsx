@@ -5,6 +5,7 @@ import { displayAmount, displayMoney, displayPairRate } from '@obmen/shared/form
 import { api, ApiError } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
+import { FieldNote } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /** One currency the system charges in, with its range (major units). */
@@ -113,15 +114,13 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
           aria-describedby="pf-amount-note"
           data-testid="purchase-amount"
         />
-        {amountError ? (
-          <span className="field-error" id="pf-amount-note" role="alert" data-testid="error-amount">
-            {amountError}
-          </span>
-        ) : (
-          <span className="field-hint" id="pf-amount-note">
-            {t('purchase.range_line', { min: displayAmount(option.min, locale), max: displayAmount(option.max, locale), currency: option.currency })}
-          </span>
-        )}
+        <FieldNote
+          error={amountError}
+          errorId="pf-amount-note"
+          testId="error-amount"
+          hint={t('purchase.range_line', { min: displayAmount(option.min, locale), max: displayAmount(option.max, locale), currency: option.currency })}
+          hintId="pf-amount-note"
+        />
       </label>
       <div data-testid="purchase-quote" data-state={quoteState} aria-live="polite">
         {check?.ok && check.quote && (

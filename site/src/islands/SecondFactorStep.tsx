@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ZSecondFactorCode } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid } from '../lib/focus.ts';
+import { FieldNote } from './FormParts.tsx';
 
 /** What a sign-in answers when 2FA is on (no session yet). */
 export type TSecondFactorAnswer = { second_factor?: { challenge: string; expires_in: number }; message?: string };
@@ -90,15 +91,7 @@ export function SecondFactorStep({ challenge, lead, landing, onRestart }: TProps
           aria-describedby={error ? 'second-factor-error' : 'second-factor-hint'}
           required
         />
-        {error ? (
-          <span className="field-error" id="second-factor-error" role="alert" data-testid="error-code">
-            {error}
-          </span>
-        ) : (
-          <span className="field-hint" id="second-factor-hint">
-            {t('secondfactor.hint')}
-          </span>
-        )}
+        <FieldNote error={error} errorId="second-factor-error" testId="error-code" hint={t('secondfactor.hint')} hintId="second-factor-hint" />
       </label>
       <button className="btn btn-primary submit" type="submit" disabled={sending}>
         {sending ? t('authpage.sending') : t('secondfactor.submit')}

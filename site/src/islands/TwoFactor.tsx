@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ZSecondFactorCode, type TTotpSetupResponse } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
-import { useHydrated } from './FormParts.tsx';
+import { FieldNote, useHydrated } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { enabled: boolean; recoveryLeft: number };
@@ -33,11 +33,7 @@ function CodeField({ id, value, error, onChange }: { id: string; value: string; 
         data-testid={`${id}-code`}
         required
       />
-      {error && (
-        <span className="field-error" id={`${id}-error`} role="alert" data-testid={`${id}-error`}>
-          {error}
-        </span>
-      )}
+      <FieldNote error={error} errorId={`${id}-error`} testId={`${id}-error`} />
     </label>
   );
 }

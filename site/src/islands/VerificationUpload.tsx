@@ -13,7 +13,7 @@ import {
 } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
 import { uploadForm } from '../lib/upload.ts';
-import { useHydrated } from './FormParts.tsx';
+import { FieldNote, useHydrated } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /** What the form starts with: the sent document's fields on a retry (its number is never shown, so typed again), else the personal data. */
@@ -228,11 +228,7 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
               aria-invalid={errors[name] ? 'true' : undefined}
               onChange={(event) => setValues({ ...values, [name]: event.target.value })}
             />
-            {errors[name] && (
-              <span className="field-error" data-testid={`error-${name}`}>
-                {errors[name]}
-              </span>
-            )}
+            <FieldNote error={errors[name]} testId={`error-${name}`} />
           </label>
         ))}
       </div>

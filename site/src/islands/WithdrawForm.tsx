@@ -4,6 +4,7 @@ import type { TPaymentField, TWithdrawal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
+import { FieldNote } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { WithdrawStatus } from './WithdrawStatus.tsx';
 
@@ -105,19 +106,19 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
               aria-describedby={`${id}-note`}
               data-testid={`withdraw-${name}`}
             />
-            {error ? (
-              <span className="field-error" id={`${id}-note`} role="alert" data-testid={`error-${name}`}>
-                {error}
-              </span>
-            ) : (
-              <span className="field-hint" id={`${id}-note`}>
-                {name === 'amount'
+            <FieldNote
+              error={error}
+              errorId={`${id}-note`}
+              testId={`error-${name}`}
+              hint={
+                name === 'amount'
                   ? t('withdraw.available', { amount: displayAmount(available, locale), currency })
                   : name === 'code'
                     ? t('withdraw.code_hint')
-                    : ''}
-              </span>
-            )}
+                    : ''
+              }
+              hintId={`${id}-note`}
+            />
           </label>
         );
       })}
