@@ -2,8 +2,8 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZEmailChangeBody } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
-import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
-import { FieldNote, FormError, SubmitRow, useHydrated } from './FormParts.tsx';
+import { focusWhenShown } from '../lib/focus.ts';
+import { FieldNote, FormError, SubmitRow, useHydrated, useSingleFieldForm } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /**
@@ -72,35 +72,16 @@ function LinkAction({ mode, token }: { mode: 'confirm' | 'report'; token: string
 function ChangeForm() {
   const { t } = useTranslation();
   const [email, setEmail] = useState('');
-  const [error, setError] = useState('');
-  const [formError, setFormError] = useState('');
   const [done, setDone] = useState('');
-  const [sending, setSending] = useState(false);
+  const { error, formError, sending, formRef, submit } = useSingleFieldForm('email');
   const hydrated = useHydrated();
-  const formRef = useRef<HTMLFormElement>(null);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setFormError('');
-    const parsed = ZEmailChangeBody.safeParse({ email });
-    if (!parsed.success) {
-      setError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
-      focusFirstInvalid(formRef.current);
-      return;
-    }
-    setError('');
-    setSending(true);
-    try {
-      const answer = await api<{ message: string }>('/user/email', { json: parsed.data });
+    await submit(ZEmailChangeBody, { email }, async (body) => {
+      const answer = await api<{ message: string }>('/user/email', { json: body });
       setDone(answer.message);
-    } catch (err) {
-      if (err instanceof ApiError && err.fields.email) {
-        setError(err.fields.email);
-        focusFirstInvalid(formRef.current);
-      } else setFormError(err instanceof ApiError ? err.message : t('error.generic'));
-    } finally {
-      setSending(false);
-    }
+    });
   }
 
   if (done) return <Result message={done} error="" />;

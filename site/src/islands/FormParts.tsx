@@ -1,4 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ApiError } from '../lib/api.ts';
+import { focusFirstInvalid } from '../lib/focus.ts';
 
 /** False on the server's render and the first client one: a form disables its submit until its handlers run. */
 export function useHydrated(): boolean {
@@ -69,4 +72,47 @@ export function FieldNote({
       {hint}
     </span>
   );
+}
+
+/** What a shared schema's safeParse answers (the site does not depend on zod itself). */
+type TSchema<T> = { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<{ message: string }> } } };
+
+/**
+ * A form of one field (a code, an address): the field's error, the form's, the sending state,
+ * and `submit`, which checks the value with its shared schema before anything is sent (the
+ * message shown under the field), then sends; a refusal naming the field is shown under it and
+ * focused, any other above the form.
+ */
+export function useSingleFieldForm(field: string) {
+  const { t } = useTranslation();
+  const [error, setError] = useState('');
+  const [formError, setFormError] = useState('');
+  const [sending, setSending] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  const showError = (message: string) => {
+    setError(message);
+    focusFirstInvalid(formRef.current);
+  };
+  async function submit<T>(schema: TSchema<T>, value: unknown, send: (parsed: T) => Promise<void>): Promise<'invalid' | 'refused' | 'sent'> {
+    setFormError('');
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      showError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
+      return 'invalid';
+    }
+    setError('');
+    setSending(true);
+    try {
+      await send(parsed.data);
+      return 'sent';
+    } catch (err) {
+      const onField = err instanceof ApiError ? err.fields[field] : undefined;
+      if (onField) showError(onField);
+      else setFormError(err instanceof ApiError ? err.message : t('error.generic'));
+      return 'refused';
+    } finally {
+      setSending(false);
+    }
+  }
+  return { error, formError, sending, formRef, submit };
 }

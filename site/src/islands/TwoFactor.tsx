@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { ZSecondFactorCode, type TTotpSetupResponse } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
-import { FieldNote, useHydrated } from './FormParts.tsx';
+import { useHydrated } from './FormParts.tsx';
+import { CodeField } from './SecondFactorStep.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { enabled: boolean; recoveryLeft: number };
@@ -12,30 +13,6 @@ type TCodes = { message: string; codes: string[] };
 /** The secret in groups of four, as people copy it by hand. */
 function grouped(secret: string): string {
   return secret.match(/.{1,4}/g)?.join(' ') ?? secret;
-}
-
-/** One code field with its error, shared by every step. */
-function CodeField({ id, value, error, onChange }: { id: string; value: string; error: string; onChange: (value: string) => void }) {
-  const { t } = useTranslation();
-  return (
-    <label className="field">
-      <span className="field-label">{t('secondfactor.label')}</span>
-      <input
-        name="code"
-        type="text"
-        autoComplete="one-time-code"
-        autoCapitalize="none"
-        spellCheck={false}
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
-        data-testid={`${id}-code`}
-        required
-      />
-      <FieldNote error={error} errorId={`${id}-error`} testId={`${id}-error`} />
-    </label>
-  );
 }
 
 function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLeft: number }) {
@@ -170,7 +147,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
           </div>
         </div>
         {errorLine}
-        <CodeField id="enable" value={code} error={error} onChange={setCode} />
+        <CodeField id="enable" value={code} error={error} onChange={setCode} inputTestId="enable-code" errorTestId="enable-error" />
         <div className="settings-actions">
           <button className="btn btn-primary" type="submit" disabled={sending} data-testid="totp-confirm">
             {sending ? t('authpage.sending') : t('securitypage.confirm')}
@@ -197,7 +174,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
       <p>{t('securitypage.codes_left', { count: recoveryLeft })}</p>
       <p className="settings-lead">{t('securitypage.manage_lead')}</p>
       {errorLine}
-      <CodeField id="manage" value={code} error={error} onChange={setCode} />
+      <CodeField id="manage" value={code} error={error} onChange={setCode} inputTestId="manage-code" errorTestId="manage-error" />
       <div className="settings-actions">
         <button className="btn btn-outline" type="submit" name="action" value="renew" disabled={sending || !hydrated} data-testid="codes-renew">
           {t('securitypage.renew_codes')}
