@@ -5,7 +5,9 @@ import { resolveRedirect } from '@obmen/shared/routes';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { FieldNote, useHydrated } from './FormParts.tsx';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { issueErrors } from '../lib/field-errors.ts';
+import type { TI18nKey } from '@obmen/shared';
+import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 import { SecondFactorStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
 
 type TField = 'email' | 'password' | 'current_password';
@@ -26,17 +28,18 @@ const FORMS = {
   reset: { fields: ['password'], schema: ZResetPasswordBody, path: '/auth/reset/', submit: 'authpage.submit_save', signsIn: true },
   change: { fields: ['current_password', 'password'], schema: ZChangePasswordBody, path: '/auth/change', submit: 'authpage.submit_save', signsIn: true },
   set_password: { fields: ['password'], schema: ZChangePasswordBody, path: '/auth/change', submit: 'authpage.submit_save', signsIn: true },
-} satisfies Record<string, { fields: TField[]; schema: TSchema; path: string; submit: string; signsIn: boolean }>;
+} satisfies Record<string, { fields: TField[]; schema: TSchema; path: string; submit: TI18nKey; signsIn: boolean }>;
 
 export type TAuthFormKind = keyof typeof FORMS;
 
 type TProps = TIslandProps & { kind: TAuthFormKind; token?: string; next?: string };
 
-const LABELS: Record<TField, string> = { email: 'authpage.email', password: 'authpage.password', current_password: 'authpage.current_password' };
+const LABELS: Record<TField, TI18nKey> = { email: 'authpage.email', password: 'authpage.password', current_password: 'authpage.current_password' };
 const AUTOCOMPLETE: Record<TField, string> = { email: 'email', password: 'new-password', current_password: 'current-password' };
 
 function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const form = FORMS[kind];
   const [values, setValues] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -65,9 +68,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
     setFormError('');
     const parsed = (form.schema as TSchema).safeParse(values);
     if (!parsed.success && parsed.error) {
-      const next: Record<string, string> = {};
-      for (const issue of parsed.error.issues) next[String(issue.path[0] ?? '_')] ??= t(issue.message);
-      setErrors(next);
+      setErrors(issueErrors(tk, parsed.error.issues));
       focusFirstInvalid(formRef.current);
       return;
     }

@@ -1,13 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { checkPaymentAmount, type TDepositPayment, type TPaymentSystem } from '@obmen/shared/payments';
-import { paymentFormSchema } from '@obmen/shared/payment-fields';
+import { paymentFormSchema, type TPaymentField } from '@obmen/shared/payment-fields';
 import { formatAmount, MoneyFormatError, parseAmount, ZAmountText } from '@obmen/shared/money';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { FieldNote } from './FormParts.tsx';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { issueErrors, messageText } from '../lib/field-errors.ts';
+import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { system: TPaymentSystem };
 
@@ -47,7 +48,8 @@ function assessAmount(system: TPaymentSystem, text: string): TAssessed {
  */
 function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
-  const names = ['amount', ...system.fields];
+  const tk = useKeyTranslate();
+  const names: Array<'amount' | TPaymentField> = ['amount', ...system.fields];
   const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
   const { errors, formError, busy, formRef, submit, edit, showErrors } = useMoneyForm(names);
   const assessed = values.amount?.trim() ? assessAmount(system, values.amount) : null;
@@ -60,11 +62,10 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
 
   /** Every field's message as core would give it, or none. */
   function validate(): Record<string, string> {
-    const found: Record<string, string> = {};
-    const amount = assessAmount(system, values.amount ?? '');
-    if ('error' in amount) found.amount = t(amount.error, amount.vars);
     const form = paymentFormSchema(system.fields, system.currency).safeParse(values);
-    if (!form.success) for (const issue of form.error.issues) found[String(issue.path[0] ?? '_')] ??= t(issue.message);
+    const found = form.success ? {} : issueErrors(tk, form.error.issues);
+    const amount = assessAmount(system, values.amount ?? '');
+    if ('error' in amount) found.amount = messageText(tk, amount.error, amount.vars);
     return found;
   }
 
@@ -81,7 +82,7 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
     if (answer) window.location.assign(answer.payment.pay_url ?? answer.payment.url);
   }
 
-  const shown = (name: string) => errors[name] || (name === 'amount' && assessed && 'error' in assessed ? t(assessed.error, assessed.vars) : '');
+  const shown = (name: string) => errors[name] || (name === 'amount' && assessed && 'error' in assessed ? messageText(tk, assessed.error, assessed.vars) : '');
   return (
     <form className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="deposit-form">
       {formError && (

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useKeyTranslate } from './IslandRoot.tsx';
 import { ApiError } from '../lib/api.ts';
 import { focusFirstInvalid } from '../lib/focus.ts';
+import { messageText } from '../lib/field-errors.ts';
 
 /** False on the server's render and the first client one: a form disables its submit until its handlers run. */
 export function useHydrated(): boolean {
@@ -85,6 +87,7 @@ type TSchema<T> = { safeParse(value: unknown): { success: true; data: T } | { su
  */
 export function useSingleFieldForm(field: string) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const [error, setError] = useState('');
   const [formError, setFormError] = useState('');
   const [sending, setSending] = useState(false);
@@ -97,7 +100,7 @@ export function useSingleFieldForm(field: string) {
     setFormError('');
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
-      showError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
+      showError(messageText(tk, parsed.error.issues[0]?.message ?? 'validation.invalid'));
       return 'invalid';
     }
     setError('');

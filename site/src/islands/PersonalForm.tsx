@@ -4,7 +4,8 @@ import { ZUserInfoUpdate, type TUserInfo } from '@obmen/shared/auth';
 import { VERIFIED_USER_FIELDS } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
 import { FieldNote, FormError, FormSaved, SubmitRow, useHydrated } from './FormParts.tsx';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { issueErrors } from '../lib/field-errors.ts';
+import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 const FIELDS = [
   { name: 'first_name', autoComplete: 'given-name', type: 'text' },
@@ -22,6 +23,7 @@ type TProps = TIslandProps & { info: TUserInfo };
 
 function PersonalFormBody({ info }: { info: TUserInfo }) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const locked = (field: TField) => info.verification_level >= 1 && (VERIFIED_USER_FIELDS as readonly string[]).includes(field);
   const [values, setValues] = useState<Record<TField, string>>(
     () => Object.fromEntries(FIELDS.map(({ name }) => [name, info[name] ?? ''])) as Record<TField, string>,
@@ -40,9 +42,7 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
     const form = Object.fromEntries(FIELDS.filter(({ name }) => !locked(name)).map(({ name }) => [name, values[name]]));
     const parsed = ZUserInfoUpdate.safeParse(form);
     if (!parsed.success) {
-      const next: Record<string, string> = {};
-      for (const issue of parsed.error.issues) next[String(issue.path[0] ?? '_')] ??= t(issue.message);
-      setErrors(next);
+      setErrors(issueErrors(tk, parsed.error.issues));
       return;
     }
     setErrors({});

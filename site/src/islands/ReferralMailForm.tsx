@@ -4,11 +4,13 @@ import { LOCALES, type TLocale } from '@obmen/shared/constants';
 import { ZReferralMailingBody } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
 import { FormError, FormSaved, SubmitRow, useHydrated } from './FormParts.tsx';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { messageText } from '../lib/field-errors.ts';
+import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 /** Invite by mail: up to 10 addresses, the mail's language. */
 function ReferralMailBody({ locale }: { locale: TLocale }) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const [addresses, setAddresses] = useState('');
   const [language, setLanguage] = useState<TLocale>(locale);
   const [error, setError] = useState('');
@@ -22,7 +24,7 @@ function ReferralMailBody({ locale }: { locale: TLocale }) {
     setDone('');
     const parsed = ZReferralMailingBody.safeParse({ addresses, locale: language });
     if (!parsed.success) {
-      setError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
+      setError(messageText(tk, parsed.error.issues[0]?.message ?? 'validation.invalid'));
       return;
     }
     setSending(true);

@@ -5,7 +5,8 @@ import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { useHydrated } from './FormParts.tsx';
 import { CodeField } from './SecondFactorStep.tsx';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { messageText } from '../lib/field-errors.ts';
+import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { enabled: boolean; recoveryLeft: number };
 type TCodes = { message: string; codes: string[] };
@@ -17,6 +18,7 @@ function grouped(secret: string): string {
 
 function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLeft: number }) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const [setup, setSetup] = useState<TTotpSetupResponse | null>(null);
   const [codes, setCodes] = useState<TCodes | null>(null);
   const [code, setCode] = useState('');
@@ -40,7 +42,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
   function checkedCode(): string | null {
     const parsed = ZSecondFactorCode.safeParse(code);
     if (parsed.success) return parsed.data;
-    setError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
+    setError(messageText(tk, parsed.error.issues[0]?.message ?? 'validation.invalid'));
     focusFirstInvalid(formRef.current);
     return null;
   }

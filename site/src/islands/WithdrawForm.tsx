@@ -36,7 +36,7 @@ const AUTOCOMPLETE: Record<TPaymentField, string> = {
 /** /withdraw/form/{id}/{currency}: the amount and the system's fields, checked as typed; one request per submitted form. */
 function WithdrawFormBody({ ps, currency, fields, secondFactor, available, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
-  const names = ['amount', ...fields, ...(secondFactor ? ['code'] : [])];
+  const names: Array<'amount' | 'code' | TPaymentField> = ['amount', ...fields, ...(secondFactor ? (['code'] as const) : [])];
   const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
   const { errors, formError, busy, formRef, submit, edit } = useMoneyForm(names);
   const [check, setCheck] = useState<TCheck | null>(null);
@@ -94,7 +94,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
         const id = `wf-${name}`;
         return (
           <label className="field" key={name}>
-            <span className="field-label">{t(`withdraw.${name}` as 'withdraw.amount')}</span>
+            <span className="field-label">{t(`withdraw.${name}`)}</span>
             <input
               id={id}
               name={name}
