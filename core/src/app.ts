@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import formbody from '@fastify/formbody';
+import fp from 'fastify-plugin';
 import { sandboxesAllowed, type TConfig } from './config.ts';
 import { setRateLimitFactor } from './rate-limit.ts';
 import type { Db } from './db/index.ts';
@@ -45,7 +46,7 @@ export type TAppOptions = {
   now?: () => Date;
 };
 
-/** The core as a plugin: server.ts listens, tests inject. */
+/** The core as a plugin: server.ts listens, tests inject (and reach its decorations: app.db, app.jobs). */
 const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, storage, now }) => {
   const clock = now ?? (() => new Date());
   setRateLimitFactor(config.RATE_LIMIT_FACTOR);
@@ -105,4 +106,4 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   if (config.NODE_ENV !== 'production') await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, providers, cipher: documents });
 };
 
-export default app;
+export default fp(app, { name: 'core' });

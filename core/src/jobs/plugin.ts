@@ -14,7 +14,7 @@ export default fp<TJobDeps & { enabled: readonly TJobName[]; now: () => Date }>(
   async (app, { enabled, now, ...deps }) => {
     const scheduler = createScheduler({ db: app.db, now, log: app.log, jobs: listJobs(deps), enabled });
     app.decorate('jobs', scheduler);
-    app.addHook('onReady', () => scheduler.start());
+    app.addHook('onReady', async () => scheduler.start());
     app.addHook('onClose', () => scheduler.stop());
   },
   { name: 'jobs', dependencies: ['db', 'mail', 'events'] },

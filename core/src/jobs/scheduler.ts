@@ -42,8 +42,8 @@ export type TScheduler = {
   runJob(name: TJobName): Promise<TJobRun>;
   /** The last run of each job (the cluster's, from the database, for cluster jobs), for the readiness details. */
   status(): Promise<TJobStatus[]>;
-  /** Starts the clock that calls runDue (only when a job is enabled). */
-  start(): Promise<void>;
+  /** Starts the clock that calls runDue (only when a job is enabled; tests call runDue themselves). */
+  start(): void;
   /** Stops the clock and waits for the runs in flight. */
   stop(): Promise<void>;
 };
@@ -58,7 +58,15 @@ const LEASE_MS = 60_000;
 /** Jobs more frequent than this log their successful runs at debug (a line every 2 s is noise at info). */
 const QUIET_BELOW_MS = 60_000;
 
-type TLocal = { job: TJob; nextAt: number; running: Promise<TJobRun> | null; runs: number; last: { at: Date; duration_ms: number; error: string | null } | null };
+type TLocal = {
+  job: TJob;
+  nextAt: number;
+  running: Promise<TJobRun> | null;
+  runs: number;
+  last: { at: Date; duration_ms: number; error: string | null } | null;
+  /** Its job_runs row is known to exist (a job added by a deploy gets it at its first claim). */
+  stored: boolean;
+};
 
 /**
  * One scheduler per core for every timed job (core/src/jobs/list.ts), on the injected clock:
@@ -72,13 +80,18 @@ export function createScheduler(options: { db: Db; now: () => Date; log: Fastify
   const enabled = new Set(options.enabled);
   const started = now().getTime();
   const local = new Map<TJobName, TLocal>(
-    options.jobs.map((job) => [job.name, { job, nextAt: job.atStart ? started : started + job.everyMs, running: null, runs: 0, last: null }]),
+    options.jobs.map((job) => [job.name, { job, nextAt: job.atStart ? started : started + job.everyMs, running: null, runs: 0, last: null, stored: false }]),
   );
   const cluster = options.jobs.filter((job) => (job.scope ?? 'cluster') === 'cluster').map((job) => job.name);
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
 
-  async function claim(job: TJob, at: Date, force: boolean): Promise<boolean> {
+  async function claim(entry: TLocal, at: Date, force: boolean): Promise<boolean> {
+    const { job } = entry;
+    if (!entry.stored) {
+      await db.query('INSERT INTO job_runs (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [job.name]);
+      entry.stored = true;
+    }
     const [row] = await db.query(
       `UPDATE job_runs SET running_by = $2, lease_until = $3::timestamptz + make_interval(secs => $4::float8 / 1000), started_at = $3
        WHERE name = (SELECT name FROM job_runs WHERE name = $1
@@ -122,7 +135,7 @@ export function createScheduler(options: { db: Db; now: () => Date; log: Fastify
     let error: string | null = null;
     let result: unknown;
     try {
-      if (shared && !(await claim(job, at, force))) return { job: job.name, ran: false, duration_ms: 0, error: null };
+      if (shared && !(await claim(entry, at, force))) return { job: job.name, ran: false, duration_ms: 0, error: null };
     } catch (err) {
       // No claim, no run: the database is what is failing, and the next tick asks again.
       if (!isDatabaseUnavailable(err)) log.error({ err, job: job.name }, `job ${job.name}: claim failed`);
@@ -210,9 +223,7 @@ export function createScheduler(options: { db: Db; now: () => Date; log: Fastify
         };
       });
     },
-    async start() {
-      // The rows the claims update; a job added later gets its row on the first start that knows it.
-      await db.query('INSERT INTO job_runs (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING', [cluster]);
+    start() {
       if (options.jobs.some((job) => enabled.has(job.name))) tick();
     },
     async stop() {
