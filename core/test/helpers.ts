@@ -112,7 +112,16 @@ export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {
   // an app built as production or development keeps it (the config refuses less there).
   const cost = (overrides.NODE_ENV ?? 'test') === 'test' ? { PASSWORD_SCRYPT_LN: String(TEST_SCRYPT_LN) } : {};
   // No timed job runs on its own: a test drives the ones it needs (app.jobs.runDue/runJob) with its clock.
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', DOCUMENT_KEY: TEST_DOCUMENT_KEY, JOBS: 'none', ...waits, ...cost, ...overrides });
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: 'memory://',
+    DOCUMENT_KEY: TEST_DOCUMENT_KEY,
+    JOBS: 'none',
+    ...waits,
+    ...cost,
+    ...overrides,
+  });
 }
 
 /** The document cipher of a core built by `build` without a DOCUMENT_KEY of its own (what payouts unseal card numbers with). */

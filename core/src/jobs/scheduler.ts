@@ -5,7 +5,13 @@ import { isDatabaseUnavailable } from '../db/outage.ts';
 import type { TJobName } from './names.ts';
 
 /** What a job's run gets: `now` is the injected clock read once for the run. */
-export type TJobContext = { db: Db; now: Date; log: FastifyBaseLogger; /** This core's first run of the job. */ first: boolean };
+export type TJobContext = {
+  db: Db;
+  now: Date;
+  log: FastifyBaseLogger;
+  /** This core's first run of the job. */
+  first: boolean;
+};
 
 export type TJob = {
   name: TJobName;
@@ -105,13 +111,10 @@ export function createScheduler(options: { db: Db; now: () => Date; log: Fastify
   }
 
   async function release(job: TJob, finished: Date, duration: number, error: string | null): Promise<void> {
-    await db.query('UPDATE job_runs SET running_by = NULL, lease_until = NULL, finished_at = $3, duration_ms = $4, error = $5 WHERE name = $1 AND running_by = $2', [
-      job.name,
-      self,
-      finished,
-      duration,
-      error,
-    ]);
+    await db.query(
+      'UPDATE job_runs SET running_by = NULL, lease_until = NULL, finished_at = $3, duration_ms = $4, error = $5 WHERE name = $1 AND running_by = $2',
+      [job.name, self, finished, duration, error],
+    );
   }
 
   /** A long run keeps its claim: the lease moves on while the job works. */

@@ -13,9 +13,14 @@ const NOW = new Date('2031-11-23T10:00:00Z');
 describe('the job list', () => {
   it('names every job once, as config.ts knows them', () => {
     const none = undefined as never;
-    const names = listJobs({ config: { PUBLIC_URL: 'http://x', WEBHOOK_RETENTION_DAYS: 90, EVENTS_CHECK_MS: 2_000 }, providers: none, issuers: new Map(), cipher: none, mailer: none, hub: none }).map(
-      (job) => job.name,
-    );
+    const names = listJobs({
+      config: { PUBLIC_URL: 'http://x', WEBHOOK_RETENTION_DAYS: 90, EVENTS_CHECK_MS: 2_000 },
+      providers: none,
+      issuers: new Map(),
+      cipher: none,
+      mailer: none,
+      hub: none,
+    }).map((job) => job.name);
     expect(names).toEqual([...JOB_NAMES]);
   });
 });
@@ -30,7 +35,14 @@ describe.each(ENGINES)('jobs on the injected clock (%s)', (engine) => {
 
   it('deposit-expiry expires a deposit once its lifetime has passed on the clock', async () => {
     const user = await createFixtureUser(ctx.db);
-    const deposit = await createDeposit(ctx.db, { userId: user.id, provider: 'sandbox-card', systemId: 'sandbox-card', currency: 'USD', amount: 10_00n, now: clock });
+    const deposit = await createDeposit(ctx.db, {
+      userId: user.id,
+      provider: 'sandbox-card',
+      systemId: 'sandbox-card',
+      currency: 'USD',
+      amount: 10_00n,
+      now: clock,
+    });
     const state = async () => (await ctx.db.query<{ state: string }>('SELECT state FROM payments WHERE id = $1', [deposit.id]))[0]!.state;
     clock = new Date(NOW.getTime() + DEPOSIT_LIFETIME_MS - 1_000);
     expect(await ctx.app.jobs.runJob('deposit-expiry')).toMatchObject({ ran: true, error: null });

@@ -88,7 +88,7 @@ const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { prov
 
 /** Spec §7 "Deposit" and "Purchase", the providers' webhooks and the card sandbox's hosted page. */
 const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, options) => {
-  const { now, providers } = options;
+  const { now } = options;
   await app.register(webhookRoutes, options);
   await app.register(sandboxCardPage, options);
 
