@@ -111,7 +111,7 @@ const ZConfig = z
     DOCUMENT_KEY_FILE: z.string().min(1).default('.data/document.key'),
     /**
      * Processed webhook and issuer-callback deliveries are kept this many days, then purged
-     * (housekeeping). The exactly-once keys of their events stay; unprocessed deliveries stay.
+     * (the purge job). The exactly-once keys of their events stay; unprocessed deliveries stay.
      */
     WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
     /**
