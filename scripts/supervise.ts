@@ -66,6 +66,22 @@ export function supervise(tag: string): TSupervisor {
   return { run, stop };
 }
 
+/**
+ * `ops seed` (core/src/cli.ts seed) before the core starts, unless SEED=false: the catalogue of an
+ * empty database and, outside production, the demo account (the core never seeds itself). Its
+ * answer goes to our output; in development it carries the demo account's sign-in.
+ */
+export async function seedBeforeCore(tag: string, env: NodeJS.ProcessEnv, cli = 'core/src/cli.ts'): Promise<void> {
+  const merged = { ...process.env, ...env };
+  if (merged.SEED === 'false') return;
+  const child = spawn(process.execPath, [cli, 'seed'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: merged });
+  let answer = '';
+  child.stdout!.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`ops seed failed (exit ${code})`);
+  console.log(`[${tag}] seed: ${answer.replace(/\s+/g, ' ').trim()}`);
+}
+
 export async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

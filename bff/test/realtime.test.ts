@@ -27,7 +27,8 @@ describe('BFF /ws (real core)', () => {
   const record = (user: TFixtureUser, payload: unknown) => core.db.transaction((tx) => recordEvent(tx, user.id, 'unread_msgs', payload));
 
   beforeAll(async () => {
-    core = await startRealCore({ EVENTS_CHECK_MS: '200' });
+    // This core's realtime checks run on their own, every 200 ms: logouts must close sockets by themselves.
+    core = await startRealCore({ EVENTS_CHECK_MS: '200', JOBS: 'realtime-check' });
     bff = await buildBff(core.url);
     base = await bff.app.listen({ host: '127.0.0.1', port: 0 });
     origin = base;

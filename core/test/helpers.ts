@@ -6,6 +6,7 @@ import app from '../src/app.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
 import { openDocumentCipher, type TDocumentCipher } from '../src/domains/verification/cipher.ts';
+import { seedDatabase } from '../src/seed/demo.ts';
 
 export type TEngine = 'pglite' | 'postgres';
 
@@ -110,7 +111,17 @@ export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {
   // full OWASP scrypt (~0.4 s of a core) otherwise. security.test.ts checks the production cost;
   // an app built as production or development keeps it (the config refuses less there).
   const cost = (overrides.NODE_ENV ?? 'test') === 'test' ? { PASSWORD_SCRYPT_LN: String(TEST_SCRYPT_LN) } : {};
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', DOCUMENT_KEY: TEST_DOCUMENT_KEY, ...waits, ...cost, ...overrides });
+  // No timed job runs on its own: a test drives the ones it needs (app.jobs.runDue/runJob) with its clock.
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: 'memory://',
+    DOCUMENT_KEY: TEST_DOCUMENT_KEY,
+    JOBS: 'none',
+    ...waits,
+    ...cost,
+    ...overrides,
+  });
 }
 
 /** The document cipher of a core built by `build` without a DOCUMENT_KEY of its own (what payouts unseal card numbers with). */
@@ -118,7 +129,15 @@ export function testCipher(): TDocumentCipher {
   return openDocumentCipher(testConfig(), () => {});
 }
 
-/** The real core app on a fresh database, ready for `inject`. Close it with `close()`. */
+/**
+ * The database as the start scripts leave it before the core starts: `ops seed` (unless SEED=false),
+ * so the catalogue, and outside production the demo account.
+ */
+export async function seedAsStarted(db: Db, config: TConfig): Promise<void> {
+  if (config.SEED) await seedDatabase(db, config);
+}
+
+/** The real core app on a fresh database, seeded as a start seeds it (seedAsStarted), ready for `inject`. Close it with `close()`. */
 export async function build(
   engine: TEngine,
   overrides: Partial<Record<keyof TConfig, string>> = {},
@@ -140,6 +159,8 @@ export async function build(
   if (onRoute) fastify.addHook('onRoute', onRoute);
   await fastify.register(app, { config, db, ...appOptions });
   await fastify.ready();
+  // The app registers nothing that reads the catalogue at start, so seeding after it is as seeding before.
+  await seedAsStarted(db, config);
   return {
     app: fastify,
     db,

@@ -23,7 +23,7 @@ import type { Queryable } from '../../db/index.ts';
 export const EVENT_TYPES = ['wallets', 'notifications', 'unread_msgs', 'chat.message', 'payment', 'withdrawal', 'card'] as const;
 export type TEventType = (typeof EVENT_TYPES)[number];
 
-/** How long events are kept for replay (housekeeping deletes older ones); an older gap means "resync". */
+/** How long events are kept for replay (the purge job deletes older ones); an older gap means "resync". */
 export const EVENTS_KEEP_HOURS = 24;
 
 /**

@@ -403,7 +403,7 @@ export async function sendInvitations(deps: TReferralDeps, userId: string, body:
 export type TSettled = { referrer_id: string; currency: string; id: string; amount: string; clawed: string; accruals: number };
 
 /**
- * The settlement job (housekeeping; `referral:settle`): for each referrer and currency with
+ * The settlement job (referral-settlement, core/src/jobs; `referral:settle`): for each referrer and currency with
  * bonuses past their hold at `now`, referral_settle() in its own transaction pays them as ONE
  * ledger transaction and marks them settled in that transaction, and the referrer gets a notice
  * (an optional mail). Safe with many cores at once: the accruals are claimed with SKIP LOCKED.
