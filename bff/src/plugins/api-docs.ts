@@ -1,55 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import apiReference from '@scalar/fastify-api-reference';
-import { z } from 'zod';
-import { CSP_DIRECTIVES, FRONT_LOG_PATH, ZFrontLog } from '@obmen/shared';
+import { CSP_DIRECTIVES } from '@obmen/shared';
 import { sendError } from '../errors.ts';
+import { finishDocument } from '../openapi.ts';
 
 /*
  * The API document and its reader. The core generates the OpenAPI 3.1 document from its route
- * schemas; GET /api/openapi.json here adds the calls the BFF answers itself and serves it
+ * schemas; GET /api/openapi.json here finishes it with what the BFF does (openapi.ts) and serves it
  * (never through the proxy, which would splice `fv` into it). GET /api/docs/ is a Scalar
  * reference served from the package's own bundle (no CDN, no web fonts).
  */
 
 export const OPENAPI_PATH = '/api/openapi.json';
 export const DOCS_PATH = '/api/docs';
-
-type TDocument = { paths?: Record<string, Record<string, unknown>> };
-
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
-});
-
-/** The BFF's own calls, in the document's terms (POST /api/lang is the core's, wrapped). */
-const BFF_PATHS = {
-  [FRONT_LOG_PATH]: {
-    post: {
-      tags: ['Logging'],
-      summary: 'Report a front-end error (spec §8); rate-limited per client, repeats counted',
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': { schema: z.toJSONSchema(ZFrontLog, { io: 'input', unrepresentable: 'any' }) },
-          'text/plain': { schema: { type: 'string', description: 'The same JSON, as navigator.sendBeacon sends it.' } },
-        },
-      },
-      responses: {
-        204: { description: 'Logged' },
-        400: errorResponse('Not a report (`validation`)'),
-        413: errorResponse('Body too large (`payload_too_large`)'),
-        429: errorResponse('Too many reports (`rate_limited`); see Retry-After'),
-      },
-    },
-  },
-};
-
-/** The core's document with the BFF's calls added; remade only when the core's changes. */
-function mergeDocument(coreText: string): string {
-  const document = JSON.parse(coreText) as TDocument;
-  return JSON.stringify({ ...document, paths: { ...document.paths, ...BFF_PATHS } });
-}
 
 /** sha256 sources of a page's inline scripts, for a policy that allows exactly those. */
 function inlineScriptHashes(html: string): string[] {
@@ -79,7 +43,7 @@ const apiDocs: FastifyPluginAsync = async (app) => {
       return sendError(request, reply, 503, 'upstream_unavailable', 'error.upstream_unavailable');
     }
     if (statusCode !== 200) return sendError(request, reply, 502, 'bad_gateway', 'error.bad_gateway');
-    if (kept?.coreText !== coreText) kept = { coreText, merged: mergeDocument(coreText) };
+    if (kept?.coreText !== coreText) kept = { coreText, merged: finishDocument(coreText) };
     return reply.type('application/json; charset=utf-8').header('cache-control', 'no-cache').send(kept.merged);
   });
 
