@@ -4,6 +4,7 @@ import apiReference from '@scalar/fastify-api-reference';
 import { CSP_DIRECTIVES } from '@obmen/shared';
 import { sendError } from '../errors.ts';
 import { finishDocument } from '../openapi.ts';
+import { chooseEncoding, precompress, varyOnEncoding, type TEncoding } from '../compression.ts';
 
 /*
  * The API document and its reader. The core generates the OpenAPI 3.1 document from its route
@@ -14,6 +15,12 @@ import { finishDocument } from '../openapi.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
 export const DOCS_PATH = '/api/docs';
+/** The reader's script (Scalar's standalone bundle, about 4.9 MB of JavaScript). */
+export const DOCS_BUNDLE_PATH = `${DOCS_PATH}/js/scalar.js`;
+/** Its name carries no hash: kept a day, not for ever. */
+const BUNDLE_CACHE_CONTROL = 'public, max-age=86400';
+/** Brotli 9: 0.4 s once for 4% more bytes than 11, which takes 6.7 s. */
+const DOCS_BUNDLE_BROTLI_QUALITY = 9;
 
 /** sha256 sources of a page's inline scripts, for a policy that allows exactly those. */
 function inlineScriptHashes(html: string): string[] {
@@ -54,6 +61,19 @@ const apiDocs: FastifyPluginAsync = async (app) => {
     const scripts = ["'self'", ...inlineScriptHashes(payload)].join(' ');
     reply.header('content-security-policy', [...CSP_DIRECTIVES, `script-src ${scripts}`, "style-src 'self' 'unsafe-inline'"].join('; '));
     return payload;
+  });
+
+  // The bundle is the same for every request: compressed once (about 1.2 MB as brotli), on first demand.
+  let bundleCopies: Promise<Partial<Record<TEncoding, Buffer>>> | null = null;
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.routeOptions.url !== DOCS_BUNDLE_PATH || typeof payload !== 'string') return payload;
+    bundleCopies ??= precompress(Buffer.from(payload), DOCS_BUNDLE_BROTLI_QUALITY);
+    reply.header('cache-control', BUNDLE_CACHE_CONTROL).header('vary', varyOnEncoding(reply.getHeader('vary')));
+    const encoding = chooseEncoding(request.headers['accept-encoding']);
+    const copy = encoding && (await bundleCopies)[encoding];
+    if (!copy) return payload;
+    reply.header('content-encoding', encoding);
+    return copy;
   });
 
   await app.register(apiReference, {
