@@ -4,7 +4,8 @@ import { ZChangePasswordBody, ZEmailBody, ZLoginByPasswordBody, ZRegisterBody, Z
 import { resolveRedirect } from '@obmen/shared/routes';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
-import { FieldNote, useHydrated } from './FormParts.tsx';
+import { FieldNote } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { issueErrors } from '../lib/field-errors.ts';
 import type { TI18nKey } from '@obmen/shared';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';

@@ -2,7 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MAIL_TOPICS, type TMailPreferences, type TMailingResponse } from '@obmen/shared/mailing';
 import { api, ApiError } from '../lib/api.ts';
-import { FormError, FormSaved, SubmitRow, useHydrated } from './FormParts.tsx';
+import { FormError, FormSaved, SubmitRow } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { mailing: TMailPreferences };

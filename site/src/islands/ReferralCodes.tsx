@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TInviteCode, TInviteResponse } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
-import { useHydrated } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /** The user's invite codes: the main one and up to 5 labelled ones (add, retire). */
