@@ -47,6 +47,12 @@ async function submitEmpty(page: Page, form: string) {
   await expect(page.locator(`${form} [aria-invalid="true"]`).first()).toBeVisible();
 }
 
+/** A form submitted empty, audited where its errors show. */
+function formErrors(name: string, path: string, auth: TA11yState['auth'], testId: string): TA11yState {
+  const form = `[data-testid="${testId}"]`;
+  return { name, path, auth, prepare: (page) => submitEmpty(page, form), scope: form };
+}
+
 async function quote(page: Page) {
   await page.getByTestId('exchange-amount').fill('100');
   await expect(page.getByTestId('exchange-quote')).toHaveAttribute('data-state', 'ready');
@@ -112,13 +118,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'exchange all', path: '/exchange/all', auth: 'in' },
   { name: 'exchange all into BTC', path: '/exchange/all/BTC', auth: 'in' },
   { name: 'transfer', path: '/transfer', auth: 'in' },
-  {
-    name: 'transfer, form errors',
-    path: '/transfer',
-    auth: 'in',
-    prepare: (page) => submitEmpty(page, '[data-testid="transfer-form"]'),
-    scope: '[data-testid="transfer-form"]',
-  },
+  formErrors('transfer, form errors', '/transfer', 'in', 'transfer-form'),
   { name: 'cards', path: '/cards', auth: 'in' },
   { name: 'cards, list', path: '/cards/list', auth: 'in' },
   { name: 'cards, my cards', path: '/cards/my', auth: 'in' },
@@ -162,26 +162,14 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'purchase status, awaiting payment', path: '/purchase', auth: 'in', prepare: openPurchase, scope: 'main' },
   { name: 'referral bonuses', path: '/history/referral', auth: 'in' },
   { name: 'referral programme', path: '/referral', auth: 'in' },
-  {
-    name: 'referral programme, invite form errors',
-    path: '/referral',
-    auth: 'in',
-    prepare: (page) => submitEmpty(page, '[data-testid="form-referral-mailing"]'),
-    scope: '[data-testid="form-referral-mailing"]',
-  },
+  formErrors('referral programme, invite form errors', '/referral', 'in', 'form-referral-mailing'),
   { name: 'history, empty filter', path: '/history/exchange?currency=TRX&status=failed', auth: 'in' },
   { name: 'change password', path: '/settings/change-password', auth: 'in' },
   { name: 'personal data', path: '/settings/personal', auth: 'in' },
   { name: 'verification', path: '/settings/verification', auth: 'in' },
   { name: 'verification, level 0', path: '/settings/verification', auth: 'new' },
   { name: 'passport', path: '/settings/passport', auth: 'new' },
-  {
-    name: 'passport, form errors',
-    path: '/settings/passport',
-    auth: 'new',
-    prepare: (page) => submitEmpty(page, '[data-testid="form-verification"]'),
-    scope: '[data-testid="form-verification"]',
-  },
+  formErrors('passport, form errors', '/settings/passport', 'new', 'form-verification'),
   { name: 'id card', path: '/settings/id_card', auth: 'new' },
   { name: "driver's licence", path: '/settings/drivers_license', auth: 'new' },
   { name: 'withdraw, level 0', path: '/withdraw', auth: 'new' },
@@ -210,13 +198,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
     scope: '[data-testid="tfa-card"]',
   },
   { name: 'bind e-mail', path: '/settings/bind-email', auth: 'in' },
-  {
-    name: 'bind e-mail, form errors',
-    path: '/settings/bind-email',
-    auth: 'in',
-    prepare: (page) => submitEmpty(page, '[data-testid="form-bind-email"]'),
-    scope: '[data-testid="form-bind-email"]',
-  },
+  formErrors('bind e-mail, form errors', '/settings/bind-email', 'in', 'form-bind-email'),
   // The "it was not me" page waits for a click, so visiting it spends nothing.
   { name: 'bind e-mail, report link', path: '/settings/bind-email?report=e2e-not-a-token-e2e-not-a-token-e2e-not-a-t', auth: 'out' },
   { name: 'unsubscribe, invalid link', path: '/unsubscribe?t=e2e-not-a-token', auth: 'both' },
@@ -232,13 +214,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   },
   { name: 'account id copied (toast)', path: '/transfer', auth: 'in', viewports: ['desktop'], prepare: copyAccountId, scope: '#toasts' },
   { name: 'login', path: '/login', auth: 'out' },
-  {
-    name: 'login, form errors',
-    path: '/login',
-    auth: 'out',
-    prepare: (page) => submitEmpty(page, '[data-testid="form-login_password"]'),
-    scope: '[data-testid="form-login_password"]',
-  },
+  formErrors('login, form errors', '/login', 'out', 'form-login_password'),
   { name: 'signup', path: '/signup', auth: 'out' },
   { name: 'forgot password', path: '/forgot-password', auth: 'out' },
   { name: 'reset password', path: '/reset-password?token=e2e-not-a-token', auth: 'out' },

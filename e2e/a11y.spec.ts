@@ -6,7 +6,7 @@ import { A11Y_STATES, VIEWPORTS, type TA11yState, type TViewport } from './a11y-
 import { BASE_URL, DEMO, islandsReady, logIn, sendNotification, signUp } from './helpers.ts';
 
 /*
- * Issue 12: axe-core finds no serious or critical WCAG 2.2 A/AA violation on any page state of
+ * Axe-core finds no serious or critical WCAG 2.2 A/AA violation on any page state of
  * e2e/a11y-routes.ts, signed in and out, ru and en, 375 and 1280 px. One browser context per
  * sign-in state, locale and width walks every state; failures are collected and reported
  * together, so one run shows everything that is wrong.

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { BASE_URL, authCheck, linkTo, localPath, readMailbox, setAuthType, uniqueEmail, visible, waitForMail } from './helpers.ts';
 
 /**
- * Issue 3, point 8: passwordless sign-in (auth_type "email"). The auth type is one site-wide
+ * Passwordless sign-in (auth_type "email"). The auth type is one site-wide
  * setting, so this file runs in its own project (playwright.config.ts: after every other
  * project, one test at a time) and puts the setting back afterwards.
  */

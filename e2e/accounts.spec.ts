@@ -1,12 +1,13 @@
 import { expect, test, type Page } from '@playwright/test';
 import {
+  authCheck,
   BASE_URL,
   DEMO,
-  PASSWORD,
-  authCheck,
   linkTo,
   localPath,
   logIn,
+  openSignedInBurger,
+  PASSWORD,
   readMailbox,
   sessionCookie,
   signUp,
@@ -16,7 +17,7 @@ import {
 } from './helpers.ts';
 
 /**
- * Issue 3, point 8 (password mode; the passwordless specs are in accounts-email.spec.ts, which
+ * Password mode (the passwordless specs are in accounts-email.spec.ts, which
  * changes the site-wide auth_type and so runs alone, after these): sign-up, logout through the
  * confirmation dialog, login by password, password reset, the account id copy toast, CSRF and
  * dead cookies after logout. Against the real BFF + core on a fresh database.
@@ -89,7 +90,7 @@ test('sign up by password, confirm by the mailed link, log out through the dialo
   await link.click();
 
   // The link signs the new account in and lands on the account's pair list, with the account id
-  // in the header and, its wallets being empty, a call to deposit (issue 12).
+  // in the header and, its wallets being empty, a call to deposit.
   await expect(page).toHaveURL(`${BASE_URL}/exchanges`);
   await expectSignedIn(page);
   await expect(page.getByTestId('deposit-cta').getByRole('link')).toHaveAttribute('href', '/deposit');
@@ -307,12 +308,7 @@ test.describe('at a 375 px phone viewport', () => {
   test.use({ viewport: { width: 375, height: 800 }, isMobile: true, hasTouch: true });
 
   test('logout from the burger menu asks first; cancel keeps the session, confirm ends it', async ({ page }) => {
-    const state = await logIn(page, DEMO.email, DEMO.password);
-    await page.goto('/');
-    await page.getByTestId('burger-open').click();
-    const menu = page.getByTestId('mobile-menu');
-    await expect(menu).toBeVisible();
-    await expect(menu.getByTestId('account-id')).toHaveAttribute('data-account-id', String(state.user.account_id));
+    const { menu } = await openSignedInBurger(page);
     const logoutItem = menu.locator('[data-logout]');
     await expect(logoutItem).toBeVisible();
 

@@ -3,7 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { BASE_URL, PASSWORD, islandsReady, signUp } from './helpers.ts';
 
 /*
- * Issue 16 in the browser: order a virtual card and confirm it, see it in "my cards" once the
+ * In the browser: order a virtual card and confirm it, see it in "my cards" once the
  * sandbox issuer has made it, reveal its number with the password and see it hidden again (ru);
  * cancel another order and get the fee back, freeze and unfreeze (en).
  * Sign-ups: two, within the run's budget of 10 (see helpers.ts).

@@ -3,7 +3,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { BASE_URL, islandsReady, signUp, type TAccount } from './helpers.ts';
 
 /*
- * Chats (issue 15) with two browser contexts, A and B (two sign-ups of the run's budget).
+ * Chats with two browser contexts, A and B (two sign-ups of the run's budget).
  * B sees A's private message, its badge and the unread popup without a reload (the /ws socket),
  * and the same after a navigation; the popup is absent on /exchanges and /chat/*; a file is sent
  * and opened; the support chat gets an operator's reply, live, through POST /api/dev/support (the dev-only twin of

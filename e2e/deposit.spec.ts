@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { BASE_URL, islandsReady, sandboxPayments, signUp, toMinor, walletBalance } from './helpers.ts';
 
 /*
- * Deposit (issue 14), in ru and en: by card through the sandbox's hosted page, the balance
+ * Deposit, in ru and en: by card through the sandbox's hosted page, the balance
  * changing; a declined card says so; a chain deposit appears, gains confirmations and is
  * credited (the chain driven by the operator's commands through POST /api/dev/payments).
  */

@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { BASE_URL } from './helpers.ts';
 
 /**
- * Issue 2, point 9: the foundation (layout, language, 404, health, burger, CSP) as a visitor
+ * The foundation (layout, language, 404, health, burger, CSP) as a visitor
  * sees it, against the real BFF + core.
  */
 

@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { islandsReady, signUp, waitForMail } from './helpers.ts';
 
 /**
- * Identity (issue 13): personal data, and a passport verified end to end in the browser:
+ * Identity: personal data, and a passport verified end to end in the browser:
  * photos made by the test, uploaded through the island, submitted, one file rejected by the
  * operator and uploaded again, approved, level 1 and /settings/verification_success.
  * The operator decides through the dev-only POST /api/dev/kyc (kyc:approve / kyc:reject): the

@@ -5,7 +5,7 @@ import { A11Y_STATES } from './a11y-routes.ts';
 import { BASE_URL, islandsReady, signUp } from './helpers.ts';
 
 /*
- * Issue 12: a page in one language shows nothing of the other's dictionary or data. Every
+ * A page in one language shows nothing of the other's dictionary or data. Every
  * route of e2e/a11y-routes.ts, signed out and signed in, in both languages: the English pages
  * hold no Cyrillic at all; the Russian pages hold no English dictionary phrase and no English
  * currency name. Visible text and the text read aloud (labels, placeholders, titles, alt) both count.

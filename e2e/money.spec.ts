@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { BASE_URL, DEMO, headerBalance, islandsReady, logIn, signUp, toMinor, visible, walletBalance } from './helpers.ts';
 
 /*
- * Issue 5 in the browser: exchange one pair, convert everything, transfer to another user, the
+ * In the browser: exchange one pair, convert everything, transfer to another user, the
  * history of all three, and that a double click moves money once.
  *
  * The demo account's balances are shared state: the signed-in tests run in order, in one worker.
@@ -316,7 +316,7 @@ test.describe('money, signed in as the demo account', () => {
     await context.close();
   });
 
-  // Issue 12: the whole journey with the keyboard alone (Tab, typing, Enter, Escape), and focus
+  // The whole journey with the keyboard alone (Tab, typing, Enter, Escape), and focus
   // lands on each result. Last in this block: it moves the demo account's money too.
   test('keyboard only: skip link, sign in, exchange and transfer, focus on each result', async ({ browser }) => {
     test.setTimeout(120_000);

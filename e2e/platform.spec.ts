@@ -1,8 +1,8 @@
-import { expect, test, type Page, type Request as NetworkRequest } from '@playwright/test';
-import { BASE_URL, DEMO, logIn, sendNotification, signUp, visible } from './helpers.ts';
+import { expect, test, type Page, type Response as NetworkResponse } from '@playwright/test';
+import { BASE_URL, DEMO, logIn, openSignedInBurger, sendNotification, signUp, visible } from './helpers.ts';
 
 /**
- * Issue 4, point 8: articles in both languages and their 404, inner and modal notifications,
+ * Articles in both languages and their 404, inner and modal notifications,
  * the burger menu at 375 px, the route progress bar, the tutorial flags, the front-end logger.
  */
 
@@ -193,12 +193,7 @@ test.describe('at a 375 px phone viewport', () => {
   });
 
   test('signed in, the burger menu shows the user menu, balance, chats and wallets panels and the main menu', async ({ page }) => {
-    const state = await logIn(page, DEMO.email, DEMO.password);
-    await page.goto('/');
-    await page.getByTestId('burger-open').click();
-    const menu = page.getByTestId('mobile-menu');
-    await expect(menu).toBeVisible();
-    await expect(menu.getByTestId('account-id')).toHaveAttribute('data-account-id', String(state.user.account_id));
+    const { menu } = await openSignedInBurger(page);
     await expect(menu.getByTestId('balance')).toBeVisible();
     const panels = menu.locator('details.mm-panel');
     await expect(panels).toHaveCount(2);
@@ -331,13 +326,14 @@ async function waitForReport(page: Page, match: (body: TFrontLog) => boolean): P
   return found!;
 }
 
-function loggerCall(page: Page): Promise<NetworkRequest> {
-  return page.waitForRequest((request) => request.url() === `${BASE_URL}/api/logger/front` && request.method() === 'POST', { timeout: 10_000 });
+function loggerCall(page: Page): Promise<NetworkResponse> {
+  return page.waitForResponse((response) => response.url() === `${BASE_URL}/api/logger/front` && response.request().method() === 'POST', {
+    timeout: 10_000,
+  });
 }
 
-async function expectAccepted(request: NetworkRequest) {
-  const response = await request.response();
-  if (response) expect(response.status(), 'the BFF accepts the report').toBe(204);
+function expectAccepted(response: NetworkResponse) {
+  expect(response.status(), 'the BFF accepts the report').toBe(204);
 }
 
 function expectReport(body: TFrontLog, type: string, message: string) {
@@ -359,7 +355,7 @@ test('a window error and an unhandled rejection reach POST /api/logger/front', a
       throw new Error(message);
     }, 0);
   }, `${tag} window`);
-  await expectAccepted(await call);
+  expectAccepted(await call);
   const windowError = await waitForReport(page, (body) => body.message.includes(`${tag} window`));
   expectReport(windowError, 'window', `${tag} window`);
   expect(windowError.stack).toContain(`${tag} window`);
@@ -368,7 +364,7 @@ test('a window error and an unhandled rejection reach POST /api/logger/front', a
   await page.evaluate((message) => {
     void Promise.reject(new Error(message));
   }, `${tag} rejection`);
-  await expectAccepted(await call);
+  expectAccepted(await call);
   expectReport(await waitForReport(page, (body) => body.message.includes(`${tag} rejection`)), 'unhandledrejection', `${tag} rejection`);
 });
 
@@ -385,7 +381,7 @@ test('an island that throws while rendering shows its fallback and reaches the l
   });
   const call = loggerCall(page);
   await page.goto('/login');
-  await expectAccepted(await call);
+  expectAccepted(await call);
   const report = await waitForReport(page, (body) => body.type === 'react');
   expectReport(report, 'react', '');
   expect(report.message).not.toBe('');

@@ -38,7 +38,7 @@ const chromium = {
   ...devices['Desktop Chrome'],
   viewport: { width: 1280, height: 800 },
   launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS },
-  // The account id click copies it (issue 3): the clipboard needs these in headless Chromium.
+  // The account id click copies it: the clipboard needs these in headless Chromium.
   permissions: ['clipboard-read', 'clipboard-write'],
 };
 

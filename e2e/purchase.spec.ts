@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { BASE_URL, islandsReady, signUp, toMinor, walletBalance } from './helpers.ts';
 
 /*
- * Purchase (issue 14): buy BTC with a card in ru and en. /purchase lists the ways to buy, the
+ * Purchase: buy BTC with a card in ru and en. /purchase lists the ways to buy, the
  * form quotes as typed, Submit locks the quote and opens the card sandbox's hosted page, and back
  * on the site the status says the purchase was exchanged at the locked rate; the BTC wallet grows
  * by exactly what the status says. A new account (level 0) may buy; it needs no balance.

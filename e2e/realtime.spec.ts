@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DEMO, headerBalance, logIn, signUp } from './helpers.ts';
 
 /*
- * Issue 15 in the browser: two contexts, the demo account (A) and a fresh account (B). A
+ * Realtime in the browser: two contexts, the demo account (A) and a fresh account (B). A
  * transfer from A changes B's header balance without a reload (the realtime socket through the
  * BFF), and B sees the anonymised payment popup. Sign-ups: one.
  */

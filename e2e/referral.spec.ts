@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { BASE_URL, islandsReady, linkTo, signUp, uniqueEmail, waitForMail } from './helpers.ts';
 
 /*
- * Issue 17 in the browser: A copies the invite link; B opens it, signs up and exchanges; A sees B
+ * Referral in the browser: A copies the invite link; B opens it, signs up and exchanges; A sees B
  * and a pending bonus; after the hold (the terms' hold shortened for the test, the settlement run
  * as at a later time through the dev helper) the bonus is in A's wallet and /history/referral;
  * A invites an address by mail, and the mail's unsubscribe link works without signing in.

@@ -3,7 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { authCheck, islandsReady, linkTo, signUp, waitForMail } from './helpers.ts';
 
 /**
- * Account security (issue 13, beyond the spec): TOTP enrolment on /settings/security with the
+ * Account security (beyond the spec): TOTP enrolment on /settings/security with the
  * code computed here from the secret the page shows, sign-out, then a password sign-in that
  * asks for the code; and an e-mail change confirmed by the mailed link.
  */

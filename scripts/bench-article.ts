@@ -1,5 +1,5 @@
 /**
- * The article-page figures of issue 4, side by side in one run, on loopback only:
+ * The article-page figures, side by side in one run, on loopback only:
  *
  *   1. requests/s of the BFF serving a signed-out article page from its page cache, against
  *      nginx (Debian's package, installed here when missing) serving the very same bytes as a

@@ -15,13 +15,13 @@
  *   knobs       envNumber(), envList().
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TLoadOptions, TLoadResult } from './bench-load.ts';
-import { BFF_NODE_ARGS, BFF_SCRIPT } from './supervise.ts';
+import { BFF_NODE_ARGS, BFF_SCRIPT, seedBeforeCore } from './supervise.ts';
 
 export const root = join(import.meta.dirname, '..');
 
@@ -237,6 +237,10 @@ export async function startServer(spec: TServerSpec): Promise<TServer> {
   const port = spec.port ?? (await freePort());
   const env: NodeJS.ProcessEnv = { ...process.env, ...spec.env, PORT: String(port), HOST: '127.0.0.1' };
   for (const name of ['DATABASE_URL', 'UPSTREAM_URL']) if (!(name in spec.env)) delete env[name];
+  // A core gets its database as start.ts leaves it: `ops seed` of its own checkout first (one
+  // from before that command, BENCH_WEBHOOKS_BEFORE, seeds in its core at start).
+  const src = resolve(root, dirname(spec.script));
+  if (spec.script.endsWith('core/src/server.ts') && existsSync(join(src, 'cli/seed.ts'))) await seedBeforeCore(spec.name, env, join(src, 'cli.ts'));
   // The BFF runs with the flags start.ts gives it.
   const flags = [...(spec.script === BFF_SCRIPT ? BFF_NODE_ARGS : []), ...(spec.nodeArgs ?? [])];
   const [command, args] = pinned(SERVER_CPU, process.execPath, [...flags, spec.script], spec.pin ?? canPin);

@@ -1,5 +1,5 @@
 /**
- * The realtime fan-out bench (issue 15): the same events to BENCH_FANOUT_SOCKETS websockets
+ * The realtime fan-out bench: the same events to BENCH_FANOUT_SOCKETS websockets
  * (2,000) through the BFF's /ws, and straight from the core's event stream
  * (/api/internal/events, one link per socket, as a BFF would open it).
  *

@@ -1,5 +1,5 @@
 /**
- * Does a flood on POST /api/logger/front slow the BFF's other routes? (issue 4 point 7)
+ * Does a flood on POST /api/logger/front slow the BFF's other routes?
  *
  * Starts the core (PGlite, throw-away) and a BFF on CPU 0 (taskset, when there are two CPUs),
  * then measures a probe (GET /local/healthcheck, which the BFF answers after asking the core,

@@ -1,5 +1,5 @@
 /**
- * The money bench (issue 5 point 12): transfers per second and p99 over HTTP, straight to the
+ * The money bench: transfers per second and p99 over HTTP, straight to the
  * core and through the BFF, on PostgreSQL and on PGlite, with 100 accounts and with 2 hot
  * accounts, and the ledger's invariants checked after every run.
  *
@@ -82,7 +82,7 @@ export type TMoneyRun = {
   met: boolean;
 };
 
-/** Targets of issue 5: PostgreSQL 1 000/s (100 accounts) and 500/s (2 hot), PGlite 500/s. */
+/** Targets: PostgreSQL 1 000/s (100 accounts) and 500/s (2 hot), PGlite 500/s. */
 export function target(engine: TMoneyEngine, scenario: TMoneyScenario): number {
   if (engine === 'pglite') return 500;
   return scenario === 'hot' ? 500 : 1000;

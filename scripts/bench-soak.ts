@@ -1,5 +1,5 @@
 /**
- * The soak (issue 9 point 9): steady mixed load through the BFF for BENCH_SOAK_DURATION (600 s),
+ * The soak: steady mixed load through the BFF for BENCH_SOAK_DURATION (600 s),
  * sampling the resident memory of the core and the BFF, then:
  *   RSS growth    per process, the median of the last window of samples against the median of
  *                 the first window after the warm-up (windows: a quarter of the measured time);

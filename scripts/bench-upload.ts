@@ -1,5 +1,5 @@
 /**
- * Upload bench (issue 13): identity-document uploads of 5 MB photos through the BFF into the
+ * Upload bench: identity-document uploads of 5 MB photos through the BFF into the
  * core (PGlite, local-disk storage), one at a time and 20 at once (20 accounts: the core checks
  * at most two uploads of one account at a time and answers a third 503). Prints MB/s and the core's
  * resident memory: idle, and its peak while the 20 run. The peak must stay within 100 MB of

@@ -1,9 +1,9 @@
 /**
- * The payments bench (issue 14): provider webhooks processed per second on PostgreSQL with every
+ * The payments bench: provider webhooks processed per second on PostgreSQL with every
  * event delivered 5 times, and the round trip of a withdrawal request.
  *
  * Per core measured: a fresh PostgreSQL database (beside BENCH_DATABASE_URL or TEST_DATABASE_URL,
- * dropped at the end), the core as a child process (it migrates and seeds it), 100 users, one
+ * dropped at the end), `ops seed` then the core as a child process, 100 users, one
  * `created` card deposit in USD per event. Then:
  *  - webhooks: each deposit's `payment.paid` event, signed with the provider's secret
  *    (`t=<unix>,v1=<hmac>`), POSTed to /api/payments/webhook/sandbox-card 5 times; the copies

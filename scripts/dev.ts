@@ -10,7 +10,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import pretty from 'pino-pretty';
-import { loadDotEnv, root, sitePublicUrl, supervise, waitForHealth } from './supervise.ts';
+import { loadDotEnv, root, seedBeforeCore, sitePublicUrl, supervise, waitForHealth } from './supervise.ts';
 
 loadDotEnv();
 const port = process.env.PORT ?? '3000';
@@ -39,6 +39,8 @@ function prettyLogs(name: string, child: ChildProcess) {
 }
 
 try {
+  // Once per `pnpm dev`, not at every restart of the core: it prints the demo account's sign-in.
+  await seedBeforeCore('dev', development);
   const core = supervisor.run(
     'core',
     [...watch('core/src', 'core/migrations'), 'core/src/server.ts'],
@@ -46,7 +48,7 @@ try {
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   prettyLogs('core', core);
-  // The first start of a fresh database migrates and seeds: give it time on a busy machine.
+  // The first start of a fresh database migrates: give it time on a busy machine.
   await waitForHealth(`${upstream}/api/health`, 180_000);
   supervisor.run(
     'site',

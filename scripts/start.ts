@@ -3,10 +3,11 @@
  * front of it. Children get SIGTERM on our SIGTERM/SIGINT and finish their in-flight requests.
  *   PORT (3000) the BFF; CORE_PORT (4000) the core; DATA_DIR (.data/pglite) PGlite's files;
  *   DATABASE_URL to use PostgreSQL instead; UPSTREAM_URL to run the BFF alone. `.env` is read first.
+ *   SEED=false skips `ops seed` (run before the core: an empty database's catalogue, the demo account outside production).
  *   HOST (127.0.0.1) where the BFF listens: set HOST=0.0.0.0 to open it to the network (the
  *   development helpers /api/dev/* and /dev/* still answer loopback clients only).
  */
-import { BFF_NODE_ARGS, BFF_SCRIPT, loadDotEnv, sitePublicUrl, supervise, waitForHealth } from './supervise.ts';
+import { BFF_NODE_ARGS, BFF_SCRIPT, loadDotEnv, seedBeforeCore, sitePublicUrl, supervise, waitForHealth } from './supervise.ts';
 
 loadDotEnv();
 const corePort = process.env.CORE_PORT ?? '4000';
@@ -22,6 +23,7 @@ try {
     // got for a load balancer in front of it.
     // Two malloc arenas: libvips' threads (upload re-encoding) otherwise each keep an arena of
     // freed memory; 20 uploads at once grew the core by 148 MB instead of 45 (pnpm bench upload).
+    await seedBeforeCore('start', {});
     supervisor.run('core', ['core/src/server.ts'], {
       PORT: corePort,
       HOST: '127.0.0.1',

@@ -30,6 +30,9 @@ export function loadDotEnv(): void {
   if (existsSync(file)) process.loadEnvFile(file);
 }
 
+/** How often the supervisor looks whether its parent is still there. */
+const PARENT_CHECK_MS = 250;
+
 export type TSupervisor = {
   /** `node <args>` as a child; its exit stops the others (and us) with its code. */
   run(name: string, args: string[], env: NodeJS.ProcessEnv, options?: Pick<SpawnOptions, 'cwd' | 'stdio'>): ChildProcess;
@@ -52,6 +55,13 @@ export function supervise(tag: string): TSupervisor {
   }
   process.once('SIGTERM', () => void stop(0));
   process.once('SIGINT', () => void stop(0));
+  // `pnpm start` runs us through node_modules/.bin/node, a shell script that does not exec node:
+  // a SIGTERM sent to it ends the shell alone. Its end is ours too: we are handed to another
+  // parent, and stop as if the signal had come here.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent && !stopping) void stop(0);
+  }, PARENT_CHECK_MS).unref();
 
   function run(name: string, args: string[], env: NodeJS.ProcessEnv, options: Pick<SpawnOptions, 'cwd' | 'stdio'> = {}) {
     const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', ...options, env: { ...process.env, ...env } });
@@ -64,6 +74,22 @@ export function supervise(tag: string): TSupervisor {
     return child;
   }
   return { run, stop };
+}
+
+/**
+ * `ops seed` (core/src/cli.ts seed) before the core starts, unless SEED=false: the catalogue of an
+ * empty database and, outside production, the demo account (the core never seeds itself). Its
+ * answer goes to our output; in development it carries the demo account's sign-in.
+ */
+export async function seedBeforeCore(tag: string, env: NodeJS.ProcessEnv, cli = 'core/src/cli.ts'): Promise<void> {
+  const merged = { ...process.env, ...env };
+  if (merged.SEED === 'false') return;
+  const child = spawn(process.execPath, [cli, 'seed'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: merged });
+  let answer = '';
+  child.stdout!.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`ops seed failed (exit ${code})`);
+  console.log(`[${tag}] seed: ${answer.replace(/\s+/g, ' ').trim()}`);
 }
 
 export async function waitForHealth(url: string, timeoutMs: number): Promise<void> {

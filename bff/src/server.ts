@@ -1,10 +1,11 @@
 import Fastify, { LogController } from 'fastify';
-import { API_BODY_LIMIT_BYTES, loggerOptions } from '@obmen/shared';
+import { API_BODY_LIMIT_BYTES, loggerOptions, oneLineRequestLogs } from '@obmen/shared';
 import app from './app.ts';
 import { answerError } from './errors.ts';
 import { loadConfig } from './config.ts';
 import { createFrontDoor } from './front-door.ts';
 import { genRequestId } from './request-id.ts';
+import { stopOnSignals } from '@obmen/shared/shutdown';
 
 const config = loadConfig();
 const frontDoor = createFrontDoor();
@@ -12,9 +13,8 @@ const server = Fastify({
   serverFactory: frontDoor.serverFactory,
   logger: loggerOptions(config.LOG_LEVEL, 'bff'),
   genReqId: genRequestId,
-  // Per-request lines cost CPU on every request (LOG_REQUESTS=false for benchmarks and quiet ops).
-  // logController, not the deprecated top-level disableRequestLogging (a warning at every start).
-  logController: new LogController({ disableRequestLogging: !config.LOG_REQUESTS }),
+  // Per-request lines cost CPU on every request: one per request, none with LOG_REQUESTS=false.
+  logController: oneLineRequestLogs(new LogController({ disableRequestLogging: !config.LOG_REQUESTS })),
   trustProxy: config.TRUST_PROXY ?? false,
   bodyLimit: API_BODY_LIMIT_BYTES,
   // A URL the router cannot read gets the project's error shape too.
@@ -23,17 +23,7 @@ const server = Fastify({
 
 await server.register(app, { config, frontDoor });
 
-let closing = false;
-async function shutdown(signal: string) {
-  if (closing) return;
-  closing = true;
-  server.log.info({ signal }, 'shutting down: finishing in-flight requests');
-  setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS).unref();
-  await server.close();
-  process.exit(0);
-}
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));
+stopOnSignals(server, config.SHUTDOWN_GRACE_MS);
 
 const address = await server.listen({ host: config.HOST, port: config.PORT });
 server.log.info(

@@ -7,7 +7,7 @@ import { DICTIONARIES, IDEMPOTENCY_HEADER } from '@obmen/shared';
 import { build, rawRequest } from './helpers.ts';
 
 /**
- * The BFF under the core's faults (issue 9 point 9), over real sockets, bounded in time:
+ * The BFF under the core's faults, over real sockets, bounded in time:
  * a core killed with requests in flight, and a core that never answers.
  */
 

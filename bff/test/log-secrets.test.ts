@@ -9,6 +9,7 @@ import { buildBff, linkBindingOf, parseSetCookies, startRealCore } from './sessi
 import { requireRealSiteBuild } from './helpers.ts';
 import { freshEmail, lastMailTo, linkToken } from '../../core/test/auth-helpers.ts';
 import { jpegWithGps, multipart, png } from '../../core/test/storage/upload-fixtures.ts';
+import { SPECIMEN_DOCUMENT } from '../../core/test/fixtures.ts';
 
 const HOST = 'obmen.test';
 const ORIGIN = `http://${HOST}`;
@@ -103,7 +104,7 @@ describe('logs: request ids across BFF and core, no secrets', () => {
     const id = page.headers[REQUEST_ID_HEADER] as string;
     const coreLines = logs.lines().filter((line) => line.svc === 'core' && line.reqId === id);
     // The layout's calls (auth check, menu) and the landing page's pair list.
-    const urls = coreLines.filter((line) => line.msg === 'incoming request').map((line) => line.req?.url);
+    const urls = coreLines.filter((line) => line.msg === 'request completed').map((line) => line.req?.url);
     expect(urls).toEqual(expect.arrayContaining(['/api/auth/check', '/api/content/menu', '/api/exchange/list']));
     expect(logs.lines().some((line) => line.svc === 'bff' && line.reqId === id && line.msg === 'request completed')).toBe(true);
   });
@@ -151,16 +152,7 @@ describe('logs: request ids across BFF and core, no secrets', () => {
     ]);
     const up = await bff.app.inject({ method: 'POST', url: '/api/verification/passport/upload', payload, headers: { ...browser(fresh), ...headers } });
     expect(up.statusCode, up.body).toBe(200);
-    const document = {
-      id,
-      number: DOCUMENT_NUMBER,
-      issuing_country: 'de',
-      issue_date: '2020-01-15',
-      expiry_date: '2030-01-14',
-      first_name: 'Anna',
-      last_name: 'Schmidt',
-      birth_date: '1990-05-01',
-    };
+    const document = { id, ...SPECIMEN_DOCUMENT, number: DOCUMENT_NUMBER };
     const submitted = await bff.app.inject({ method: 'POST', url: '/api/verification/passport/submit', headers: browser(fresh), payload: document });
     expect(submitted.statusCode, submitted.body).toBe(200);
     // Signed-in page renders with the session cookie.

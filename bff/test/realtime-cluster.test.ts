@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { SESSION_COOKIE, type TSocketMessage } from '@obmen/shared';
 import app from '../../core/src/app.ts';
-import { openTestDb, testConfig } from '../../core/test/helpers.ts';
+import { openTestDb, seedAsStarted, testConfig } from '../../core/test/helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../core/test/fixtures.ts';
 import { lastSequences, recordEvent } from '../../core/src/domains/events/service.ts';
 import type { Db } from '../../core/src/db/index.ts';
@@ -43,6 +43,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL).each([
         inject: (o) => bff.app.inject({ ...o, headers: { ...(o as { headers?: object }).headers, host: new URL(base).host, origin: base } }),
       });
     }
+    await seedAsStarted(db, testConfig());
     users = [];
     for (let i = 0; i < 4; i++) users.push(await createFixtureUser(db));
     for (const user of users) await fund(db, user.id, 'USDT', 1_000_000_000n);

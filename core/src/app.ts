@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import formbody from '@fastify/formbody';
+import fp from 'fastify-plugin';
 import { sandboxesAllowed, type TConfig } from './config.ts';
 import { setRateLimitFactor } from './rate-limit.ts';
 import type { Db } from './db/index.ts';
@@ -33,10 +34,9 @@ import storagePlugin from './plugins/storage.ts';
 import type { TFileStorage } from './storage/index.ts';
 import sessionPlugin from './plugins/session.ts';
 import mailPlugin from './plugins/mail.ts';
-import housekeepingPlugin from './plugins/housekeeping.ts';
+import jobsPlugin from './jobs/plugin.ts';
 import eventsPlugin from './domains/realtime/routes.ts';
 import { prepareDummyHash, setPasswordHashCost } from './domains/auth/passwords.ts';
-import { DEMO_ACCOUNT, findDemoAccountId, seedDemoBalances, seedDemoData } from './seed/demo.ts';
 
 export type TAppOptions = {
   config: TConfig;
@@ -46,8 +46,9 @@ export type TAppOptions = {
   now?: () => Date;
 };
 
-/** The core as a plugin: server.ts listens, tests inject. */
+/** The core as a plugin: server.ts listens, tests inject (and reach its decorations: app.db, app.jobs). */
 const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, storage, now }) => {
+  const clock = now ?? (() => new Date());
   setRateLimitFactor(config.RATE_LIMIT_FACTOR);
   setPasswordHashCost(config.PASSWORD_SCRYPT_LN);
   await fastify.register(localePlugin);
@@ -62,37 +63,18 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
       'SANDBOX_PROVIDERS_IN_PRODUCTION=true: sandbox providers are enabled, their test payments credit balances with money nobody paid (staging only)',
     );
   }
-  if (config.SEED) {
-    const seeded = await seedDemoData(fastify.db, { demoAccount: config.NODE_ENV !== 'production', sandboxCatalogue: sandboxes });
-    if (seeded.length) fastify.log.info({ seeded }, `seeded: ${seeded.join('; ')}`);
-  }
   // Document numbers, issued cards' and payout cards' numbers are sealed with this key.
   const documents = openDocumentCipher(config, (msg) => fastify.log.warn(msg));
   const sealed = await sealPayoutCardNumbers(fastify.db, documents);
   if (sealed) fastify.log.info({ sealed }, 'payout card numbers sealed');
-  if (config.NODE_ENV === 'development') {
-    if (config.SEED && (await seedDemoBalances(fastify.db))) fastify.log.info('demo balances credited (development only)');
-    const accountId = await findDemoAccountId(fastify.db);
-    if (accountId) {
-      fastify.log.info(
-        { email: DEMO_ACCOUNT.email, password: DEMO_ACCOUNT.password, account_id: accountId },
-        `demo account (development only): ${DEMO_ACCOUNT.email} / ${DEMO_ACCOUNT.password}`,
-      );
-    }
-  }
   await fastify.register(sessionPlugin);
   await fastify.register(mailPlugin, { config });
-  await fastify.register(housekeepingPlugin, {
-    publicUrl: config.PUBLIC_URL,
-    now: now ?? (() => new Date()),
-    webhookRetentionDays: config.WEBHOOK_RETENTION_DAYS,
-  });
   // The realtime bus and the BFFs' event stream (before any route that records events).
   await fastify.register(eventsPlugin, { config });
   await fastify.register(storagePlugin, { config, ...(storage ? { storage } : {}) });
   void prepareDummyHash();
   await fastify.register(siteRoutes);
-  await fastify.register(contentRoutes, { now: now ?? (() => new Date()) });
+  await fastify.register(contentRoutes, { now: clock });
   await fastify.register(notificationRoutes);
   await fastify.register(authRoutes, { config });
   await fastify.register(userRoutes);
@@ -103,20 +85,31 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(transferRoutes);
   await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
-  await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: now ?? (() => new Date()) });
+  await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: clock });
   await fastify.register(chatRoutes);
   // The providers this configuration runs with: the domains reach them through their adapters.
   const providers = loadPaymentProviders(config);
   registerPaymentProviders(providers);
-  await fastify.register(providerRoutes, { providers, now: now ?? (() => new Date()) });
-  await fastify.register(paymentRoutes, { providers, now: now ?? (() => new Date()), timers: config.NODE_ENV !== 'test' });
-  // Withdrawals; the payout worker runs outside tests (tests drive payouts with their own clock).
-  await fastify.register(withdrawRoutes, { providers, now: now ?? (() => new Date()), payoutWorker: config.NODE_ENV !== 'test', cipher: documents });
-  await fastify.register(cardRoutes, { config, issuers: loadCardIssuers(config, documents), ...(now ? { now } : {}) });
+  await fastify.register(providerRoutes, { providers, now: clock });
+  await fastify.register(paymentRoutes, { providers, now: clock });
+  await fastify.register(withdrawRoutes, { now: clock, cipher: documents });
+  const issuers = loadCardIssuers(config, documents);
+  await fastify.register(cardRoutes, { issuers, ...(now ? { now } : {}) });
+  // Every timed job (purges, retries, payouts, fees, settlement, the sandboxes, realtime checks), as JOBS says.
+  await fastify.register(jobsPlugin, {
+    enabled: config.JOBS,
+    now: clock,
+    config,
+    providers,
+    issuers,
+    cipher: documents,
+    mailer: fastify.mailer,
+    hub: fastify.events.hub,
+  });
   // The outbox viewer and the auth-type switch exist outside production only.
   if (config.NODE_ENV !== 'production') {
     await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, cipher: documents, providerCommands: providerDevCommands(providers) });
   }
 };
 
-export default app;
+export default fp(app, { name: 'core' });

@@ -21,6 +21,9 @@
  * Withdrawals (cli/withdraw.ts): withdraw:list [state=…], withdraw:approve <id>, withdraw:reject <id>
  *   <reason…>, withdraw:auto <CUR> <amount>, payouts:sandbox [id=<id>] [outcome=succeeded|failed],
  *   payments:reconcile from=<day> to=<day>.
+ * Seed (cli/seed.ts): seed — the catalogue of an empty database (currencies, settings, menus,
+ *   articles, rates, limits; sandbox systems where sandboxes may run), the demo account outside
+ *   production, its balances and sign-in in development. The start scripts run it when SEED is on.
  * Run a command without arguments for its usage.
  * DATABASE_URL / DATA_DIR select the database as for the server.
  */

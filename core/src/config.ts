@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { JOB_NAMES, type TJobName } from './jobs/names.ts';
 
 const ZConfig = z
   .object({
@@ -32,11 +33,31 @@ const ZConfig = z
      * BFF's UPSTREAM_TIMEOUT_MS (10 s) so that the core answers first; 0 turns it off.
      */
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(8_000),
-    /** Seed currencies, settings, menus, articles and logos on an empty database. */
+    /**
+     * The start scripts (scripts/start.ts, scripts/dev.ts) run `ops seed` before the core: currencies,
+     * settings, menus, articles and logos into an empty database (the core itself never seeds).
+     */
     SEED: z
       .enum(['true', 'false'])
       .default('true')
       .transform((value) => value === 'true'),
+    /**
+     * Which timed jobs this core's scheduler runs (core/src/jobs): `all`, `none`, or names with
+     * commas (`purge,webhook-retry`). On a shared PostgreSQL a job runs on one core at a time
+     * whatever this says; the test helpers set `none` and drive jobs themselves.
+     */
+    JOBS: z
+      .string()
+      .default('all')
+      .transform((value, ctx): TJobName[] => {
+        const list = value.trim();
+        if (list === 'all') return [...JOB_NAMES];
+        if (list === 'none') return [];
+        const names = list.split(',').map((name) => name.trim());
+        const unknown = names.filter((name) => !(JOB_NAMES as readonly string[]).includes(name));
+        if (unknown.length) ctx.addIssue({ code: 'custom', message: `unknown job ${unknown.join(', ')}: all, none, or some of ${JOB_NAMES.join(', ')}` });
+        return [...new Set(names as TJobName[])];
+      }),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     /**
      * Whose X-Forwarded-For to believe (Fastify trustProxy syntax): the BFF, which overwrites
@@ -90,7 +111,7 @@ const ZConfig = z
     DOCUMENT_KEY_FILE: z.string().min(1).default('.data/document.key'),
     /**
      * Processed webhook and issuer-callback deliveries are kept this many days, then purged
-     * (housekeeping). The exactly-once keys of their events stay; unprocessed deliveries stay.
+     * (the purge job). The exactly-once keys of their events stay; unprocessed deliveries stay.
      */
     WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
     /**

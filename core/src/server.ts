@@ -1,13 +1,15 @@
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import { API_BODY_LIMIT_BYTES } from '@obmen/shared';
 import app from './app.ts';
 import { loadConfig } from './config.ts';
-import { loggerOptions } from '@obmen/shared';
+import { loggerOptions, oneLineRequestLogs } from '@obmen/shared';
 import { makeGenReqId } from './request-id.ts';
+import { stopOnSignals } from '@obmen/shared/shutdown';
 
 const config = loadConfig();
 const server = Fastify({
   logger: loggerOptions(config.LOG_LEVEL, 'core'),
+  logController: oneLineRequestLogs(new LogController()),
   genReqId: makeGenReqId(config.TRUST_PROXY),
   // Bodies bigger than this are never legitimate for the JSON/form API; uploads get their own limit.
   bodyLimit: API_BODY_LIMIT_BYTES,
@@ -19,21 +21,7 @@ const server = Fastify({
 
 await server.register(app, { config });
 
-let closing = false;
-async function shutdown(signal: string) {
-  if (closing) return;
-  closing = true;
-  server.log.info({ signal }, 'shutting down: finishing in-flight requests');
-  const force = setTimeout(() => {
-    server.log.error('graceful shutdown timed out');
-    process.exit(1);
-  }, config.SHUTDOWN_GRACE_MS);
-  force.unref();
-  await server.close();
-  process.exit(0);
-}
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));
+stopOnSignals(server, config.SHUTDOWN_GRACE_MS);
 
 const address = await server.listen({ host: config.HOST, port: config.PORT });
 server.log.info(

@@ -42,6 +42,27 @@ export function call(app: FastifyInstance, url: string, options: TCall = {}): Pr
   });
 }
 
+/** A form as the site sends it (urlencoded, English messages), signed in as `user` when given, with an Idempotency-Key when given. */
+export function postForm(
+  app: FastifyInstance,
+  user: { token: string } | null,
+  url: string,
+  payload: Record<string, string>,
+  idempotencyKey?: string,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: {
+      ...(user ? { authorization: `Bearer ${user.token}` } : {}),
+      'x-obmen-locale': 'en',
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+    },
+    payload: new URLSearchParams(payload).toString(),
+  });
+}
+
 export function sessionToken(res: LightMyRequestResponse): string {
   const token = res.headers[SESSION_TOKEN_HEADER];
   if (typeof token !== 'string') throw new Error(`no session token in answer ${res.statusCode} ${res.body}`);

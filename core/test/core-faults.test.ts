@@ -9,7 +9,7 @@ import { startCore, type TCoreProcess } from './core-process.ts';
 import { createDatabase, startThrowawayPostgres, type TThrowawayPostgres } from './pg-throwaway.ts';
 
 /*
- * Issue 9 point 9, the core process under faults, with transfers over HTTP from many clients:
+ * The core process under faults, with transfers over HTTP from many clients:
  *  - `kill -9` of the core twice mid-run, a new core started each time: every acknowledged key
  *    is applied exactly once, every unknown one is settled by retrying its key;
  *  - the database restarted mid-run (a throw-away server, never the shared one): 503 JSON while

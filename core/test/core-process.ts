@@ -26,6 +26,8 @@ export async function startCore(env: Record<string, string>, startTimeoutMs = 60
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_LEVEL: 'info',
+      // As in the tests in process: a test names the jobs it wants running.
+      JOBS: 'none',
       // The test cost only where the config accepts it (NODE_ENV=test).
       ...((env.NODE_ENV ?? 'test') === 'test' ? { PASSWORD_SCRYPT_LN: String(TEST_SCRYPT_LN) } : {}),
       ...env,

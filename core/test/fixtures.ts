@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { makeAccountId } from '@obmen/shared';
 import type { Queryable } from '../src/db/index.ts';
 import { createSession } from '../src/domains/auth/sessions.ts';
+import type { TPairTerms } from '../src/domains/rates/quote.ts';
 
 /*
  * Users with money for tests and the bench: no password (no scrypt cost), a live session,
@@ -33,3 +34,31 @@ export async function fund(db: Queryable, userId: string, currency: string, amou
     [userId, currency, amount.toString(), memo],
   );
 }
+
+/** A pair's terms for the quote functions: USDT → BTC at a table rate, 0.5% spread, 0.1% fee; override what a test is about. */
+export function pairTerms(overrides: Partial<TPairTerms> = {}): TPairTerms {
+  return {
+    src: 'USDT',
+    dst: 'BTC',
+    rate: '0.0000153846',
+    spread: '0.005',
+    feePercent: '0.001',
+    feeFixed: 0n,
+    min: 1n,
+    max: null,
+    enabled: true,
+    source: 'table',
+    ...overrides,
+  };
+}
+
+/** The identity document test users submit (a specimen's data; the number as typed, with a space and a dash). */
+export const SPECIMEN_DOCUMENT = {
+  number: 'AB 123-4567',
+  issuing_country: 'de',
+  issue_date: '2020-01-15',
+  expiry_date: '2030-01-14',
+  first_name: 'Anna',
+  last_name: 'Schmidt',
+  birth_date: '1990-05-01',
+};

@@ -1,11 +1,13 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import { makeGenReqId } from '../src/request-id.ts';
+import { oneLineRequestLogs } from '@obmen/shared';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import app from '../src/app.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
 import { openDocumentCipher, type TDocumentCipher } from '../src/domains/verification/cipher.ts';
+import { seedDatabase } from '../src/seed/demo.ts';
 
 export type TEngine = 'pglite' | 'postgres';
 
@@ -110,7 +112,17 @@ export function testConfig(overrides: Partial<Record<keyof TConfig, string>> = {
   // full OWASP scrypt (~0.4 s of a core) otherwise. security.test.ts checks the production cost;
   // an app built as production or development keeps it (the config refuses less there).
   const cost = (overrides.NODE_ENV ?? 'test') === 'test' ? { PASSWORD_SCRYPT_LN: String(TEST_SCRYPT_LN) } : {};
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', DOCUMENT_KEY: TEST_DOCUMENT_KEY, ...waits, ...cost, ...overrides });
+  // No timed job runs on its own: a test drives the ones it needs (app.jobs.runDue/runJob) with its clock.
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: 'memory://',
+    DOCUMENT_KEY: TEST_DOCUMENT_KEY,
+    JOBS: 'none',
+    ...waits,
+    ...cost,
+    ...overrides,
+  });
 }
 
 /** The document cipher of a core built by `build` without a DOCUMENT_KEY of its own (what payouts unseal card numbers with). */
@@ -118,7 +130,15 @@ export function testCipher(): TDocumentCipher {
   return openDocumentCipher(testConfig(), () => {});
 }
 
-/** The real core app on a fresh database, ready for `inject`. Close it with `close()`. */
+/**
+ * The database as the start scripts leave it before the core starts: `ops seed` (unless SEED=false),
+ * so the catalogue, and outside production the demo account.
+ */
+export async function seedAsStarted(db: Db, config: TConfig): Promise<void> {
+  if (config.SEED) await seedDatabase(db, config);
+}
+
+/** The real core app on a fresh database, seeded as a start seeds it (seedAsStarted), ready for `inject`. Close it with `close()`. */
 export async function build(
   engine: TEngine,
   overrides: Partial<Record<keyof TConfig, string>> = {},
@@ -133,6 +153,7 @@ export async function build(
   const logging = loggerInstance ? { loggerInstance } : { logger: false };
   const fastify = Fastify({
     ...logging,
+    logController: oneLineRequestLogs(new LogController()),
     trustProxy: config.TRUST_PROXY,
     genReqId: makeGenReqId(config.TRUST_PROXY),
     pluginTimeout: 120_000,
@@ -140,6 +161,8 @@ export async function build(
   if (onRoute) fastify.addHook('onRoute', onRoute);
   await fastify.register(app, { config, db, ...appOptions });
   await fastify.ready();
+  // The app registers nothing that reads the catalogue at start, so seeding after it is as seeding before.
+  await seedAsStarted(db, config);
   return {
     app: fastify,
     db,

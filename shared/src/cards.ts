@@ -4,7 +4,7 @@ import { ZAmountText, ZCurrencyCode } from './money.ts';
 import { ZVisibleText } from './text.ts';
 
 /*
- * Payment cards (spec §7 "Cards", issue 16): the catalogue of card products, orders, the cards
+ * Payment cards (spec §7 "Cards"): the catalogue of card products, orders, the cards
  * themselves and the issuer's callbacks. Validation messages are i18n keys.
  *
  * One row is both the order and the card. Its status:

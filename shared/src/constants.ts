@@ -31,7 +31,9 @@ export const MISSING_KEY_MESSAGE = 'Missing i18n key';
 
 export const AVATAR_MIN = 1;
 export const AVATAR_MAX = 15;
-export const TUTORIAL_STEPS = 14;
+/** The tutorial's steps, numbered from 1 (each has its `tutorial.step_N.*` texts). */
+export const TUTORIAL_STEP_NUMBERS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14] as const;
+export const TUTORIAL_STEPS = TUTORIAL_STEP_NUMBERS.length;
 
 export const BREAKPOINTS = { xs: 300, md: 768, lg: 992, xl: 1200 } as const;
 export const PRIMARY_COLOR = '#4d8887';

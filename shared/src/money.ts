@@ -290,15 +290,15 @@ export const ZExchangeQuote = z.object({
 });
 export type TExchangeQuote = z.infer<typeof ZExchangeQuote>;
 
+/** What one exchange paid, received, kept as its fee and at which rate: the same four in a record and a leg of "exchange all". */
+const exchangeFigures = { amount: z.string(), amount_receive: z.string(), fee: z.string(), rate: z.string() };
+
 export const ZExchangeRecord = z.object({
   id: z.string(),
   batch_id: z.string().nullable(),
   src: z.string(),
   dst: z.string(),
-  amount: z.string(),
-  amount_receive: z.string(),
-  fee: z.string(),
-  rate: z.string(),
+  ...exchangeFigures,
   status: z.enum(['completed', 'failed']),
   error: z.string().nullable(),
   created_at: z.string(),
@@ -307,10 +307,7 @@ export type TExchangeRecord = z.infer<typeof ZExchangeRecord>;
 
 export const ZExchangeAllLeg = z.object({
   src: z.string(),
-  amount: z.string(),
-  amount_receive: z.string(),
-  fee: z.string(),
-  rate: z.string(),
+  ...exchangeFigures,
   status: z.enum(['completed', 'failed', 'planned', 'unavailable']),
   exchange_id: z.string().nullable(),
   error_code: z.string().nullable(),

@@ -1,5 +1,5 @@
 /**
- * The realtime socket (issue 15). Two legs:
+ * The realtime socket. Two legs:
  *   browser ⇄ BFF  `/ws?since=<last seq>`: the BFF sends TSocketMessage; the browser sends nothing.
  *   BFF ⇄ core     `/api/internal/events` (one websocket per BFF): TLinkRequest up, TLinkMessage down.
  */

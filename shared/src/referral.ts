@@ -5,7 +5,7 @@ import { HISTORY_MAX_PAGE_SIZE, HISTORY_PAGE_SIZE, historyPageSchema } from './m
 import { ZVisibleText } from './text.ts';
 
 /*
- * The referral programme (issue 17): invite codes, terms and totals, referees, bonus history
+ * The referral programme: invite codes, terms and totals, referees, bonus history
  * (aggregated per day and referee, never per trade), invitations by mail.
  */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ZTransferBody, ZUserInfoUpdate, ZVisibleText, translate } from '../src/index.ts';
 
-/** Issue 9 point 8: every bidirectional control, in every kind of text other users read. */
+/** Every bidirectional control, in every kind of text other users read. */
 const BIDI = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'];
 const transfer = (comment: string) => ZTransferBody.safeParse({ account_id: '12345674', currency: 'USDT', amount: '1', comment });
 

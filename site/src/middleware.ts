@@ -69,7 +69,7 @@ function withSetCookie(response: Response, cookie: string): Response {
 }
 
 /**
- * Any landing page with `?ref=CODE` (issue 17): the code goes into a first-party cookie for 30
+ * Any landing page with `?ref=CODE`: the code goes into a first-party cookie for 30
  * days, which the BFF forwards to the core on sign-up calls. First touch wins: a browser that
  * holds a code keeps it; a signed-in visitor has signed up already.
  */

@@ -8,7 +8,7 @@ import { createPageStore, writeStoredPage, type TFill, type TPageEntry } from '.
 import { createVersionPoller } from './version-poller.ts';
 
 /*
- * The BFF's cache of signed-out article pages (issue 4 point 2).
+ * The BFF's cache of signed-out article pages.
  *
  * What:   GET/HEAD /article/{name} (a valid article name, no query string) from a visitor with
  *         no remember_token cookie, keyed by (path, i18n_redirected locale). Only complete 200

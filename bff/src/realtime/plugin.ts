@@ -39,7 +39,7 @@ export type TRealtimeOptions = {
 };
 
 /**
- * The browser's realtime socket (issue 15): GET /ws?since=<last seq>&bsince=<last broadcast seq> upgraded by
+ * The browser's realtime socket: GET /ws?since=<last seq>&bsince=<last broadcast seq> upgraded by
  * @fastify/websocket. Refusals are plain HTTP answers before the upgrade, in the project's
  * error shape: Origin missing or not ours 403; no or malformed remember_token cookie 401; a
  * session the core does not know (expired, revoked) 401; `since` beyond the user's newest

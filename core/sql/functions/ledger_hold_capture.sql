@@ -8,18 +8,12 @@ CREATE OR REPLACE FUNCTION ledger_hold_capture(
 ) RETURNS bigint LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
-  h record;
+  h holds;
   v_total numeric := 0;
   v_amount numeric;
   v_tx bigint;
 BEGIN
-  SELECT id, user_id, currency, amount, purpose, state INTO h FROM holds WHERE id = p_hold FOR UPDATE;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'hold_not_found' USING ERRCODE = 'OB000', DETAIL = json_build_object('hold', p_hold::text)::text;
-  END IF;
-  IF h.state <> 'held' THEN
-    RAISE EXCEPTION 'hold_not_held' USING ERRCODE = 'OB000', DETAIL = json_build_object('hold', p_hold::text, 'state', h.state)::text;
-  END IF;
+  h := ledger_hold_lock(p_hold);
   IF coalesce(array_length(p_accounts, 1), 0) = 0 OR array_length(p_accounts, 1) <> coalesce(array_length(p_amounts, 1), 0) THEN
     RAISE EXCEPTION 'ledger_hold_capture: % accounts, % amounts', array_length(p_accounts, 1), array_length(p_amounts, 1) USING ERRCODE = 'OB902';
   END IF;

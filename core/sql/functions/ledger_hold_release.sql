@@ -6,16 +6,10 @@
 CREATE OR REPLACE FUNCTION ledger_hold_release(p_hold bigint, p_memo text DEFAULT NULL, p_actor text DEFAULT NULL) RETURNS bigint LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
-  h record;
+  h holds;
   v_tx bigint;
 BEGIN
-  SELECT id, user_id, currency, amount, purpose, state INTO h FROM holds WHERE id = p_hold FOR UPDATE;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'hold_not_found' USING ERRCODE = 'OB000', DETAIL = json_build_object('hold', p_hold::text)::text;
-  END IF;
-  IF h.state <> 'held' THEN
-    RAISE EXCEPTION 'hold_not_held' USING ERRCODE = 'OB000', DETAIL = json_build_object('hold', p_hold::text, 'state', h.state)::text;
-  END IF;
+  h := ledger_hold_lock(p_hold);
   v_tx := ledger_post('release', ARRAY[ledger_hold_account(h.user_id, h.currency), ledger_user_account(h.user_id, h.currency)],
     ARRAY[-h.amount, h.amount], coalesce(p_memo, h.purpose), coalesce(p_actor, 'system'));
   UPDATE holds SET state = 'released', final_transaction_id = v_tx, finished_at = now() WHERE id = p_hold;

@@ -11,6 +11,7 @@ import { WITHDRAW_COMMANDS } from './withdraw.ts';
 import { REFERRAL_COMMANDS } from './referral.ts';
 import { CARD_COMMANDS } from './cards.ts';
 import { CHAT_COMMANDS } from './chat.ts';
+import { SEED_COMMANDS } from './seed.ts';
 
 /** Every operator command by name, one file per domain. */
 export const COMMANDS: Record<string, TCommand> = {
@@ -26,4 +27,5 @@ export const COMMANDS: Record<string, TCommand> = {
   ...REFERRAL_COMMANDS,
   ...CARD_COMMANDS,
   ...CHAT_COMMANDS,
+  ...SEED_COMMANDS,
 };

@@ -14,6 +14,6 @@ export const REFERRAL_COMMANDS: Record<string, TCommand> = {
   },
   /** Sign-ups whose valid invite code bound nobody, and why (same_ip), newest first. */
   'referral:refusals': async (db) => ({ refusals: await listReferralRefusals(db) }),
-  /** What the housekeeping job does every 10 minutes, now. */
+  /** What the referral-settlement job (core/src/jobs) does every 10 minutes, now. */
   'referral:settle': async (db) => ({ settled: await settleReferralBonuses({ db, publicUrl: loadConfig().PUBLIC_URL }, new Date()) }),
 };

@@ -3,7 +3,7 @@ import { MAIL_TOPICS, type TMailPreferences, type TMailTopic } from '@obmen/shar
 import type { Queryable } from '../db/index.ts';
 
 /*
- * Mail preferences (issue 13): an account switches optional mails off in /settings/mail; any
+ * Mail preferences: an account switches optional mails off in /settings/mail; any
  * optional mail carries a signed one-click unsubscribe link (no sign-in) that sets the same
  * switch, or, for an address without an account (a referral invitation), puts the address on
  * mail_unsubscribed. queueMail() (outbox.ts) asks `mayMail` for every optional mail: the one

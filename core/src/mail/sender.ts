@@ -18,14 +18,14 @@ export type TMailSender = {
 
 const BATCH = 20;
 const MAX_ATTEMPTS = 8;
-const POLL_MS = 15_000;
 
 /**
  * Sends outbox mails over SMTP with nodemailer. Rows are claimed with SKIP LOCKED and a lease
  * (next_attempt_at moves ahead with back-off before sending), so several core instances never
- * send one mail twice and a crash only delays it.
+ * send one mail twice and a crash only delays it. Mails no kick reached, and failed ones due
+ * again, wait for the `mail-outbox` job (core/src/jobs) to flush.
  */
-export function startMailSender(db: Db, options: { smtpUrl: string; from: string; log: TLogger; pollMs?: number }): TMailSender {
+export function startMailSender(db: Db, options: { smtpUrl: string; from: string; log: TLogger }): TMailSender {
   const transport = nodemailer.createTransport(options.smtpUrl) as unknown as TTransport;
   let running: Promise<number> | null = null;
   let again = false;
@@ -91,15 +91,11 @@ export function startMailSender(db: Db, options: { smtpUrl: string; from: string
     return running;
   }
 
-  const timer = setInterval(() => void flush(), options.pollMs ?? POLL_MS);
-  timer.unref();
-
   return {
     flush,
     kick: () => void flush(),
     async close() {
       closed = true;
-      clearInterval(timer);
       await running;
       transport.close();
     },

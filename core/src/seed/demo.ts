@@ -1,4 +1,5 @@
 import { parseAmount } from '@obmen/shared';
+import { sandboxesAllowed, type TConfig } from '../config.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { createDemoUser } from '../domains/auth/service.ts';
 import { SEED_ARTICLES } from './articles.ts';
@@ -10,8 +11,8 @@ import { SANDBOX_PAYMENT_SYSTEMS } from '../providers/sandbox/catalogue.ts';
 import { seedWithdrawAutoApproval } from '../domains/payments/withdrawals.ts';
 
 /**
- * The confirmed demo account of development and test databases (never production: app.ts
- * passes demoAccount false there). Printed in the start-up log in development.
+ * The confirmed demo account of development and test databases (never production: seedDatabase
+ * passes demoAccount false there). `ops seed` prints its sign-in in development.
  */
 export const DEMO_ACCOUNT = { email: 'demo@obmen.local', password: 'obmen-demo-2026', locale: 'ru' } as const;
 
@@ -105,12 +106,27 @@ const FOOTER_IMAGES: Array<[name: string, ext: string, url: string | null]> = [
   ['bank-aurora', 'svg', null],
 ];
 
+export type TSeedAnswer = { seeded: string[]; demo_account?: { email: string; password: string; account_id: number } };
+
+/**
+ * `ops seed`, which the start scripts run before the core when SEED is on: the catalogue of an
+ * empty database (seedDemoData); outside production the demo account; in development also its
+ * balances and its sign-in, for the developer's terminal (the core's log never carries it).
+ */
+export async function seedDatabase(db: Db, config: Pick<TConfig, 'NODE_ENV' | 'SANDBOX_PROVIDERS_IN_PRODUCTION'>): Promise<TSeedAnswer> {
+  const seeded = await seedDemoData(db, { demoAccount: config.NODE_ENV !== 'production', sandboxCatalogue: sandboxesAllowed(config) });
+  if (config.NODE_ENV !== 'development') return { seeded };
+  if (await seedDemoBalances(db)) seeded.push('demo balances (development only)');
+  const accountId = await findDemoAccountId(db);
+  return accountId ? { seeded, demo_account: { email: DEMO_ACCOUNT.email, password: DEMO_ACCOUNT.password, account_id: accountId } } : { seeded };
+}
+
 /**
  * Seeds a fresh database once: a database that already has currencies is left alone, so an
  * operator's edits survive restarts. The payment systems and card products seeded all run on
  * sandbox providers, so they are seeded only where sandboxes may run (`sandboxCatalogue`:
  * never production, but for the staging switch); the demo account only outside production.
- * Returns what was written, for the start-up log.
+ * Returns what was written.
  */
 export async function seedDemoData(db: Db, options: { demoAccount: boolean; sandboxCatalogue: boolean }): Promise<string[]> {
   const seeded: string[] = [];
@@ -196,7 +212,7 @@ export const DEMO_BALANCES: Record<string, string> = { USDT: '1000', BTC: '0.05'
 const DEMO_BALANCES_LOCK = 727_005;
 
 /**
- * Development only (app.ts): credits the demo account through the ledger, once per database
+ * Development only (seedDatabase): credits the demo account through the ledger, once per database
  * (against the house's adjustment account, actor 'seed'), so exchange, transfer and history
  * can be tried before deposits exist.
  */

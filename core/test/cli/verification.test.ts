@@ -9,6 +9,17 @@ import { jpegWithGps, multipart, png } from '../storage/upload-fixtures.ts';
 import { startS3 } from '../storage/s3-helpers.ts';
 import { makeVerificationCommands } from '../../src/cli/verification.ts';
 
+/** The passport a test user submits (a specimen's data). */
+const PASSPORT = {
+  number: 'C01X00T47',
+  issuing_country: 'DE',
+  issue_date: '2021-03-01',
+  expiry_date: '2031-02-28',
+  first_name: 'Erika',
+  last_name: 'Mustermann',
+  birth_date: '1984-08-12',
+};
+
 const KEY = Buffer.alloc(32, 9).toString('base64');
 
 /** The operator commands against a core whose files live in S3-compatible storage. */
@@ -51,16 +62,7 @@ describe.each(ENGINES)('kyc operator commands on %s, files in S3', (engine) => {
     expect(up.statusCode, up.body).toBe(200);
     const submit = await call(ctx.app, '/api/verification/passport/submit', {
       token,
-      payload: {
-        id,
-        number: 'C01X00T47',
-        issuing_country: 'DE',
-        issue_date: '2021-03-01',
-        expiry_date: '2031-02-28',
-        first_name: 'Erika',
-        last_name: 'Mustermann',
-        birth_date: '1984-08-12',
-      },
+      payload: { id, ...PASSPORT },
     });
     expect(submit.statusCode, submit.body).toBe(200);
     return { token, id };
@@ -107,16 +109,7 @@ describe.each(ENGINES)('kyc operator commands on %s, files in S3', (engine) => {
     ).toBe(200);
     const resubmit = await call(ctx.app, '/api/verification/passport/submit', {
       token,
-      payload: {
-        id,
-        number: 'C01X00T47',
-        issuing_country: 'DE',
-        issue_date: '2021-03-01',
-        expiry_date: '2031-02-28',
-        first_name: 'Erika',
-        last_name: 'Mustermann',
-        birth_date: '1984-08-12',
-      },
+      payload: { id, ...PASSPORT },
     });
     expect(resubmit.statusCode).toBe(200);
     expect(await commands['kyc:approve']!(ctx.db, [id, '--operator', 'dana'])).toMatchObject({ approved: id, level: 1 });

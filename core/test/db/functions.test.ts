@@ -6,7 +6,7 @@ import type { Db } from '../../src/db/index.ts';
 import { FUNCTIONS_DIR, applyFunctions, migrate } from '../../src/db/migrate.ts';
 
 /*
- * Issue 10 point 2: every SQL function and trigger lives in one current file of core/sql/functions,
+ * Every SQL function and trigger lives in one current file of core/sql/functions,
  * applied after the migrations on every start. The live database must equal the files.
  */
 

@@ -3,7 +3,7 @@ import { startThrowawayPostgres, createDatabase, type TThrowawayPostgres } from 
 import { startCore, type TCoreProcess } from '../core-process.ts';
 
 /*
- * Issue 9 point 6: with its database down, the core answers every request 503 JSON with
+ * With its database down, the core answers every request 503 JSON with
  * Retry-After, localized, and logs one line when the outage starts and one when it ends, not a
  * stack per request. The real core process on a throw-away PostgreSQL that the test stops and
  * starts (never the shared server).

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /*
- * Issue 10 point 1: core's domain folders form a graph without cycles. An edge A → B exists when
+ * Core's domain folders form a graph without cycles. An edge A → B exists when
  * a file of domains/A imports a file of domains/B, directly or through modules outside
  * domains/ (db, errors, plugins…), so a loop cannot hide behind a shared helper. Type-only
  * imports count: they are dependencies of the design even when erased at run time.

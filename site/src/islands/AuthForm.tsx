@@ -4,7 +4,11 @@ import { ZChangePasswordBody, ZEmailBody, ZLoginByPasswordBody, ZRegisterBody, Z
 import { resolveRedirect } from '@obmen/shared/routes';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { FieldNote } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
+import { issueErrors } from '../lib/field-errors.ts';
+import type { TI18nKey } from '@obmen/shared';
+import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 import { SecondFactorStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
 
 type TField = 'email' | 'password' | 'current_password';
@@ -25,17 +29,18 @@ const FORMS = {
   reset: { fields: ['password'], schema: ZResetPasswordBody, path: '/auth/reset/', submit: 'authpage.submit_save', signsIn: true },
   change: { fields: ['current_password', 'password'], schema: ZChangePasswordBody, path: '/auth/change', submit: 'authpage.submit_save', signsIn: true },
   set_password: { fields: ['password'], schema: ZChangePasswordBody, path: '/auth/change', submit: 'authpage.submit_save', signsIn: true },
-} satisfies Record<string, { fields: TField[]; schema: TSchema; path: string; submit: string; signsIn: boolean }>;
+} satisfies Record<string, { fields: TField[]; schema: TSchema; path: string; submit: TI18nKey; signsIn: boolean }>;
 
 export type TAuthFormKind = keyof typeof FORMS;
 
 type TProps = TIslandProps & { kind: TAuthFormKind; token?: string; next?: string };
 
-const LABELS: Record<TField, string> = { email: 'authpage.email', password: 'authpage.password', current_password: 'authpage.current_password' };
+const LABELS: Record<TField, TI18nKey> = { email: 'authpage.email', password: 'authpage.password', current_password: 'authpage.current_password' };
 const AUTOCOMPLETE: Record<TField, string> = { email: 'email', password: 'new-password', current_password: 'current-password' };
 
 function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const form = FORMS[kind];
   const [values, setValues] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -45,7 +50,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   // Two-factor on: the answer's challenge and message; the code step replaces the form.
   const [codeStep, setCodeStep] = useState<{ challenge: string; lead: string } | null>(null);
   // Until React has taken over, a submit would be a native one: the button waits for hydration.
-  const [hydrated, setHydrated] = useState(false);
+  const hydrated = useHydrated();
   const formRef = useRef<HTMLFormElement>(null);
   useEffect(() => {
     // Typed before the island woke up (a slow phone): take what the fields hold.
@@ -55,7 +60,6 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
       if (input?.value) typed[field] = input.value;
     }
     if (Object.keys(typed).length) setValues((current) => ({ ...current, ...typed }));
-    setHydrated(true);
   }, []);
   const doneRef = useRef<HTMLParagraphElement>(null);
   useEffect(() => focusWhenShown(doneRef.current), [done]);
@@ -65,9 +69,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
     setFormError('');
     const parsed = (form.schema as TSchema).safeParse(values);
     if (!parsed.success && parsed.error) {
-      const next: Record<string, string> = {};
-      for (const issue of parsed.error.issues) next[String(issue.path[0] ?? '_')] ??= t(issue.message);
-      setErrors(next);
+      setErrors(issueErrors(tk, parsed.error.issues));
       focusFirstInvalid(formRef.current);
       return;
     }
@@ -149,11 +151,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
                 {t('authpage.password_hint')}
               </span>
             )}
-            {error && (
-              <span className="field-error" id={described} role="alert" data-testid={`error-${field}`}>
-                {error}
-              </span>
-            )}
+            <FieldNote error={error} errorId={described} testId={`error-${field}`} />
           </label>
         );
       })}

@@ -4,6 +4,8 @@ import type { TCardDetails, TCardReveal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
 import { focusWhenShown } from '../lib/focus.ts';
+import { FieldNote } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { card: TCardDetails };
@@ -15,6 +17,7 @@ type TShown = { pan: string; cvc: string; expiry: string; left: number };
  */
 function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
+  const hydrated = useHydrated();
   const [secret, setSecret] = useState('');
   const [useCode, setUseCode] = useState(false);
   const [shown, setShown] = useState<TShown | null>(null);
@@ -94,7 +97,7 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
             </button>
           </div>
         ) : (
-          <form className="card-reveal" onSubmit={reveal} noValidate data-testid="card-reveal-form">
+          <form method="post" className="card-reveal" onSubmit={reveal} noValidate data-testid="card-reveal-form">
             <label className="field">
               <span className="field-label">{t(useCode ? 'cardspage.reveal_code' : 'cardspage.reveal_password')}</span>
               <input
@@ -107,14 +110,10 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
                 aria-describedby={revealError ? 'card-reveal-error' : undefined}
                 data-testid="card-reveal-secret"
               />
-              {revealError && (
-                <span className="field-error" id="card-reveal-error" role="alert">
-                  {revealError}
-                </span>
-              )}
+              <FieldNote error={revealError} errorId="card-reveal-error" />
             </label>
             <div className="xf-actions">
-              <button type="submit" className="btn btn-primary" disabled={busy || !secret} data-testid="card-reveal">
+              <button type="submit" className="btn btn-primary" disabled={busy || !secret || !hydrated} data-testid="card-reveal">
                 {t('cardspage.reveal')}
               </button>
               <button type="button" className="btn btn-ghost btn-sm" onClick={() => setUseCode(!useCode)}>
@@ -149,15 +148,12 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
               aria-describedby="card-move-note"
               data-testid="card-amount"
             />
-            {moveError ? (
-              <span className="field-error" id="card-move-note" role="alert">
-                {moveError}
-              </span>
-            ) : (
-              <span className="field-hint" id="card-move-note">
-                {t('cardspage.wallet_balance', { amount: displayAmount(card.wallet_balance, locale), currency: card.currency })}
-              </span>
-            )}
+            <FieldNote
+              error={moveError}
+              errorId="card-move-note"
+              hint={t('cardspage.wallet_balance', { amount: displayAmount(card.wallet_balance, locale), currency: card.currency })}
+              hintId="card-move-note"
+            />
           </label>
           <div className="xf-actions">
             {card.can.topup && (

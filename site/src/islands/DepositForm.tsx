@@ -1,12 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { checkPaymentAmount, type TDepositPayment, type TPaymentSystem } from '@obmen/shared/payments';
-import { paymentFormSchema } from '@obmen/shared/payment-fields';
+import { paymentFormSchema, type TPaymentField } from '@obmen/shared/payment-fields';
 import { formatAmount, MoneyFormatError, parseAmount, ZAmountText } from '@obmen/shared/money';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { FieldNote } from './FormParts.tsx';
+import { issueErrors, messageText } from '../lib/field-errors.ts';
+import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { system: TPaymentSystem };
 
@@ -46,9 +48,10 @@ function assessAmount(system: TPaymentSystem, text: string): TAssessed {
  */
 function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
-  const names = ['amount', ...system.fields];
+  const tk = useKeyTranslate();
+  const names: Array<'amount' | TPaymentField> = ['amount', ...system.fields];
   const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
-  const { errors, formError, busy, formRef, submit, edit, showErrors } = useMoneyForm(names);
+  const { errors, formError, busy, formRef, submit, edit, showErrors, hydrated } = useMoneyForm(names);
   const assessed = values.amount?.trim() ? assessAmount(system, values.amount) : null;
   const amountVars = { min: displayAmount(system.min, locale), max: displayAmount(system.max, locale), currency: system.currency };
 
@@ -59,11 +62,10 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
 
   /** Every field's message as core would give it, or none. */
   function validate(): Record<string, string> {
-    const found: Record<string, string> = {};
-    const amount = assessAmount(system, values.amount ?? '');
-    if ('error' in amount) found.amount = t(amount.error, amount.vars);
     const form = paymentFormSchema(system.fields, system.currency).safeParse(values);
-    if (!form.success) for (const issue of form.error.issues) found[String(issue.path[0] ?? '_')] ??= t(issue.message);
+    const found = form.success ? {} : issueErrors(tk, form.error.issues);
+    const amount = assessAmount(system, values.amount ?? '');
+    if ('error' in amount) found.amount = messageText(tk, amount.error, amount.vars);
     return found;
   }
 
@@ -80,9 +82,9 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
     if (answer) window.location.assign(answer.payment.pay_url ?? answer.payment.url);
   }
 
-  const shown = (name: string) => errors[name] || (name === 'amount' && assessed && 'error' in assessed ? t(assessed.error, assessed.vars) : '');
+  const shown = (name: string) => errors[name] || (name === 'amount' && assessed && 'error' in assessed ? messageText(tk, assessed.error, assessed.vars) : '');
   return (
-    <form className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="deposit-form">
+    <form method="post" className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="deposit-form">
       {formError && (
         <p className="form-error" role="alert" data-testid="form-error">
           {formError}
@@ -105,15 +107,13 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
               aria-describedby={`${id}-note`}
               data-testid={`deposit-${name}`}
             />
-            {error ? (
-              <span className="field-error" id={`${id}-note`} role="alert" data-testid={`error-${name}`}>
-                {error}
-              </span>
-            ) : (
-              <span className="field-hint" id={`${id}-note`}>
-                {name === 'amount' ? t('deposit.amount_hint', amountVars) : ''}
-              </span>
-            )}
+            <FieldNote
+              error={error}
+              errorId={`${id}-note`}
+              testId={`error-${name}`}
+              hint={name === 'amount' ? t('deposit.amount_hint', amountVars) : ''}
+              hintId={`${id}-note`}
+            />
           </label>
         );
       })}
@@ -133,7 +133,7 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
           </div>
         </dl>
       )}
-      <button className="btn btn-primary" type="submit" disabled={busy} data-testid="deposit-submit">
+      <button className="btn btn-primary" type="submit" disabled={busy || !hydrated} data-testid="deposit-submit">
         {busy ? t('deposit.sending') : t('deposit.submit')}
       </button>
     </form>

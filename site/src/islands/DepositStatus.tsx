@@ -3,7 +3,9 @@ import { useTranslation } from 'react-i18next';
 import type { TDepositPayment, TLocale } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
-import { IslandRoot, useDisplayDateTime, type TIslandProps } from './IslandRoot.tsx';
+import { messageText } from '../lib/field-errors.ts';
+import type { TI18nKey } from '@obmen/shared';
+import { IslandRoot, useDisplayDateTime, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 /** How often an open payment's state is asked for. */
 export const PAYMENT_POLL_MS = 2_000;
@@ -46,7 +48,7 @@ export function PaymentState({ payment }: { payment: TDepositPayment }) {
 }
 
 /** What the user is told in each state (the provider decides the wording of the open ones): an i18n key. */
-function messageOf(payment: TDepositPayment): string {
+function messageOf(payment: TDepositPayment): TI18nKey {
   if (payment.state === 'created' && payment.provider !== 'sandbox-chain') {
     return payment.provider === 'sandbox-card' ? 'deposit.message_created_card' : 'deposit.message_created_bank';
   }
@@ -60,6 +62,7 @@ function messageOf(payment: TDepositPayment): string {
  */
 function DepositStatusBody({ payment: initial, locale }: { payment: TDepositPayment; locale: TLocale }) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const when = useDisplayDateTime();
   const [payment, setPayment] = useState(initial);
   usePolling(isOpen(payment), async () => {
@@ -97,7 +100,7 @@ function DepositStatusBody({ payment: initial, locale }: { payment: TDepositPaym
         {payment.reason && final && (
           <div>
             <dt>{t('withdraw.reason')}</dt>
-            <dd data-testid="deposit-reason">{t(payment.reason)}</dd>
+            <dd data-testid="deposit-reason">{messageText(tk, payment.reason)}</dd>
           </div>
         )}
       </dl>

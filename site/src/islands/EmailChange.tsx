@@ -2,7 +2,9 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZEmailChangeBody } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
-import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
+import { focusWhenShown } from '../lib/focus.ts';
+import { FieldNote, FormError, SubmitRow, useSingleFieldForm } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /**
@@ -34,7 +36,7 @@ function LinkAction({ mode, token }: { mode: 'confirm' | 'report'; token: string
   const [message, setMessage] = useState('');
   const [error, setError] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
+  const hydrated = useHydrated();
   const send = async () => {
     setSending(true);
     try {
@@ -47,7 +49,6 @@ function LinkAction({ mode, token }: { mode: 'confirm' | 'report'; token: string
     }
   };
   useEffect(() => {
-    setHydrated(true);
     if (mode === 'confirm') void send();
   }, []);
   if (message || error) return <Result message={message} error={error} />;
@@ -72,46 +73,22 @@ function LinkAction({ mode, token }: { mode: 'confirm' | 'report'; token: string
 function ChangeForm() {
   const { t } = useTranslation();
   const [email, setEmail] = useState('');
-  const [error, setError] = useState('');
-  const [formError, setFormError] = useState('');
   const [done, setDone] = useState('');
-  const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  const formRef = useRef<HTMLFormElement>(null);
+  const { error, formError, sending, formRef, submit } = useSingleFieldForm('email');
+  const hydrated = useHydrated();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setFormError('');
-    const parsed = ZEmailChangeBody.safeParse({ email });
-    if (!parsed.success) {
-      setError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
-      focusFirstInvalid(formRef.current);
-      return;
-    }
-    setError('');
-    setSending(true);
-    try {
-      const answer = await api<{ message: string }>('/user/email', { json: parsed.data });
+    await submit(ZEmailChangeBody, { email }, async (body) => {
+      const answer = await api<{ message: string }>('/user/email', { json: body });
       setDone(answer.message);
-    } catch (err) {
-      if (err instanceof ApiError && err.fields.email) {
-        setError(err.fields.email);
-        focusFirstInvalid(formRef.current);
-      } else setFormError(err instanceof ApiError ? err.message : t('error.generic'));
-    } finally {
-      setSending(false);
-    }
+    });
   }
 
   if (done) return <Result message={done} error="" />;
   return (
     <form className="settings-form" method="post" noValidate onSubmit={onSubmit} ref={formRef} data-testid="form-bind-email">
-      {formError && (
-        <p className="form-error" role="alert">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} />
       <label className="field">
         <span className="field-label">{t('emailpage.new_email')}</span>
         <input
@@ -124,21 +101,9 @@ function ChangeForm() {
           aria-describedby={error ? 'bind-email-error' : 'bind-email-hint'}
           required
         />
-        {error ? (
-          <span className="field-error" id="bind-email-error" role="alert" data-testid="error-email">
-            {error}
-          </span>
-        ) : (
-          <span className="field-hint" id="bind-email-hint">
-            {t('emailpage.hint')}
-          </span>
-        )}
+        <FieldNote error={error} errorId="bind-email-error" testId="error-email" hint={t('emailpage.hint')} hintId="bind-email-hint" />
       </label>
-      <div className="settings-actions">
-        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated}>
-          {sending ? t('authpage.sending') : t('emailpage.submit')}
-        </button>
-      </div>
+      <SubmitRow sending={sending} hydrated={hydrated} label={t('emailpage.submit')} sendingLabel={t('authpage.sending')} />
     </form>
   );
 }

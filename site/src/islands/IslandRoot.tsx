@@ -1,6 +1,7 @@
 import { Component, createContext, useCallback, useContext, useMemo, type ErrorInfo, type ReactNode } from 'react';
 import i18next, { type i18n } from 'i18next';
-import { I18nextProvider, initReactI18next } from 'react-i18next';
+import { I18nextProvider, initReactI18next, useTranslation } from 'react-i18next';
+import type { TKeyTranslate } from '../lib/field-errors.ts';
 import { MISSING_KEY_MESSAGE, type TLocale } from '@obmen/shared/constants';
 import { DEFAULT_TIME_ZONE, displayDateTime, type TDateStyle } from '@obmen/shared/format';
 import { reportFrontError } from '../lib/logger.ts';
@@ -14,6 +15,12 @@ export type TIslandProps = { locale: TLocale; messages: Record<string, string>; 
 const DateContext = createContext<{ locale: TLocale; timeZone: string }>({ locale: 'ru', timeZone: DEFAULT_TIME_ZONE });
 
 /** Times in an island: the shared formatter with the island's locale and the page's zone. */
+/** The islands' t() with the pages' signature (only keys of the dictionaries), for the helpers both share. */
+export function useKeyTranslate(): TKeyTranslate {
+  const { t } = useTranslation();
+  return useCallback((key, vars) => t(key, vars ?? {}), [t]);
+}
+
 export function useDisplayDateTime(): (iso: string, style?: TDateStyle) => string {
   const { locale, timeZone } = useContext(DateContext);
   return useCallback((iso: string, style?: TDateStyle) => displayDateTime(iso, locale, timeZone, style), [locale, timeZone]);

@@ -1,7 +1,9 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MAIL_TOPICS, type TMailPreferences, type TMailingResponse } from '@obmen/shared/mailing';
 import { api, ApiError } from '../lib/api.ts';
+import { FormError, FormSaved, SubmitRow } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { mailing: TMailPreferences };
@@ -12,8 +14,7 @@ function MailPrefsBody({ mailing }: { mailing: TMailPreferences }) {
   const [saved, setSaved] = useState('');
   const [formError, setFormError] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  const hydrated = useHydrated();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -33,11 +34,7 @@ function MailPrefsBody({ mailing }: { mailing: TMailPreferences }) {
 
   return (
     <form className="settings-form" method="post" noValidate onSubmit={onSubmit} data-testid="form-mailing">
-      {formError && (
-        <p className="form-error" role="alert">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} />
       <fieldset className="mail-topics">
         <legend className="visually-hidden">{t('mailprefs.title')}</legend>
         {MAIL_TOPICS.map((topic) => (
@@ -59,16 +56,8 @@ function MailPrefsBody({ mailing }: { mailing: TMailPreferences }) {
           </label>
         ))}
       </fieldset>
-      {saved && (
-        <p className="form-success" role="status" data-testid="form-success">
-          {saved}
-        </p>
-      )}
-      <div className="settings-actions">
-        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated}>
-          {sending ? t('mailprefs.saving') : t('mailprefs.save')}
-        </button>
-      </div>
+      <FormSaved text={saved} />
+      <SubmitRow sending={sending} hydrated={hydrated} label={t('mailprefs.save')} sendingLabel={t('mailprefs.saving')} />
     </form>
   );
 }

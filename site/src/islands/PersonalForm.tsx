@@ -1,9 +1,12 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZUserInfoUpdate, type TUserInfo } from '@obmen/shared/auth';
 import { VERIFIED_USER_FIELDS } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { FieldNote, FormError, FormSaved, SubmitRow } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
+import { issueErrors } from '../lib/field-errors.ts';
+import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 const FIELDS = [
   { name: 'first_name', autoComplete: 'given-name', type: 'text' },
@@ -21,6 +24,7 @@ type TProps = TIslandProps & { info: TUserInfo };
 
 function PersonalFormBody({ info }: { info: TUserInfo }) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const locked = (field: TField) => info.verification_level >= 1 && (VERIFIED_USER_FIELDS as readonly string[]).includes(field);
   const [values, setValues] = useState<Record<TField, string>>(
     () => Object.fromEntries(FIELDS.map(({ name }) => [name, info[name] ?? ''])) as Record<TField, string>,
@@ -29,8 +33,7 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
   const [formError, setFormError] = useState('');
   const [saved, setSaved] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  const hydrated = useHydrated();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -40,9 +43,7 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
     const form = Object.fromEntries(FIELDS.filter(({ name }) => !locked(name)).map(({ name }) => [name, values[name]]));
     const parsed = ZUserInfoUpdate.safeParse(form);
     if (!parsed.success) {
-      const next: Record<string, string> = {};
-      for (const issue of parsed.error.issues) next[String(issue.path[0] ?? '_')] ??= t(issue.message);
-      setErrors(next);
+      setErrors(issueErrors(tk, parsed.error.issues));
       return;
     }
     setErrors({});
@@ -67,11 +68,7 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
           {t('settingspage.verified_lock')}
         </p>
       )}
-      {formError && (
-        <p className="form-error" role="alert">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} />
       <div className="settings-grid">
         {FIELDS.map(({ name, autoComplete, type }) => {
           const error = errors[name];
@@ -88,25 +85,13 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
                 aria-invalid={error ? 'true' : undefined}
                 onChange={(event) => setValues({ ...values, [name]: event.target.value })}
               />
-              {error && (
-                <span className="field-error" data-testid={`error-${name}`}>
-                  {error}
-                </span>
-              )}
+              <FieldNote error={error} testId={`error-${name}`} />
             </label>
           );
         })}
       </div>
-      {saved && (
-        <p className="form-success" role="status" data-testid="form-success">
-          {saved}
-        </p>
-      )}
-      <div className="settings-actions">
-        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated}>
-          {sending ? t('settingspage.saving') : t('settingspage.save')}
-        </button>
-      </div>
+      <FormSaved text={saved} />
+      <SubmitRow sending={sending} hydrated={hydrated} label={t('settingspage.save')} sendingLabel={t('settingspage.saving')} />
     </form>
   );
 }

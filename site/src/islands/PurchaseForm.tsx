@@ -5,6 +5,7 @@ import { displayAmount, displayMoney, displayPairRate } from '@obmen/shared/form
 import { api, ApiError } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
+import { FieldNote } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /** One currency the system charges in, with its range (major units). */
@@ -27,7 +28,7 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
   const [amount, setAmount] = useState('');
   const [check, setCheck] = useState<TCheck | null>(null);
   const [checking, setChecking] = useState(false);
-  const { errors, formError, busy, formRef, submit, edit } = useMoneyForm(FIELDS);
+  const { errors, formError, busy, formRef, submit, edit, hydrated } = useMoneyForm(FIELDS);
   const option = options.find((entry) => entry.currency === currency) ?? options[0]!;
 
   useEffect(() => {
@@ -68,7 +69,7 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
     errors.amount || (check && !check.ok && amount.trim() ? (check.fields.amount ?? check.fields._ ?? Object.values(check.fields)[0]) : '') || '';
   const quoteState = !amount.trim() ? 'idle' : checking ? 'loading' : check?.ok ? 'ready' : 'error';
   return (
-    <form className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="purchase-form">
+    <form method="post" className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="purchase-form">
       {formError && (
         <p className="form-error" role="alert" data-testid="form-error">
           {formError}
@@ -113,15 +114,13 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
           aria-describedby="pf-amount-note"
           data-testid="purchase-amount"
         />
-        {amountError ? (
-          <span className="field-error" id="pf-amount-note" role="alert" data-testid="error-amount">
-            {amountError}
-          </span>
-        ) : (
-          <span className="field-hint" id="pf-amount-note">
-            {t('purchase.range_line', { min: displayAmount(option.min, locale), max: displayAmount(option.max, locale), currency: option.currency })}
-          </span>
-        )}
+        <FieldNote
+          error={amountError}
+          errorId="pf-amount-note"
+          testId="error-amount"
+          hint={t('purchase.range_line', { min: displayAmount(option.min, locale), max: displayAmount(option.max, locale), currency: option.currency })}
+          hintId="pf-amount-note"
+        />
       </label>
       <div data-testid="purchase-quote" data-state={quoteState} aria-live="polite">
         {check?.ok && check.quote && (
@@ -148,7 +147,7 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
         )}
       </div>
       <p className="field-hint">{t('purchase.quote_note')}</p>
-      <button className="btn btn-primary" type="submit" disabled={busy} data-testid="purchase-submit">
+      <button className="btn btn-primary" type="submit" disabled={busy || !hydrated} data-testid="purchase-submit">
         {busy ? t('purchase.sending') : t('purchase.submit')}
       </button>
     </form>

@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TDepositPayment, TLocale, TPurchaseQuote } from '@obmen/shared';
+import type { TDepositPayment, TPurchaseQuote } from '@obmen/shared';
 import { displayAmount, displayMoney, displayRate } from '@obmen/shared/format';
 import { api, ApiError } from '../lib/api.ts';
-import { IslandRoot, useDisplayDateTime, type TIslandProps } from './IslandRoot.tsx';
+import { messageText } from '../lib/field-errors.ts';
+import { IslandRoot, useDisplayDateTime, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { url: string };
 type TAnswer = { payment: TDepositPayment; quote: TPurchaseQuote | null };
@@ -17,6 +18,7 @@ const POLL_MS = 2_000;
  */
 function PurchaseStatusBody({ url, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const when = useDisplayDateTime();
   const [answer, setAnswer] = useState<TAnswer | null>(null);
   const [error, setError] = useState('');
@@ -70,7 +72,8 @@ function PurchaseStatusBody({ url, locale }: Omit<TProps, 'messages'>) {
   return (
     <div className="pu-status" data-testid="purchase-status" data-state={payment.state} data-outcome={quote?.outcome ?? ''}>
       <p className="pu-outcome" role="status" data-testid="purchase-outcome">
-        {outcome || (payment.reason ? t(payment.reason) : payment.state === 'created' ? t('purchase.pay_prompt') : open ? t('purchase.waiting') : '')}
+        {outcome ||
+          (payment.reason ? messageText(tk, payment.reason) : payment.state === 'created' ? t('purchase.pay_prompt') : open ? t('purchase.waiting') : '')}
       </p>
       <dl className="xf-terms">
         <div>

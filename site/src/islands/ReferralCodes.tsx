@@ -1,7 +1,8 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TInviteCode, TInviteResponse } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /** The user's invite codes: the main one and up to 5 labelled ones (add, retire). */
@@ -12,8 +13,7 @@ function ReferralCodesBody({ codes: initial }: { codes: TInviteCode[] }) {
   const [error, setError] = useState('');
   const [done, setDone] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  const hydrated = useHydrated();
 
   async function send(body: Record<string, string>) {
     setSending(true);

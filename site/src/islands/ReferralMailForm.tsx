@@ -1,20 +1,23 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LOCALES, type TLocale } from '@obmen/shared/constants';
 import { ZReferralMailingBody } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { FormError, FormSaved, SubmitRow } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
+import { messageText } from '../lib/field-errors.ts';
+import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 /** Invite by mail: up to 10 addresses, the mail's language. */
 function ReferralMailBody({ locale }: { locale: TLocale }) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const [addresses, setAddresses] = useState('');
   const [language, setLanguage] = useState<TLocale>(locale);
   const [error, setError] = useState('');
   const [done, setDone] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  const hydrated = useHydrated();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -22,7 +25,7 @@ function ReferralMailBody({ locale }: { locale: TLocale }) {
     setDone('');
     const parsed = ZReferralMailingBody.safeParse({ addresses, locale: language });
     if (!parsed.success) {
-      setError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
+      setError(messageText(tk, parsed.error.issues[0]?.message ?? 'validation.invalid'));
       return;
     }
     setSending(true);
@@ -61,21 +64,9 @@ function ReferralMailBody({ locale }: { locale: TLocale }) {
           ))}
         </select>
       </label>
-      {error && (
-        <p className="form-error" role="alert" id="mailing-error">
-          {error}
-        </p>
-      )}
-      {done && (
-        <p className="form-success" role="status" data-testid="mailing-done">
-          {done}
-        </p>
-      )}
-      <div className="settings-actions">
-        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated}>
-          {sending ? t('referral.sending') : t('referral.send')}
-        </button>
-      </div>
+      <FormError text={error} id="mailing-error" />
+      <FormSaved text={done} testId="mailing-done" />
+      <SubmitRow sending={sending} hydrated={hydrated} label={t('referral.send')} sendingLabel={t('referral.sending')} />
     </form>
   );
 }

@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type Ref } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZSecondFactorCode } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
-import { focusFirstInvalid } from '../lib/focus.ts';
+import { FieldNote, useSingleFieldForm } from './FormParts.tsx';
 
 /** What a sign-in answers when 2FA is on (no session yet). */
 export type TSecondFactorAnswer = { second_factor?: { challenge: string; expires_in: number }; message?: string };
@@ -17,6 +17,50 @@ type TProps = {
   onRestart: (message: string) => void;
 };
 
+/** A field for a TOTP or recovery code with its error (and hint): the sign-in's code step and every step of enrolment. */
+export function CodeField({
+  id,
+  value,
+  error,
+  onChange,
+  hint,
+  inputRef,
+  inputTestId,
+  errorTestId,
+}: {
+  id: string;
+  value: string;
+  error: string;
+  onChange: (value: string) => void;
+  hint?: string;
+  inputRef?: Ref<HTMLInputElement>;
+  inputTestId?: string;
+  errorTestId?: string;
+}) {
+  const { t } = useTranslation();
+  return (
+    <label className="field">
+      <span className="field-label">{t('secondfactor.label')}</span>
+      <input
+        ref={inputRef}
+        name="code"
+        type="text"
+        inputMode="text"
+        autoComplete="one-time-code"
+        autoCapitalize="none"
+        spellCheck={false}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? `${id}-error` : hint ? `${id}-hint` : undefined}
+        data-testid={inputTestId}
+        required
+      />
+      <FieldNote error={error} errorId={`${id}-error`} testId={errorTestId} hint={hint} hintId={hint ? `${id}-hint` : undefined} />
+    </label>
+  );
+}
+
 /**
  * The code step of a sign-in with two-factor authentication on: a TOTP code or a recovery
  * code. Not an island of its own: the password form, the reset form and the link sign-in
@@ -25,43 +69,23 @@ type TProps = {
 export function SecondFactorStep({ challenge, lead, landing, onRestart }: TProps) {
   const { t } = useTranslation();
   const [code, setCode] = useState('');
-  const [error, setError] = useState('');
-  const [formError, setFormError] = useState('');
-  const [sending, setSending] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
+  const { error, formError, sending, formRef, submit } = useSingleFieldForm('code');
   const inputRef = useRef<HTMLInputElement>(null);
   useEffect(() => inputRef.current?.focus(), []);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setFormError('');
-    const parsed = ZSecondFactorCode.safeParse(code);
-    if (!parsed.success) {
-      setError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
-      focusFirstInvalid(formRef.current);
-      return;
-    }
-    setError('');
-    setSending(true);
-    try {
-      await api('/auth/login_second_factor', { json: { challenge, code: parsed.data } });
-      window.location.assign(landing);
-      return;
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'challenge_invalid') {
-        onRestart(err.message);
-        return;
+    const outcome = await submit(ZSecondFactorCode, code, async (parsed) => {
+      try {
+        await api('/auth/login_second_factor', { json: { challenge, code: parsed } });
+      } catch (err) {
+        // The challenge is spent or expired: the sign-in starts again, with the answer's message.
+        if (err instanceof ApiError && err.code === 'challenge_invalid') return onRestart(err.message);
+        throw err;
       }
-      if (err instanceof ApiError) {
-        if (err.fields.code) {
-          setError(err.fields.code);
-          focusFirstInvalid(formRef.current);
-        } else setFormError(err.message);
-      } else setFormError(t('error.generic'));
-      setCode('');
-    } finally {
-      setSending(false);
-    }
+      window.location.assign(landing);
+    });
+    if (outcome === 'refused') setCode('');
   }
 
   return (
@@ -74,32 +98,7 @@ export function SecondFactorStep({ challenge, lead, landing, onRestart }: TProps
           {formError}
         </p>
       )}
-      <label className="field">
-        <span className="field-label">{t('secondfactor.label')}</span>
-        <input
-          ref={inputRef}
-          name="code"
-          type="text"
-          inputMode="text"
-          autoComplete="one-time-code"
-          autoCapitalize="none"
-          spellCheck={false}
-          value={code}
-          onChange={(event) => setCode(event.target.value)}
-          aria-invalid={error ? 'true' : undefined}
-          aria-describedby={error ? 'second-factor-error' : 'second-factor-hint'}
-          required
-        />
-        {error ? (
-          <span className="field-error" id="second-factor-error" role="alert" data-testid="error-code">
-            {error}
-          </span>
-        ) : (
-          <span className="field-hint" id="second-factor-hint">
-            {t('secondfactor.hint')}
-          </span>
-        )}
-      </label>
+      <CodeField id="second-factor" value={code} error={error} onChange={setCode} hint={t('secondfactor.hint')} inputRef={inputRef} errorTestId="error-code" />
       <button className="btn btn-primary submit" type="submit" disabled={sending}>
         {sending ? t('authpage.sending') : t('secondfactor.submit')}
       </button>

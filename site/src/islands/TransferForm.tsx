@@ -7,6 +7,7 @@ import { useMoneyForm } from '../lib/use-money-form.ts';
 import { stripTrailingZeros } from '@obmen/shared/money';
 import { displayAmount, isZeroAmount } from '@obmen/shared/format';
 import { $wallets } from '../stores/wallets.ts';
+import { FieldNote } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import {
   COMMENT_MAX,
@@ -33,7 +34,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
   const firstCurrency = currencies.find((c) => c.code === initialCurrency) ?? currencies.find((c) => !isZeroAmount(c.balance)) ?? currencies[0];
   const [values, setValues] = useState<TValues>({ account_id: initialAccount, currency: firstCurrency?.code ?? '', amount: '', comment: '' });
   // The key is made on a checked form's first Send, kept for a retry of it, dropped on any edit.
-  const { errors, formError, busy, formRef, submit, edit: editField, renewKey, showErrors } = useMoneyForm(FIELDS);
+  const { errors, formError, busy, formRef, submit, edit: editField, renewKey, showErrors, hydrated } = useMoneyForm(FIELDS);
   const [check, setCheck] = useState<TTransferCheck | null>(null);
   const [phase, setPhase] = useState<'check' | 'send'>('check');
   const [result, setResult] = useState<TTransferResult | null>(null);
@@ -112,7 +113,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
   const feeText = currency ? transferFeeText(currency, locale, t('transferpage.no_fee')) : '';
 
   return (
-    <form className="xf tf" noValidate onSubmit={onCheck} ref={formRef} data-testid="transfer-form">
+    <form method="post" className="xf tf" noValidate onSubmit={onCheck} ref={formRef} data-testid="transfer-form">
       {formError && (
         <p className="form-error" role="alert" data-testid="form-error">
           {formError}
@@ -132,15 +133,13 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
           aria-describedby="tf-account-note"
           data-testid="transfer-account"
         />
-        {errors.account_id ? (
-          <span className="field-error" id="tf-account-note" role="alert" data-testid="error-account_id">
-            {errors.account_id}
-          </span>
-        ) : (
-          <span className="field-hint" id="tf-account-note">
-            {t('transferpage.account_hint')}
-          </span>
-        )}
+        <FieldNote
+          error={errors.account_id}
+          errorId="tf-account-note"
+          testId="error-account_id"
+          hint={t('transferpage.account_hint')}
+          hintId="tf-account-note"
+        />
       </label>
 
       <div className="tf-pair">
@@ -160,11 +159,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
               </option>
             ))}
           </select>
-          {errors.currency && (
-            <span className="field-error" id="tf-currency-error" role="alert" data-testid="error-currency">
-              {errors.currency}
-            </span>
-          )}
+          <FieldNote error={errors.currency} errorId="tf-currency-error" testId="error-currency" />
         </label>
         <div className="field">
           <span className="tf-amount-label">
@@ -189,11 +184,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
             aria-describedby={errors.amount ? 'tf-amount-error tf-terms' : 'tf-terms'}
             data-testid="transfer-amount"
           />
-          {errors.amount && (
-            <span className="field-error" id="tf-amount-error" role="alert" data-testid="error-amount">
-              {errors.amount}
-            </span>
-          )}
+          <FieldNote error={errors.amount} errorId="tf-amount-error" testId="error-amount" />
         </div>
       </div>
       {currency && (
@@ -222,17 +213,13 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
           aria-describedby={errors.comment ? 'tf-comment-error' : undefined}
           data-testid="transfer-comment"
         />
-        {errors.comment && (
-          <span className="field-error" id="tf-comment-error" role="alert" data-testid="error-comment">
-            {errors.comment}
-          </span>
-        )}
+        <FieldNote error={errors.comment} errorId="tf-comment-error" testId="error-comment" />
       </label>
 
       {check ? (
         <TransferCheck check={check} locale={locale} busy={busy ? phase : null} onSend={onSend} onEdit={edit} />
       ) : (
-        <button type="submit" className="btn btn-primary xf-submit" disabled={busy} data-testid="transfer-check-button">
+        <button type="submit" className="btn btn-primary xf-submit" disabled={busy || !hydrated} data-testid="transfer-check-button">
           {busy ? t('transferpage.checking') : t('transferpage.check')}
         </button>
       )}

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TLocale, TTransferCheck, TTransferCurrency, TTransferRecord } from '@obmen/shared';
 import { displayAmount, displayPercent, isAmountText, isZeroAmount } from '@obmen/shared/format';
 import { focusWhenShown } from '../lib/focus.ts';
+import type { TI18nKey } from '@obmen/shared';
 
 export type TTransferResult = { message: string; transfer: TTransferRecord };
 export const FIELDS = ['account_id', 'currency', 'amount', 'comment'] as const;
@@ -13,7 +14,7 @@ const ACCOUNT_TEXT = /^\d{8}$/;
 export const COMMENT_MAX = 140;
 
 /** What the form can tell before asking the server: a missing or malformed field. */
-export function transferFormErrors(values: TValues, t: (key: string) => string): Partial<Record<TField, string>> {
+export function transferFormErrors(values: TValues, t: (key: TI18nKey) => string): Partial<Record<TField, string>> {
   const found: Partial<Record<TField, string>> = {};
   const account = values.account_id.replace(/[\s-]/g, '');
   if (!account) found.account_id = t('validation.required');

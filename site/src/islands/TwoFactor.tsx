@@ -3,7 +3,10 @@ import { useTranslation } from 'react-i18next';
 import { ZSecondFactorCode, type TTotpSetupResponse } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
+import { CodeField } from './SecondFactorStep.tsx';
+import { messageText } from '../lib/field-errors.ts';
+import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { enabled: boolean; recoveryLeft: number };
 type TCodes = { message: string; codes: string[] };
@@ -13,44 +16,16 @@ function grouped(secret: string): string {
   return secret.match(/.{1,4}/g)?.join(' ') ?? secret;
 }
 
-/** One code field with its error, shared by every step. */
-function CodeField({ id, value, error, onChange }: { id: string; value: string; error: string; onChange: (value: string) => void }) {
-  const { t } = useTranslation();
-  return (
-    <label className="field">
-      <span className="field-label">{t('secondfactor.label')}</span>
-      <input
-        name="code"
-        type="text"
-        autoComplete="one-time-code"
-        autoCapitalize="none"
-        spellCheck={false}
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
-        data-testid={`${id}-code`}
-        required
-      />
-      {error && (
-        <span className="field-error" id={`${id}-error`} role="alert" data-testid={`${id}-error`}>
-          {error}
-        </span>
-      )}
-    </label>
-  );
-}
-
 function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLeft: number }) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const [setup, setSetup] = useState<TTotpSetupResponse | null>(null);
   const [codes, setCodes] = useState<TCodes | null>(null);
   const [code, setCode] = useState('');
   const [error, setError] = useState('');
   const [formError, setFormError] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  const hydrated = useHydrated();
   const formRef = useRef<HTMLFormElement>(null);
   const stepRef = useRef<HTMLDivElement>(null);
   useEffect(() => focusWhenShown(stepRef.current), [setup, codes]);
@@ -67,7 +42,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
   function checkedCode(): string | null {
     const parsed = ZSecondFactorCode.safeParse(code);
     if (parsed.success) return parsed.data;
-    setError(t(parsed.error.issues[0]?.message ?? 'validation.invalid'));
+    setError(messageText(tk, parsed.error.issues[0]?.message ?? 'validation.invalid'));
     focusFirstInvalid(formRef.current);
     return null;
   }
@@ -174,7 +149,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
           </div>
         </div>
         {errorLine}
-        <CodeField id="enable" value={code} error={error} onChange={setCode} />
+        <CodeField id="enable" value={code} error={error} onChange={setCode} inputTestId="enable-code" errorTestId="enable-error" />
         <div className="settings-actions">
           <button className="btn btn-primary" type="submit" disabled={sending} data-testid="totp-confirm">
             {sending ? t('authpage.sending') : t('securitypage.confirm')}
@@ -201,7 +176,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
       <p>{t('securitypage.codes_left', { count: recoveryLeft })}</p>
       <p className="settings-lead">{t('securitypage.manage_lead')}</p>
       {errorLine}
-      <CodeField id="manage" value={code} error={error} onChange={setCode} />
+      <CodeField id="manage" value={code} error={error} onChange={setCode} inputTestId="manage-code" errorTestId="manage-error" />
       <div className="settings-actions">
         <button className="btn btn-outline" type="submit" name="action" value="renew" disabled={sending || !hydrated} data-testid="codes-renew">
           {t('securitypage.renew_codes')}

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TUnsubscribeResponse } from '@obmen/shared/mailing';
 import { api, ApiError } from '../lib/api.ts';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 function UnsubscribeBody({ token }: { token: string }) {
@@ -9,9 +10,8 @@ function UnsubscribeBody({ token }: { token: string }) {
   const [done, setDone] = useState('');
   const [error, setError] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
+  const hydrated = useHydrated();
   const result = useRef<HTMLParagraphElement>(null);
-  useEffect(() => setHydrated(true), []);
   useEffect(() => {
     if (done) result.current?.focus();
   }, [done]);

@@ -13,7 +13,10 @@ import {
 } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
 import { uploadForm } from '../lib/upload.ts';
-import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { FieldNote } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
+import { issueErrors } from '../lib/field-errors.ts';
+import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 /** What the form starts with: the sent document's fields on a retry (its number is never shown, so typed again), else the personal data. */
 type TPrefill = Record<'issuing_country' | 'issue_date' | 'expiry_date' | 'first_name' | 'last_name' | 'middle_name' | 'birth_date', string>;
@@ -34,15 +37,15 @@ const FIELDS = [
 
 function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' | 'messages'>) {
   const { t } = useTranslation();
+  const tk = useKeyTranslate();
   const [current, setCurrent] = useState(initial);
   const [sides, setSides] = useState<Partial<Record<TVerificationSide, TSideState>>>({});
   const [values, setValues] = useState<Record<string, string>>({ number: '', ...prefill });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState('');
   const [sending, setSending] = useState(false);
-  const [hydrated, setHydrated] = useState(false);
+  const hydrated = useHydrated();
   const [dragging, setDragging] = useState<TVerificationSide | null>(null);
-  useEffect(() => setHydrated(true), []);
   const previews = useRef<string[]>([]);
   useEffect(() => () => previews.current.forEach((url) => URL.revokeObjectURL(url)), []);
 
@@ -96,8 +99,7 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
     setFormError('');
     const id = current?.id ?? '00000000-0000-4000-8000-000000000000';
     const parsed = verificationSubmitSchema(isoDay(new Date())).safeParse({ ...values, id });
-    const next: Record<string, string> = {};
-    if (!parsed.success) for (const issue of parsed.error.issues) next[String(issue.path[0] ?? '_')] ??= t(issue.message);
+    const next: Record<string, string> = parsed.success ? {} : issueErrors(tk, parsed.error.issues);
     for (const side of required) {
       const file = fileOf(side);
       if (!file) next[side] = t('verification.file_missing');
@@ -228,11 +230,7 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
               aria-invalid={errors[name] ? 'true' : undefined}
               onChange={(event) => setValues({ ...values, [name]: event.target.value })}
             />
-            {errors[name] && (
-              <span className="field-error" data-testid={`error-${name}`}>
-                {errors[name]}
-              </span>
-            )}
+            <FieldNote error={errors[name]} testId={`error-${name}`} />
           </label>
         ))}
       </div>

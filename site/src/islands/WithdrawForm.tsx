@@ -4,6 +4,7 @@ import type { TPaymentField, TWithdrawal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
+import { FieldNote } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { WithdrawStatus } from './WithdrawStatus.tsx';
 
@@ -35,9 +36,9 @@ const AUTOCOMPLETE: Record<TPaymentField, string> = {
 /** /withdraw/form/{id}/{currency}: the amount and the system's fields, checked as typed; one request per submitted form. */
 function WithdrawFormBody({ ps, currency, fields, secondFactor, available, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
-  const names = ['amount', ...fields, ...(secondFactor ? ['code'] : [])];
+  const names: Array<'amount' | 'code' | TPaymentField> = ['amount', ...fields, ...(secondFactor ? (['code'] as const) : [])];
   const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
-  const { errors, formError, busy, formRef, submit, edit } = useMoneyForm(names);
+  const { errors, formError, busy, formRef, submit, edit, hydrated } = useMoneyForm(names);
   const [check, setCheck] = useState<TCheck | null>(null);
   const [placed, setPlaced] = useState<TWithdrawal | null>(null);
 
@@ -82,7 +83,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
   // The check's messages for what the user typed; an empty field is named only when sent.
   const shownError = (name: string) => errors[name] || (check && !check.ok && values[name]?.trim() ? check.fields[name] : '') || '';
   return (
-    <form className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="withdraw-form">
+    <form method="post" className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="withdraw-form">
       {formError && (
         <p className="form-error" role="alert" data-testid="form-error">
           {formError}
@@ -93,7 +94,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
         const id = `wf-${name}`;
         return (
           <label className="field" key={name}>
-            <span className="field-label">{t(`withdraw.${name}` as 'withdraw.amount')}</span>
+            <span className="field-label">{t(`withdraw.${name}`)}</span>
             <input
               id={id}
               name={name}
@@ -105,19 +106,19 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
               aria-describedby={`${id}-note`}
               data-testid={`withdraw-${name}`}
             />
-            {error ? (
-              <span className="field-error" id={`${id}-note`} role="alert" data-testid={`error-${name}`}>
-                {error}
-              </span>
-            ) : (
-              <span className="field-hint" id={`${id}-note`}>
-                {name === 'amount'
+            <FieldNote
+              error={error}
+              errorId={`${id}-note`}
+              testId={`error-${name}`}
+              hint={
+                name === 'amount'
                   ? t('withdraw.available', { amount: displayAmount(available, locale), currency })
                   : name === 'code'
                     ? t('withdraw.code_hint')
-                    : ''}
-              </span>
-            )}
+                    : ''
+              }
+              hintId={`${id}-note`}
+            />
           </label>
         );
       })}
@@ -137,7 +138,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
           </div>
         </dl>
       )}
-      <button className="btn btn-primary" type="submit" disabled={busy} data-testid="withdraw-submit">
+      <button className="btn btn-primary" type="submit" disabled={busy || !hydrated} data-testid="withdraw-submit">
         {busy ? t('withdraw.checking') : t('withdraw.submit')}
       </button>
     </form>

@@ -1,9 +1,9 @@
 import { siteLog } from './server-log.ts';
-import { DICTIONARIES, MISSING_KEY_MESSAGE, isI18nKey, translate, type TLocale } from '@obmen/shared';
+import { DICTIONARIES, MISSING_KEY_MESSAGE, isI18nKey, translate, type TI18nKey, type TLocale } from '@obmen/shared';
 import { CLIENT_MESSAGE_KEYS } from './client-i18n.ts';
 
 /** What pages get as `Astro.locals.t`: a key (flat, dotted) and its `{{name}}` values. */
-export type TTranslate = (key: string, vars?: Record<string, string | number>) => string;
+export type TTranslate = (key: TI18nKey, vars?: Record<string, string | number>) => string;
 
 const translators = new Map<TLocale, TTranslate>();
 

@@ -1,5 +1,5 @@
 /**
- * The browser's one realtime socket (issue 15): `/ws` on our own origin (the BFF reads the
+ * The browser's one realtime socket: `/ws` on our own origin (the BFF reads the
  * session from the cookie). Events are applied to the stores through the same applyEnvelope()
  * as every /api answer (one code path): an event's payload is a partial envelope
  * (`wallets`: {wallets, total_balance}; `notifications`: {notifications}; `unread_msgs`:

@@ -5,8 +5,15 @@ import { coreGet, type TCoreLocals } from './core.ts';
 import { loginPath } from './money-pages.ts';
 
 /** What the user should do next, as a status key of kycpage.status.* (retry apart from final rejection). */
-export function submissionStatus(submission: Pick<TVerificationSubmission, 'status' | 'retry_allowed'>): string {
+/** How a submission reads to its owner: a rejection that may be retried is `retry`. */
+export function submissionStatus(submission: Pick<TVerificationSubmission, 'status' | 'retry_allowed'>): TVerificationSubmission['status'] | 'retry' {
   return submission.status === 'rejected' && submission.retry_allowed ? 'retry' : submission.status;
+}
+
+/** What the owner of an open submission (see openSubmission) does next: finish the draft, wait, or send new photos. */
+export function nextStep(open: TVerificationSubmission): 'draft' | 'submitted' | 'retry' {
+  const status = submissionStatus(open);
+  return status === 'draft' || status === 'submitted' ? status : 'retry';
 }
 
 /** An open submission (draft, waiting, rejected with a retry), if any. */

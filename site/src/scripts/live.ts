@@ -1,5 +1,5 @@
 /**
- * What the realtime socket shows beyond the stores (issue 15): the payment popup (spec §3/§4)
+ * What the realtime socket shows beyond the stores: the payment popup (spec §3/§4)
  * and browser notifications for new chat messages while the tab is hidden (spec §8).
  */
 import { AVATAR_MAX, AVATAR_MIN, PAYMENT_POPUP_LIFETIME_MS } from '@obmen/shared/constants';
@@ -93,7 +93,7 @@ export function initLive(accountId: number | null, locale: TLocale) {
   startRealtime({
     accountId,
     onFeed: (item) => showPaymentPopup(item, locale),
-    onResync: () => void import('../lib/api.ts').then(({ api }) => api('/api/auth/check')).catch(() => {}),
-    onSessionEnded: () => void import('../lib/api.ts').then(({ api }) => api('/api/auth/check')).catch(() => {}),
+    onResync: () => void import('../lib/api.ts').then(({ api }) => api('/auth/check')).catch(() => {}),
+    onSessionEnded: () => void import('../lib/api.ts').then(({ api }) => api('/auth/check')).catch(() => {}),
   });
 }

@@ -23,28 +23,23 @@ import {
   translate,
   type TCardIssuer,
 } from '@obmen/shared';
-import type { TConfig } from '../../config.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
-import { isDatabaseUnavailable } from '../../db/outage.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { idempotencyKeyOf } from '../idempotency/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { cardCatalogue } from './catalogue.ts';
-import { issuerCallbackIntake, receiveIssuerCallback } from './callbacks.ts';
+import { issuerCallbackIntake } from './callbacks.ts';
 import type { TIssuers } from './issuer.ts';
 import { cancelOrder, confirmOrder, getOrder, listOrders, placeOrder, type TCardContext } from './orders.ts';
 import { cardDetails, closeCard, freezeCard, listCards, revealCard, topUpCard, unfreezeCard, withdrawFromCard } from './my-cards.ts';
-import { advanceSandboxIssuer, type sandboxIssuer } from '../../providers/sandbox/issuer.ts';
 
-type TCardOptions = { config: TConfig; issuers: TIssuers; now?: () => Date };
+type TCardOptions = { issuers: TIssuers; now?: () => Date };
 
 /** An issuer's event is small; anything bigger is not one. */
 const CALLBACK_BODY_LIMIT = 64 * 1024;
-/** How often the built-in sandbox issuer takes its due steps (not in tests: they drive it). */
-const SANDBOX_TICK_MS = 2_000;
 
 /** Spec §7 "Cards", the calls of issued cards, and the issuers' signed callbacks. */
-const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { config, issuers, now: clock }) => {
+const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, now: clock }) => {
   const now = clock ?? (() => new Date());
   const ctx: TCardContext = { db: app.db, issuers, now };
   const tags = ['Cards'];
@@ -231,25 +226,6 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { config, is
   change('/api/card/withdraw', 'Move money from a card back to the wallet of its currency', ZCardMoveBody, 'cards.withdrawn', (request, key) =>
     withdrawFromCard(ctx, userId(request), key, request.body as z.infer<typeof ZCardMoveBody>),
   );
-
-  // The sandbox issuer works on its own, as a remote issuer would; tests drive it with their clock.
-  const sandbox = issuers.get('sandbox') as ReturnType<typeof sandboxIssuer> | undefined;
-  if (sandbox && config.NODE_ENV !== 'test') {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      advanceSandboxIssuer(app.db, sandbox, (rawBody, signature) => receiveIssuerCallback(app.db, sandbox, { rawBody, signature, now: now() }), now())
-        .catch((err: unknown) => {
-          if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'sandbox card issuer failed');
-        })
-        .finally(() => {
-          running = false;
-        });
-    }, SANDBOX_TICK_MS);
-    timer.unref();
-    app.addHook('onClose', async () => clearInterval(timer));
-  }
 };
 
 export default cardRoutes;

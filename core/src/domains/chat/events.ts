@@ -4,7 +4,7 @@ import { recordEvent } from '../events/service.ts';
 import { chatTitle, messagesOf, privateFileBase, SUPPORT_FILE_BASE, unreadOf, type TConversationRow } from './service.ts';
 
 /**
- * Live chat (issue 15): inside the transaction that writes a message or moves a read cursor,
+ * Live chat: inside the transaction that writes a message or moves a read cursor,
  * each user concerned gets `unread_msgs` (their exact counters) and, for a new message,
  * `chat.message` (author and file links as that user sees them). Users in ascending id order.
  */

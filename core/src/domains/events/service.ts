@@ -2,7 +2,7 @@ import type { TFeedItem } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 
 /**
- * Realtime events (issue 15): one row per user-facing change, written in the SAME database
+ * Realtime events: one row per user-facing change, written in the SAME database
  * transaction as the change, numbered per user without gaps (migration 030, event_record.sql).
  *
  * To emit from a new domain: call `recordEvent(tx, userId, type, payload)` inside the
@@ -23,7 +23,7 @@ import type { Queryable } from '../../db/index.ts';
 export const EVENT_TYPES = ['wallets', 'notifications', 'unread_msgs', 'chat.message', 'payment', 'withdrawal', 'card'] as const;
 export type TEventType = (typeof EVENT_TYPES)[number];
 
-/** How long events are kept for replay (housekeeping deletes older ones); an older gap means "resync". */
+/** How long events are kept for replay (the purge job deletes older ones); an older gap means "resync". */
 export const EVENTS_KEEP_HOURS = 24;
 
 /**

@@ -15,7 +15,7 @@ import { houseAccount, lockAccounts, userAccount } from '../ledger/posting.ts';
 import { userBalances } from '../ledger/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
 import { recordEvent } from '../events/service.ts';
-import { quoteFromPay, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
+import { quoteAmountParams, quoteFromPay, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
 import type { TExchangeDeps } from './service.ts';
 
 /** A leg as stored in exchange_batches.legs: amounts in minor units, error as a code. */
@@ -175,12 +175,7 @@ export async function exchangeAll(
           userId,
           src.code,
           target.code,
-          amounts.pay.toString(),
-          amounts.fee.toString(),
-          amounts.spent.toString(),
-          amounts.remainder.toString(),
-          amounts.receive.toString(),
-          amounts.rate,
+          ...quoteAmountParams(amounts),
           batchRow!.id,
         ]);
         await tx.query('RELEASE SAVEPOINT exchange_leg');

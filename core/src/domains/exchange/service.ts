@@ -17,7 +17,7 @@ import { formatExchange, type TRawExchange } from '../history/service.ts';
 import { offerFeed } from '../events/service.ts';
 import { userBalances } from '../ledger/service.ts';
 import { requestHash } from '../idempotency/service.ts';
-import { quoteCost, quoteFromPay, quoteFromReceive, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
+import { quoteAmountParams, quoteCost, quoteFromPay, quoteFromReceive, type TPairTerms, type TQuoteAmounts } from '../rates/quote.ts';
 import { publicPair } from '../rates/service.ts';
 import type { RateSource } from '../rates/source.ts';
 
@@ -89,12 +89,7 @@ export async function createQuote(deps: TExchangeDeps, userId: string, body: TEx
         userId,
         priced.src.code,
         priced.dst.code,
-        amounts.pay.toString(),
-        amounts.fee.toString(),
-        amounts.spent.toString(),
-        amounts.remainder.toString(),
-        amounts.receive.toString(),
-        amounts.rate,
+        ...quoteAmountParams(amounts),
         priced.requested,
         priced.requestedAmount.toString(),
         QUOTE_TTL_S,

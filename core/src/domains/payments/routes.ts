@@ -25,19 +25,14 @@ import { AppError, notFoundOf, routeNotFound } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import type { TProviders } from './providers.ts';
-import { processDueWebhooks, webhookIntake } from './webhooks.ts';
-import { chainTick, SANDBOX_BLOCK_MS } from '../../providers/sandbox/payments.ts';
-import { isDatabaseUnavailable } from '../../db/outage.ts';
+import { webhookIntake } from './webhooks.ts';
 import { checkPayment, checkPaymentForm } from './check.ts';
 import { listDepositSystems, openDeposit } from './deposits.ts';
 import { listPurchaseSystems, openPurchase } from './purchase.ts';
 import { DEPOSIT_CSV_COLUMNS, paymentCsvRow, paymentHistory, PURCHASE_CSV_COLUMNS } from './payment-history.ts';
 import { sendCsv } from '../history/service.ts';
 
-type TPaymentOptions = { providers: TProviders; now: () => Date; timers: boolean };
-
-/** Deliveries left unprocessed are looked at this often (each waits for its own next attempt). */
-const RETRY_EVERY_MS = 15_000;
+type TPaymentOptions = { providers: TProviders; now: () => Date };
 
 /** A provider's event is small; anything bigger is not one. */
 const WEBHOOK_BODY_LIMIT = 64 * 1024;
@@ -92,33 +87,8 @@ const webhookRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, { prov
 
 /** Spec §7 "Deposit" and "Purchase", and the providers' webhooks (their own pages: core/src/providers/). */
 const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, options) => {
-  const { now, providers } = options;
+  const { now } = options;
   await app.register(webhookRoutes, options);
-
-  // The retry of failed (or interrupted) webhook deliveries, and the chain sandbox's blocks.
-  // Tests drive both with their own clock (processDueWebhooks, chainTick), so NODE_ENV=test runs no timer.
-  if (options.timers) {
-    const log = (err: unknown) => {
-      if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'payments timer failed');
-    };
-    const retry = setInterval(() => {
-      processDueWebhooks(app.db, providers, now()).catch(log);
-    }, RETRY_EVERY_MS);
-    const blocks = setInterval(() => {
-      chainTick(app.db, providers, now()).catch(log);
-    }, SANDBOX_BLOCK_MS);
-    retry.unref();
-    blocks.unref();
-    const started = now();
-    app.addHook('onReady', async () => {
-      // Deliveries a previous process stored but never processed (it died before its commit).
-      processDueWebhooks(app.db, providers, now(), { receivedBefore: started }).catch(log);
-    });
-    app.addHook('onClose', async () => {
-      clearInterval(retry);
-      clearInterval(blocks);
-    });
-  }
 
   const ZDepositSystems = ZOk.extend({ currencies: z.array(ZPaymentSystemGroup) });
   app.get(

@@ -25,16 +25,11 @@ import { currentUser, requireUser } from '../user/current.ts';
 import { groupByCurrency, listPaymentSystems } from './catalogue.ts';
 import { userLevel } from '../limits/service.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
-import type { TProviders } from './providers.ts';
-import { runSandboxPayouts } from '../../providers/sandbox/payouts.ts';
 import { WITHDRAW_CSV_COLUMNS, withdrawHistory } from './payment-history.ts';
-import { cancelWithdrawal, dispatchApproved, requestWithdrawal } from './withdrawal-states.ts';
+import { cancelWithdrawal, requestWithdrawal } from './withdrawal-states.ts';
 import { checkWithdrawal, openWithdrawals, withdrawalStatus, withdrawLimits } from './withdrawals.ts';
 
-type TWithdrawOptions = { providers: TProviders; now: () => Date; payoutWorker: boolean; cipher: TDocumentCipher };
-
-/** How often the payout worker hands approved requests to providers and runs the sandbox providers. */
-const PAYOUT_WORKER_MS = 5_000;
+type TWithdrawOptions = { now: () => Date; cipher: TDocumentCipher };
 
 const tags = ['Withdraw'];
 
@@ -63,7 +58,7 @@ const ZWithdrawCheckResponse = ZOk.extend({
 const ZWithdrawDone = ZOk.extend({ message: z.string(), withdrawal: ZWithdrawal, ...ZWalletEnvelope.shape });
 
 /** Spec §7 "Withdraw": the systems, the check, the request, its status and cancel, the history. */
-const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { providers, now, payoutWorker, cipher }) => {
+const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { now, cipher }) => {
   const deps = { db: app.db, now, cipher };
 
   app.get(
@@ -190,25 +185,6 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { pr
       return { status: 'ok' as const, ...page };
     },
   );
-
-  // The payout worker: approved requests a crash left undispatched, and the sandbox providers'
-  // settlements and webhooks. Any core instance may run it (every step locks its rows).
-  if (payoutWorker) {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      const at = now();
-      dispatchApproved(deps, at)
-        .then(() => runSandboxPayouts(app.db, providers, at))
-        .catch((err: unknown) => app.log.warn({ err }, 'payout worker failed'))
-        .finally(() => {
-          running = false;
-        });
-    }, PAYOUT_WORKER_MS);
-    timer.unref();
-    app.addHook('onClose', async () => clearInterval(timer));
-  }
 };
 
 export default withdrawRoutes;

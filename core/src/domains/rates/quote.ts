@@ -35,6 +35,11 @@ export type TQuoteAmounts = {
   rateInverse: string;
 };
 
+/** A quote's figures as SQL parameters, in the order money_exchange() and the quotes table take them: pay, fee, spent, remainder, receive, rate. */
+export function quoteAmountParams(amounts: TQuoteAmounts): [string, string, string, string, string, string] {
+  return [amounts.pay.toString(), amounts.fee.toString(), amounts.spent.toString(), amounts.remainder.toString(), amounts.receive.toString(), amounts.rate];
+}
+
 /*
  * ROUNDING RULE: every conversion rounds in the house's favour, and the remainder goes to the
  * fee account.

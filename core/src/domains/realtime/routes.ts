@@ -3,7 +3,6 @@ import websocket from '@fastify/websocket';
 import { z } from 'zod';
 import { REALTIME_LINK_PATH, encodeLinkMessage, type TLinkMessage } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
-import { isDatabaseUnavailable } from '../../db/outage.ts';
 import { natsBus, postgresBus, type TEventBus } from './bus.ts';
 import { createHub, feedThrottle, type THub } from './hub.ts';
 import { setFeed } from '../events/service.ts';
@@ -44,19 +43,7 @@ export default fp<{ config: TConfig }>(
     setFeed(app.db, feedThrottle(bus.feed, FEED_EVERY_MS));
     app.decorate('events', { hub, bus });
 
-    let checking = false;
-    const timer = setInterval(() => {
-      if (checking) return;
-      checking = true;
-      Promise.all([hub.checkSessions(), hub.catchUp(), hub.checkBroadcast()])
-        .catch((err: unknown) => {
-          if (!isDatabaseUnavailable(err)) app.log.warn({ err }, 'events: session check failed');
-        })
-        .finally(() => (checking = false));
-    }, config.EVENTS_CHECK_MS);
-    timer.unref();
     app.addHook('onClose', async () => {
-      clearInterval(timer);
       app.db.onAnnounce = null;
       await bus.close();
     });

@@ -24,7 +24,7 @@ import { currencies, operatorCurrency, parseFraction, parseOperatorAmount } from
 import type { THistoryPage } from '../history/service.ts';
 
 /*
- * The referral programme (issue 17). Money moves only in SQL: referral_accrue() inside each
+ * The referral programme. Money moves only in SQL: referral_accrue() inside each
  * fee's transaction (money_exchange; card fees in cards/orders.ts and cards/fees.ts),
  * referral_reverse() in a refund's (a failed card order), referral_settle() in the settlement
  * job. Here: codes, binding at sign-up, terms, lists, invitations by mail.
@@ -403,7 +403,7 @@ export async function sendInvitations(deps: TReferralDeps, userId: string, body:
 export type TSettled = { referrer_id: string; currency: string; id: string; amount: string; clawed: string; accruals: number };
 
 /**
- * The settlement job (housekeeping; `referral:settle`): for each referrer and currency with
+ * The settlement job (referral-settlement, core/src/jobs; `referral:settle`): for each referrer and currency with
  * bonuses past their hold at `now`, referral_settle() in its own transaction pays them as ONE
  * ledger transaction and marks them settled in that transaction, and the referrer gets a notice
  * (an optional mail). Safe with many cores at once: the accruals are claimed with SKIP LOCKED.

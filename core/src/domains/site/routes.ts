@@ -1,7 +1,22 @@
+import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ZLangBody, ZLangResponse, ZOk, ZSiteResponse } from '@obmen/shared';
 import { getSiteSettings, setUserLocale } from './service.ts';
 import { toPublicUser } from '../user/public.ts';
+
+const ZHealthDetails = ZOk.extend({
+  jobs: z.array(
+    z.object({
+      name: z.string(),
+      enabled: z.boolean(),
+      every_ms: z.number().int(),
+      running: z.boolean(),
+      last_run_at: z.string().nullable(),
+      duration_ms: z.number().int().nullable(),
+      error: z.string().nullable(),
+    }),
+  ),
+});
 
 const siteRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -11,6 +26,23 @@ const siteRoutes: FastifyPluginAsyncZod = async (app) => {
       await app.db.query('SELECT 1');
       return { status: 'ok' as const };
     },
+  );
+
+  // The readiness details for operators and their monitoring, on the core's own port only: the
+  // BFF proxies /api/health to anyone but never /api/internal/*, and a job's failure may name
+  // tables or hosts.
+  app.get(
+    '/api/internal/health',
+    {
+      schema: {
+        hide: true,
+        tags: ['Service'],
+        summary: "Readiness details: database reachability and each timed job's last run, duration and failure",
+        response: { 200: ZHealthDetails },
+      },
+    },
+    // Reading the jobs' runs is the database check.
+    async () => ({ status: 'ok' as const, jobs: await app.jobs.status() }),
   );
 
   app.get('/api/site', { schema: { tags: ['Client'], summary: 'Site settings', response: { 200: ZSiteResponse } } }, async () => ({

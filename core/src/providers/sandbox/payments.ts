@@ -21,7 +21,7 @@ export const SANDBOX_BANK = {
   bic: 'SANDDEFFXXX',
 } as const;
 
-/** The chain sandbox makes a block this often (housekeeping's payments timer). */
+/** The chain sandbox makes a block this often (the sandbox-chain job, core/src/jobs). */
 export const SANDBOX_BLOCK_MS = 10_000;
 
 /** Signs `event` with the provider's secret, at `now`, and delivers it to our webhook. */

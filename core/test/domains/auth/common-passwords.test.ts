@@ -3,7 +3,7 @@ import { ENGINES, build } from '../../helpers.ts';
 import { call, freshEmail, lastMailTo, linkToken, logIn, mailsTo, sessionToken, signUp } from '../../auth-helpers.ts';
 import { commonPasswords } from '../../../src/domains/auth/common-passwords.ts';
 
-/** Issue 9 point 4 (OWASP ASVS 5.0 V6.2.4): the most common passwords are refused wherever a password is set. */
+/** OWASP ASVS 5.0 V6.2.4: the most common passwords are refused wherever a password is set. */
 const COMMON = ['password', '12345678', 'qwerty123', 'iloveyou'];
 const RU = 'Этот пароль — один из самых распространённых, его легко подобрать. Выберите другой, например фразу из нескольких слов.';
 const EN = 'This password is among the most common ones and easy to guess. Choose another, for example a phrase of several words.';

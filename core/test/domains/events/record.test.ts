@@ -4,6 +4,7 @@ import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { purgeEvents, readEvents, readEventsOf, recordEvent } from '../../../src/domains/events/service.ts';
 import { sendNotification } from '../../../src/domains/notifications/service.ts';
 import { setRate } from '../../../src/domains/rates/service.ts';
+import { postForm } from '../../auth-helpers.ts';
 
 /** Events are written in the transaction of the change, numbered per user, announced after commit. */
 describe.each(ENGINES)('events table on %s', (engine) => {
@@ -13,18 +14,7 @@ describe.each(ENGINES)('events table on %s', (engine) => {
   const announced: string[][] = [];
   let n = 0;
   const key = () => `events-${engine}-${++n}-${Date.now()}`;
-  const post = (user: TFixtureUser, url: string, payload: Record<string, string>, idem?: string) =>
-    ctx.app.inject({
-      method: 'POST',
-      url,
-      headers: {
-        authorization: `Bearer ${user.token}`,
-        'x-obmen-locale': 'en',
-        'content-type': 'application/x-www-form-urlencoded',
-        ...(idem ? { 'idempotency-key': idem } : {}),
-      },
-      payload: new URLSearchParams(payload).toString(),
-    });
+  const post = (user: TFixtureUser, url: string, payload: Record<string, string>, idem?: string) => postForm(ctx.app, user, url, payload, idem);
   const events = async (user: TFixtureUser) =>
     ctx.db.query<{ seq: string; type: string }>('SELECT seq::text AS seq, type FROM events WHERE user_id = $1 ORDER BY seq', [user.id]);
 

@@ -3,6 +3,7 @@ import { ENGINES, build } from '../../helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { setRate } from '../../../src/domains/rates/service.ts';
+import { postForm } from '../../auth-helpers.ts';
 
 type TWallet = { currency: string; balance: string; last_exchange: boolean };
 
@@ -19,8 +20,7 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
     'content-type': 'application/x-www-form-urlencoded',
     ...(idem ? { 'idempotency-key': idem } : {}),
   });
-  const post = (user: TFixtureUser | null, url: string, payload: Record<string, string>, idem?: string) =>
-    ctx.app.inject({ method: 'POST', url, headers: headers(user, idem), payload: new URLSearchParams(payload).toString() });
+  const post = (user: TFixtureUser | null, url: string, payload: Record<string, string>, idem?: string) => postForm(ctx.app, user, url, payload, idem);
   const get = (user: TFixtureUser | null, url: string) => ctx.app.inject({ url, headers: headers(user) });
   const wallets = async (user: TFixtureUser): Promise<TWallet[]> => (await get(user, '/api/wallets')).json().wallets;
   const balance = async (user: TFixtureUser, currency: string) => (await wallets(user)).find((w) => w.currency === currency)!.balance;

@@ -8,7 +8,7 @@ import { currencySums, describeRun, expectWorkloadKeptEveryRule, runLedgerWorklo
 import { expectTransfersExactlyOnce, newHttpRun, runHttpTransfers, settleUnknown } from './http-transfers.ts';
 
 /*
- * Issue 9 point 9, the ledger under faults, on PostgreSQL (each run a few thousand operations,
+ * The ledger under faults, on PostgreSQL (each run a few thousand operations,
  * so that the whole set stays within a few minutes on 2 CPUs):
  *  - the invariants workload on a database whose transactions are all SERIALIZABLE: the
  *    serialization failures are retried inside the core (bounded), none reaches a client;

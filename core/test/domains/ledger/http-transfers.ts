@@ -6,7 +6,7 @@ import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { CURRENCIES, INITIAL, PRECISION, currencySums, prng } from './ledger-workload.ts';
 
 /*
- * Random transfers over real HTTP, for the fault tests of issue 9 point 9: the client may give
+ * Random transfers over real HTTP, for the fault tests: the client may give
  * up (abort), the core may be killed, the database may restart. Every answer is sorted into
  * acknowledged (200: applied or replayed), refused (a 422 the client may see) or unknown (no
  * answer, aborted, 503), and unknown keys are retried with the same Idempotency-Key until they

@@ -16,7 +16,7 @@ import { SANDBOX_DECLINED_CARD } from '../../../src/providers/sandbox/payouts.ts
 import { currencySums, describeRun, expectWorkloadKeptEveryRule, prng, runLedgerWorkload, seedLedgerUsers } from './ledger-workload.ts';
 
 /*
- * Issue 5 point 11: random transfers and exchanges from 16 concurrent workers, with overdraw
+ * Random transfers and exchanges from 16 concurrent workers, with overdraw
  * attempts and repeated idempotency keys, then the ledger's rules checked from the stored data.
  * On PostgreSQL this proves the locking; on PGlite (one connection) the rules only.
  *   INVARIANTS_SEED=<n>  replays a run (the seed is printed)

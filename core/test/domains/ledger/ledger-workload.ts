@@ -12,8 +12,8 @@ import { TableRateSource } from '../../../src/domains/rates/source.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 
 /*
- * The random money workload of the invariants suite (issue 5 point 11), shared by the tests that
- * run it under faults (issue 9 point 9): transfers and exchanges from concurrent workers, with
+ * The random money workload of the invariants suite, shared by the tests that
+ * run it under faults: transfers and exchanges from concurrent workers, with
  * overdraw attempts and repeated idempotency keys, each outcome recorded for the checks after.
  */
 export const CURRENCIES = ['USDT', 'BTC', 'RUB'] as const;

@@ -11,11 +11,11 @@ import { createDeposit, type TDepositRow } from '../../../src/domains/payments/d
 import { signWebhook } from '../../../src/inbox/signature.ts';
 
 /*
- * Issue 14: the core killed with `kill -9` between receiving a webhook (its delivery stored in
+ * The core killed with `kill -9` between receiving a webhook (its delivery stored in
  * the inbox) and crediting it. No hook in the core: the test holds the deposit's row lock, so
  * the core's processing transaction waits on it with the event id claimed but nothing committed;
  * the core is killed there, the lock released (PostgreSQL rolls the dead client's transaction
- * back), and a new core (its timers on, as outside tests) credits the stored delivery at
+ * back), and a new core (its webhook-retry job on, as outside tests) credits the stored delivery at
  * start-up. Then the provider's redelivery of the same event moves nothing.
  */
 const SECRET = 'kill-test-sandbox-card-secret-0123456789';
@@ -25,7 +25,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a webhook and kill -9 of the co
   let user: TFixtureUser;
   let deposit: TDepositRow;
   let core: TCoreProcess | undefined;
-  const env = () => ({ DATABASE_URL: ctx.url!, NODE_ENV: 'development', WEBHOOK_SECRET_SANDBOX_CARD: SECRET });
+  const env = () => ({ DATABASE_URL: ctx.url!, NODE_ENV: 'development', WEBHOOK_SECRET_SANDBOX_CARD: SECRET, JOBS: 'webhook-retry' });
   beforeAll(async () => {
     ctx = await openTestDb('postgres', 4);
     await migrate(ctx.db);

@@ -7,28 +7,16 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { divFloor, parseDecimal, pow10 } from '@obmen/shared';
 import { ENGINES, build } from '../../helpers.ts';
-import { quoteFromPay, quoteFromReceive, type TPairTerms } from '../../../src/domains/rates/quote.ts';
+import { quoteFromPay, quoteFromReceive } from '../../../src/domains/rates/quote.ts';
 import { describeRates, listPairs, matchesSearch, setRate, syncRates } from '../../../src/domains/rates/service.ts';
 import { FeedRateSource, TableRateSource, jsonNumberToRational } from '../../../src/domains/rates/source.ts';
 import { openDb } from '../../../src/db/index.ts';
 import { migrate } from '../../../src/db/migrate.ts';
 import { seedDemoData } from '../../../src/seed/demo.ts';
-import { createFixtureUser } from '../../fixtures.ts';
+import { createFixtureUser, pairTerms } from '../../fixtures.ts';
 import { forgetCurrencies } from '../../../src/domains/currencies/service.ts';
 
-const terms = (overrides: Partial<TPairTerms> = {}): TPairTerms => ({
-  src: 'USDT',
-  dst: 'BTC',
-  rate: '0.0000153846',
-  spread: '0.005',
-  feePercent: '0.001',
-  feeFixed: 0n,
-  min: 1n,
-  max: null,
-  enabled: true,
-  source: 'table',
-  ...overrides,
-});
+const terms = pairTerms;
 
 /** A tiny seeded PRNG for the property checks. */
 function prng(seed: number) {

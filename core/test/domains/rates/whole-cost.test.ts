@@ -1,23 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { divFloor, parseAmount, parseDecimal, pow10 } from '@obmen/shared';
 import { ENGINES, build } from '../../helpers.ts';
+import { pairTerms } from '../../fixtures.ts';
 import { costFraction, quoteCost, quoteFromPay, type TPairTerms } from '../../../src/domains/rates/quote.ts';
 
-/** Issue 12 point 5: the fee and the spread shown together, against the mid-market rate. */
+/** The fee and the spread shown together, against the mid-market rate. */
 
-const terms = (overrides: Partial<TPairTerms> = {}): TPairTerms => ({
-  src: 'USD',
-  dst: 'EUR',
-  rate: '2',
-  spread: '0.01',
-  feePercent: '0.001',
-  feeFixed: 0n,
-  min: 1n,
-  max: null,
-  enabled: true,
-  source: 'table',
-  ...overrides,
-});
+const terms = (overrides: Partial<TPairTerms> = {}) => pairTerms({ src: 'USD', dst: 'EUR', rate: '2', spread: '0.01', ...overrides });
 
 describe('the whole cost of an exchange', () => {
   it('combines spread and fee: 1 − (1 − spread)(1 − fee), exactly', () => {

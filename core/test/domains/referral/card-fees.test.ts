@@ -9,7 +9,7 @@ import { bindReferee, mainCode, setReferralTerms, settleReferralBonuses } from '
 import { CARD_OVERRIDES, cardStatus, placeOrder, post, sandboxOf, verifyUser, walletMinor, type TCtx } from '../cards/helpers.ts';
 
 /*
- * Issue 17, card fees: the issue fee (captured at confirm) and the monthly fee each earn the
+ * Card fees: the issue fee (captured at confirm) and the monthly fee each earn the
  * referee's referrer the share in the fee's own transaction; a failed order's refund reverses
  * the accrual in the refund's transaction: a pending one is never paid, a paid one is clawed back
  * from the next settlement. The seeded `virtual` product: issue fee 5.00 USD, monthly 1.00 USD.

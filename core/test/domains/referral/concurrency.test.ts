@@ -7,7 +7,7 @@ import { setRate } from '../../../src/domains/rates/service.ts';
 import { bindReferee, mainCode, setReferralTerms, settleReferralBonuses } from '../../../src/domains/referral/service.ts';
 
 /*
- * Issue 17 on PostgreSQL (PGlite has one connection: row locks prove nothing there): fifty
+ * The referral programme on PostgreSQL (PGlite has one connection: row locks prove nothing there): fifty
  * concurrent fee events of one referrer's referees give exactly fifty accruals, and the
  * settlement job run by two cores at once pays each bonus once.
  */

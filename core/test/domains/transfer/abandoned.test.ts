@@ -5,7 +5,7 @@ import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 
 /*
- * Issue 9 point 5: the BFF answers 504 when the core is slow, but the core's money call goes
+ * The BFF answers 504 when the core is slow, but the core's money call goes
  * on. Whatever happened, the client's retry with the same Idempotency-Key tells the truth: a
  * call that committed after the client gave up is replayed (idempotent-replayed: true), one
  * that did not (cut by the statement timeout) is applied by the retry, once.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, build } from '../../helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 
-/** Issue 9 point 8: a comment the recipient reads cannot carry bidirectional controls. */
+/** A comment the recipient reads cannot carry bidirectional controls. */
 describe.each(ENGINES)('transfer comments on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
   let alice: TFixtureUser;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, build } from '../../helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
+import { postForm } from '../../auth-helpers.ts';
 
 describe.each(ENGINES)('transfers on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
@@ -12,18 +13,7 @@ describe.each(ENGINES)('transfers on %s', (engine) => {
   const nextKey = () => `test-key-${engine}-${++key}-${Date.now()}`;
 
   /** Form data, as the site sends it. */
-  const post = (user: TFixtureUser, url: string, payload: Record<string, string>, idem?: string) =>
-    ctx.app.inject({
-      method: 'POST',
-      url,
-      headers: {
-        authorization: `Bearer ${user.token}`,
-        'x-obmen-locale': 'en',
-        'content-type': 'application/x-www-form-urlencoded',
-        ...(idem ? { 'idempotency-key': idem } : {}),
-      },
-      payload: new URLSearchParams(payload).toString(),
-    });
+  const post = (user: TFixtureUser, url: string, payload: Record<string, string>, idem?: string) => postForm(ctx.app, user, url, payload, idem);
   const get = (user: TFixtureUser, url: string) => ctx.app.inject({ url, headers: { authorization: `Bearer ${user.token}`, 'x-obmen-locale': 'en' } });
   const balance = async (user: TFixtureUser, currency: string) =>
     (await get(user, '/api/wallets')).json().wallets.find((w: { currency: string }) => w.currency === currency).balance as string;

@@ -33,18 +33,11 @@ import { openDocumentCipher } from '../../../src/domains/verification/cipher.ts'
 import { fileWork } from '../../../src/storage/inspect.ts';
 import { openLocalStorage } from '../../../src/storage/local.ts';
 import type { TVerificationContext } from '../../../src/domains/verification/service.ts';
+import { SPECIMEN_DOCUMENT } from '../../fixtures.ts';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 const TODAY = new Date('2026-11-23T12:00:00Z');
-const DOCUMENT = {
-  number: 'AB 123-4567',
-  issuing_country: 'de',
-  issue_date: '2020-01-15',
-  expiry_date: '2030-01-14',
-  first_name: 'Anna',
-  last_name: 'Schmidt',
-  birth_date: '1990-05-01',
-};
+const DOCUMENT = SPECIMEN_DOCUMENT;
 
 async function filesUnder(dir: string): Promise<string[]> {
   try {

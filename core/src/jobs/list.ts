@@ -1,0 +1,119 @@
+import type { TConfig } from '../config.ts';
+import { purgeRateLimits } from '../rate-limit.ts';
+import { purgeSessions } from '../domains/auth/sessions.ts';
+import { purgeTokens } from '../domains/auth/service.ts';
+import { purgePasswordFailures } from '../domains/auth/password-failures.ts';
+import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
+import { purgeQuotes } from '../domains/exchange/service.ts';
+import { purgeSignIns } from '../domains/security/service.ts';
+import { purgeEmailChanges } from '../domains/security/email.ts';
+import { purgeEvents } from '../domains/events/service.ts';
+import { purgeInboxes } from '../inbox/refusals.ts';
+import { expireDeposits } from '../domains/payments/deposits.ts';
+import { chargeMonthlyFees } from '../domains/cards/fees.ts';
+import { settleReferralBonuses } from '../domains/referral/service.ts';
+import { processDueWebhooks } from '../domains/payments/webhooks.ts';
+import { dispatchApproved } from '../domains/payments/withdrawal-states.ts';
+import { runSandboxPayouts } from '../providers/sandbox/payouts.ts';
+import { chainTick, SANDBOX_BLOCK_MS } from '../providers/sandbox/payments.ts';
+import type { TProviders } from '../domains/payments/providers.ts';
+import { advanceSandboxIssuer, type sandboxIssuer } from '../providers/sandbox/issuer.ts';
+import { receiveIssuerCallback } from '../domains/cards/callbacks.ts';
+import type { TIssuers } from '../domains/cards/issuer.ts';
+import type { THub } from '../domains/realtime/hub.ts';
+import type { TDocumentCipher } from '../domains/verification/cipher.ts';
+import type { TJob } from './scheduler.ts';
+
+/** What the jobs work with besides the database and the clock (app.ts hands them in). */
+export type TJobDeps = {
+  config: Pick<TConfig, 'PUBLIC_URL' | 'WEBHOOK_RETENTION_DAYS' | 'EVENTS_CHECK_MS'>;
+  providers: TProviders;
+  issuers: TIssuers;
+  cipher: TDocumentCipher;
+  mailer: { kick: () => void; flush: () => Promise<number> };
+  hub: THub;
+};
+
+const TEN_MINUTES = 10 * 60 * 1000;
+
+/**
+ * Every timed job of the core. To add one: its name in names.ts, an entry here calling a plain
+ * function of its domain with `now` (never `new Date()`), a line in docs/ops.md's JOBS row.
+ */
+export function listJobs({ config, providers, issuers, cipher, mailer, hub }: TJobDeps): TJob[] {
+  const sandbox = issuers.get('sandbox') as ReturnType<typeof sandboxIssuer> | undefined;
+  return [
+    {
+      // Ended rate-limit windows, forgotten wrong-password counts, long-dead sessions and links,
+      // old idempotency keys and quotes, realtime events past their replay window, old sign-ins
+      // and ended sign-in challenges, and inbox deliveries processed WEBHOOK_RETENTION_DAYS ago.
+      name: 'purge',
+      everyMs: TEN_MINUTES,
+      run: async ({ db, now }) => {
+        const purged = await Promise.all([
+          purgeRateLimits(db),
+          purgeSessions(db),
+          purgeTokens(db),
+          purgePasswordFailures(db),
+          purgeIdempotencyKeys(db),
+          purgeQuotes(db),
+          purgeSignIns(db),
+          purgeEmailChanges(db),
+          purgeEvents(db),
+          purgeInboxes(db, now, config.WEBHOOK_RETENTION_DAYS),
+        ]);
+        return { tasks: purged.length };
+      },
+    },
+    { name: 'deposit-expiry', everyMs: TEN_MINUTES, run: async ({ db, now }) => ({ expired: await expireDeposits(db, now) }) },
+    // Once per card and month whichever core runs it (the charge is keyed by card and month).
+    { name: 'card-fees', everyMs: TEN_MINUTES, run: ({ db, now }) => chargeMonthlyFees(db, now) },
+    {
+      name: 'referral-settlement',
+      everyMs: TEN_MINUTES,
+      run: async ({ db, now }) => ({ settled: (await settleReferralBonuses({ db, publicUrl: config.PUBLIC_URL, mailer }, now)).length }),
+    },
+    {
+      // Failed or interrupted webhook deliveries, each at its own next attempt; at a core's start
+      // also those a previous process stored and never processed (it died before its commit).
+      name: 'webhook-retry',
+      everyMs: 15_000,
+      atStart: true,
+      run: ({ db, now, first }) => processDueWebhooks(db, providers, now, first ? { receivedBefore: now } : {}),
+    },
+    {
+      // Approved withdrawals a crash left undispatched, then the sandbox providers' settlements.
+      name: 'payouts',
+      everyMs: 5_000,
+      run: async ({ db, now }) => ({ dispatched: await dispatchApproved({ db, cipher }, now), ...(await runSandboxPayouts(db, providers, now)) }),
+    },
+    { name: 'sandbox-chain', everyMs: SANDBOX_BLOCK_MS, run: async ({ db, now }) => ({ reported: await chainTick(db, providers, now) }) },
+    {
+      // The built-in issuer works on its own, as a remote issuer would, and calls our callback.
+      name: 'sandbox-card-issuer',
+      everyMs: 2_000,
+      run: async ({ db, now }) => ({
+        delivered: sandbox
+          ? await advanceSandboxIssuer(db, sandbox, (rawBody, signature) => receiveIssuerCallback(db, sandbox, { rawBody, signature, now }), now)
+          : 0,
+      }),
+    },
+    {
+      // This core's sockets: sessions ended elsewhere (logout closes them within this), notices missed.
+      name: 'realtime-check',
+      everyMs: config.EVENTS_CHECK_MS,
+      scope: 'core',
+      run: async () => {
+        await Promise.all([hub.checkSessions(), hub.catchUp(), hub.checkBroadcast()]);
+      },
+    },
+    {
+      // Mails a kick missed or whose delivery failed (back-off per mail); rows are claimed with
+      // SKIP LOCKED, so every core's sender takes its share.
+      name: 'mail-outbox',
+      everyMs: 15_000,
+      scope: 'core',
+      run: async () => ({ sent: await mailer.flush() }),
+    },
+  ] satisfies TJob[];
+}

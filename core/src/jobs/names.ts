@@ -1,0 +1,18 @@
+/**
+ * Every timed job of the core by name (core/src/jobs/list.ts defines them). Here, with nothing
+ * imported, so that config.ts can check JOBS against it without loading the domains.
+ */
+export const JOB_NAMES = [
+  'purge',
+  'deposit-expiry',
+  'card-fees',
+  'referral-settlement',
+  'webhook-retry',
+  'payouts',
+  'sandbox-chain',
+  'sandbox-card-issuer',
+  'realtime-check',
+  'mail-outbox',
+] as const;
+
+export type TJobName = (typeof JOB_NAMES)[number];
