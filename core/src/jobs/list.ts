@@ -18,7 +18,7 @@ import { runSandboxPayouts } from '../providers/sandbox/payouts.ts';
 import { chainTick, SANDBOX_BLOCK_MS } from '../providers/sandbox/payments.ts';
 import type { TProviders } from '../domains/payments/providers.ts';
 import { advanceSandboxIssuer, type sandboxIssuer } from '../providers/sandbox/issuer.ts';
-import { receiveIssuerCallback } from '../domains/cards/callbacks.ts';
+import { processDueCallbacks, receiveIssuerCallback } from '../domains/cards/callbacks.ts';
 import type { TIssuers } from '../domains/cards/issuer.ts';
 import type { THub } from '../domains/realtime/hub.ts';
 import type { TDocumentCipher } from '../domains/verification/cipher.ts';
@@ -80,6 +80,13 @@ export function listJobs({ config, providers, issuers, cipher, mailer, hub }: TJ
       everyMs: 15_000,
       atStart: true,
       run: ({ db, now, first }) => processDueWebhooks(db, providers, now, first ? { receivedBefore: now } : {}),
+    },
+    {
+      // The card issuers' callbacks the same way: failed ones at their next attempt, a dead core's at start.
+      name: 'callback-retry',
+      everyMs: 15_000,
+      atStart: true,
+      run: ({ db, now, first }) => processDueCallbacks(db, issuers, now, first ? { receivedBefore: now } : {}),
     },
     {
       // Approved withdrawals a crash left undispatched, then the sandbox providers' settlements.

@@ -8,6 +8,7 @@ export const JOB_NAMES = [
   'card-fees',
   'referral-settlement',
   'webhook-retry',
+  'callback-retry',
   'payouts',
   'sandbox-chain',
   'sandbox-card-issuer',
