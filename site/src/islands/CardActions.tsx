@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TCardDetails, TCardReveal } from '@obmen/shared';
+import type { TCardDetails } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TCardOrder, TCardProduct } from '@obmen/shared';
+import type { TCardProduct } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';

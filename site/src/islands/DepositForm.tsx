@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { checkPaymentAmount, type TDepositPayment, type TPaymentSystem } from '@obmen/shared/payments';
+import { checkPaymentAmount, type TPaymentSystem } from '@obmen/shared/payments';
 import { paymentFormSchema, type TPaymentField } from '@obmen/shared/payment-fields';
 import { formatAmount, MoneyFormatError, parseAmount, ZAmountText } from '@obmen/shared/money';
 import { displayAmount } from '@obmen/shared/format';

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { MAIL_TOPICS, type TMailPreferences, type TMailingResponse } from '@obmen/shared/mailing';
+import { MAIL_TOPICS, type TMailPreferences } from '@obmen/shared/mailing';
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { FormError, FormSaved, SubmitRow, useHydrated } from './FormParts.tsx';

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TDepositPayment, TPurchaseCheckQuote } from '@obmen/shared';
+import type { TPurchaseCheckQuote } from '@obmen/shared';
 import { displayAmount, displayMoney, displayPairRate } from '@obmen/shared/format';
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';

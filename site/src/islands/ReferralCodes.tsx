@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TInviteCode, TInviteResponse } from '@obmen/shared/referral';
+import type { TInviteCode } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { useHydrated } from './FormParts.tsx';

@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TUnsubscribeResponse } from '@obmen/shared/mailing';
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { useHydrated } from './FormParts.tsx';

@@ -7,7 +7,6 @@ import {
   verificationSubmitSchema,
   type TVerificationFile,
   type TVerificationSide,
-  type TVerificationState,
   type TVerificationSubmission,
   type TVerificationType,
 } from '@obmen/shared/verification';

@@ -1,5 +1,5 @@
 import { VERIFICATION_PAGES, type TVerificationState, type TVerificationSubmission, type TVerificationType } from '@obmen/shared/verification';
-import type { TLocale, TUser, TUserInfo } from '@obmen/shared';
+import type { TLocale, TUser } from '@obmen/shared';
 import type { TTranslate } from './i18n.ts';
 import { callCore, type TCoreLocals } from './core.ts';
 import { CALLS } from '@obmen/shared/calls';
