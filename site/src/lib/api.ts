@@ -27,6 +27,18 @@ export type TApiOptions = {
   signal?: AbortSignal;
 };
 
+// What this file reads of Vite's client types, declared as Vite does: the workspace typecheck
+// (tsconfig.json) reads site/src/lib without them.
+declare global {
+  interface ImportMetaEnv {
+    MODE: string;
+    DEV: boolean;
+  }
+  interface ImportMeta {
+    readonly env: ImportMetaEnv;
+  }
+}
+
 /**
  * Whether answers are held to their schemas: in development and in the unit tests (a drift from
  * the core fails loudly there); never in the production build, where the check would only cost.
