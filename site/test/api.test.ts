@@ -1,7 +1,9 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DICTIONARIES } from '@obmen/shared';
 import { AnswerMismatchError, CALLS } from '@obmen/shared/calls';
 import { api, ApiError, VALIDATE_ANSWERS } from '../src/lib/api.ts';
+import { setClientMessages } from '../src/lib/client-i18n.ts';
 
 type TSent = { url: string; init: RequestInit };
 
@@ -18,6 +20,8 @@ function answerWith(status: number, body: unknown): TSent[] {
   return sent;
 }
 
+// The failures' messages come from the page's dictionary, as on a page.
+beforeAll(() => setClientMessages(DICTIONARIES.en, 'en'));
 afterEach(() => vi.unstubAllGlobals());
 
 describe('api()', () => {

@@ -3,7 +3,7 @@ import { fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import WithdrawForm from '../../src/islands/WithdrawForm.tsx';
-import { requestedWithdrawal } from './fixtures.ts';
+import { requestedWithdrawal, walletEnvelope } from './fixtures.ts';
 import { expectRetriedThenRenewed, mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
