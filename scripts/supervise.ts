@@ -30,6 +30,9 @@ export function loadDotEnv(): void {
   if (existsSync(file)) process.loadEnvFile(file);
 }
 
+/** How often the supervisor looks whether its parent is still there. */
+const PARENT_CHECK_MS = 250;
+
 export type TSupervisor = {
   /** `node <args>` as a child; its exit stops the others (and us) with its code. */
   run(name: string, args: string[], env: NodeJS.ProcessEnv, options?: Pick<SpawnOptions, 'cwd' | 'stdio'>): ChildProcess;
@@ -52,6 +55,13 @@ export function supervise(tag: string): TSupervisor {
   }
   process.once('SIGTERM', () => void stop(0));
   process.once('SIGINT', () => void stop(0));
+  // `pnpm start` runs us through node_modules/.bin/node, a shell script that does not exec node:
+  // a SIGTERM sent to it ends the shell alone. Its end is ours too: we are handed to another
+  // parent, and stop as if the signal had come here.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent && !stopping) void stop(0);
+  }, PARENT_CHECK_MS).unref();
 
   function run(name: string, args: string[], env: NodeJS.ProcessEnv, options: Pick<SpawnOptions, 'cwd' | 'stdio'> = {}) {
     const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', ...options, env: { ...process.env, ...env } });

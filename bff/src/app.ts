@@ -1,8 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import cookie from '@fastify/cookie';
+import compress from '@fastify/compress';
 import type { TConfig } from './config.ts';
 import { readFrontendVersion } from './frontend-version.ts';
+import { ONLINE_COMPRESSION } from './compression.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import scheme from './plugins/scheme.ts';
 import ownErrors from './plugins/own-errors.ts';
@@ -43,6 +45,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
   await fastify.register(requestId);
   const publicHttps = config.PUBLIC_URL?.startsWith('https:') ?? false;
   await fastify.register(cookie);
+  // Before every route: answers sent through Fastify are compressed (pages rendered by Astro in site.ts).
+  await fastify.register(compress, ONLINE_COMPRESSION);
   // First of all: http or https, once per request (cookies and HSTS read it).
   await fastify.register(scheme, { publicHttps });
   await fastify.register(ownErrors, { notFoundPerMinute: config.NOT_FOUND_PER_MINUTE });

@@ -1,5 +1,5 @@
 import Fastify, { LogController } from 'fastify';
-import { API_BODY_LIMIT_BYTES, loggerOptions } from '@obmen/shared';
+import { API_BODY_LIMIT_BYTES, loggerOptions, oneLineRequestLogs } from '@obmen/shared';
 import app from './app.ts';
 import { answerError } from './errors.ts';
 import { loadConfig } from './config.ts';
@@ -13,9 +13,8 @@ const server = Fastify({
   serverFactory: frontDoor.serverFactory,
   logger: loggerOptions(config.LOG_LEVEL, 'bff'),
   genReqId: genRequestId,
-  // Per-request lines cost CPU on every request (LOG_REQUESTS=false for benchmarks and quiet ops).
-  // logController, not the deprecated top-level disableRequestLogging (a warning at every start).
-  logController: new LogController({ disableRequestLogging: !config.LOG_REQUESTS }),
+  // Per-request lines cost CPU on every request: one per request, none with LOG_REQUESTS=false.
+  logController: oneLineRequestLogs(new LogController({ disableRequestLogging: !config.LOG_REQUESTS })),
   trustProxy: config.TRUST_PROXY ?? false,
   bodyLimit: API_BODY_LIMIT_BYTES,
   // A URL the router cannot read gets the project's error shape too.

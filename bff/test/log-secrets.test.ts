@@ -104,7 +104,7 @@ describe('logs: request ids across BFF and core, no secrets', () => {
     const id = page.headers[REQUEST_ID_HEADER] as string;
     const coreLines = logs.lines().filter((line) => line.svc === 'core' && line.reqId === id);
     // The layout's calls (auth check, menu) and the landing page's pair list.
-    const urls = coreLines.filter((line) => line.msg === 'incoming request').map((line) => line.req?.url);
+    const urls = coreLines.filter((line) => line.msg === 'request completed').map((line) => line.req?.url);
     expect(urls).toEqual(expect.arrayContaining(['/api/auth/check', '/api/content/menu', '/api/exchange/list']));
     expect(logs.lines().some((line) => line.svc === 'bff' && line.reqId === id && line.msg === 'request completed')).toBe(true);
   });

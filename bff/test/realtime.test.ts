@@ -25,6 +25,15 @@ describe('BFF /ws (real core)', () => {
     });
   const contentVersion = async () => Number((await core.db.query<{ v: string }>('SELECT version::text AS v FROM content_version'))[0]!.v);
   const record = (user: TFixtureUser, payload: unknown) => core.db.transaction((tx) => recordEvent(tx, user.id, 'unread_msgs', payload));
+  let marks = 1_000;
+  /** Runs the realtime check twice, then records an event for `user` and waits for it on `socket`. */
+  const checkTwiceThenMark = async (user: TFixtureUser, socket: Awaited<ReturnType<typeof mustOpen>>) => {
+    await core.app.jobs.runJob('realtime-check');
+    await core.app.jobs.runJob('realtime-check');
+    const mark = ++marks;
+    await record(user, { private: mark, support: 0 });
+    await socket.next((m) => m.type === 'events' && m.events.some((event) => (event.payload as { private?: number } | null)?.private === mark));
+  };
 
   beforeAll(async () => {
     // This core's realtime checks run on their own, every 200 ms: logouts must close sockets by themselves.
@@ -132,8 +141,9 @@ describe('BFF /ws (real core)', () => {
       );
     }
     expect(await rows()).toBe(eventRows);
-    // Later checks send nothing more.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // Later checks send nothing more: whatever two more checks sent would reach the socket before
+    // an event recorded after them (one ordered link, one ordered socket).
+    await checkTwiceThenMark(carol, sockets[0]!);
     expect(sockets[0]!.messages.filter((m) => m.type === 'broadcast')).toHaveLength(1);
     for (const socket of sockets) socket.ws.close();
     // A browser that was away since `before` gets the state on reconnect, one that is up to date nothing.
@@ -141,8 +151,8 @@ describe('BFF /ws (real core)', () => {
     expect(await away.next((m) => m.type === 'broadcast')).toMatchObject({ type: 'broadcast', seq: await contentVersion() });
     const current = await mustOpen(base, { origin, cookie: cookie(carol), bsince: await contentVersion() });
     await current.next((m) => m.type === 'hello');
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(current.messages.map((m) => m.type)).toEqual(['hello']);
+    await checkTwiceThenMark(carol, current);
+    expect(current.messages.map((m) => m.type)).toEqual(['hello', 'events']);
     away.ws.close();
     current.ws.close();
   });

@@ -1,5 +1,6 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import { makeGenReqId } from '../src/request-id.ts';
+import { oneLineRequestLogs } from '@obmen/shared';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import app from '../src/app.ts';
@@ -152,6 +153,7 @@ export async function build(
   const logging = loggerInstance ? { loggerInstance } : { logger: false };
   const fastify = Fastify({
     ...logging,
+    logController: oneLineRequestLogs(new LogController()),
     trustProxy: config.TRUST_PROXY,
     genReqId: makeGenReqId(config.TRUST_PROXY),
     pluginTimeout: 120_000,

@@ -42,7 +42,7 @@ describe('core request ids', () => {
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { reqId?: string; msg: string; service?: string })
-      .filter((line) => line.msg === 'incoming request');
+      .filter((line) => line.msg === 'request completed');
     // Every line says which service wrote it.
     expect(ids.map((line) => line.service)).toEqual(['core', 'core']);
     expect(ids.map((line) => line.reqId)).toHaveLength(2);

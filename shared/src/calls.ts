@@ -296,9 +296,6 @@ export const BFF_FAILURES = {
 export const ZBffFailure = ZApiError.extend({ code: z.enum(Object.values(BFF_FAILURES).flat()) });
 export type TBffFailure = z.infer<typeof ZBffFailure>;
 
-/** The key the BFF adds to every JSON object answer of the core: the front-end build, so a stale page reloads. */
-export const ZBffAdded = z.object({ fv: z.string().optional() });
-
 // ---- Typing a call's input and answer ---------------------------------------------------------
 
 type TParamNames<P extends string> = P extends `${string}{${infer K}}${infer R}` ? K | TParamNames<R> : never;
@@ -367,7 +364,8 @@ export class AnswerMismatchError extends Error {
 /**
  * Holds a successful answer to its call's schema when `validate` (development and tests), and
  * throws AnswerMismatchError naming the call and the issues when it differs; in production the
- * answer is trusted as it is, at no cost. Keys the schema does not name (the BFF's `fv`) pass.
+ * answer is trusted as it is, at no cost. Keys the schema does not name pass: the BFF adds `fv`
+ * to every answer (ZBffEnvelope, envelope.ts).
  */
 export function checkAnswer<C extends TCall>(call: C, data: unknown, validate: boolean): asserts data is TAnswer<C> {
   if (!validate) return;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOCALES } from './constants.ts';
+import { ZExchangeQuote } from './money.ts';
 
 export const ZLocale = z.enum(LOCALES);
 
@@ -63,17 +64,26 @@ export const ZNotification = z.object({
 export type TNotification = z.infer<typeof ZNotification>;
 
 /**
+ * What the BFF adds to every JSON object answer it passes on from the core: the front-end build
+ * (`fv`), so a browser on an older build reloads. The served document declares it on every JSON
+ * answer; the core's own answers never carry it.
+ */
+export const ZBffEnvelope = z.object({
+  fv: z.string().optional().describe('The front-end build, added by the BFF to every JSON answer of the core.'),
+});
+
+/**
  * The keys any /api response may carry and the client applies globally (spec §7).
  * Passthrough: the rest of the body belongs to the call itself.
  */
 export const ZEnvelope = z.looseObject({
+  ...ZBffEnvelope.shape,
   user: ZUser.optional(),
   site_settings: ZSiteSettings.optional(),
   wallets: z.union([z.array(ZWallet), z.array(ZWalletNameValue)]).optional(),
   total_balance: ZBalance.optional(),
   unread_msgs: ZUnreadMsgs.optional(),
   notifications: z.array(ZNotification).optional(),
-  fv: z.string().optional(),
   status: z.string().optional(),
   redirect_url: z.string().optional(),
 });
@@ -87,6 +97,12 @@ export const ZApiError = z.object({
   code: z.string(),
   message: z.string(),
   fields: ZFieldErrors.optional(),
+  /** `unauthorized`: the anonymous user, in the caller's language. */
+  user: ZUser.optional(),
+  /** A refused exchange quote (expired, spent): a fresh one for the same pair and amount, when one could be made. */
+  quote: ZExchangeQuote.optional(),
+  /** `withdrawals_blocked`: when withdrawals open again (ISO 8601). */
+  blocked_until: z.string().optional(),
 });
 export type TApiError = z.infer<typeof ZApiError>;
 

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /*
  * Private uploads (identity documents now, chat attachments next): the rules both the core
  * and the upload island apply. The core decides by the bytes; the browser only warns early.
@@ -22,6 +24,15 @@ export function wholeMegabytes(bytes: number): number {
  */
 export const ACCEPTED_FILE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'application/pdf'] as const;
 export type TAcceptedFileType = (typeof ACCEPTED_FILE_TYPES)[number];
+
+/**
+ * The answer of a stored file's download (identity documents, chat files), as the route schemas
+ * and the API document declare it: the bytes, typed as what the upload was accepted as.
+ */
+export const STORED_FILE_RESPONSE = {
+  description: 'The file: an image (re-encoded, inline) or a PDF (as an attachment)',
+  content: Object.fromEntries(ACCEPTED_FILE_TYPES.map((type) => [type, { schema: z.string().meta({ contentMediaType: type }) }])),
+};
 
 /** The `accept` attribute of file inputs. */
 export const FILE_INPUT_ACCEPT = '.jpg,.jpeg,.png,.webp,.pdf,image/jpeg,image/png,image/webp,application/pdf';

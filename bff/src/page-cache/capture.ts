@@ -2,7 +2,8 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 export type TCapturedAnswer = { status: number; headers: OutgoingHttpHeaders; chunks: Buffer[] };
 
-const toBuffer = (chunk: unknown, encoding?: unknown) =>
+/** A chunk given to res.write/end (a Buffer, a string in `encoding`, a Uint8Array), as a Buffer. */
+export const toBuffer = (chunk: unknown, encoding?: unknown): Buffer =>
   Buffer.isBuffer(chunk)
     ? chunk
     : typeof chunk === 'string'

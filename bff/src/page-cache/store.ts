@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { TClock } from '../clock.ts';
+import { acceptedEncodings, precompress, varyOnEncoding } from '../compression.ts';
 
 /*
  * The page cache's memory: stored pages with their precompressed variants and ETags, byte-bounded
@@ -32,29 +31,9 @@ export type TPageStoreOptions = {
   clock: TClock;
 };
 
-const MIN_COMPRESS_BYTES = 1024;
 /** Not part of a stored answer: per connection or per response. */
 const DROPPED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'strict-transport-security', 'x-page-cache']);
 const HSTS = 'max-age=31536000; includeSubDomains';
-
-const gzipAsync = promisify(gzip);
-const brotliAsync = promisify(brotliCompress);
-
-/** Which of our encodings the client takes (Accept-Encoding; q=0 refuses, * takes both). */
-export function acceptedEncodings(header: string | undefined): { br: boolean; gzip: boolean } {
-  const accepted = { br: false, gzip: false };
-  if (!header) return accepted;
-  for (const part of header.split(',')) {
-    const [rawName = '', ...params] = part.split(';');
-    const name = rawName.trim().toLowerCase();
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (q !== undefined && !(Number(q.slice(2)) > 0)) continue;
-    if (name === 'br') accepted.br = true;
-    else if (name === 'gzip' || name === 'x-gzip') accepted.gzip = true;
-    else if (name === '*') accepted.br = accepted.gzip = true;
-  }
-  return accepted;
-}
 
 function matchesEtag(ifNoneMatch: string, etags: Set<string>): boolean {
   if (ifNoneMatch.trim() === '*') return true;
@@ -172,17 +151,9 @@ export function createPageStore({ ttlMs, maxBytes, idleMs, clock }: TPageStoreOp
       for (const [name, value] of Object.entries(headers)) {
         if (value !== undefined && !DROPPED_HEADERS.has(name)) base[name] = value;
       }
-      const vary = base.vary ? `${String(base.vary)}, Accept-Encoding` : 'Accept-Encoding';
+      const vary = varyOnEncoding(base.vary);
       const hash = createHash('sha1').update(body).digest('base64url').slice(0, 22);
-      const [gz, br] =
-        body.length >= MIN_COMPRESS_BYTES
-          ? await Promise.all([
-              gzipAsync(body, { level: 9 }),
-              brotliAsync(body, {
-                params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
-              }),
-            ])
-          : [undefined, undefined];
+      const { gzip: gz, br } = await precompress(body);
       if (startedIn !== generation) return false;
       const variant = (encoded: Buffer, etag: string, encoding?: string): TVariant => {
         const variantHeaders: OutgoingHttpHeaders = { ...base, vary, etag, 'content-length': encoded.length, 'x-page-cache': 'hit' };
@@ -194,8 +165,8 @@ export function createPageStore({ ttlMs, maxBytes, idleMs, clock }: TPageStoreOp
         bytes: 0,
         variants: {
           identity: variant(body, `"${hash}"`),
-          gzip: gz && gz.length < body.length ? variant(gz, `"${hash}-gz"`, 'gzip') : undefined,
-          br: br && br.length < body.length ? variant(br, `"${hash}-br"`, 'br') : undefined,
+          gzip: gz && variant(gz, `"${hash}-gz"`, 'gzip'),
+          br: br && variant(br, `"${hash}-br"`, 'br'),
         },
         etags: new Set(),
       };

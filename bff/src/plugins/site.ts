@@ -10,6 +10,7 @@ import type { TConfig } from '../config.ts';
 import { applySecurityHeaders } from './security-headers.ts';
 import { errorBody } from '../errors.ts';
 import { sendOverloaded } from './load-shedding.ts';
+import { compressRawAnswer } from '../compression.ts';
 
 type TAstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: object) => Promise<void>;
 
@@ -26,6 +27,7 @@ export const NOT_FOUND_PAGE = '/404';
 export const SITE_ROUTE = '/*';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=3600';
+const PRECOMPRESSED_COPIES = ['**/*.br', '**/*.gz'];
 
 /** The Astro build: hashed assets with long caching, other public files briefly, pages by SSR. */
 export default fp<{ config: TConfig; frontendVersion: string }>(
@@ -40,6 +42,10 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
       // One route per built file, found at boot: no file-system lookups for page requests.
       wildcard: false,
       index: false,
+      // The build's .br/.gz copies (scripts/compress-site.ts) go out for the file they sit beside,
+      // as the client's Accept-Encoding allows; they have no routes of their own.
+      preCompressed: true,
+      globIgnore: PRECOMPRESSED_COPIES,
       setHeaders: (reply, path) => reply.header('cache-control', path.includes('/_astro/') ? IMMUTABLE : SHORT),
     });
 
@@ -51,6 +57,8 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
         if (app.upstreamSaturated()) return sendOverloaded(request, reply);
         reply.hijack();
         applySecurityHeaders(reply.raw, request.https);
+        // A page the cache takes (x-page-cache) is stored as rendered and compressed there, once.
+        if (!reply.raw.hasHeader('x-page-cache')) compressRawAnswer(request.raw, reply.raw);
         const locals: TPageLocals = {
           fv: frontendVersion,
           clientIp: request.ip,

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { acceptedEncodings } from '../../src/page-cache/store.ts';
 import { ANONYMOUS_CHECK, EMPTY_MENU, build, json, requireRealSiteBuild } from '../helpers.ts';
 
 /** The page cache's decorator (statistics and controls). */
@@ -257,14 +256,6 @@ describe('BFF page cache for signed-out article pages', () => {
     } finally {
       await ctx.app.server.close();
     }
-  });
-
-  it('parses Accept-Encoding', () => {
-    expect(acceptedEncodings(undefined)).toEqual({ br: false, gzip: false });
-    expect(acceptedEncodings('gzip, deflate, br')).toEqual({ br: true, gzip: true });
-    expect(acceptedEncodings('br;q=0, gzip;q=0.5')).toEqual({ br: false, gzip: true });
-    expect(acceptedEncodings('*')).toEqual({ br: true, gzip: true });
-    expect(acceptedEncodings('identity')).toEqual({ br: false, gzip: false });
   });
 });
 

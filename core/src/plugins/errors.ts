@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { anonymousUser, isI18nKey, ROUTE_NOT_FOUND_HEADER, translate, type TApiError, type TLocale, type TUser } from '@obmen/shared';
+import { anonymousUser, isI18nKey, ROUTE_NOT_FOUND_HEADER, translate, type TApiError, type TLocale } from '@obmen/shared';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
@@ -11,7 +11,7 @@ export default fp(
       const known = toAppError(err, request);
       // A database outage is logged once by the db layer (db/outage.ts), not once per request.
       if (known.statusCode >= 500 && !isDatabaseUnavailable(known)) request.log.error({ err }, 'request failed');
-      const body: TApiError & { user?: TUser } = {
+      const body: TApiError = {
         status: 'error',
         code: known.code,
         message: translate(request.locale, known.messageKey, known.vars),

@@ -80,15 +80,15 @@ submitted form: the same key again replays the first answer (header \`idempotent
 
 Forms may be sent as JSON or \`application/x-www-form-urlencoded\`.`;
 
-/** The document's view of a route: tags and summary from its schema, the lock, the header, the error shape. */
+/** The document's view of a route: tags and summary from its schema, the lock (or none), the error shape. */
 function transform(document: Parameters<typeof jsonSchemaTransform>[0] & { route: RouteOptions }) {
   const { schema, route } = document;
   if (!schema || (schema as { hide?: boolean }).hide) return jsonSchemaTransform(document);
   const response = { ...(schema.response as Record<string, unknown>), '4XX': ZApiError };
   const transformed = jsonSchemaTransform({ ...document, schema: { ...schema, response } as FastifySchema });
-  const extra: Record<string, unknown> = {};
-  if ([route.onRequest].flat().includes(requireUser)) extra.security = [{ [SESSION_SCHEME]: [] }];
-  return { ...transformed, schema: { ...transformed.schema, ...extra } };
+  // Public calls say so (an empty list), rather than leaving a reader to guess.
+  const security = [route.onRequest].flat().includes(requireUser) ? [{ [SESSION_SCHEME]: [] }] : [];
+  return { ...transformed, schema: { ...transformed.schema, security } };
 }
 
 /** Adds the Idempotency-Key parameter to the operations of idempotent routes. */

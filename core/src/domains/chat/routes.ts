@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   CHAT_FIELD_MAX_BYTES,
+  STORED_FILE_RESPONSE,
   ZChatBlockBody,
   ZChatBlockResponse,
   ZChatFileParams,
@@ -63,7 +64,7 @@ async function sendFile(reply: FastifyReply, ctx: TChatContext, file: Awaited<Re
 }
 
 const messageBody = z.unknown().describe('multipart/form-data (text or message, file0..n) or JSON {text} / {message}');
-const fileAnswer = { 200: z.unknown().describe('The file: an image or a PDF') };
+const fileAnswer = { 200: STORED_FILE_RESPONSE };
 /** A malformed account id in the path names no chat. */
 const privateConfig = { paramsError: () => notFoundOf('chat') };
 const fileConfig = { paramsError: () => notFoundOf('chat_file') };

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ZVerificationResponse, ZVerificationSubmit, ZVerificationTypeParams } from '@obmen/shared';
+import { STORED_FILE_RESPONSE, ZVerificationResponse, ZVerificationSubmit, ZVerificationTypeParams } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { notFoundOf } from '../../errors.ts';
 import { currentUser, requireUser } from '../user/current.ts';
@@ -90,7 +90,7 @@ const verificationRoutes: FastifyPluginAsyncZod<{ config: TConfig; now?: () => D
         tags,
         summary: "One of the caller's own document files (404 document_not_found otherwise)",
         params: ZFileParams,
-        response: { 200: z.unknown().describe('The file: an image or a PDF') },
+        response: { 200: STORED_FILE_RESPONSE },
       },
     },
     async (request, reply) => {
