@@ -96,7 +96,7 @@ export function operationIdOf(method: string, path: string): string {
 /** `fv` is allowed on every JSON object answer (a component answer, the error shape, once). */
 function allowFrontendVersion(document: TDocument, schema: TSchema | undefined, patched: Set<TSchema>): void {
   const target = schema?.$ref ? document.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')] : schema;
-  if (!target || target.type !== 'object' || patched.has(target)) return;
+  if (target?.type !== 'object' || patched.has(target)) return;
   patched.add(target);
   target.properties = { ...target.properties, ...BFF_ENVELOPE_PROPERTIES };
 }

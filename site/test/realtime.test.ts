@@ -89,24 +89,6 @@ describe('the realtime socket module', () => {
     expect(h.sockets[1]!.url).toBe('wss://obmen.test/ws?since=0&bsince=6');
   });
 
-  it('a tab without a number refetches once after its first hello (an event between render and socket is not lost); a remembered one does not', () => {
-    const fresh = harness();
-    let refetched = 0;
-    startRealtime({ accountId: 3, onResync: () => refetched++ }, fresh.seams);
-    expect(refetched).toBe(0);
-    fresh.send(fresh.sockets[0]!, { type: 'hello', seq: 5, bseq: 1 });
-    expect(refetched).toBe(1);
-    fresh.sockets[0]!.onclose!({ code: 1006 });
-    fresh.timers.shift()!.fn();
-    fresh.send(fresh.sockets[1]!, { type: 'hello', seq: 5, bseq: 1 });
-    expect(refetched).toBe(1);
-    const known = harness({ 'obmen.rt_seq.3': '5' });
-    let knownRefetched = 0;
-    startRealtime({ accountId: 3, onResync: () => knownRefetched++ }, known.seams);
-    known.send(known.sockets[0]!, { type: 'hello', seq: 5, bseq: 1 });
-    expect(knownRefetched).toBe(0);
-  });
-
   it('a resync refetches; an ended session stops for good', () => {
     const h = harness();
     let resynced = 0;

@@ -6,6 +6,7 @@ import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { focusWhenShown } from '../lib/focus.ts';
 import { FieldNote } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { card: TCardDetails };
@@ -26,6 +27,7 @@ const CHANGE_CALLS = {
  */
 function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
+  const hydrated = useHydrated();
   const [secret, setSecret] = useState('');
   const [useCode, setUseCode] = useState(false);
   const [shown, setShown] = useState<TShown | null>(null);
@@ -105,7 +107,7 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
             </button>
           </div>
         ) : (
-          <form className="card-reveal" onSubmit={reveal} noValidate data-testid="card-reveal-form">
+          <form method="post" className="card-reveal" onSubmit={reveal} noValidate data-testid="card-reveal-form">
             <label className="field">
               <span className="field-label">{t(useCode ? 'cardspage.reveal_code' : 'cardspage.reveal_password')}</span>
               <input
@@ -121,7 +123,7 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
               <FieldNote error={revealError} errorId="card-reveal-error" />
             </label>
             <div className="xf-actions">
-              <button type="submit" className="btn btn-primary" disabled={busy || !secret} data-testid="card-reveal">
+              <button type="submit" className="btn btn-primary" disabled={busy || !secret || !hydrated} data-testid="card-reveal">
                 {t('cardspage.reveal')}
               </button>
               <button type="button" className="btn btn-ghost btn-sm" onClick={() => setUseCode(!useCode)}>

@@ -26,7 +26,7 @@ function CardOrderFormBody({ products, initialProduct, locale }: Omit<TProps, 'm
     address_postcode: '',
     address_line: '',
   });
-  const { errors, formError, busy, formRef, submit, edit, showErrors } = useMoneyForm(FIELDS);
+  const { errors, formError, busy, formRef, submit, edit, showErrors, hydrated } = useMoneyForm(FIELDS);
   const product = products.find((p) => p.id === values.product) ?? first;
   const physical = product?.kind === 'physical';
 
@@ -84,7 +84,7 @@ function CardOrderFormBody({ products, initialProduct, locale }: Omit<TProps, 'm
   );
 
   return (
-    <form className="xf card-order-form" noValidate onSubmit={onSubmit} ref={formRef} data-testid="card-order-form">
+    <form method="post" className="xf card-order-form" noValidate onSubmit={onSubmit} ref={formRef} data-testid="card-order-form">
       {formError && (
         <p className="form-error" role="alert" data-testid="form-error">
           {formError}
@@ -129,7 +129,7 @@ function CardOrderFormBody({ products, initialProduct, locale }: Omit<TProps, 'm
           })}
         </p>
       )}
-      <button type="submit" className="btn btn-primary" disabled={busy} data-testid="card-order-submit">
+      <button type="submit" className="btn btn-primary" disabled={busy || !hydrated} data-testid="card-order-submit">
         {t('cardspage.place_order')}
       </button>
     </form>

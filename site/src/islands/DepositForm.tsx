@@ -52,7 +52,7 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
   const tk = useKeyTranslate();
   const names: Array<'amount' | TPaymentField> = ['amount', ...system.fields];
   const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
-  const { errors, formError, busy, formRef, submit, edit, showErrors } = useMoneyForm(names);
+  const { errors, formError, busy, formRef, submit, edit, showErrors, hydrated } = useMoneyForm(names);
   const assessed = values.amount?.trim() ? assessAmount(system, values.amount) : null;
   const amountVars = { min: displayAmount(system.min, locale), max: displayAmount(system.max, locale), currency: system.currency };
 
@@ -85,7 +85,7 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
 
   const shown = (name: string) => errors[name] || (name === 'amount' && assessed && 'error' in assessed ? messageText(tk, assessed.error, assessed.vars) : '');
   return (
-    <form className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="deposit-form">
+    <form method="post" className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="deposit-form">
       {formError && (
         <p className="form-error" role="alert" data-testid="form-error">
           {formError}
@@ -134,7 +134,7 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
           </div>
         </dl>
       )}
-      <button className="btn btn-primary" type="submit" disabled={busy} data-testid="deposit-submit">
+      <button className="btn btn-primary" type="submit" disabled={busy || !hydrated} data-testid="deposit-submit">
         {busy ? t('deposit.sending') : t('deposit.submit')}
       </button>
     </form>

@@ -4,7 +4,8 @@ import { ZEmailChangeBody } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { focusWhenShown } from '../lib/focus.ts';
-import { FieldNote, FormError, SubmitRow, useHydrated, useSingleFieldForm } from './FormParts.tsx';
+import { FieldNote, FormError, SubmitRow, useSingleFieldForm } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /**

@@ -140,7 +140,7 @@ function ExchangeFormBody({
   const canConfirm = signedIn && quote !== null && !loading && !sending && !insufficient;
 
   return (
-    <form className="xf" noValidate onSubmit={confirm} data-testid="exchange-form">
+    <form method="post" className="xf" noValidate onSubmit={confirm} data-testid="exchange-form">
       <AmountBox
         side="pay"
         label={t('exchangepage.you_pay')}

@@ -1,16 +1,9 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useKeyTranslate } from './IslandRoot.tsx';
 import { ApiError } from '../lib/api.ts';
 import { focusFirstInvalid } from '../lib/focus.ts';
 import { messageText } from '../lib/field-errors.ts';
-
-/** False on the server's render and the first client one: a form disables its submit until its handlers run. */
-export function useHydrated(): boolean {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
-}
 
 /** A refusal of the whole form, read out when it appears. */
 export function FormError({ text, id }: { text: string; id?: string }) {

@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { MAIL_TOPICS, type TMailPreferences } from '@obmen/shared/mailing';
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
-import { FormError, FormSaved, SubmitRow, useHydrated } from './FormParts.tsx';
+import { FormError, FormSaved, SubmitRow } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { mailing: TMailPreferences };

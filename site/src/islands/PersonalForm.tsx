@@ -4,7 +4,8 @@ import { ZUserInfoUpdate, type TUserInfo } from '@obmen/shared/auth';
 import { VERIFIED_USER_FIELDS } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
-import { FieldNote, FormError, FormSaved, SubmitRow, useHydrated } from './FormParts.tsx';
+import { FieldNote, FormError, FormSaved, SubmitRow } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { issueErrors } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 

@@ -29,7 +29,7 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
   const [amount, setAmount] = useState('');
   const [check, setCheck] = useState<TCheck | null>(null);
   const [checking, setChecking] = useState(false);
-  const { errors, formError, busy, formRef, submit, edit } = useMoneyForm(FIELDS);
+  const { errors, formError, busy, formRef, submit, edit, hydrated } = useMoneyForm(FIELDS);
   const option = options.find((entry) => entry.currency === currency) ?? options[0]!;
 
   useEffect(() => {
@@ -70,7 +70,7 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
     errors.amount || (check && !check.ok && amount.trim() ? (check.fields.amount ?? check.fields._ ?? Object.values(check.fields)[0]) : '') || '';
   const quoteState = !amount.trim() ? 'idle' : checking ? 'loading' : check?.ok ? 'ready' : 'error';
   return (
-    <form className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="purchase-form">
+    <form method="post" className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="purchase-form">
       {formError && (
         <p className="form-error" role="alert" data-testid="form-error">
           {formError}
@@ -148,7 +148,7 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
         )}
       </div>
       <p className="field-hint">{t('purchase.quote_note')}</p>
-      <button className="btn btn-primary" type="submit" disabled={busy} data-testid="purchase-submit">
+      <button className="btn btn-primary" type="submit" disabled={busy || !hydrated} data-testid="purchase-submit">
         {busy ? t('purchase.sending') : t('purchase.submit')}
       </button>
     </form>

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TInviteCode } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
-import { useHydrated } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /** The user's invite codes: the main one and up to 5 labelled ones (add, retire). */

@@ -4,7 +4,8 @@ import { LOCALES, type TLocale } from '@obmen/shared/constants';
 import { ZReferralMailingBody } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
-import { FormError, FormSaved, SubmitRow, useHydrated } from './FormParts.tsx';
+import { FormError, FormSaved, SubmitRow } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { messageText } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 

@@ -35,7 +35,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
   const firstCurrency = currencies.find((c) => c.code === initialCurrency) ?? currencies.find((c) => !isZeroAmount(c.balance)) ?? currencies[0];
   const [values, setValues] = useState<TValues>({ account_id: initialAccount, currency: firstCurrency?.code ?? '', amount: '', comment: '' });
   // The key is made on a checked form's first Send, kept for a retry of it, dropped on any edit.
-  const { errors, formError, busy, formRef, submit, edit: editField, renewKey, showErrors } = useMoneyForm(FIELDS);
+  const { errors, formError, busy, formRef, submit, edit: editField, renewKey, showErrors, hydrated } = useMoneyForm(FIELDS);
   const [check, setCheck] = useState<TTransferCheck | null>(null);
   const [phase, setPhase] = useState<'check' | 'send'>('check');
   const [result, setResult] = useState<TTransferResult | null>(null);
@@ -114,7 +114,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
   const feeText = currency ? transferFeeText(currency, locale, t('transferpage.no_fee')) : '';
 
   return (
-    <form className="xf tf" noValidate onSubmit={onCheck} ref={formRef} data-testid="transfer-form">
+    <form method="post" className="xf tf" noValidate onSubmit={onCheck} ref={formRef} data-testid="transfer-form">
       {formError && (
         <p className="form-error" role="alert" data-testid="form-error">
           {formError}
@@ -220,7 +220,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
       {check ? (
         <TransferCheck check={check} locale={locale} busy={busy ? phase : null} onSend={onSend} onEdit={edit} />
       ) : (
-        <button type="submit" className="btn btn-primary xf-submit" disabled={busy} data-testid="transfer-check-button">
+        <button type="submit" className="btn btn-primary xf-submit" disabled={busy || !hydrated} data-testid="transfer-check-button">
           {busy ? t('transferpage.checking') : t('transferpage.check')}
         </button>
       )}

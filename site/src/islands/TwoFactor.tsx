@@ -4,7 +4,7 @@ import { ZSecondFactorCode, type TTotpSetupResponse } from '@obmen/shared/securi
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
-import { useHydrated } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { CodeField } from './SecondFactorStep.tsx';
 import { messageText } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';

@@ -13,7 +13,8 @@ import {
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS, checkInput } from '@obmen/shared/calls';
 import { uploadForm } from '../lib/upload.ts';
-import { FieldNote, useHydrated } from './FormParts.tsx';
+import { FieldNote } from './FormParts.tsx';
+import { useHydrated } from '../lib/use-hydrated.ts';
 import { issueErrors } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 

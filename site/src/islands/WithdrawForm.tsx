@@ -39,7 +39,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
   const { t } = useTranslation();
   const names: Array<'amount' | 'code' | TPaymentField> = ['amount', ...fields, ...(secondFactor ? (['code'] as const) : [])];
   const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
-  const { errors, formError, busy, formRef, submit, edit } = useMoneyForm(names);
+  const { errors, formError, busy, formRef, submit, edit, hydrated } = useMoneyForm(names);
   const [check, setCheck] = useState<TCheck | null>(null);
   const [placed, setPlaced] = useState<TWithdrawal | null>(null);
 
@@ -84,7 +84,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
   // The check's messages for what the user typed; an empty field is named only when sent.
   const shownError = (name: string) => errors[name] || (check && !check.ok && values[name]?.trim() ? check.fields[name] : '') || '';
   return (
-    <form className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="withdraw-form">
+    <form method="post" className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="withdraw-form">
       {formError && (
         <p className="form-error" role="alert" data-testid="form-error">
           {formError}
@@ -139,7 +139,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
           </div>
         </dl>
       )}
-      <button className="btn btn-primary" type="submit" disabled={busy} data-testid="withdraw-submit">
+      <button className="btn btn-primary" type="submit" disabled={busy || !hydrated} data-testid="withdraw-submit">
         {busy ? t('withdraw.checking') : t('withdraw.submit')}
       </button>
     </form>

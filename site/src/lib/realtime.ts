@@ -76,8 +76,6 @@ export function startRealtime(options: TRealtimeOptions, seams: TSeams = browser
     return Number.isSafeInteger(value) && value > 0 ? value : null;
   };
   let last = stored();
-  // Nothing says what this tab has seen since its page was rendered: refetch after the hello.
-  let unknownSince = last === null;
   let lastBroadcast = ((value) => (Number.isSafeInteger(value) && value > 0 ? value : null))(Number(seams.storage.getItem(broadcastKey)));
 
   const connect = () => {
@@ -116,7 +114,6 @@ export function startRealtime(options: TRealtimeOptions, seams: TSeams = browser
       if (!opened && (last !== null || lastBroadcast !== null)) {
         last = null;
         lastBroadcast = null;
-        unknownSince = true;
         seams.storage.removeItem(key);
         seams.storage.removeItem(broadcastKey);
       }
@@ -140,10 +137,6 @@ export function startRealtime(options: TRealtimeOptions, seams: TSeams = browser
         attempt = 0;
         if (last === null || message.seq < last) remember(message.seq);
         if (lastBroadcast === null || message.bseq < lastBroadcast) rememberBroadcast(message.bseq);
-        if (unknownSince) {
-          unknownSince = false;
-          options.onResync?.();
-        }
         return;
       case 'broadcast':
         if (lastBroadcast !== null && message.seq <= lastBroadcast) return;

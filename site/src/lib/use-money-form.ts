@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ApiError, isOutcomeUnknown } from './api.ts';
 import { fieldErrors } from './field-errors.ts';
 import { focusFirstInvalid } from './focus.ts';
+import { useHydrated } from './use-hydrated.ts';
 
 export type TSubmitOptions = {
   /**
@@ -31,6 +32,7 @@ export function useMoneyForm(fields: readonly string[] = []) {
   const sending = useRef(false);
   const keys = useRef(new Map<string, string>());
   const formRef = useRef<HTMLFormElement>(null);
+  const hydrated = useHydrated();
 
   /** The operation changed (another amount, another selection): its next send is a new one. */
   const renewKey = useCallback(() => keys.current.clear(), []);
@@ -97,7 +99,7 @@ export function useMoneyForm(fields: readonly string[] = []) {
     }
   }
 
-  return { errors, formError, busy, formRef, submit, edit, renewKey, showErrors, setErrors, setFormError };
+  return { errors, formError, busy, hydrated, formRef, submit, edit, renewKey, showErrors, setErrors, setFormError };
 }
 
 /**

@@ -1,4 +1,4 @@
-import qrcode from 'qrcode-generator';
+import { qrPath } from '@obmen/shared/qr';
 import {
   SIGN_IN_CHALLENGE_TRIES,
   SIGN_IN_CHALLENGE_TTL_S,
@@ -162,29 +162,6 @@ export async function revokeOtherSessions(db: Queryable, userId: string, current
 }
 
 // ---- TOTP enrolment ----------------------------------------------------------------------------
-
-/** The QR code of `text` (qrcode-generator) as one SVG path (runs of dark modules), with the 4-module quiet zone. */
-export function qrPath(text: string): { size: number; path: string } {
-  const code = qrcode(0, 'M');
-  code.addData(text);
-  code.make();
-  const n = code.getModuleCount();
-  const quiet = 4;
-  let path = '';
-  for (let y = 0; y < n; y++) {
-    let x = 0;
-    while (x < n) {
-      if (!code.isDark(y, x)) {
-        x++;
-        continue;
-      }
-      const start = x;
-      while (x < n && code.isDark(y, x)) x++;
-      path += `M${start + quiet} ${y + quiet}h${x - start}v1h-${x - start}z`;
-    }
-  }
-  return { size: n + quiet * 2, path };
-}
 
 /**
  * Starts (or restarts) an enrolment: a new secret, not yet in force. With 2FA already on it is
