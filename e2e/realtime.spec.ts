@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
-import { DEMO, headerBalance, logIn, signUp } from './helpers.ts';
+import { DEMO, headerBalance, islandsReady, logIn, signUp } from './helpers.ts';
 
 /*
  * Realtime in the browser: two contexts, the demo account (A) and a fresh account (B). A
@@ -88,6 +88,8 @@ test('a withdrawal that moves changes on an open status and history page, withou
   await hello;
   const status = page.locator(`[data-testid="withdraw-status"][data-id="${id}"]`);
   await expect(status).toHaveAttribute('data-state', 'requested');
+  // The status island follows events once hydrated: one arriving before it listens is not shown.
+  await islandsReady(page);
   await markPage(page);
   await markPage(history);
 
