@@ -13,11 +13,7 @@ import {
 } from './payments.ts';
 import { ZWithdrawal, ZWithdrawLimits } from './withdraw.ts';
 
-/*
- * The answers of the deposit, purchase and withdrawal calls. The payments routes still declare
- * their own copies; the contract test (core/test/contract.test.ts) holds both to the same JSON
- * Schema until those routes import these.
- */
+/* The answers of the deposit, purchase and withdrawal calls: the payments routes declare them with these, the site's calls type theirs by them. */
 
 /** GET /api/deposit/ps */
 export const ZDepositSystems = ZOk.extend({ currencies: z.array(ZPaymentSystemGroup) });
