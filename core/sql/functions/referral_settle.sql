@@ -2,9 +2,11 @@
 -- hold at p_now) less what is clawed back (paid accruals reversed since: their fee was
 -- refunded), when that reaches the terms' minimum payout (and is above zero): ONE ledger
 -- transaction (referral liability → the referrer's wallet), the settlement row, its accruals
--- marked settled and its clawbacks marked taken, all in the caller's transaction. Both are
--- claimed FOR UPDATE SKIP LOCKED: a second core settling at the same moment finds them taken
--- and pays nothing; each accrual is paid once, each clawback taken once.
+-- marked settled and its clawbacks marked taken, all in the caller's transaction. One settlement
+-- of a referrer and currency at a time (a transaction-scoped advisory lock): a second core
+-- settling at the same moment waits, then finds everything settled and pays nothing. Row locks
+-- alone (SKIP LOCKED) let two scans at the same moment each take a part: every accrual was
+-- still paid once, but in two settlements. Each accrual is paid once, each clawback taken once.
 -- Returns {id, amount, clawed, accruals}, or NULL when nothing was paid.
 CREATE OR REPLACE FUNCTION referral_settle(p_referrer bigint, p_currency text, p_now timestamptz) RETURNS jsonb LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan AS $$
@@ -17,6 +19,7 @@ DECLARE
   v_tx bigint;
   v_id bigint;
 BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('referral_settle:' || p_referrer || ':' || p_currency, 0));
   SELECT array_agg(id ORDER BY id), sum(amount) INTO v_ids, v_sum FROM (
     SELECT id, amount FROM referral_accruals
     WHERE referrer_id = p_referrer AND currency = p_currency AND settlement_id IS NULL AND reversal_transaction_id IS NULL AND due_at <= p_now
