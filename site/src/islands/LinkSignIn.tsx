@@ -1,21 +1,12 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TLinkPreview } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
-import { CALLS } from '@obmen/shared/calls';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
-import { SecondFactorStep } from './SecondFactorStep.tsx';
+import { SecondFactorStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
 
 /** `landing`: where the signed-in user goes (a confirmed sign-up: their account, to deposit). */
-type TProps = TIslandProps & { link: TMailedLink; landing: string };
-
-/** A mailed link: a sign-in link or a sign-up confirmation, and its token. */
-export type TMailedLink = { kind: 'login' | 'confirm'; token: string };
-
-/** Each kind's two calls: the preview (spends nothing) and the spend. */
-const LINK_CALLS = {
-  login: { preview: CALLS['GET /api/auth/login/{token}'], spend: CALLS['POST /api/auth/login/{token}'] },
-  confirm: { preview: CALLS['GET /api/auth/confirm/{token}'], spend: CALLS['POST /api/auth/confirm/{token}'] },
-} as const;
+type TProps = TIslandProps & { path: string; landing: string };
 
 /**
  * Spends a mailed token by POST once the page runs, when this browser asked for the link (a GET
@@ -24,7 +15,7 @@ const LINK_CALLS = {
  * shows its masked address with a button: only the button's POST spends it, so a link someone
  * mailed to a victim cannot sign the victim into the sender's account on load.
  */
-function LinkSignInBody({ link, landing }: { link: TMailedLink; landing: string }) {
+function LinkSignInBody({ path, landing }: { path: string; landing: string }) {
   const { t } = useTranslation();
   const [error, setError] = useState('');
   const [codeStep, setCodeStep] = useState<{ challenge: string; lead: string } | null>(null);
@@ -33,19 +24,16 @@ function LinkSignInBody({ link, landing }: { link: TMailedLink; landing: string 
   const fail = useCallback((err: unknown) => setError(err instanceof ApiError ? err.message : t('authpage.link_failed')), [t]);
   const spend = useCallback(
     (confirm: boolean) =>
-      api(LINK_CALLS[link.kind].spend, { params: { token: link.token }, body: confirm ? { confirm } : {} }).then(
+      api<TSecondFactorAnswer>(path, { method: 'POST', json: confirm ? { confirm } : {} }).then(
         (answer) =>
           answer.second_factor ? setCodeStep({ challenge: answer.second_factor.challenge, lead: answer.message ?? '' }) : window.location.assign(landing),
         fail,
       ),
-    [link.kind, link.token, landing, fail],
+    [path, landing, fail],
   );
   useEffect(() => {
-    api(LINK_CALLS[link.kind].preview, { params: { token: link.token } }).then(
-      (preview) => (preview.same_browser ? spend(false) : setAskFor(preview.email)),
-      fail,
-    );
-  }, [link.kind, link.token, spend, fail]);
+    api<TLinkPreview>(path).then((preview) => (preview.same_browser ? spend(false) : setAskFor(preview.email)), fail);
+  }, [path, spend, fail]);
   if (codeStep && !error)
     return (
       <SecondFactorStep
@@ -97,10 +85,10 @@ function LinkSignInBody({ link, landing }: { link: TMailedLink; landing: string 
   );
 }
 
-export default function LinkSignIn({ locale, messages, link, landing }: TProps) {
+export default function LinkSignIn({ locale, messages, path, landing }: TProps) {
   return (
     <IslandRoot locale={locale} messages={messages}>
-      <LinkSignInBody link={link} landing={landing} />
+      <LinkSignInBody path={path} landing={landing} />
     </IslandRoot>
   );
 }
