@@ -33,17 +33,22 @@ function perCurrency<T extends string>(codes: readonly T[], terms: (code: T) => 
 const FIAT = ['RUB', 'USD', 'EUR', 'KZT', 'UAH'] as const;
 const CRYPTO = Object.keys(CHAIN_TERMS);
 
-export const SANDBOX_PAYMENT_SYSTEMS: TSeedSystem[] = [
-  {
-    direction: 'deposit',
+/** The hosted card page, for paying in (a deposit, or a purchase) in `codes`: `feePercent` and the fiat card limits. */
+function payByCard(direction: 'deposit' | 'purchase', codes: readonly (typeof FIAT)[number][], feePercent: string): TSeedSystem {
+  return {
+    direction,
     id: 'sandbox-card',
     provider: 'sandbox-card',
     names: CARD,
     logo: '/image/payments/card.svg',
     level: 0,
     fields: [],
-    currencies: perCurrency(FIAT, (code) => ['1.5', '0', FIAT_CARD_LIMITS[code]![0], FIAT_CARD_LIMITS[code]![1]]),
-  },
+    currencies: perCurrency(codes, (code) => [feePercent, '0', FIAT_CARD_LIMITS[code]![0], FIAT_CARD_LIMITS[code]![1]]),
+  };
+}
+
+export const SANDBOX_PAYMENT_SYSTEMS: TSeedSystem[] = [
+  payByCard('deposit', FIAT, '1.5'),
   {
     direction: 'deposit',
     id: 'sandbox-bank',
@@ -99,14 +104,5 @@ export const SANDBOX_PAYMENT_SYSTEMS: TSeedSystem[] = [
     fields: ['address', 'memo'],
     currencies: perCurrency(CRYPTO, (code) => ['0', CHAIN_TERMS[code]![2], CHAIN_TERMS[code]![0], CHAIN_TERMS[code]![1]]),
   },
-  {
-    direction: 'purchase',
-    id: 'sandbox-card',
-    provider: 'sandbox-card',
-    names: CARD,
-    logo: '/image/payments/card.svg',
-    level: 0,
-    fields: [],
-    currencies: perCurrency(['RUB', 'USD', 'EUR'] as const, (code) => ['2.5', '0', FIAT_CARD_LIMITS[code]![0], FIAT_CARD_LIMITS[code]![1]]),
-  },
+  payByCard('purchase', ['RUB', 'USD', 'EUR'], '2.5'),
 ];
