@@ -218,7 +218,8 @@ export async function runFanoutBench(): Promise<TPathResult[]> {
       startServer({
         name: 'bff',
         script: 'bff/src/server.ts',
-        env: { ...QUIET, UPSTREAM_URL: upstream, SITE_DIST: siteDist, WS_MAX_BUFFERED_BYTES: String(4 * 1024 * 1024) },
+        // Every socket comes from this one address: the per-address cap must let them all in.
+        env: { ...QUIET, UPSTREAM_URL: upstream, SITE_DIST: siteDist, WS_MAX_BUFFERED_BYTES: String(4 * 1024 * 1024), WS_MAX_PER_ADDRESS: String(SOCKETS) },
         health: '/local/healthcheck',
         nodeArgs: process.env.BENCH_FANOUT_BFF_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
         pin: false,

@@ -12,12 +12,13 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 export const BFF_SCRIPT = 'bff/src/server.ts';
 
 /**
- * The BFF's V8 flags. A young generation of at most 1 MB per semi-space (V8 grows it to 16 MB
+ * The BFF's V8 flags. A young generation of at most 4 MB per semi-space (V8 grows it to 16 MB
  * under a burst of allocations and keeps it): 2,000 websockets opened at once grew the BFF by
- * 17–21 KB each with the default, 9–12 KB with this, and the relay's CPU per message did not
- * rise (pnpm bench fanout, BENCH_FANOUT_BFF_NODE_ARGS for others).
+ * 17–21 KB each with the default, 7–11 KB at 1, 2 or 4 MB (pnpm bench fanout,
+ * BENCH_FANOUT_BFF_NODE_ARGS for others). At 1 MB the scavenges took a quarter of the BFF's CPU
+ * on proxied calls (about 140 µs a call against 105 at 4 MB, pnpm bench api).
  */
-export const BFF_NODE_ARGS = ['--max-semi-space-size=1'];
+export const BFF_NODE_ARGS = ['--max-semi-space-size=4'];
 
 /** Where mailed and referral links point: PUBLIC_URL, else the site as started here (PORT). */
 export function sitePublicUrl(env: NodeJS.ProcessEnv = process.env): string {

@@ -63,20 +63,42 @@ type TRequestLogController = {
   incomingRequest(request: unknown, reply: unknown): void;
   requestCompleted(error: unknown, request: unknown, reply: unknown): void;
 };
-type TAnsweredReply = { elapsedTime: number; log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void } };
+type TLineLog = { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
+type TRootLog = TLineLog & { child(bindings: object, options: { redact: string[] }): TLineLog };
+type TAnsweredReply = { elapsedTime: number; log: TLineLog; server: { log: TRootLog } };
+
+/**
+ * The access line's own logger: the root one without redaction. Pino's redaction walks every one
+ * of LOG_REDACT_PATHS on every line (about 16 µs a line here, most of what the line costs); an
+ * access line holds only what the serializers take (method, URL with its tokens masked, host,
+ * address, status, time), so there is nothing in it to redact.
+ */
+const accessLogs = new WeakMap<TRootLog, TLineLog>();
+function accessLogOf(root: TRootLog): TLineLog {
+  const known = accessLogs.get(root);
+  if (known) return known;
+  const log = root.child({}, { redact: [] });
+  accessLogs.set(root, log);
+  return log;
+}
 
 /**
  * Fastify's LogController made to write ONE access line per request, when it has been answered
  * (method, URL, status, time), instead of two (incoming, completed): each log line is a large
- * part of what a proxied call costs the BFF.
+ * part of what a proxied call costs the BFF. A failed request's line carries the error and goes
+ * through the redacting logger.
  */
 export function oneLineRequestLogs<T extends TRequestLogController>(controller: T): T {
   controller.incomingRequest = () => {};
   controller.requestCompleted = (error, request, reply) => {
     if (controller.isLogDisabled(request)) return;
-    const { log, elapsedTime } = reply as TAnsweredReply;
-    if (error) log.error({ req: request, res: reply, err: error, responseTime: elapsedTime }, 'request errored');
-    else log.info({ req: request, res: reply, responseTime: elapsedTime }, 'request completed');
+    const answered = reply as TAnsweredReply;
+    if (error) {
+      answered.log.error({ req: request, res: reply, err: error, responseTime: answered.elapsedTime }, 'request errored');
+      return;
+    }
+    const reqId = (request as { id: string }).id;
+    accessLogOf(answered.server.log).info({ reqId, req: request, res: reply, responseTime: answered.elapsedTime }, 'request completed');
   };
   return controller;
 }
