@@ -87,7 +87,7 @@ wait_for "PostgreSQL ready" "$engine" exec "$(container postgres)" psql -h /tmp 
 seed="$(container seed)"
 seed_done() { [ "$("$engine" inspect --format '{{.State.Status}} {{.State.ExitCode}}' "$seed")" = "exited 0" ]; }
 wait_for "the seed (exit 0)" seed_done
-say "seeded: $("$engine" logs "$seed" 2>&1 | tail -1 | cut -c1-160)"
+say "seeded: $("$engine" logs "$seed" 2>&1 | tr -s " \n" " " | cut -c1-200)"
 
 bff="$(container bff1)" core="$(container core2)"
 say "victims: $bff (a BFF) and $core (a core)"
@@ -105,9 +105,9 @@ say "containers afterwards:"
 "$engine" ps -a --filter "label=com.docker.compose.project=$project" --format '  {{.Names}}  {{.Status}}'
 say "the load balancer's view (server state changes):"
 "$engine" logs "$(container lb)" 2>&1 | grep -E 'is (DOWN|UP)|going (DOWN|UP)' | sed 's/^/  /' | tail -20 || true
-say "the cores' warnings and errors (first 10 lines of each):"
+say "warnings and errors logged, by message (kill -9 cuts calls in flight: the BFFs log those as upstream failures):"
 for service in core1 core2 bff1 bff2; do
-  "$engine" logs "$(container "$service")" 2>&1 | grep -E '"level":(40|50|60)' | head -10 | cut -c1-240 | sed "s/^/  $service: /" || true
+  "$engine" logs "$(container "$service")" 2>&1 | grep -E '"level":(40|50|60)' | grep -o '"msg":"[^"]*"' | sort | uniq -c | sort -rn | head -8 | sed "s/^/  $service: /" || true
 done
 say "$([ "$status" = 0 ] && echo PASSED || echo FAILED) in $(($(date +%s) - started)) s"
 exit "$status"

@@ -11,9 +11,11 @@
  *              connection (as docs/ops.md tells clients to); a sign-in every second; a probe of
  *              GET /api/site every 250 ms; every socket reconnects after a close with ?since= its
  *              last seq, and checks each event's seq is the next one.
- *   faults     after CLUSTER_WARMUP_S the command CLUSTER_KILL_BFF, CLUSTER_PHASE_S later
- *              CLUSTER_KILL_CORE, CLUSTER_PHASE_S later CLUSTER_RESTORE (the killed ones back, if
- *              their restart policy has not already), then CLUSTER_PHASE_S more of load.
+ *   faults     after CLUSTER_WARMUP_S the command CLUSTER_KILL_CORE, CLUSTER_PHASE_S later
+ *              CLUSTER_KILL_BFF, CLUSTER_PHASE_S later CLUSTER_RESTORE (the killed ones back, if
+ *              their restart policy has not already), then CLUSTER_PHASE_S more of load. Each
+ *              fault must close some sockets: the core's those relayed through its link, the
+ *              BFF's its own.
  *   verdict    the ledger's invariants (core/src/domains/ledger/invariants.ts) and its per-currency
  *              sums unchanged; every key answered 2xx stored exactly once, and nothing stored for a
  *              key that never was; every socket open again and at its user's newest seq with no
@@ -109,7 +111,8 @@ type TSocketState = {
   ws: WebSocket | null;
   open: boolean;
   opens: number;
-  closes: Record<string, number>;
+  /** Per phase, per close code. */
+  closes: Record<string, Record<string, number>>;
   gaps: string[];
   repeats: number;
   resyncs: number;
@@ -119,6 +122,8 @@ type TSocketState = {
 };
 
 let stopping = false;
+/** What the load is going through, for the closes' account. */
+let phase = 'warm-up';
 
 function connect(state: TSocketState, users: TUser[]): Promise<void> {
   const url = `${wsBase}/ws${state.opens ? `?since=${state.last}` : ''}`;
@@ -153,8 +158,11 @@ function connect(state: TSocketState, users: TUser[]): Promise<void> {
     ws.onclose = (event) => {
       state.open = false;
       state.ws = null;
-      if (greeted) state.closes[event.code] = (state.closes[event.code] ?? 0) + 1;
-      else resolve();
+      if (!greeted) resolve();
+      else if (!stopping) {
+        const counts = (state.closes[phase] ??= {});
+        counts[event.code] = (counts[event.code] ?? 0) + 1;
+      }
       if (greeted && !stopping) void reconnect(state, users);
     };
     state.ws = ws;
@@ -203,8 +211,8 @@ async function makeUsers(db: TDb, password: string): Promise<Array<Omit<TUser, '
 
 // ---- the run --------------------------------------------------------------------------------
 
-function runAction(name: string, command: string | undefined): { name: string; at: number; code: number | null } {
-  if (!command) throw new Error(`${name}: no command (CLUSTER_${name.toUpperCase().replace(/ /g, '_')})`);
+function runAction(name: string, variable: string): { name: string; at: number; code: number | null } {
+  const command = process.env[variable]!;
   say(`${name}: ${command}`);
   const result = spawnSync('bash', ['-c', command], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) say(`${name}: exit status ${result.status}`);
@@ -304,6 +312,7 @@ async function readFiles(user: TUser, paths: string[], times: number): Promise<s
 
 async function main(): Promise<number> {
   if (!DATABASE_URL) throw new Error('DATABASE_URL (the cluster’s PostgreSQL) is required');
+  for (const variable of ['CLUSTER_KILL_CORE', 'CLUSTER_KILL_BFF', 'CLUSTER_RESTORE']) if (!process.env[variable]) throw new Error(`${variable} (a command) is required`);
   const runId = `cluster-${randomBytes(4).toString('hex')}`;
   const password = `Cluster-${randomBytes(9).toString('base64url')}`;
   say(`waiting for ${URL_BASE}`);
@@ -312,9 +321,9 @@ async function main(): Promise<number> {
   const db = await openDatabase();
   const failures: string[] = [];
   try {
-    const sumsBefore = await readSums(db);
     say(`${USERS} users with 1 000 000 USDT each (in the database, as the benches make them)`);
     const made = await makeUsers(db, password);
+    const sumsBefore = await readSums(db);
     const signInStarted = Date.now();
     const users: TUser[] = [];
     for (const user of made) users.push({ ...user, cookie: await signIn(user.email, password) });
@@ -346,16 +355,18 @@ async function main(): Promise<number> {
     say(`load: ${WORKERS} transfer loops, a sign-in a second, a probe every 250 ms`);
     const actions: Array<{ name: string; at: number; code: number | null }> = [];
     const progress = () => `${log.answered.size} transfers answered 2xx, ${log.retries} retries`;
-    await sleep(WARMUP_S * 1000);
-    say(progress());
-    actions.push(runAction('kill bff', process.env.CLUSTER_KILL_BFF));
+    for (const [next, variable] of [
+      ['core down', 'CLUSTER_KILL_CORE'],
+      ['bff down', 'CLUSTER_KILL_BFF'],
+      ['restored', 'CLUSTER_RESTORE'],
+    ] as const) {
+      await sleep((phase === 'warm-up' ? WARMUP_S : PHASE_S) * 1000);
+      say(progress());
+      phase = next;
+      actions.push(runAction(next, variable));
+    }
     await sleep(PHASE_S * 1000);
-    say(progress());
-    actions.push(runAction('kill core', process.env.CLUSTER_KILL_CORE));
-    await sleep(PHASE_S * 1000);
-    say(progress());
-    actions.push(runAction('restore', process.env.CLUSTER_RESTORE));
-    await sleep(PHASE_S * 1000);
+    phase = 'settle';
     loadOver = true;
     say(`load over after ${((Date.now() - loadStarted) / 1000).toFixed(0)} s: waiting for the calls in flight`);
     await Promise.all(work);
@@ -413,10 +424,15 @@ async function main(): Promise<number> {
       if (state.repeats) failures.push(`socket ${i}: ${state.repeats} events twice`);
       if (state.resyncs) failures.push(`socket ${i}: ${state.resyncs} resyncs (replay not available)`);
     }
-    const closes: Record<string, number> = {};
-    for (const state of sockets) for (const [code, n] of Object.entries(state.closes)) closes[code] = (closes[code] ?? 0) + n;
+    const closes: Record<string, Record<string, number>> = {};
+    for (const state of sockets) {
+      for (const [during, codes] of Object.entries(state.closes)) {
+        const counts = (closes[during] ??= {});
+        for (const [code, n] of Object.entries(codes)) counts[code] = (counts[code] ?? 0) + n;
+      }
+    }
+    for (const fault of ['core down', 'bff down']) if (!closes[fault]) failures.push(`no socket closed when the ${fault.replace(' down', '')} was killed`);
     const reconnected = sockets.filter((s) => s.opens > 1);
-    if (!reconnected.length) failures.push('no socket was closed by the faults: did the kills happen?');
     for (const action of actions) if (action.code !== 0) failures.push(`${action.name} failed (exit status ${action.code})`);
 
     // The longest stretch without a good answer, and the tail after the restore.
@@ -453,7 +469,7 @@ async function main(): Promise<number> {
         count: sockets.length,
         reconnected: reconnected.length,
         reconnects: sockets.reduce((sum, s) => sum + s.opens - 1, 0),
-        closes_by_code: closes,
+        closes_by_phase_and_code: closes,
         longest_away_ms: Math.max(...sockets.map((s) => s.longestAwayMs)),
         events: sockets.reduce((sum, s) => sum + s.events, 0),
         behind: behind.length,
