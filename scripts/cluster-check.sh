@@ -98,7 +98,7 @@ CLUSTER_URL="http://127.0.0.1:$CLUSTER_PORT" \
   DATABASE_URL="postgres://postgres:$POSTGRES_PASSWORD@127.0.0.1:$CLUSTER_PG_PORT/obmen" \
   CLUSTER_KILL_BFF="$engine kill --signal KILL $bff > /dev/null" \
   CLUSTER_KILL_CORE="$engine kill --signal KILL $core > /dev/null" \
-  CLUSTER_RESTORE="$engine start $bff $core > /dev/null" \
+  CLUSTER_RESTORE="echo \"  before: \$($engine inspect --format '{{.Name}} {{.State.Status}}' $bff $core | tr '\n' ' ')\"; $engine start $bff $core > /dev/null" \
   "$node" scripts/cluster-load.ts || status=$?
 
 say "containers afterwards:"

@@ -44,10 +44,7 @@ const RETRY_FOR_MS = 60_000;
 const AMOUNT = '0.1';
 const FUNDS = 1_000_000_000_000n; // 1 000 000 USDT (6 decimals)
 // A 16×16 PNG: small enough to cost the cores nothing, a real picture for the upload checks.
-const PICTURE = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR4nGPQWFBBEmIY1TCqYfhqAADPt0AQXcOVswAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PICTURE = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR4nGPQWFBBEmIY1TCqYfhqAADPt0AQXcOVswAAAABJRU5ErkJggg==', 'base64');
 
 const started = Date.now();
 const clock = () => ((Date.now() - started) / 1000).toFixed(1).padStart(6);
@@ -60,7 +57,8 @@ type TUser = { id: string; accountId: number; email: string; cookie: string };
 
 // ---- HTTP through the load balancer ---------------------------------------------------------
 
-type TAnswer = { status: number; body: string; headers: Headers } | { status: 0; error: string };
+/** `status` 0: no answer (`error` says why). */
+type TAnswer = { status: number; body: string; headers: Headers | null; error: string | null };
 
 async function call(path: string, init: { method?: string; cookie?: string; headers?: Record<string, string>; body?: BodyInit } = {}): Promise<TAnswer> {
   try {
@@ -70,9 +68,9 @@ async function call(path: string, init: { method?: string; cookie?: string; head
       body: init.body ?? null,
       signal: AbortSignal.timeout(15_000),
     });
-    return { status: res.status, body: await res.text(), headers: res.headers };
+    return { status: res.status, body: await res.text(), headers: res.headers, error: null };
   } catch (err) {
-    return { status: 0, error: (err as Error).cause ? String((err as Error).cause) : String(err) };
+    return { status: 0, body: '', headers: null, error: (err as Error).cause ? String((err as Error).cause) : String(err) };
   }
 }
 
@@ -90,7 +88,7 @@ async function callUntilAnswered(path: string, init: Parameters<typeof call>[1],
   }
 }
 
-const describe = (answer: TAnswer) => (answer.status === 0 ? answer.error : `${answer.status} ${answer.body.slice(0, 120)}`);
+const describe = (answer: TAnswer) => (answer.status === 0 ? (answer.error ?? 'no answer') : `${answer.status} ${answer.body.slice(0, 120)}`);
 
 async function signIn(email: string, password: string): Promise<string> {
   const { answer } = await callUntilAnswered('/api/auth/login_by_password', {
@@ -98,7 +96,7 @@ async function signIn(email: string, password: string): Promise<string> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email, password }),
   });
-  const cookie = answer.status === 200 ? /remember_token=([^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1] : undefined;
+  const cookie = answer.status === 200 ? /remember_token=([^;]+)/.exec(answer.headers?.get('set-cookie') ?? '')?.[1] : undefined;
   if (!cookie) throw new Error(`sign-in of ${email} failed: ${describe(answer)}`);
   return `remember_token=${cookie}`;
 }
@@ -160,8 +158,9 @@ function connect(state: TSocketState, users: TUser[]): Promise<void> {
       state.ws = null;
       if (!greeted) resolve();
       else if (!stopping) {
-        const counts = (state.closes[phase] ??= {});
+        const counts = state.closes[phase] ?? {};
         counts[event.code] = (counts[event.code] ?? 0) + 1;
+        state.closes[phase] = counts;
       }
       if (greeted && !stopping) void reconnect(state, users);
     };
@@ -190,7 +189,9 @@ async function openDatabase() {
 type TDb = Awaited<ReturnType<typeof openDatabase>>;
 
 async function readSums(db: TDb): Promise<Record<string, string>> {
-  const rows = await db.query<{ currency: string; total: string }>('SELECT currency, sum(balance)::text AS total FROM ledger_accounts GROUP BY currency ORDER BY currency');
+  const rows = await db.query<{ currency: string; total: string }>(
+    'SELECT currency, sum(balance)::text AS total FROM ledger_accounts GROUP BY currency ORDER BY currency',
+  );
   return Object.fromEntries(rows.map((row) => [row.currency, row.total]));
 }
 
@@ -231,7 +232,14 @@ async function waitForCluster(): Promise<void> {
   }
 }
 
-type TTransferLog = { answered: Map<string, number>; refused: Map<string, string>; unanswered: Set<string>; retries: number; replayed: number; retryCauses: Record<string, number> };
+type TTransferLog = {
+  answered: Map<string, number>;
+  refused: Map<string, string>;
+  unanswered: Set<string>;
+  retries: number;
+  replayed: number;
+  retryCauses: Record<string, number>;
+};
 
 async function transferWorker(worker: number, users: TUser[], runId: string, log: TTransferLog, until: () => boolean): Promise<void> {
   for (let n = 1; !until(); n++) {
@@ -255,7 +263,7 @@ async function transferWorker(worker: number, users: TUser[], runId: string, log
     log.retries += tries - 1;
     if (answer.status >= 200 && answer.status < 300) {
       log.answered.set(key, tries);
-      if (answer.headers.get('idempotent-replayed') === 'true') log.replayed++;
+      if (answer.headers?.get('idempotent-replayed') === 'true') log.replayed++;
     } else if (isRetryable(answer)) log.unanswered.add(key);
     else log.refused.set(key, describe(answer));
   }
@@ -304,7 +312,7 @@ async function readFiles(user: TUser, paths: string[], times: number): Promise<s
   for (const path of paths) {
     for (let i = 0; i < times; i++) {
       const { answer } = await callUntilAnswered(path, { cookie: user.cookie });
-      if (answer.status !== 200 || !answer.headers.get('content-type')?.startsWith('image/')) failures.push(`${path}: ${describe(answer)}`);
+      if (answer.status !== 200 || !answer.headers?.get('content-type')?.startsWith('image/')) failures.push(`${path}: ${describe(answer)}`);
     }
   }
   return failures;
@@ -312,7 +320,8 @@ async function readFiles(user: TUser, paths: string[], times: number): Promise<s
 
 async function main(): Promise<number> {
   if (!DATABASE_URL) throw new Error('DATABASE_URL (the cluster’s PostgreSQL) is required');
-  for (const variable of ['CLUSTER_KILL_CORE', 'CLUSTER_KILL_BFF', 'CLUSTER_RESTORE']) if (!process.env[variable]) throw new Error(`${variable} (a command) is required`);
+  for (const variable of ['CLUSTER_KILL_CORE', 'CLUSTER_KILL_BFF', 'CLUSTER_RESTORE'])
+    if (!process.env[variable]) throw new Error(`${variable} (a command) is required`);
   const runId = `cluster-${randomBytes(4).toString('hex')}`;
   const password = `Cluster-${randomBytes(9).toString('base64url')}`;
   say(`waiting for ${URL_BASE}`);
@@ -374,7 +383,13 @@ async function main(): Promise<number> {
 
     // Every socket at its user's newest seq, or SETTLE_S without getting there.
     const newest = async () =>
-      new Map((await db.query<{ user_id: string; seq: string }>('SELECT user_id::text, seq::text FROM event_seqs WHERE user_id = ANY($1::bigint[])', [users.map((u) => u.id)])).map((r) => [r.user_id, Number(r.seq)]));
+      new Map(
+        (
+          await db.query<{ user_id: string; seq: string }>('SELECT user_id::text, seq::text FROM event_seqs WHERE user_id = ANY($1::bigint[])', [
+            users.map((u) => u.id),
+          ])
+        ).map((r) => [r.user_id, Number(r.seq)]),
+      );
     const settleBy = Date.now() + SETTLE_S * 1000;
     let behind: TSocketState[] = [];
     let seqs = await newest();
@@ -399,7 +414,8 @@ async function main(): Promise<number> {
     failures.push(...report.violations.map((v) => `ledger: ${v.rule}: ${v.detail}`));
     const sumsAfter = await readSums(db);
     // The users' funding came from the adjustment account: every currency still sums to what it did.
-    if (JSON.stringify(sumsAfter) !== JSON.stringify(sumsBefore)) failures.push(`per-currency sums changed: ${JSON.stringify(sumsBefore)} → ${JSON.stringify(sumsAfter)}`);
+    if (JSON.stringify(sumsAfter) !== JSON.stringify(sumsBefore))
+      failures.push(`per-currency sums changed: ${JSON.stringify(sumsBefore)} → ${JSON.stringify(sumsAfter)}`);
     const stored = await db.query<{ key: string; n: number }>(
       'SELECT idempotency_key AS key, count(*)::int AS n FROM transfers WHERE idempotency_key LIKE $1 GROUP BY idempotency_key',
       [`${runId}-%`],
@@ -411,7 +427,13 @@ async function main(): Promise<number> {
     if (twice.length) failures.push(`transfers stored twice: ${twice.map((r) => r.key).join(', ')}`);
     if (lost.length) failures.push(`transfers answered 2xx but not stored: ${lost.join(', ')}`);
     if (phantom.length) failures.push(`transfers stored that were never answered 2xx: ${phantom.join(', ')}`);
-    if (log.refused.size) failures.push(`transfers refused: ${[...log.refused.entries()].slice(0, 5).map(([k, why]) => `${k}: ${why}`).join('; ')}`);
+    if (log.refused.size)
+      failures.push(
+        `transfers refused: ${[...log.refused.entries()]
+          .slice(0, 5)
+          .map(([k, why]) => `${k}: ${why}`)
+          .join('; ')}`,
+      );
     if (log.unanswered.size) failures.push(`transfers never answered within ${RETRY_FOR_MS / 1000} s of retries: ${log.unanswered.size}`);
     const retried = [...log.answered.values()].filter((tries) => tries > 1).length;
 
@@ -427,8 +449,9 @@ async function main(): Promise<number> {
     const closes: Record<string, Record<string, number>> = {};
     for (const state of sockets) {
       for (const [during, codes] of Object.entries(state.closes)) {
-        const counts = (closes[during] ??= {});
+        const counts = closes[during] ?? {};
         for (const [code, n] of Object.entries(codes)) counts[code] = (counts[code] ?? 0) + n;
+        closes[during] = counts;
       }
     }
     for (const fault of ['core down', 'bff down']) if (!closes[fault]) failures.push(`no socket closed when the ${fault.replace(' down', '')} was killed`);
@@ -444,7 +467,8 @@ async function main(): Promise<number> {
     }
     const failedProbes = probes.filter((p) => !p.ok);
     const tail = probes.filter((p) => p.at >= loadStarted + (WARMUP_S + 2 * PHASE_S + PHASE_S / 2) * 1000);
-    if (longestGapMs > MAX_GAP_S * 1000) failures.push(`the load balancer answered nothing good for ${(longestGapMs / 1000).toFixed(1)} s (limit ${MAX_GAP_S} s)`);
+    if (longestGapMs > MAX_GAP_S * 1000)
+      failures.push(`the load balancer answered nothing good for ${(longestGapMs / 1000).toFixed(1)} s (limit ${MAX_GAP_S} s)`);
     if (tail.some((p) => !p.ok)) failures.push(`${tail.filter((p) => !p.ok).length} failed probes after the restore`);
 
     const summary = {
