@@ -58,7 +58,10 @@ base="$(has_image obmen-base:bookworm && echo obmen-base:bookworm || echo debian
 export INFRA_BASE_IMAGE="$base"
 if [ -z "${SKIP_BUILD:-}" ]; then
   say "the app's image: scripts/image.sh (built and checked, the single-container run skipped)"
-  NO_RUN=1 ENGINE="$engine" bash scripts/image.sh | sed 's/^/  /'
+  build_log="$(mktemp)"
+  NO_RUN=1 ENGINE="$engine" bash scripts/image.sh > "$build_log" 2>&1 || { tail -40 "$build_log"; rm -f "$build_log"; exit 1; }
+  grep '^\[image\]' "$build_log" | sed 's/^/  /'
+  rm -f "$build_log"
   say "the infrastructure image (PostgreSQL, NATS, HAProxy from Debian's packages) on $base"
   infra=("$engine" build -t obmen-infra:local --build-arg "BASE_IMAGE=$base" -f scripts/cluster/Containerfile)
   # podman's bridge may lack the firewall rules a build's apt needs on a minimal VM (image.sh: the same).
@@ -90,14 +93,16 @@ wait_for "the seed (exit 0)" seed_done
 say "seeded: $("$engine" logs "$seed" 2>&1 | tr -s " \n" " " | cut -c1-200)"
 
 bff="$(container bff1)" core="$(container core2)"
+# kill -9 of the container's first process from outside, as a crash would (the engine's own kill
+# counts as an operator's stop, which the restart policy leaves alone).
 say "victims: $bff (a BFF) and $core (a core)"
 
 # ---- load, faults, verdict -------------------------------------------------------------------
 status=0
 CLUSTER_URL="http://127.0.0.1:$CLUSTER_PORT" \
   DATABASE_URL="postgres://postgres:$POSTGRES_PASSWORD@127.0.0.1:$CLUSTER_PG_PORT/obmen" \
-  CLUSTER_KILL_BFF="$engine kill --signal KILL $bff > /dev/null" \
-  CLUSTER_KILL_CORE="$engine kill --signal KILL $core > /dev/null" \
+  CLUSTER_KILL_BFF="kill -9 \$($engine inspect --format '{{.State.Pid}}' $bff)" \
+  CLUSTER_KILL_CORE="kill -9 \$($engine inspect --format '{{.State.Pid}}' $core)" \
   CLUSTER_RESTORE="echo \"  before: \$($engine inspect --format '{{.Name}} {{.State.Status}}' $bff $core | tr '\n' ' ')\"; $engine start $bff $core > /dev/null" \
   "$node" scripts/cluster-load.ts || status=$?
 
