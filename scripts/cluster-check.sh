@@ -3,12 +3,14 @@
 # the private files on a shared volume) built, brought up and put under load through the load
 # balancer by scripts/cluster-load.ts, which kills one BFF and one core (kill -9) mid-load, brings
 # them back, and checks the ledger, every transfer, every socket and the answers. Then down, with
-# its volumes. Not in CI: it takes about 10 minutes with the images built (docs/ops.md, "The cluster").
+# its volumes. Not in CI: about 100 s with the images built (docs/ops.md, "The cluster on one machine").
 #
 #   bash scripts/cluster-check.sh                 build the images, up, load, faults, checks, down
 #   SKIP_BUILD=1 bash scripts/cluster-check.sh    reuse obmen:local and obmen-infra:local
 #   KEEP=1 …                                      leave the cluster up afterwards (down it with
 #                                                 podman-compose -p obmen-check down -v)
+#   FAULT=crash …                                 the killed ones crash and restart at once
+#                                                 (default down: they stay down until restored)
 # Needs: podman and podman-compose (Debian's; ENGINE=docker uses `docker compose`), what
 # scripts/image.sh needs, and `pnpm install` done here (the load runs on the project's Node).
 # Environment (all optional): ENGINE, CLUSTER_PORT (18080: the load balancer on 127.0.0.1),
@@ -93,16 +95,22 @@ wait_for "the seed (exit 0)" seed_done
 say "seeded: $("$engine" logs "$seed" 2>&1 | tr -s " \n" " " | cut -c1-200)"
 
 bff="$(container bff1)" core="$(container core2)"
-# kill -9 of the container's first process from outside, as a crash would (the engine's own kill
-# counts as an operator's stop, which the restart policy leaves alone).
-say "victims: $bff (a BFF) and $core (a core)"
+# FAULT=down: the engine's kill -9, which its restart policy leaves alone (an operator's stop):
+# each stays down until the restore step, like a lost machine. FAULT=crash: kill -9 of the
+# container's first process from outside, as a crash would be: the restart policy brings it back.
+case "${FAULT:-down}" in
+  down) kill_of() { echo "$engine kill --signal KILL $1 > /dev/null"; } ;;
+  crash) kill_of() { echo "kill -9 \$($engine inspect --format '{{.State.Pid}}' $1)"; } ;;
+  *) echo "[cluster-check] FAULT is down or crash"; exit 1 ;;
+esac
+say "victims: $bff (a BFF) and $core (a core), FAULT=${FAULT:-down}"
 
 # ---- load, faults, verdict -------------------------------------------------------------------
 status=0
 CLUSTER_URL="http://127.0.0.1:$CLUSTER_PORT" \
   DATABASE_URL="postgres://postgres:$POSTGRES_PASSWORD@127.0.0.1:$CLUSTER_PG_PORT/obmen" \
-  CLUSTER_KILL_BFF="kill -9 \$($engine inspect --format '{{.State.Pid}}' $bff)" \
-  CLUSTER_KILL_CORE="kill -9 \$($engine inspect --format '{{.State.Pid}}' $core)" \
+  CLUSTER_KILL_BFF="$(kill_of "$bff")" \
+  CLUSTER_KILL_CORE="$(kill_of "$core")" \
   CLUSTER_RESTORE="echo \"  before: \$($engine inspect --format '{{.Name}} {{.State.Status}}' $bff $core | tr '\n' ' ')\"; $engine start $bff $core > /dev/null" \
   "$node" scripts/cluster-load.ts || status=$?
 

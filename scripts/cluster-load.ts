@@ -413,7 +413,7 @@ async function main(): Promise<number> {
     const report = await checkLedger(db);
     failures.push(...report.violations.map((v) => `ledger: ${v.rule}: ${v.detail}`));
     const sumsAfter = await readSums(db);
-    // The users' funding came from the adjustment account: every currency still sums to what it did.
+    // Transfers only move money between accounts (fees included): each currency sums to what it did after the funding.
     if (JSON.stringify(sumsAfter) !== JSON.stringify(sumsBefore))
       failures.push(`per-currency sums changed: ${JSON.stringify(sumsBefore)} → ${JSON.stringify(sumsAfter)}`);
     const stored = await db.query<{ key: string; n: number }>(
