@@ -20,8 +20,8 @@
  *              sums unchanged; every key answered 2xx stored exactly once, and nothing stored for a
  *              key that never was; every socket open again and at its user's newest seq with no
  *              gap, repeat or resync; the files read back through both cores, before and after;
- *              the probe's longest stretch without an answer at most CLUSTER_MAX_GAP_S, and its
- *              last CLUSTER_PHASE_S all answered.
+ *              the probe's longest stretch without an answer at most CLUSTER_MAX_GAP_S, and every
+ *              probe from half a phase after the restore answered.
  *
  *   CLUSTER_URL=http://127.0.0.1:8080 DATABASE_URL=postgres://… node scripts/cluster-load.ts
  *
