@@ -40,7 +40,14 @@ down() {
   [ -n "$is_up" ] || return 0
   if [ -n "${KEEP:-}" ]; then say "KEEP=1: the cluster stays up (${compose[*]} -p $project down -v)"; return; fi
   say "down (containers and volumes)"
+  remove_all
+}
+# The image's VOLUME /data gives each BFF and the seed an anonymous volume, which `down -v` of
+# podman-compose 1.0.3 leaves behind (and its network): removed with the containers.
+remove_all() {
+  "$engine" ps -aq --filter "label=com.docker.compose.project=$project" | xargs -r "$engine" rm -f -v > /dev/null 2>&1 || true
   "${compose[@]}" -p "$project" down -v > /dev/null 2>&1 || true
+  "$engine" network rm "${project}_obmen" > /dev/null 2>&1 || true
 }
 trap 'down; [ -z "$made_conf" ] || rm -f "$CONTAINERS_CONF"' EXIT
 node="$root/node_modules/.bin/node"
@@ -74,7 +81,7 @@ fi
 # ---- up --------------------------------------------------------------------------------------
 container() { "$engine" ps -a --filter "label=com.docker.compose.project=$project" --filter "label=com.docker.compose.service=$1" --format '{{.Names}}' | head -1; }
 # A cluster left by an interrupted run goes first: a fresh database and file volume each time.
-"${compose[@]}" -p "$project" down -v > /dev/null 2>&1 || true
+remove_all
 is_up=1
 say "up: ${compose[*]} -p $project up -d (load balancer on 127.0.0.1:$CLUSTER_PORT)"
 # The database first, so that the seed and the cores find it; then everything.
