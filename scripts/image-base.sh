@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Base images made from Debian's packages, for machines that cannot pull the official ones:
-#   obmen-base:bookworm        Debian bookworm minbase (glibc, libstdc++): the runtime stage
+#   obmen-base:bookworm        Debian bookworm minbase (glibc, libstdc++) and libatomic1: the runtime stage
 #   obmen-build-base:bookworm  the same plus this machine's Node.js and npm (its nodejs package):
 #                              the build stages run pnpm with it
 #   obmen-base:bookworm-arm64  (ARCH=arm64, any architecture other than this machine's) the runtime
 #                              stage of an image for that platform: only the Debian packages Node
-#                              24 and the native packages link against (libc6, libgcc-s1,
-#                              libstdc++6 with gcc-12-base) plus base-files and tzdata, unpacked
-#                              with dpkg-deb, and base-passwd's /etc/passwd and /etc/group: no
+#                              26 and the native packages link against (libc6, libgcc-s1,
+#                              libstdc++6 with gcc-12-base, libatomic1) plus base-files and tzdata,
+#                              unpacked with dpkg-deb, and base-passwd's /etc/passwd and /etc/group: no
 #                              shell, no dpkg, no code of that architecture run here
 # Made with debootstrap (root, Debian's debootstrap package) and imported into podman or docker.
 #   bash scripts/image-base.sh            (ENGINE=docker to import into Docker; MIRROR, SUITE to change)
@@ -36,7 +36,8 @@ slim() {
 debootstrap_into() {
   local root="$1"
   echo "[image-base] debootstrap $suite ($arch)"
-  debootstrap --variant=minbase --arch="$arch" "$suite" "$root" "$mirror" > "$work/debootstrap.log" 2>&1 \
+  # Node 26 (the npm registry's build) links libatomic, which minbase lacks.
+  debootstrap --variant=minbase --include=libatomic1 --arch="$arch" "$suite" "$root" "$mirror" > "$work/debootstrap.log" 2>&1 \
     || { tail -20 "$work/debootstrap.log"; exit 1; }
   slim "$root"
 }
@@ -74,7 +75,7 @@ import_image() {
 # merged /usr, /etc/passwd and /etc/group from base-passwd's masters (its update-passwd, which
 # needs debconf's library, stays out), and a dpkg status file that lists the packages (for
 # scanners; there is no dpkg in it).
-runtime_packages=(libc6 libgcc-s1 gcc-12-base libstdc++6 base-files tzdata)
+runtime_packages=(libc6 libgcc-s1 gcc-12-base libstdc++6 libatomic1 base-files tzdata)
 unpack_into() {
   local root="$1" dl="$work/download" deb pkg
   echo "[image-base] debootstrap --download-only $suite ($arch): ${runtime_packages[*]}"

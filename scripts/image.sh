@@ -92,7 +92,7 @@ fs="$(mktemp -d)"
 trap 'rm -rf "$fs"' EXIT
 cid="$("$engine" create "$tag" 2> /dev/null)"
 "$engine" export "$cid" | tar -x -C "$fs" --exclude 'dev/*'
-"$engine" rm "$cid" > /dev/null
+"$engine" rm -v "$cid" > /dev/null
 
 node="$(file -b "$fs/usr/local/bin/node")"
 [[ "$node" = *"ELF 64-bit"*"$machine"* ]] || fail "/usr/local/bin/node: $node"
