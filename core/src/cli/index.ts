@@ -12,6 +12,7 @@ import { REFERRAL_COMMANDS } from './referral.ts';
 import { CARD_COMMANDS } from './cards.ts';
 import { CHAT_COMMANDS } from './chat.ts';
 import { SEED_COMMANDS } from './seed.ts';
+import { AUDIT_COMMANDS } from './audit.ts';
 
 /** Every operator command by name, one file per domain. */
 export const COMMANDS: Record<string, TCommand> = {
@@ -28,4 +29,5 @@ export const COMMANDS: Record<string, TCommand> = {
   ...CARD_COMMANDS,
   ...CHAT_COMMANDS,
   ...SEED_COMMANDS,
+  ...AUDIT_COMMANDS,
 };
