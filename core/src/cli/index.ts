@@ -13,6 +13,7 @@ import { CARD_COMMANDS } from './cards.ts';
 import { CHAT_COMMANDS } from './chat.ts';
 import { SEED_COMMANDS } from './seed.ts';
 import { AUDIT_COMMANDS } from './audit.ts';
+import { OPS_COMMANDS } from './ops.ts';
 
 /** Every operator command by name, one file per domain. */
 export const COMMANDS: Record<string, TCommand> = {
@@ -30,4 +31,5 @@ export const COMMANDS: Record<string, TCommand> = {
   ...CHAT_COMMANDS,
   ...SEED_COMMANDS,
   ...AUDIT_COMMANDS,
+  ...OPS_COMMANDS,
 };
