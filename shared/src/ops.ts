@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { ZOk } from './api.ts';
 import { ZEmail, ZNewPassword, ZPassword } from './auth.ts';
 import { ZSecondFactorCode } from './security.ts';
 

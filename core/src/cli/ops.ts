@@ -20,7 +20,7 @@ export const OPS_COMMANDS: Record<string, TCommand> = {
   'operator:create': async (db, args) => {
     const { positionals, actor } = split(args);
     const [email, ...roles] = positionals;
-    if (!email || !email.includes('@') || roles.length === 0) throw new Error(CREATE_USAGE);
+    if (!email?.includes('@') || roles.length === 0) throw new Error(CREATE_USAGE);
     const created = await createOperator(db, { email, roles, actor, now: new Date() });
     return { email: created.email, enrol_link: `${loadConfig().PUBLIC_URL}/ops/enrol#${created.token}`, valid_hours: 72 };
   },
