@@ -24,6 +24,8 @@ import withdrawRoutes from './domains/payments/withdraw-routes.ts';
 import cardRoutes from './domains/cards/routes.ts';
 import securityRoutes from './domains/security/routes.ts';
 import chatRoutes from './domains/chat/routes.ts';
+import opsGuard from './domains/ops/guard.ts';
+import opsRoutes from './domains/ops/routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { registerPaymentProviders } from './domains/payments/providers.ts';
@@ -68,6 +70,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   const sealed = await sealPayoutCardNumbers(fastify.db, documents);
   if (sealed) fastify.log.info({ sealed }, 'payout card numbers sealed');
   await fastify.register(sessionPlugin);
+  // The back office's door, before any route: every /api/ops route must say what it needs.
+  await fastify.register(opsGuard, { now: clock, ...(config.OPS_ALLOWED_IPS ? { allowedIps: config.OPS_ALLOWED_IPS } : {}) });
   await fastify.register(mailPlugin, { config });
   // The realtime bus and the BFFs' event stream (before any route that records events).
   await fastify.register(eventsPlugin, { config });
@@ -87,6 +91,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: clock });
   await fastify.register(chatRoutes);
+  await fastify.register(opsRoutes, { now: clock });
   // The providers this configuration runs with: the domains reach them through their adapters.
   const providers = loadPaymentProviders(config);
   registerPaymentProviders(providers);

@@ -21,6 +21,10 @@
  * Withdrawals (cli/withdraw.ts): withdraw:list [state=…], withdraw:approve <id>, withdraw:reject <id>
  *   <reason…>, withdraw:auto <CUR> <amount>, payouts:sandbox [id=<id>] [outcome=succeeded|failed],
  *   payments:reconcile from=<day> to=<day>.
+ * Audit (cli/audit.ts): audit:verify [file.jsonl] (the hash chain, in the database or an export,
+ *   offline), audit:export <file.jsonl> [from= to= actor= subject= action=].
+ * Operators (cli/ops.ts): operator:create <email> <role…> (prints the one-time enrolment link),
+ *   operator:list, operator:disable <email>.
  * Seed (cli/seed.ts): seed — the catalogue of an empty database (currencies, settings, menus,
  *   articles, rates, limits; sandbox systems where sandboxes may run), the demo account outside
  *   production, its balances and sign-in in development. The start scripts run it when SEED is on.

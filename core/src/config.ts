@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { JOB_NAMES, type TJobName } from './jobs/names.ts';
+import { parseCidrList } from './lib/cidr.ts';
 
 const ZConfig = z
   .object({
@@ -87,6 +88,14 @@ const ZConfig = z
      * rates from this CoinGecko-compatible price feed (…/simple/price); spread, fee, limits stay the table's.
      */
     RATES_FEED_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /**
+     * The back office (/api/ops) answers only clients of these networks (CIDR, comma-separated;
+     * the address as the trusted proxy gives it); everyone else gets 404. Unset: any address.
+     */
+    OPS_ALLOWED_IPS: z
+      .string()
+      .optional()
+      .refine((value) => value === undefined || parseCidrList(value) !== null, { message: 'a comma-separated list of CIDR networks, e.g. 10.0.0.0/8,::1/128' }),
     /** Realtime events go between the cores through this NATS server (nats://host:4222); unset: PostgreSQL LISTEN/NOTIFY. */
     NATS_URL: z.url({ protocol: /^(nats|tls)$/ }).optional(),
     /** How often the realtime stream re-checks its sessions (logout closes sockets within this) and catches up. */

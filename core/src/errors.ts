@@ -51,6 +51,10 @@ export const ERRORS = {
   challenge_invalid: { status: 400, key: 'security.challenge_invalid' },
   session_not_found: { status: 404, key: 'api.session_not_found' },
   withdrawals_blocked: { status: 403, key: 'security.withdrawals_blocked' },
+  // the back office (domains/ops)
+  ops_sign_in_failed: { status: 401, key: 'ops.sign_in_failed' },
+  ops_forbidden: { status: 403, key: 'ops.forbidden' },
+  step_up_required: { status: 403, key: 'ops.step_up_required' },
   // withdrawals (the limit's message names the period: withdraw.limit_exceeded_24h / _30d)
   withdrawal_limit_exceeded: { status: 422, key: 'withdraw.limit_exceeded_24h', field: 'amount', fieldKey: 'withdraw.field_limit_exceeded' },
   deposit_limit_exceeded: { status: 422, key: 'withdraw.limit_exceeded_24h', field: 'amount', fieldKey: 'withdraw.field_limit_exceeded' },

@@ -27,3 +27,4 @@ export * from './withdraw.ts';
 export * from './chat-text.ts';
 export * from './mailing.ts';
 export * from './referral.ts';
+export * from './ops.ts';

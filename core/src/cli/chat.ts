@@ -1,18 +1,10 @@
-import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { isAccountId } from '@obmen/shared';
 import { loadConfig, type TConfig } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { openStorage } from '../storage/index.ts';
 import { closeSupport, listReports, listSupportQueue, replySupport, saveSupportFile, showSupport } from '../domains/chat/operator.ts';
-import type { TCommand } from './command.ts';
-
-/** Who is acting, for the audit log: --operator, else OBMEN_OPERATOR, else the login name. */
-function operatorOf(value: string | undefined): string {
-  const name = (value ?? process.env.OBMEN_OPERATOR ?? userInfo().username).trim();
-  if (!name) throw new Error('say who you are: --operator <name> or OBMEN_OPERATOR');
-  return name;
-}
+import { operatorOf, type TCommand } from './command.ts';
 
 const who = (values: object) => operatorOf((values as { operator?: string }).operator);
 

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import type { Db } from '../db/index.ts';
 
 /** One operator command: its arguments in, a JSON-printable answer out (core/src/cli.ts prints it). */
@@ -20,4 +21,11 @@ export function limitOf(value: string | undefined, usage: string): number {
   const count = value === undefined ? 50 : Number(value);
   if (!Number.isInteger(count) || count < 1 || count > 1000) throw new Error(usage);
   return count;
+}
+
+/** Who is acting, for the audit trail: --operator, else OBMEN_OPERATOR, else the login name. */
+export function operatorOf(value: string | undefined): string {
+  const name = (value ?? process.env.OBMEN_OPERATOR ?? userInfo().username).trim();
+  if (!name) throw new Error('say who you are: --operator <name> or OBMEN_OPERATOR');
+  return name;
 }

@@ -12,6 +12,8 @@ import { REFERRAL_COMMANDS } from './referral.ts';
 import { CARD_COMMANDS } from './cards.ts';
 import { CHAT_COMMANDS } from './chat.ts';
 import { SEED_COMMANDS } from './seed.ts';
+import { AUDIT_COMMANDS } from './audit.ts';
+import { OPS_COMMANDS } from './ops.ts';
 
 /** Every operator command by name, one file per domain. */
 export const COMMANDS: Record<string, TCommand> = {
@@ -28,4 +30,6 @@ export const COMMANDS: Record<string, TCommand> = {
   ...CARD_COMMANDS,
   ...CHAT_COMMANDS,
   ...SEED_COMMANDS,
+  ...AUDIT_COMMANDS,
+  ...OPS_COMMANDS,
 };

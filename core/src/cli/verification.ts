@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { REJECT_REASONS, VERIFICATION_SIDES, type TRejectReason, type TVerificationSide } from '@obmen/shared';
 import { loadConfig, type TConfig } from '../config.ts';
@@ -7,18 +6,11 @@ import { openStorage } from '../storage/index.ts';
 import { openDocumentCipher } from '../domains/verification/cipher.ts';
 import { approveSubmission, listQueue, rejectSubmission, saveFile, showSubmission } from '../domains/verification/operator.ts';
 import { listLimits, type TVerificationContext } from '../domains/verification/service.ts';
-import type { TCommand } from './command.ts';
+import { operatorOf, type TCommand } from './command.ts';
 
 const REJECT_USAGE = `usage: kyc:reject <submission id> --file <side>=<reason>[:<note>]... (--retry | --final) [--note <text>] [--operator <name>]
   sides: ${VERIFICATION_SIDES.join(', ')}; reasons: ${REJECT_REASONS.join(', ')} (other needs a note)
   --retry: the user may upload the rejected files again; --final: this submission is closed for good`;
-
-/** Who is acting, for the audit log: --operator, else OBMEN_OPERATOR, else the login name. */
-function operatorOf(value: string | undefined): string {
-  const name = (value ?? process.env.OBMEN_OPERATOR ?? userInfo().username).trim();
-  if (!name) throw new Error('say who you are: --operator <name> or OBMEN_OPERATOR');
-  return name;
-}
 
 /**
  * Identity verification for operators: kyc:queue, kyc:show, kyc:file, kyc:approve, kyc:reject,

@@ -3,7 +3,18 @@ import swagger from '@fastify/swagger';
 import type { FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { IDEMPOTENCY_KEY_PATTERN, SESSION_COOKIE, ZApiError, ZBalance, ZNotification, ZSiteSettings, ZUnreadMsgs, ZUser, ZWallet } from '@obmen/shared';
+import {
+  IDEMPOTENCY_KEY_PATTERN,
+  OPS_COOKIE,
+  SESSION_COOKIE,
+  ZApiError,
+  ZBalance,
+  ZNotification,
+  ZSiteSettings,
+  ZUnreadMsgs,
+  ZUser,
+  ZWallet,
+} from '@obmen/shared';
 import { AppError } from '../errors.ts';
 import { requireUser } from '../domains/user/current.ts';
 import { idempotencyKeyOf } from '../domains/idempotency/service.ts';
@@ -40,11 +51,13 @@ export const API_TAGS = [
   ['Purchase', 'Purchases.'],
   ['Logging', 'Front-end error reports (served by the BFF).'],
   ['Service', 'Health and cache polling, for the BFF.'],
+  ['Ops', 'The back office: operators sign in with two factors; each call names the permission it needs.'],
 ] as const;
 export type TApiTag = (typeof API_TAGS)[number][0];
 
 /** The document's reusable parts; routes point at them by name. */
 const SESSION_SCHEME = 'session';
+const OPS_SCHEME = 'operator';
 const IDEMPOTENCY_PARAMETER = 'IdempotencyKey';
 
 // Shared shapes that appear in many answers become named components (one definition each).
@@ -87,7 +100,13 @@ function transform(document: Parameters<typeof jsonSchemaTransform>[0] & { route
   const response = { ...(schema.response as Record<string, unknown>), '4XX': ZApiError };
   const transformed = jsonSchemaTransform({ ...document, schema: { ...schema, response } as FastifySchema });
   // Public calls say so (an empty list), rather than leaving a reader to guess.
-  const security = [route.onRequest].flat().includes(requireUser) ? [{ [SESSION_SCHEME]: [] }] : [];
+  const ops = route.config?.ops;
+  const security =
+    ops !== undefined && ops !== null
+      ? [{ [OPS_SCHEME]: ops === 'signed_in' ? [] : [ops] }]
+      : [route.onRequest].flat().includes(requireUser)
+        ? [{ [SESSION_SCHEME]: [] }]
+        : [];
   return { ...transformed, schema: { ...transformed.schema, security } };
 }
 
@@ -202,6 +221,12 @@ export default fp<{ strict: boolean }>(
         components: {
           securitySchemes: {
             [SESSION_SCHEME]: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The session cookie set by sign-in.' },
+            [OPS_SCHEME]: {
+              type: 'apiKey',
+              in: 'cookie',
+              name: OPS_COOKIE,
+              description: "An operator's session cookie (back-office sign-in); the scopes listed are the permission the call needs.",
+            },
           },
           parameters: {
             [IDEMPOTENCY_PARAMETER]: {

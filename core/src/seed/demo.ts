@@ -9,6 +9,7 @@ import { postTransaction, systemAccount, userAccount } from '../domains/ledger/p
 import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
 import { SANDBOX_PAYMENT_SYSTEMS } from '../providers/sandbox/catalogue.ts';
 import { seedWithdrawAutoApproval } from '../domains/payments/withdrawals.ts';
+import { seedDemoOperator } from '../domains/ops/service.ts';
 
 /**
  * The confirmed demo account of development and test databases (never production: seedDatabase
@@ -106,7 +107,11 @@ const FOOTER_IMAGES: Array<[name: string, ext: string, url: string | null]> = [
   ['bank-aurora', 'svg', null],
 ];
 
-export type TSeedAnswer = { seeded: string[]; demo_account?: { email: string; password: string; account_id: number } };
+export type TSeedAnswer = {
+  seeded: string[];
+  demo_account?: { email: string; password: string; account_id: number };
+  demo_operator?: { email: string; password: string; totp_secret: string };
+};
 
 /**
  * `ops seed`, which the start scripts run before the core when SEED is on: the catalogue of an
@@ -118,7 +123,13 @@ export async function seedDatabase(db: Db, config: Pick<TConfig, 'NODE_ENV' | 'S
   if (config.NODE_ENV !== 'development') return { seeded };
   if (await seedDemoBalances(db)) seeded.push('demo balances (development only)');
   const accountId = await findDemoAccountId(db);
-  return accountId ? { seeded, demo_account: { email: DEMO_ACCOUNT.email, password: DEMO_ACCOUNT.password, account_id: accountId } } : { seeded };
+  // The back office's demo operator, printed like the demo account: /ops opens at once.
+  const demoOperator = await seedDemoOperator(db, new Date());
+  return {
+    seeded,
+    demo_operator: demoOperator,
+    ...(accountId ? { demo_account: { email: DEMO_ACCOUNT.email, password: DEMO_ACCOUNT.password, account_id: accountId } } : {}),
+  };
 }
 
 /**

@@ -10,16 +10,18 @@ import app from '../../src/app.ts';
 import { testConfig } from '../helpers.ts';
 import { openDb } from '../../src/db/index.ts';
 import { DEMO, call, sessionToken } from '../auth-helpers.ts';
+import type { TSeedAnswer } from '../../src/seed/demo.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 /** `ops seed` as the start scripts run it, on its own PGlite directory. */
+/** What `ops seed` prints. */
 function opsSeed(dataDir: string, nodeEnv: 'development' | 'production') {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, NODE_ENV: nodeEnv, LOG_LEVEL: 'silent' };
   const run = spawnSync(process.execPath, [CLI, 'seed'], { env, encoding: 'utf8', timeout: 120_000 });
   expect(run.stderr).toBe('');
   expect(run.status).toBe(0);
-  return JSON.parse(run.stdout) as { seeded: string[]; demo_account?: { email: string; password: string; account_id: number } };
+  return JSON.parse(run.stdout) as TSeedAnswer;
 }
 
 /** The core as server.ts starts it after the seed, on that directory, with its log captured. */
@@ -66,12 +68,15 @@ describe('ops seed and the demo account', () => {
       'demo balances (development only)',
     ]);
     expect(first.demo_account).toMatchObject({ email: DEMO.email, password: DEMO.password });
+    // The back office's demo operator, every role, with the secret for an authenticator app.
+    expect(first.demo_operator).toMatchObject({ email: 'ops@obmen.local', password: expect.any(String), totp_secret: expect.stringMatching(/^[A-Z2-7]{32}$/) });
     // Every start runs it: the second finds everything there and still says how to sign in.
-    expect(opsSeed(data, 'development')).toEqual({ seeded: [], demo_account: first.demo_account });
+    expect(opsSeed(data, 'development')).toEqual({ seeded: [], demo_account: first.demo_account, demo_operator: first.demo_operator });
 
     const core = await start(data, 'development');
     try {
       expect(core.lines.some((line) => JSON.stringify(line).includes(DEMO.password))).toBe(false);
+      expect(core.lines.some((line) => JSON.stringify(line).includes(first.demo_operator!.password))).toBe(false);
       const res = await call(core.app, '/api/auth/login_by_password', { payload: DEMO });
       expect(res.statusCode).toBe(200);
       expect(res.json().user.account_id).toBe(first.demo_account!.account_id);

@@ -9,21 +9,13 @@ import type { TReceivedFile } from '../../storage/upload.ts';
 import { parseInput } from '../../validation.ts';
 import { emitChatEvents } from './events.ts';
 import { checkAndStoreChatFiles, insertMessage, lockConversation, messagesOf, SUPPORT_FILE_BASE, type TChatContext, type TConversationRow } from './service.ts';
+import { writeAudit } from '../audit/service.ts';
 
 /*
  * Support for operators (core CLI `support:*`, cli/chat.ts): the open conversations with how long
  * each has waited, one conversation, a reply (text and files, checked like a user's), closing.
  * Every look and every answer is written to operator_audit under the operator's name.
  */
-
-async function audit(db: Queryable, operator: string, action: string, subject: string, details: Record<string, unknown> = {}): Promise<void> {
-  await db.query('INSERT INTO operator_audit (operator, action, subject, details) VALUES ($1, $2, $3, $4::jsonb)', [
-    operator,
-    action,
-    subject,
-    JSON.stringify(details),
-  ]);
-}
 
 const supportNotFound = () => new AppError('chat_not_found');
 
@@ -60,7 +52,7 @@ export async function listSupportQueue(db: Db, operator: string, options: { all?
       LIMIT 200`,
     [options.all === true, now.toISOString()],
   );
-  await audit(db, operator, 'support.list', 'support', { count: rows.length });
+  await writeAudit(db, { actor: operator, action: 'support.list', subject: 'support', details: { count: rows.length }, outcome: 'viewed' });
   return rows.map(({ waited_s, ...row }) => ({ ...row, waiting_minutes: waited_s === null ? null : Math.max(0, Math.floor(waited_s / 60)) }));
 }
 
@@ -69,7 +61,7 @@ export async function showSupport(db: Db, operator: string, accountId: number, p
   const conversation = await supportOfAccount(db, accountId);
   const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chat_messages WHERE conversation_id = $1', [conversation.id]);
   const messages = await messagesOf(db, conversation, conversation.user_id, null, (page - 1) * 50, SUPPORT_FILE_BASE);
-  await audit(db, operator, 'support.show', `account:${accountId}`, { page });
+  await writeAudit(db, { actor: operator, action: 'support.show', subject: `account:${accountId}`, details: { page }, outcome: 'viewed' });
   return {
     account_id: accountId,
     status: conversation.status,
@@ -106,7 +98,7 @@ export async function replySupport(ctx: TChatContext, operator: string, accountI
         const conversation = await lockConversation(tx, 'support', found.user_id, null);
         const id = await insertMessage(tx, conversation, { operator }, body, stored);
         await emitChatEvents(tx, conversation, id, [found.user_id]);
-        await audit(tx, operator, 'support.reply', `account:${accountId}`, { message_id: id, files: stored.length });
+        await writeAudit(tx, { actor: operator, action: 'support.reply', subject: `account:${accountId}`, details: { message_id: id, files: stored.length } });
         return id;
       });
       return { status: 'ok', account_id: accountId, message_id: Number(messageId) };
@@ -127,7 +119,7 @@ export async function closeSupport(db: Db, operator: string, accountId: number) 
   return db.transaction(async (tx) => {
     const conversation = await supportOfAccount(tx, accountId);
     await tx.query(`UPDATE conversations SET status = 'closed', waiting_since = NULL WHERE id = $1`, [conversation.id]);
-    await audit(tx, operator, 'support.close', `account:${accountId}`);
+    await writeAudit(tx, { actor: operator, action: 'support.close', subject: `account:${accountId}` });
     return { status: 'ok', account_id: accountId, closed: true };
   });
 }
@@ -145,7 +137,7 @@ export async function saveSupportFile(ctx: TChatContext, operator: string, fileI
   const chunks: Buffer[] = [];
   for await (const chunk of object.body) chunks.push(chunk as Buffer);
   await writeFile(target, Buffer.concat(chunks), { mode: 0o600 });
-  await audit(ctx.db, operator, 'support.file', `account:${file.account_id}`, { file: fileId });
+  await writeAudit(ctx.db, { actor: operator, action: 'support.file', subject: `account:${file.account_id}`, details: { file: fileId }, outcome: 'viewed' });
   return { status: 'ok', saved: target, size: object.size };
 }
 
@@ -159,6 +151,6 @@ export async function listReports(db: Db, operator: string) {
        JOIN users ou ON ou.id = CASE WHEN c.user_a = r.reporter_id THEN c.user_b ELSE c.user_a END
       WHERE r.reviewed_at IS NULL ORDER BY r.id LIMIT 200`,
   );
-  await audit(db, operator, 'chat.reports', 'chat', { count: rows.length });
+  await writeAudit(db, { actor: operator, action: 'chat.reports', subject: 'chat', details: { count: rows.length }, outcome: 'viewed' });
   return rows;
 }

@@ -22,6 +22,7 @@ import type { TDocumentCipher } from '../verification/cipher.ts';
 import { assessPayment } from './catalogue.ts';
 import { paymentProvider } from './providers.ts';
 import { formOf, WITHDRAWAL_COLUMNS, withdrawalStatus, type TWithdrawalRow } from './withdrawals.ts';
+import { writeAudit } from '../audit/service.ts';
 
 /*
  * The withdrawal state machine: every step of a request, each one database transaction that
@@ -206,16 +207,6 @@ export async function cancelWithdrawal(deps: TWithdrawDeps, userId: string, publ
   return withdrawalStatus(deps.db, userId, publicId, locale);
 }
 
-/** Every operator decision is kept in the append-only operator_audit, in the decision's transaction. */
-async function audit(tx: Queryable, actor: string, action: string, subject: string, details: Record<string, string>): Promise<void> {
-  await tx.query('INSERT INTO operator_audit (operator, action, subject, details) VALUES ($1, $2, $3, $4::jsonb)', [
-    actor,
-    action,
-    subject,
-    JSON.stringify(details),
-  ]);
-}
-
 /** An operator approves a request waiting for review; the payout is then handed to its provider. */
 export async function approveWithdrawal(deps: TPayoutDeps, publicId: string, actor: string, now: Date): Promise<{ id: string; state: TWithdrawalState }> {
   const { db } = deps;
@@ -230,7 +221,7 @@ export async function approveWithdrawal(deps: TPayoutDeps, publicId: string, act
         now,
         expected,
       ]);
-      await audit(tx, actor, 'withdraw:approve', publicId, {});
+      await writeAudit(tx, { actor, action: 'withdraw:approve', subject: publicId });
       await recordEvent(tx, row.user_id, 'withdrawal', { id: row.public_id, state: 'approved' });
       return row.id;
     }),
@@ -248,7 +239,7 @@ export async function rejectWithdrawal(db: Db, publicId: string, reason: string,
       if (!row) throw notFoundOf('withdrawal');
       if (row.state !== 'requested' && row.state !== 'approved') throw stateError(row);
       await endUnpaid(tx, row, 'rejected', 'withdraw.reason_rejected', text.slice(0, 500), actor, now);
-      await audit(tx, actor, 'withdraw:reject', publicId, { reason: text.slice(0, 500) });
+      await writeAudit(tx, { actor, action: 'withdraw:reject', subject: publicId, details: { reason: text.slice(0, 500) } });
     }),
   );
   return { id: publicId, state: 'rejected' };

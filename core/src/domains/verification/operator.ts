@@ -6,21 +6,13 @@ import type { Queryable } from '../../db/index.ts';
 import { queueMail } from '../../mail/outbox.ts';
 import { insertNotification } from '../notifications/service.ts';
 import { currentFiles, VERIFICATION_COLUMNS, type TFileRow, type TVerificationContext, type TVerificationRow } from './service.ts';
+import { writeAudit } from '../audit/service.ts';
 
 /*
  * What operators do with submissions (through the CLI, verification/commands.ts). Every look at
  * personal data and every decision is written to operator_audit, in the same transaction as
  * the decision.
  */
-
-export async function audit(db: Queryable, operator: string, action: string, subject: string | null, details: object = {}): Promise<void> {
-  await db.query('INSERT INTO operator_audit (operator, action, subject, details) VALUES ($1, $2, $3, $4::jsonb)', [
-    operator,
-    action,
-    subject,
-    JSON.stringify(details),
-  ]);
-}
 
 export type TQueueItem = { id: string; type: string; account_id: number; submitted_at: string; files: number; resubmitted: boolean };
 
@@ -35,7 +27,7 @@ export async function listQueue(db: Queryable, operator: string, limit = 50): Pr
      WHERE v.status = 'submitted' ORDER BY v.submitted_at, v.id LIMIT $1`,
     [limit],
   );
-  await audit(db, operator, 'verification.queue', null, { shown: rows.map((row) => row.id) });
+  await writeAudit(db, { actor: operator, action: 'verification.queue', details: { shown: rows.map((row) => row.id) }, outcome: 'viewed' });
   return rows;
 }
 
@@ -54,7 +46,7 @@ async function findSubmission(db: Queryable, publicId: string, lock = false) {
 export async function showSubmission(ctx: TVerificationContext, operator: string, publicId: string) {
   const row = await findSubmission(ctx.db, publicId);
   const files = await currentFiles(ctx.db, row.id);
-  await audit(ctx.db, operator, 'verification.show', publicId);
+  await writeAudit(ctx.db, { actor: operator, action: 'verification.show', subject: publicId, outcome: 'viewed' });
   return {
     id: row.public_id,
     account_id: row.account_id,
@@ -96,7 +88,7 @@ export async function saveFile(ctx: TVerificationContext, operator: string, file
   if (!file) throw new Error(`no file ${filePublicId}`);
   const object = await ctx.storage.get(file.storage_key);
   if (!object) throw new Error(`file ${filePublicId} is missing from storage`);
-  await audit(ctx.db, operator, 'verification.file', file.submission, { file: filePublicId });
+  await writeAudit(ctx.db, { actor: operator, action: 'verification.file', subject: file.submission, details: { file: filePublicId }, outcome: 'viewed' });
   await pipeline(object.body, createWriteStream(outPath, { mode: 0o600, flags: 'wx' }));
   return { saved: outPath, mime: file.mime, size: file.size };
 }
@@ -123,7 +115,7 @@ export async function approveSubmission(ctx: Pick<TVerificationContext, 'db' | '
       [row.user_id, row.first_name, row.last_name, row.middle_name, row.birth_date, row.issuing_country],
     );
     await tellUser(tx, ctx.publicUrl, row, 'approved', {});
-    await audit(tx, operator, 'verification.approve', publicId);
+    await writeAudit(tx, { actor: operator, action: 'verification.approve', subject: publicId });
     return { approved: publicId, account_id: row.account_id, level: 1 };
   });
 }
@@ -153,7 +145,7 @@ export async function rejectSubmission(ctx: Pick<TVerificationContext, 'db' | 'p
       )
       .join('\n');
     await tellUser(tx, ctx.publicUrl, row, rejection.retry ? 'rejected_retry' : 'rejected_final', { reasons });
-    await audit(tx, operator, 'verification.reject', publicId, rejection);
+    await writeAudit(tx, { actor: operator, action: 'verification.reject', subject: publicId, details: rejection });
     return { rejected: publicId, account_id: row.account_id, retry: rejection.retry, files: rejection.files.map((file) => file.side as TVerificationSide) };
   });
 }

@@ -1,0 +1,120 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  OPS_SESSION_STATE_HEADER,
+  OPS_TOKEN_HEADER,
+  SESSION_CLEARED,
+  ZOk,
+  ZOpsAuditQuery,
+  ZOpsAuditResponse,
+  ZOpsEnrolFinishBody,
+  ZOpsEnrolStartBody,
+  ZOpsEnrolStartResponse,
+  ZOpsMeResponse,
+  ZOpsSignInBody,
+  ZOpsStepUpBody,
+  type TOpsOperator,
+  type TOpsPermission,
+} from '@obmen/shared';
+import { listAudit } from '../audit/service.ts';
+import { opsSessionOf } from './guard.ts';
+import { findOpsSession, finishEnrolment, signIn, signOut, startEnrolment, stepUp, type TOperator } from './service.ts';
+
+const tags = ['Ops'];
+
+const publicOperator = (operator: TOperator): TOpsOperator => ({
+  email: operator.email,
+  locale: operator.locale,
+  roles: operator.roles,
+  permissions: operator.permissions as TOpsPermission[],
+});
+
+const dayStart = (day: string | undefined) => (day === undefined ? undefined : new Date(`${day}T00:00:00Z`));
+
+/** The back office's own calls: enrolment, sign-in and out, the operator, step-up, the audit trail. */
+const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
+  app.post(
+    '/api/ops/enrol/start',
+    {
+      config: { ops: null },
+      schema: {
+        tags,
+        summary: "Starts an operator's enrolment: a TOTP secret for the link's operator",
+        body: ZOpsEnrolStartBody,
+        response: { 200: ZOpsEnrolStartResponse },
+      },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await startEnrolment(app.db, request.body.token, now())) }),
+  );
+
+  app.post(
+    '/api/ops/enrol/finish',
+    {
+      config: { ops: null },
+      schema: { tags, summary: 'Finishes an enrolment: a password and a code of the new secret', body: ZOpsEnrolFinishBody, response: { 200: ZOk } },
+    },
+    async (request) => {
+      await finishEnrolment(app.db, { ...request.body, now: now() });
+      return { status: 'ok' as const };
+    },
+  );
+
+  app.post(
+    '/api/ops/sign-in',
+    {
+      config: { ops: null },
+      schema: { tags, summary: 'Operator sign-in with password and second factor', body: ZOpsSignInBody, response: { 200: ZOpsMeResponse } },
+    },
+    async (request, reply) => {
+      const token = await signIn(app.db, { ...request.body, now: now(), ip: request.ip });
+      const session = await findOpsSession(app.db, token, now());
+      reply.header(OPS_TOKEN_HEADER, token);
+      return { status: 'ok' as const, operator: publicOperator(session!.operator) };
+    },
+  );
+
+  app.post(
+    '/api/ops/sign-out',
+    { config: { ops: 'signed_in' }, schema: { tags, summary: 'Operator sign-out', response: { 200: ZOk } } },
+    async (request, reply) => {
+      await signOut(app.db, opsSessionOf(request), now());
+      reply.header(OPS_SESSION_STATE_HEADER, SESSION_CLEARED);
+      return { status: 'ok' as const };
+    },
+  );
+
+  app.get(
+    '/api/ops/me',
+    { config: { ops: 'signed_in' }, schema: { tags, summary: 'The signed-in operator, roles and permissions', response: { 200: ZOpsMeResponse } } },
+    async (request) => ({
+      status: 'ok' as const,
+      operator: publicOperator(opsSessionOf(request).operator),
+    }),
+  );
+
+  app.post(
+    '/api/ops/step-up',
+    {
+      config: { ops: 'signed_in' },
+      schema: { tags, summary: 'The second factor again, for what needs a fresh one', body: ZOpsStepUpBody, response: { 200: ZOk } },
+    },
+    async (request) => {
+      await stepUp(app.db, opsSessionOf(request), request.body.code, now());
+      return { status: 'ok' as const };
+    },
+  );
+
+  app.get(
+    '/api/ops/audit',
+    {
+      config: { ops: 'audit.view' },
+      schema: { tags, summary: 'The audit trail, oldest first, with its hash chain', querystring: ZOpsAuditQuery, response: { 200: ZOpsAuditResponse } },
+    },
+    async (request) => {
+      const { actor, subject, action, from, to, after } = request.query;
+      const rows = await listAudit(app.db, { actor, subject, action, from: dayStart(from), to: dayStart(to), afterId: after, limit: 200 });
+      return { status: 'ok' as const, rows };
+    },
+  );
+};
+
+export default opsRoutes;

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { ZEmail, ZNewPassword, ZPassword } from './auth.ts';
+import { ZSecondFactorCode } from './security.ts';
+
+/*
+ * The back office's calls (/api/ops/*): operators sign in with a password and a second factor and
+ * hold a session of their own, apart from customers'. The BFF keeps its token in OPS_COOKIE and
+ * sends it to the core in OPS_TOKEN_HEADER on /api/ops only; the core hands a new one back in
+ * the same header and says "cleared" in OPS_SESSION_STATE_HEADER.
+ */
+
+export const OPS_COOKIE = 'ops_token';
+export const OPS_TOKEN_HEADER = 'x-obmen-ops-token';
+export const OPS_SESSION_STATE_HEADER = 'x-obmen-ops-session';
+export const OPS_API_PREFIX = '/api/ops/';
+/** The ops cookie's life: an operator's session lasts at most 8 hours (idle 15 minutes, by the core). */
+export const OPS_SESSION_MAX_S = 8 * 60 * 60;
+
+/** What an /api/ops route asks of its caller: a permission, any signed-in operator, or nothing (sign-in). */
+export const OPS_PERMISSIONS = [
+  'support.reply',
+  'support.view_files',
+  'chat.reports',
+  'kyc.review',
+  'kyc.view_documents',
+  'customers.view',
+  'customers.view_personal',
+  'customers.block',
+  'customers.note',
+  'audit.view',
+  'operators.manage',
+  'queues.view',
+] as const;
+export type TOpsPermission = (typeof OPS_PERMISSIONS)[number];
+export type TOpsAccess = TOpsPermission | 'signed_in' | null;
+
+/** The ops cookie: HttpOnly, SameSite=Strict, Secure on https; a session's whole life at most. */
+export function opsCookie(token: string, secure: boolean): string {
+  return `${OPS_COOKIE}=${token}; Max-Age=${OPS_SESSION_MAX_S}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+}
+export function clearedOpsCookie(secure: boolean): string {
+  return `${OPS_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+}
+
+const ZEnrolToken = z.string().min(1, 'validation.required').max(200, 'validation.invalid');
+
+/** POST /api/ops/enrol/start */
+export const ZOpsEnrolStartBody = z.object({ token: ZEnrolToken });
+export const ZOpsEnrolStartResponse = z.object({ status: z.literal('ok'), email: z.string(), secret: z.string(), otpauth_uri: z.string() });
+
+/** POST /api/ops/enrol/finish */
+export const ZOpsEnrolFinishBody = z.object({ token: ZEnrolToken, password: ZNewPassword, code: ZSecondFactorCode });
+
+/** POST /api/ops/sign-in */
+export const ZOpsSignInBody = z.object({ email: ZEmail, password: ZPassword, code: ZSecondFactorCode });
+
+export const ZOpsOperator = z.object({
+  email: z.string(),
+  locale: z.enum(['ru', 'en']),
+  roles: z.array(z.string()),
+  permissions: z.array(z.enum(OPS_PERMISSIONS)),
+});
+export type TOpsOperator = z.infer<typeof ZOpsOperator>;
+
+/** GET /api/ops/me, and the answer of a sign-in */
+export const ZOpsMeResponse = z.object({ status: z.literal('ok'), operator: ZOpsOperator });
+
+/** POST /api/ops/step-up */
+export const ZOpsStepUpBody = z.object({ code: ZSecondFactorCode });
+
+/** GET /api/ops/audit */
+export const ZOpsAuditQuery = z.object({
+  actor: z.string().max(200).optional(),
+  subject: z.string().max(200).optional(),
+  action: z.string().max(100).optional(),
+  from: z.iso.date().optional(),
+  to: z.iso.date().optional(),
+  after: z.coerce.number().int().min(0).optional(),
+});
+export const ZOpsAuditRow = z.object({
+  id: z.number().int(),
+  at: z.string(),
+  actor: z.string(),
+  action: z.string(),
+  subject: z.string().nullable(),
+  outcome: z.enum(['done', 'denied', 'viewed']),
+  prev_hash: z.string().nullable(),
+  hash: z.string(),
+  content: z.string(),
+});
+export const ZOpsAuditResponse = z.object({ status: z.literal('ok'), rows: z.array(ZOpsAuditRow) });
