@@ -14,6 +14,7 @@ ALTER TABLE operator_audit
   ADD COLUMN prev_hash bytea,
   ADD COLUMN hash bytea;
 
+-- The backfill below needs these two now; their current definitions are in core/sql/functions.
 -- What a row's hash covers, as text: one JSON object (jsonb's text form is canonical: keys in a
 -- fixed order, one spacing), the time in UTC to the microsecond whatever the session's zone.
 CREATE FUNCTION operator_audit_content(a operator_audit) RETURNS text LANGUAGE sql IMMUTABLE AS $$
@@ -52,20 +53,6 @@ BEGIN
   END LOOP;
 END $$;
 ALTER TABLE operator_audit ENABLE TRIGGER operator_audit_append_only;
-
--- Every new row: one writer at a time (the lock is held to its commit), its id taken under the
--- lock so ids follow the chain, linked to the last row and hashed. Callers only insert.
-CREATE FUNCTION operator_audit_chain() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM pg_advisory_xact_lock(hashtext('operator_audit_chain'));
-  NEW.id := nextval(pg_get_serial_sequence('operator_audit', 'id'));
-  NEW.at := clock_timestamp();
-  NEW.prev_hash := (SELECT hash FROM operator_audit ORDER BY id DESC LIMIT 1);
-  NEW.hash := operator_audit_hash(NEW.prev_hash, operator_audit_content(NEW));
-  RETURN NEW;
-END $$;
-CREATE TRIGGER operator_audit_chain BEFORE INSERT ON operator_audit
-  FOR EACH ROW EXECUTE FUNCTION operator_audit_chain();
 
 ALTER TABLE operator_audit ALTER COLUMN hash SET NOT NULL;
 CREATE INDEX operator_audit_actor ON operator_audit (operator, id);
