@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DICTIONARIES, isDevPath, isLoopbackAddress } from '@obmen/shared';
-import { build, nonLoopbackAddress, rawRequest, requireRealSiteBuild } from './helpers.ts';
+import { build, requireRealSiteBuild } from './helpers.ts';
+import { nonLoopbackAddress, rawRequest } from '../../core/test/raw-http.ts';
 
 const REMOTE = nonLoopbackAddress();
 

@@ -4,7 +4,8 @@ import { createInterface } from 'node:readline';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { DICTIONARIES, IDEMPOTENCY_HEADER } from '@obmen/shared';
-import { build, rawRequest } from './helpers.ts';
+import { build } from './helpers.ts';
+import { rawRequest } from '../../core/test/raw-http.ts';
 
 /**
  * The BFF under the core's faults, over real sockets, bounded in time:

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
-import { build, defaultUpstreamHandler, json, rawRequest } from './helpers.ts';
+import { build, defaultUpstreamHandler, json } from './helpers.ts';
+import { rawRequest } from '../../core/test/raw-http.ts';
 import { until } from './realtime-client.ts';
 
 const en = { cookie: 'i18n_redirected=en' };

@@ -4,7 +4,7 @@ import type { TCardDetails, TCardReveal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
 import { focusWhenShown } from '../lib/focus.ts';
-import { FieldNote } from './FormParts.tsx';
+import { FieldNote, FormError } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
@@ -75,11 +75,7 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
 
   return (
     <div className="card-actions" data-testid="card-actions">
-      {error && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {error}
-        </p>
-      )}
+      <FormError text={error} testId="form-error" />
       {card.can.reveal &&
         (shown ? (
           <div className="card-secret" ref={shownRef} tabIndex={-1} data-testid="card-secret">

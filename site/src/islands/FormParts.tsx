@@ -6,10 +6,10 @@ import { focusFirstInvalid } from '../lib/focus.ts';
 import { messageText } from '../lib/field-errors.ts';
 
 /** A refusal of the whole form, read out when it appears. */
-export function FormError({ text, id }: { text: string; id?: string }) {
+export function FormError({ text, id, testId }: { text: string | null | undefined; id?: string; testId?: string }) {
   if (!text) return null;
   return (
-    <p className="form-error" role="alert" id={id}>
+    <p className="form-error" role="alert" id={id} data-testid={testId}>
       {text}
     </p>
   );

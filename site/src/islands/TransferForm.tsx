@@ -7,7 +7,7 @@ import { useMoneyForm } from '../lib/use-money-form.ts';
 import { stripTrailingZeros } from '@obmen/shared/money';
 import { displayAmount, isZeroAmount } from '@obmen/shared/format';
 import { $wallets } from '../stores/wallets.ts';
-import { FieldNote } from './FormParts.tsx';
+import { FieldNote, FormError } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import {
   COMMENT_MAX,
@@ -114,11 +114,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
 
   return (
     <form method="post" className="xf tf" noValidate onSubmit={onCheck} ref={formRef} data-testid="transfer-form">
-      {formError && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} testId="form-error" />
       <label className="field">
         <span className="field-label">{t('transferpage.account_id')}</span>
         <input
