@@ -6,6 +6,7 @@ import { Agent, request } from 'undici';
 import { DICTIONARIES, IDEMPOTENCY_HEADER } from '@obmen/shared';
 import { build } from './helpers.ts';
 import { rawRequest } from '../../core/test/raw-http.ts';
+import { until } from '../../core/test/helpers.ts';
 
 /**
  * The BFF under the core's faults, over real sockets, bounded in time:
@@ -32,14 +33,6 @@ function startHungCoreProcess(): Promise<{ child: ChildProcess; url: string; rec
   });
 }
 
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('the core killed with requests in flight', () => {
   let hung: Awaited<ReturnType<typeof startHungCoreProcess>>;
   let ctx: Awaited<ReturnType<typeof build>>;
@@ -64,7 +57,7 @@ describe('the core killed with requests in flight', () => {
         i % 2 ? {} : { method: 'POST', headers: { 'content-type': 'application/json', [IDEMPOTENCY_HEADER]: `key-${i}` }, body: '{"amount":"1"}' },
       ).then((res) => ({ ...res, at: performance.now() })),
     );
-    await waitFor(() => hung.received() === inFlight, 10_000);
+    await until('every call at the hung core', () => hung.received() === inFlight, 10_000);
     const killedAt = performance.now();
     hung.child.kill('SIGKILL');
     const results = await Promise.all(answers);
