@@ -37,7 +37,6 @@ import {
   canPin,
   cpuMeter,
   envNumber,
-  freePort,
   median,
   pinned,
   root,
@@ -49,6 +48,7 @@ import {
   usPer,
   waitForHealth,
 } from './bench-common.ts';
+import { freePort } from './supervise.ts';
 
 export type TArticleBenchOptions = {
   rounds?: number;

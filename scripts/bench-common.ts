@@ -16,12 +16,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TLoadOptions, TLoadResult } from './bench-load.ts';
-import { BFF_NODE_ARGS, BFF_SCRIPT, seedBeforeCore } from './supervise.ts';
+import { BFF_NODE_ARGS, BFF_SCRIPT, freePort, seedBeforeCore } from './supervise.ts';
 
 export const root = join(import.meta.dirname, '..');
 
@@ -187,17 +186,6 @@ for (const [signal, code] of [
   ['SIGTERM', 143],
 ] as const) {
   process.once(signal, () => void stopAll().then(() => process.exit(code)));
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Polls `url` until it answers 2xx; fails at once when `what` exits, or after `timeoutMs`. */

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -105,4 +106,16 @@ export async function waitForHealth(url: string, timeoutMs: number): Promise<voi
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`${url} did not become healthy within ${timeoutMs} ms`);
+}
+
+/** A 127.0.0.1 port nothing listens on now (the system picks it; the caller binds it next). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -8,9 +8,8 @@ import {
   SESSION_STATE_HEADER,
   SESSION_TOKEN_HEADER,
   TOKEN_PATTERN,
-  clearedSessionCookie,
   linkBindingCookie,
-  sessionCookie,
+  sessionCookieOfAnswer,
 } from '@obmen/shared';
 
 /**
@@ -47,12 +46,14 @@ export function applySessionHeaders(headers: IncomingHttpHeaders, request: Fasti
     delete headers[LINK_BINDING_HEADER];
     if (typeof binding === 'string' && TOKEN_PATTERN.test(binding)) appendSetCookie(headers, linkBindingCookie(binding, request.https));
   }
-  const token = headers[SESSION_TOKEN_HEADER];
   const state = headers[SESSION_STATE_HEADER];
-  if (token === undefined && state === undefined) return;
+  if (headers[SESSION_TOKEN_HEADER] === undefined && state === undefined) return;
+  const cookie = sessionCookieOfAnswer(headers, {
+    sentCookie: request.cookies[SESSION_COOKIE] !== undefined,
+    dead: state === SESSION_CLEARED,
+    secure: request.https,
+  });
   delete headers[SESSION_TOKEN_HEADER];
   delete headers[SESSION_STATE_HEADER];
-  const secure = request.https;
-  if (typeof token === 'string' && TOKEN_PATTERN.test(token)) appendSetCookie(headers, sessionCookie(token, secure));
-  else if (state === SESSION_CLEARED && request.cookies[SESSION_COOKIE] !== undefined) appendSetCookie(headers, clearedSessionCookie(secure));
+  if (cookie) appendSetCookie(headers, cookie);
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, requireRealSiteBuild } from './helpers.ts';
+import { requireRealSiteBuild } from './helpers.ts';
+import { rawRequest } from '../../core/test/raw-http.ts';
 import { buildBff, startRealCore } from './session-helpers.ts';
 import { DEMO, lastMailTo, linkToken } from '../../core/test/auth-helpers.ts';
 

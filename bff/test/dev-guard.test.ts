@@ -1,21 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DICTIONARIES, isDevPath, isLoopbackAddress } from '@obmen/shared';
-import { build, nonLoopbackAddress, rawRequest, requireRealSiteBuild } from './helpers.ts';
+import { build, requireRealSiteBuild } from './helpers.ts';
+import { nonLoopbackAddress, rawRequest } from '../../core/test/raw-http.ts';
 
 const REMOTE = nonLoopbackAddress();
 
-/** Every development helper, and spellings a router might still take for one. */
-const DEV_ROUTES: { method: string; path: string }[] = [
+/**
+ * Every development helper, and spellings a router might still take for one; `page`: the BFF's
+ * router gives the path to the site (refused with its 404 page), else to the proxy (JSON).
+ */
+const DEV_ROUTES: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/api/dev/mailbox?to=victim%40example.test' },
   { method: 'POST', path: '/api/dev/auth_type' },
   { method: 'POST', path: '/api/dev/notify' },
-  { method: 'GET', path: '/dev/mailbox?to=victim%40example.test' },
+  { method: 'GET', path: '/dev/mailbox?to=victim%40example.test', page: true },
   { method: 'GET', path: '/api//dev/mailbox' },
   { method: 'GET', path: '/api/%64ev/mailbox' },
-  { method: 'GET', path: '/API/DEV/mailbox' },
+  { method: 'GET', path: '/API/DEV/mailbox', page: true },
   { method: 'GET', path: '/api/x/../dev/mailbox' },
   { method: 'GET', path: '/api/%2e%2e/api/dev/mailbox' },
-  { method: 'GET', path: '/dev//mailbox' },
+  { method: 'GET', path: '/dev//mailbox', page: true },
 ];
 
 describe('which paths are development helpers', () => {
@@ -52,7 +56,9 @@ describe.skipIf(REMOTE === undefined)('development helpers over the network (rea
   const devHits = (hits: { url: string }[]) => hits.filter((hit) => /dev/i.test(hit.url));
 
   it('answers a client on another interface 404 from every dev route, and never asks the core', async () => {
-    for (const { method, path } of DEV_ROUTES) {
+    const pages: { path: string; body: string }[] = [];
+    const errors: { path: string; body: string }[] = [];
+    for (const { method, path, page } of DEV_ROUTES) {
       const res = await rawRequest(origin, path, {
         method,
         localAddress: REMOTE!,
@@ -61,10 +67,13 @@ describe.skipIf(REMOTE === undefined)('development helpers over the network (rea
         body: method === 'POST' ? JSON.stringify({ auth_type: 'email' }) : undefined,
       });
       expect(res.status, `${method} ${path}`).toBe(404);
-      // Paths the router gives to the site get the 404 page; the others the JSON error.
-      if (String(res.headers['content-type']).startsWith('text/html')) expect(res.body, path).toContain(DICTIONARIES.ru['not_found.title']);
-      else expect(JSON.parse(res.body), path).toEqual({ status: 'error', code: 'not_found', message: DICTIONARIES.ru['error.not_found'] });
+      expect(String(res.headers['content-type']), path).toMatch(page ? /^text\/html/ : /^application\/json/);
+      (page ? pages : errors).push({ path, body: res.body });
     }
+    // Paths the router gives to the site get the 404 page; the others the JSON error.
+    for (const { path, body } of pages) expect(body, path).toContain(DICTIONARIES.ru['not_found.title']);
+    for (const { path, body } of errors)
+      expect(JSON.parse(body), path).toEqual({ status: 'error', code: 'not_found', message: DICTIONARIES.ru['error.not_found'] });
     expect(devHits(ctx.upstream.hits)).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINK_BINDING_COOKIE, LINK_BINDING_HEADER, SESSION_COOKIE, TOKEN_PATTERN } from '@obmen/shared';
-import { rawRequest, type TRawAnswer } from './helpers.ts';
+import { rawRequest, type TRawAnswer } from '../../core/test/raw-http.ts';
 import { buildBff, linkBindingOf, parseSetCookies, startRealCore } from './session-helpers.ts';
 import { freshEmail, lastMailTo, linkToken } from '../../core/test/auth-helpers.ts';
 

@@ -5,10 +5,10 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_ID_HEADER, SESSION_COOKIE, TOKEN_PATTERN, loggerOptions } from '@obmen/shared';
-import { buildBff, linkBindingOf, parseSetCookies, startRealCore } from './session-helpers.ts';
+import { buildBff, linkBindingOf, parseSetCookies, startRealCore, uploadToNewPassport } from './session-helpers.ts';
 import { requireRealSiteBuild } from './helpers.ts';
 import { freshEmail, lastMailTo, linkToken } from '../../core/test/auth-helpers.ts';
-import { jpegWithGps, multipart, png } from '../../core/test/storage/upload-fixtures.ts';
+import { jpegWithGps, png } from '../../core/test/storage/upload-fixtures.ts';
 import { SPECIMEN_DOCUMENT } from '../../core/test/fixtures.ts';
 
 const HOST = 'obmen.test';
@@ -140,17 +140,10 @@ describe('logs: request ids across BFF and core, no secrets', () => {
     expect(reset.statusCode, reset.body).toBe(200);
     const fresh = cookieOf(reset);
 
-    const draft = await bff.app.inject({ url: '/api/verification/passport/new', headers: browser(fresh) });
-    expect(draft.statusCode, draft.body).toBe(200);
-    const id = draft.json().verification.current.id as string;
-    const { payload, headers } = multipart([
-      { name: 'id', value: id },
-      { name: 'side0', value: 'front' },
-      { name: 'file0', filename: 'IMG.jpg', content: await jpegWithGps() },
-      { name: 'side1', value: 'selfie' },
-      { name: 'file1', filename: 'selfie.png', content: await png() },
+    const { id, upload: up } = await uploadToNewPassport(bff.app, browser(fresh), [
+      { side: 'front', filename: 'IMG.jpg', content: await jpegWithGps() },
+      { side: 'selfie', filename: 'selfie.png', content: await png() },
     ]);
-    const up = await bff.app.inject({ method: 'POST', url: '/api/verification/passport/upload', payload, headers: { ...browser(fresh), ...headers } });
     expect(up.statusCode, up.body).toBe(200);
     const document = { id, ...SPECIMEN_DOCUMENT, number: DOCUMENT_NUMBER };
     const submitted = await bff.app.inject({ method: 'POST', url: '/api/verification/passport/submit', headers: browser(fresh), payload: document });

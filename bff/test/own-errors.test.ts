@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
-import { build, defaultUpstreamHandler, json, rawRequest } from './helpers.ts';
-import { until } from './realtime-client.ts';
+import { build, defaultUpstreamHandler, json } from './helpers.ts';
+import { rawRequest } from '../../core/test/raw-http.ts';
+import { until } from '../../core/test/helpers.ts';
 
 const en = { cookie: 'i18n_redirected=en' };
 const shape = (code: string, key: string, locale: 'ru' | 'en' = 'en') => ({
@@ -75,8 +76,8 @@ describe('overload shedding and liveness', () => {
     for (let attempt = 0; attempt < 10 && !shed; attempt++) {
       holdEventLoop(1_200);
       const res = await rawRequest(origin, '/api/exchange/list', { headers: en });
+      expect([200, 503]).toContain(res.status);
       if (res.status === 503) shed = res;
-      else expect(res.status).toBe(200);
     }
     expect(shed, 'no request was shed').toBeDefined();
     expect(shed!.headers['retry-after']).toBe('5');

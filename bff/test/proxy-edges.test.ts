@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { DICTIONARIES, ROUTE_NOT_FOUND_HEADER } from '@obmen/shared';
 import { CONTENT_SECURITY_POLICY } from '../src/plugins/security-headers.ts';
-import { build, defaultUpstreamHandler, json, rawRequest } from './helpers.ts';
+import { build, defaultUpstreamHandler, json } from './helpers.ts';
+import { rawRequest } from '../../core/test/raw-http.ts';
 
 const MB = 1024 * 1024;
 

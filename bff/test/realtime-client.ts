@@ -81,11 +81,3 @@ export async function mustOpen(base: string, options: Parameters<typeof openSock
 export function seqs(socket: TTestSocket): number[] {
   return socket.messages.flatMap((m) => (m.type === 'events' ? m.events.map((e) => e.seq) : []));
 }
-
-/** Bounded wait for a condition (polls every 10 ms; fails after limitMs). */
-export async function until(what: string, check: () => boolean | Promise<boolean>, limitMs = 10_000): Promise<void> {
-  for (const started = Date.now(); !(await check()); ) {
-    if (Date.now() - started > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -7,7 +7,8 @@ import { createFixtureUser, fund, type TFixtureUser } from '../../core/test/fixt
 import { lastSequences, recordEvent } from '../../core/src/domains/events/service.ts';
 import type { Db } from '../../core/src/db/index.ts';
 import { buildBff } from './session-helpers.ts';
-import { mustOpen, seqs, until, type TTestSocket } from './realtime-client.ts';
+import { mustOpen, seqs, type TTestSocket } from './realtime-client.ts';
+import { until } from '../../core/test/helpers.ts';
 
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE, SOCKET_CLOSE } from '@obmen/shared';
 import { buildBff, startRealCore } from './session-helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../core/test/fixtures.ts';
-import { isSocket, mustOpen, openSocket, until, type TTestSocket } from './realtime-client.ts';
+import { isSocket, mustOpen, openSocket, type TTestSocket } from './realtime-client.ts';
+import { until } from '../../core/test/helpers.ts';
 
 /** The default WS_MAX_PER_SESSION. */
 const PER_SESSION = 10;

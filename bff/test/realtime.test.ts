@@ -4,7 +4,8 @@ import { buildBff, startRealCore } from './session-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../core/test/fixtures.ts';
 import { purgeEvents, recordEvent } from '../../core/src/domains/events/service.ts';
 import { sendNotification } from '../../core/src/domains/notifications/service.ts';
-import { isSocket, mustOpen, openSocket, seqs, until } from './realtime-client.ts';
+import { isSocket, mustOpen, openSocket, seqs } from './realtime-client.ts';
+import { until } from '../../core/test/helpers.ts';
 
 /** The browser's realtime socket through the BFF, against the real core (PGlite, LISTEN/NOTIFY). */
 describe('BFF /ws (real core)', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINK_BINDING_COOKIE, LOCALE_COOKIE, SESSION_COOKIE, TOKEN_PATTERN } from '@obmen/shared';
-import { rawRequest, requireRealSiteBuild, type TRawAnswer } from './helpers.ts';
+import { requireRealSiteBuild } from './helpers.ts';
+import { rawRequest, type TRawAnswer } from '../../core/test/raw-http.ts';
 import { buildBff, linkBindingOf, parseSetCookies, startRealCore, type TCookie } from './session-helpers.ts';
 import { DEMO, lastMailTo, linkToken } from '../../core/test/auth-helpers.ts';
 

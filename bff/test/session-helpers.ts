@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import app from '../src/app.ts';
@@ -7,6 +8,7 @@ import { LINK_BINDING_COOKIE } from '@obmen/shared';
 import { makeFakeSiteDist } from './helpers.ts';
 import { genRequestId } from '../src/request-id.ts';
 import { build as buildCore } from '../../core/test/helpers.ts';
+import { multipart } from '../../core/test/storage/upload-fixtures.ts';
 
 /** The BFF in front of `upstreamUrl`, with Fastify options as server.ts would pass them. */
 export async function buildBff(upstreamUrl: string, env: Partial<Record<keyof TConfig, string>> = {}, options: FastifyServerOptions = {}) {
@@ -68,4 +70,33 @@ export function parseSetCookies(header: string | string[] | undefined): TCookie[
     }
     return { name: pair.slice(0, eq), value: pair.slice(eq + 1), attributes };
   });
+}
+
+/**
+ * Opens a passport draft with `headers` (a browser's) and uploads `files` to it through the BFF,
+ * each as the side it names; `uploadHeaders` for the upload when they differ. The upload's answer, unchecked.
+ */
+export async function uploadToNewPassport(
+  bff: FastifyInstance,
+  headers: Record<string, string>,
+  files: { side: string; filename: string; content: Buffer }[],
+  uploadHeaders = headers,
+) {
+  const draft = await bff.inject({ url: '/api/verification/passport/new', headers });
+  expect(draft.statusCode, draft.body).toBe(200);
+  const id = draft.json().verification.current.id as string;
+  const form = multipart([
+    { name: 'id', value: id },
+    ...files.flatMap(({ side, filename, content }, at) => [
+      { name: `side${at}`, value: side },
+      { name: `file${at}`, filename, content },
+    ]),
+  ]);
+  const upload = await bff.inject({
+    method: 'POST',
+    url: '/api/verification/passport/upload',
+    payload: form.payload,
+    headers: { ...uploadHeaders, ...form.headers },
+  });
+  return { id, upload };
 }

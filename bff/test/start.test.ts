@@ -2,21 +2,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { until } from '../../core/test/helpers.ts';
+import { freePort } from '../../scripts/supervise.ts';
 import { makeFakeSiteDist } from './helpers.ts';
 
 const root = join(import.meta.dirname, '../..');
-
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Running: it exists and is no zombie (a zombie has ended; only its parent has not read its status yet). */
 function isRunning(pid: number): boolean {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '@obmen/shared';
-import { buildBff, startRealCore } from './session-helpers.ts';
+import { buildBff, startRealCore, uploadToNewPassport } from './session-helpers.ts';
 import { freshEmail, signUp } from '../../core/test/auth-helpers.ts';
-import { jpegWithGps, multipart, png } from '../../core/test/storage/upload-fixtures.ts';
+import { jpegWithGps, png } from '../../core/test/storage/upload-fixtures.ts';
 
 const HOST = 'obmen.test';
 const ORIGIN = `http://${HOST}`;
@@ -34,15 +34,7 @@ describe('BFF: verification uploads and private files (real core)', () => {
 
   it('uploads through the proxy, and serves the file to its owner only: inline, nosniff, private no-store', async () => {
     const owner = await session();
-    const draft = await bff.app.inject({ method: 'GET', url: '/api/verification/passport/new', headers: owner });
-    expect(draft.statusCode, draft.body).toBe(200);
-    const id = draft.json().verification.current.id as string;
-    const { payload, headers } = multipart([
-      { name: 'id', value: id },
-      { name: 'side0', value: 'front' },
-      { name: 'file0', filename: 'IMG.jpg', content: await jpegWithGps() },
-    ]);
-    const up = await bff.app.inject({ method: 'POST', url: '/api/verification/passport/upload', payload, headers: { ...owner, ...headers } });
+    const { upload: up } = await uploadToNewPassport(bff.app, owner, [{ side: 'front', filename: 'IMG.jpg', content: await jpegWithGps() }]);
     expect(up.statusCode, up.body).toBe(200);
     expect(up.json().fv).toBeDefined();
     const file = up.json().verification.current.files[0] as { url: string };
@@ -68,18 +60,12 @@ describe('BFF: verification uploads and private files (real core)', () => {
 
   it('passes the core refusal of an oversized file through, localized', async () => {
     const owner = await session();
-    const id = (await bff.app.inject({ method: 'GET', url: '/api/verification/passport/new', headers: owner })).json().verification.current.id as string;
-    const { payload, headers } = multipart([
-      { name: 'id', value: id },
-      { name: 'side0', value: 'selfie' },
-      { name: 'file0', filename: 'big.png', content: Buffer.concat([await png(), Buffer.alloc(11 * 1024 * 1024)]) },
-    ]);
-    const res = await bff.app.inject({
-      method: 'POST',
-      url: '/api/verification/passport/upload',
-      payload,
-      headers: { ...owner, ...headers, cookie: `${owner.cookie}; i18n_redirected=ru` },
-    });
+    const { upload: res } = await uploadToNewPassport(
+      bff.app,
+      owner,
+      [{ side: 'selfie', filename: 'big.png', content: Buffer.concat([await png(), Buffer.alloc(11 * 1024 * 1024)]) }],
+      { ...owner, cookie: `${owner.cookie}; i18n_redirected=ru` },
+    );
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ status: 'error', code: 'file_too_large', message: 'Файл больше 10 МБ.' });
   });

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { LINK_BINDING_HEADER, SESSION_TOKEN_HEADER } from '@obmen/shared';
 import type { Db } from '../src/db/index.ts';
@@ -112,4 +113,14 @@ export async function signUp(app: FastifyInstance, db: Db, email: string, passwo
 
 export async function logIn(app: FastifyInstance, email: string, password: string): Promise<string> {
   return sessionToken(await call(app, '/api/auth/login_by_password', { payload: { email, password } }));
+}
+
+/** An answer that refuses: its HTTP status and its whole body (code, message, and fields when it names any). */
+export function expectRefusal(
+  res: LightMyRequestResponse,
+  statusCode: number,
+  refusal: { code: string; message: string; fields?: Record<string, string> },
+): void {
+  expect(res.statusCode, res.body).toBe(statusCode);
+  expect(res.json()).toEqual({ status: 'error', ...refusal });
 }

@@ -19,7 +19,7 @@ export const ENGINES: TEngine[] = process.env.TEST_DATABASE_URL ? ['pglite', 'po
  * fails the test instead of hanging it. For what another process or connection does, which no
  * injected clock can drive.
  */
-export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, limitMs = 30_000): Promise<T> {
+export async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, limitMs = 30_000): Promise<T> {
   const started = Date.now();
   for (;;) {
     const value = await probe();

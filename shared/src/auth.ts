@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SESSION_COOKIE } from './constants.ts';
+import { SESSION_COOKIE, SESSION_TOKEN_HEADER } from './constants.ts';
 import { ZVisibleText } from './text.ts';
 import { ZLocale, ZSiteSettings, ZUser, type TUser } from './envelope.ts';
 
@@ -321,4 +321,18 @@ export function linkBindingCookie(binding: string, secure: boolean): string {
 
 export function clearedSessionCookie(secure: boolean): string {
   return `${SESSION_COOKIE}=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+}
+
+/**
+ * The Set-Cookie a core answer's session headers call for (the BFF's proxy and the site's pages
+ * alike): a renewed token becomes the cookie; a session the answer declares dead (`x-obmen-session:
+ * cleared`, or a page's check answered signed out) clears the cookie the browser sent; otherwise none.
+ */
+export function sessionCookieOfAnswer(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  { sentCookie, dead, secure }: { sentCookie: boolean; dead: boolean; secure: boolean },
+): string | undefined {
+  const renewed = headers[SESSION_TOKEN_HEADER];
+  if (typeof renewed === 'string' && TOKEN_PATTERN.test(renewed)) return sessionCookie(renewed, secure);
+  return sentCookie && dead ? clearedSessionCookie(secure) : undefined;
 }

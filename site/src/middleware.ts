@@ -7,13 +7,10 @@ import {
   SESSION_CLEARED,
   SESSION_COOKIE,
   SESSION_STATE_HEADER,
-  SESSION_TOKEN_HEADER,
-  TOKEN_PATTERN,
-  clearedSessionCookie,
   pickLocale,
   readReferralCode,
   referralCookie,
-  sessionCookie,
+  sessionCookieOfAnswer,
   type TChatListResponse,
   type TEnvelope,
   type TMenuResponse,
@@ -29,26 +26,6 @@ const MAINTENANCE_PATH = '/maintenance';
 type TCheck = TEnvelope & { user: TUser; site_settings: TSiteSettings };
 
 /**
- * Pages talk to the core directly, so they do what the BFF's proxy does for /api: a renewed
- * session token becomes the cookie again (a page is often the first request of the day), a
- * dead one clears it. The cookie is written by the shared helpers, Secure when the BFF says the
- * visitor came over https.
- */
-function sessionSetCookie(
-  headers: Record<string, string | string[] | undefined>,
-  token: string | undefined,
-  authenticated: boolean,
-  https: boolean,
-): string | undefined {
-  const renewed = headers[SESSION_TOKEN_HEADER];
-  if (typeof renewed === 'string' && TOKEN_PATTERN.test(renewed)) return sessionCookie(renewed, https);
-  // Spec §4: an unauthenticated answer clears the remember_token cookie.
-  if (token !== undefined && (headers[SESSION_STATE_HEADER] === SESSION_CLEARED || !authenticated)) return clearedSessionCookie(https);
-  return undefined;
-}
-
-/** Adds a Set-Cookie to the page's answer (a redirect's headers may be immutable: copy it then). */
-/**
  * A page that sets `Astro.response.status` keeps the default status text "OK" ("HTTP/1.1 404
  * OK"): the status line gets the text of its code.
  */
@@ -57,6 +34,7 @@ function withStatusText(response: Response): Response {
   return new Response(response.body, { status: response.status, statusText: STATUS_CODES[response.status] ?? '', headers: response.headers });
 }
 
+/** Adds a Set-Cookie to the page's answer (a redirect's headers may be immutable: copy it then). */
 function withSetCookie(response: Response, cookie: string): Response {
   try {
     response.headers.append('set-cookie', cookie);
@@ -111,7 +89,13 @@ export const onRequest = defineMiddleware(async (context, next) => {
     locals.unavailable = true;
     return withStatusText(await (context.url.pathname === MAINTENANCE_PATH ? next() : context.rewrite(MAINTENANCE_PATH)));
   }
-  const setCookie = sessionSetCookie(checkHeaders, token, check.user.is_authenticated, locals.https);
+  // Pages talk to the core directly, so they do what the BFF's proxy does for /api (a page is
+  // often the first request of the day); spec §4: an unauthenticated answer clears the cookie too.
+  const setCookie = sessionCookieOfAnswer(checkHeaders, {
+    sentCookie: token !== undefined,
+    dead: checkHeaders[SESSION_STATE_HEADER] === SESSION_CLEARED || !check.user.is_authenticated,
+    secure: locals.https,
+  });
   // A signed-in user's stored language wins over a missing cookie, never over an explicit choice.
   if (!cookieLocale && check.user.is_authenticated) locale = check.user.locale;
   locals.locale = locale;

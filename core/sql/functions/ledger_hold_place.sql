@@ -14,11 +14,7 @@ BEGIN
   IF p_amount IS NULL OR p_amount <= 0 THEN
     RAISE EXCEPTION 'amount_not_positive' USING ERRCODE = 'OB000', DETAIL = json_build_object('currency', p_currency)::text;
   END IF;
-  v_available := (SELECT id FROM ledger_accounts WHERE user_id = p_user AND currency = p_currency);
-  IF v_available IS NULL THEN
-    RAISE EXCEPTION 'insufficient_funds' USING ERRCODE = 'OB000',
-      DETAIL = json_build_object('currency', p_currency, 'balance', '0', 'needed', p_amount::text)::text;
-  END IF;
+  v_available := ledger_spending_account(p_user, p_currency, p_amount);
   v_tx := ledger_post('hold', ARRAY[v_available, ledger_hold_account(p_user, p_currency)], ARRAY[-p_amount, p_amount],
     p_purpose, coalesce(p_actor, 'user:' || p_user));
   INSERT INTO holds (user_id, currency, amount, purpose, place_transaction_id)

@@ -25,11 +25,7 @@ BEGIN
   IF p_pay <> p_fee + p_spent + p_remainder OR p_receive <= 0 OR p_spent <= 0 OR p_fee < 0 OR p_remainder < 0 OR p_src = p_dst THEN
     RAISE EXCEPTION 'money_exchange: inconsistent amounts' USING ERRCODE = 'OB902';
   END IF;
-  v_user_src := (SELECT id FROM ledger_accounts WHERE user_id = p_user AND currency = p_src);
-  IF v_user_src IS NULL THEN
-    RAISE EXCEPTION 'insufficient_funds' USING ERRCODE = 'OB000',
-      DETAIL = json_build_object('currency', p_src, 'balance', '0', 'needed', p_pay::text)::text;
-  END IF;
+  v_user_src := ledger_spending_account(p_user, p_src, p_pay);
   v_user_dst := ledger_user_account(p_user, p_dst);
   v_liq_src := ledger_house_account('liquidity', p_src, p_user);
   v_liq_dst := ledger_house_account('liquidity', p_dst, p_user);

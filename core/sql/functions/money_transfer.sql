@@ -22,11 +22,7 @@ BEGIN
   END IF;
 
   SELECT * INTO p FROM transfer_prepare(p_user, p_recipient_account, p_currency, p_amount);
-  v_from := (SELECT id FROM ledger_accounts WHERE user_id = p_user AND currency = p_currency);
-  IF v_from IS NULL THEN
-    RAISE EXCEPTION 'insufficient_funds' USING ERRCODE = 'OB000',
-      DETAIL = json_build_object('currency', p_currency, 'balance', '0', 'needed', (p_amount + p.fee)::text)::text;
-  END IF;
+  v_from := ledger_spending_account(p_user, p_currency, p_amount + p.fee);
   v_to := ledger_user_account(p.recipient_id, p_currency);
   IF p.fee > 0 THEN
     v_tx := ledger_post('transfer', ARRAY[v_from, v_to, ledger_house_account('fees', p_currency, p_user)],

@@ -10,8 +10,12 @@ const ALLOWED: Record<string, string[]> = Object.fromEntries(
     ]),
 );
 
+const SAFE_HREF = /^(https?:\/\/|mailto:|\/(?![/\\])|[#?]|[a-z0-9][a-z0-9/_.-]*$)/i;
+const SAFE_SRC = /^(https:\/\/|\/(?![/\\]))/i;
+
 /** Every tag of the output is on the allowlist with allowed attributes and safe URLs only. */
 function expectSafe(html: string) {
+  const attributes: { attr: string; value: string }[] = [];
   for (const [tag] of html.matchAll(/<[^>]*>/g)) {
     const open = /^<\s*\/?\s*([a-zA-Z0-9-]+)/.exec(tag);
     expect(open, `tag-like text ${tag}`).not.toBeNull();
@@ -20,10 +24,11 @@ function expectSafe(html: string) {
     if (tag.startsWith('</')) continue;
     for (const [, attr, value] of tag.matchAll(/\s([^\s=/>]+)(?:="([^"]*)")?/g)) {
       expect(ALLOWED[name], `attribute ${attr} on <${name}> in ${html}`).toContain(attr!.toLowerCase());
-      if (attr === 'href') expect(value).toMatch(/^(https?:\/\/|mailto:|\/(?![/\\])|[#?]|[a-z0-9][a-z0-9/_.-]*$)/i);
-      if (attr === 'src') expect(value).toMatch(/^(https:\/\/|\/(?![/\\]))/i);
+      attributes.push({ attr: attr!.toLowerCase(), value: value ?? '' });
     }
   }
+  const unsafe = attributes.filter(({ attr, value }) => (attr === 'href' && !SAFE_HREF.test(value)) || (attr === 'src' && !SAFE_SRC.test(value)));
+  expect(unsafe, html).toEqual([]);
   expect(html).not.toMatch(/<[^>]*\son\w+\s*=/i);
   expect(html).not.toMatch(/<[^>]*(javascript|vbscript|data):/i);
   expect(html).not.toMatch(/<[^>]*style\s*=/i);

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ROUTE_NOT_FOUND_HEADER, translate } from '@obmen/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ENGINES, build } from '../helpers.ts';
-import { call } from '../auth-helpers.ts';
+import { call, expectRefusal } from '../auth-helpers.ts';
 import schemasPlugin, { API_TAGS, toOpenApiPath } from '../../src/plugins/schemas.ts';
 import errorsPlugin from '../../src/plugins/errors.ts';
 import localePlugin from '../../src/plugins/locale.ts';
@@ -77,9 +77,7 @@ describe.each(ENGINES)('route schemas and the OpenAPI document on %s', (engine) 
   it('a bad input is the localized validation error, field by field, in ru and en', async () => {
     for (const locale of ['ru', 'en'] as const) {
       const res = await call(ctx.app, '/api/lang', { payload: { lang: 'de' }, locale });
-      expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({
-        status: 'error',
+      expectRefusal(res, 400, {
         code: 'validation',
         message: translate(locale, 'error.validation'),
         fields: { lang: translate(locale, 'validation.invalid') },

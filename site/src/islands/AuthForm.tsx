@@ -4,12 +4,12 @@ import { ZChangePasswordBody, ZEmailBody, ZLoginByPasswordBody, ZRegisterBody, Z
 import { resolveRedirect } from '@obmen/shared/routes';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
-import { FieldNote } from './FormParts.tsx';
+import { FieldNote, FormError } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { issueErrors } from '../lib/field-errors.ts';
 import type { TI18nKey } from '@obmen/shared';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
-import { SecondFactorStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
+import { codeStepOf, SecondFactorStep, type TCodeStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
 
 type TField = 'email' | 'password' | 'current_password';
 type TSchema = { safeParse(input: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } };
@@ -48,7 +48,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   const [done, setDone] = useState('');
   const [sending, setSending] = useState(false);
   // Two-factor on: the answer's challenge and message; the code step replaces the form.
-  const [codeStep, setCodeStep] = useState<{ challenge: string; lead: string } | null>(null);
+  const [codeStep, setCodeStep] = useState<TCodeStep | null>(null);
   // Until React has taken over, a submit would be a native one: the button waits for hydration.
   const hydrated = useHydrated();
   const formRef = useRef<HTMLFormElement>(null);
@@ -77,8 +77,9 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
     setSending(true);
     try {
       const answer = await api<{ message?: string } & TSecondFactorAnswer>(form.path + (kind === 'reset' ? token : ''), { json: values });
-      if (answer.second_factor) {
-        setCodeStep({ challenge: answer.second_factor.challenge, lead: answer.message ?? '' });
+      const step = codeStepOf(answer);
+      if (step) {
+        setCodeStep(step);
         return;
       }
       if (form.signsIn) {
@@ -101,8 +102,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   if (codeStep)
     return (
       <SecondFactorStep
-        challenge={codeStep.challenge}
-        lead={codeStep.lead}
+        step={codeStep}
         landing={landing}
         onRestart={(message) => {
           setCodeStep(null);
@@ -123,11 +123,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   return (
     // method="post": even a native submit never puts a password into a URL.
     <form className="auth-form" method="post" noValidate onSubmit={onSubmit} ref={formRef} data-testid={`form-${kind}`}>
-      {formError && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} testId="form-error" />
       {form.fields.map((field) => {
         const label = kind === 'change' && field === 'password' ? 'authpage.new_password' : LABELS[field];
         const error = errors[field];

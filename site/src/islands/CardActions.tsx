@@ -4,7 +4,7 @@ import type { TCardDetails, TCardReveal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
 import { focusWhenShown } from '../lib/focus.ts';
-import { FieldNote } from './FormParts.tsx';
+import { AmountInput, FieldNote, FormError } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
@@ -75,11 +75,7 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
 
   return (
     <div className="card-actions" data-testid="card-actions">
-      {error && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {error}
-        </p>
-      )}
+      <FormError text={error} testId="form-error" />
       {card.can.reveal &&
         (shown ? (
           <div className="card-secret" ref={shownRef} tabIndex={-1} data-testid="card-secret">
@@ -138,16 +134,7 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
         <div className="card-move">
           <label className="field">
             <span className="field-label">{t('cardspage.amount', { currency: card.currency })}</span>
-            <input
-              inputMode="decimal"
-              autoComplete="off"
-              placeholder="0.00"
-              value={amount}
-              onChange={(event) => setAmount(event.target.value)}
-              aria-invalid={moveError ? 'true' : undefined}
-              aria-describedby="card-move-note"
-              data-testid="card-amount"
-            />
+            <AmountInput placeholder="0.00" value={amount} onValue={setAmount} error={moveError} aria-describedby="card-move-note" data-testid="card-amount" />
             <FieldNote
               error={moveError}
               errorId="card-move-note"

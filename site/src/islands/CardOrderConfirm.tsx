@@ -6,6 +6,7 @@ import { api } from '../lib/api.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { focusWhenShown } from '../lib/focus.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { FormError } from './FormParts.tsx';
 
 type TProps = TIslandProps & { order: TCardOrder };
 
@@ -42,11 +43,7 @@ function CardOrderConfirmBody({ order: initial, locale }: Omit<TProps, 'messages
           {message}
         </p>
       )}
-      {error && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {error}
-        </p>
-      )}
+      <FormError text={error} testId="form-error" />
       {order.status === 'placed' && (
         <>
           <p className="field-hint">{t('cardspage.confirm_hint', { fee: displayAmount(order.issue_fee, locale), currency: order.fee_currency })}</p>

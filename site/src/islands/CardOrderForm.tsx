@@ -5,6 +5,7 @@ import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { FormError } from './FormParts.tsx';
 
 type TProps = TIslandProps & { products: TCardProduct[]; initialProduct?: string | undefined };
 type TField = 'product' | 'currency' | 'name_on_card' | 'address_country' | 'address_city' | 'address_postcode' | 'address_line';
@@ -84,11 +85,7 @@ function CardOrderFormBody({ products, initialProduct, locale }: Omit<TProps, 'm
 
   return (
     <form method="post" className="xf card-order-form" noValidate onSubmit={onSubmit} ref={formRef} data-testid="card-order-form">
-      {formError && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} testId="form-error" />
       <label className="field">
         <span className="field-label">{t('cardspage.product')}</span>
         <select name="product" value={values.product} onChange={(event) => set('product', event.target.value)} data-testid="card-product">

@@ -6,7 +6,7 @@ import { formatAmount, MoneyFormatError, parseAmount, ZAmountText } from '@obmen
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
-import { FieldNote } from './FormParts.tsx';
+import { FieldNote, FormError } from './FormParts.tsx';
 import { issueErrors, messageText } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
@@ -85,11 +85,7 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
   const shown = (name: string) => errors[name] || (name === 'amount' && assessed && 'error' in assessed ? messageText(tk, assessed.error, assessed.vars) : '');
   return (
     <form method="post" className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="deposit-form">
-      {formError && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} testId="form-error" />
       {names.map((name) => {
         const error = shown(name);
         const id = `df-${name}`;

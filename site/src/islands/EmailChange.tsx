@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ZEmailChangeBody } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
 import { focusWhenShown } from '../lib/focus.ts';
-import { FieldNote, FormError, SubmitRow, useSingleFieldForm } from './FormParts.tsx';
+import { ActionRow, FieldNote, FormError, useSingleFieldForm } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
@@ -61,11 +61,7 @@ function LinkAction({ mode, token }: { mode: 'confirm' | 'report'; token: string
   return (
     <div className="settings-form">
       <p>{t('emailpage.report_lead')}</p>
-      <div className="settings-actions">
-        <button className="btn btn-danger" type="button" onClick={send} disabled={sending || !hydrated} data-testid="email-report">
-          {t('emailpage.report_submit')}
-        </button>
-      </div>
+      <ActionRow sending={sending} hydrated={hydrated} label={t('emailpage.report_submit')} onClick={send} variant="danger" testId="email-report" />
     </div>
   );
 }
@@ -103,7 +99,7 @@ function ChangeForm() {
         />
         <FieldNote error={error} errorId="bind-email-error" testId="error-email" hint={t('emailpage.hint')} hintId="bind-email-hint" />
       </label>
-      <SubmitRow sending={sending} hydrated={hydrated} label={t('emailpage.submit')} sendingLabel={t('authpage.sending')} />
+      <ActionRow sending={sending} hydrated={hydrated} label={t('emailpage.submit')} sendingLabel={t('authpage.sending')} />
     </form>
   );
 }

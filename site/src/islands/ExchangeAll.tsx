@@ -6,6 +6,7 @@ import { useMoneyForm } from '../lib/use-money-form.ts';
 import { sumAmounts } from '@obmen/shared/money';
 import { displayAmount } from '@obmen/shared/format';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { FormError } from './FormParts.tsx';
 
 type TProps = TIslandProps & {
   /** The currency everything is converted into. */
@@ -169,11 +170,7 @@ function ExchangeAllBody({ currency, currencies, preview: initial, locale }: Omi
         </strong>
       </div>
       <p className="xf-hint">{t('exchangepage.all_hint')}</p>
-      {formError && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} testId="form-error" />
       <div className="xf-actions">
         <button
           type="button"

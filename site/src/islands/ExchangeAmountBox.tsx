@@ -1,5 +1,6 @@
 import type { ReactNode, RefObject } from 'react';
 import type { TCurrencyInfo } from '@obmen/shared';
+import { AmountInput } from './FormParts.tsx';
 
 type TAmountBoxProps = {
   side: 'pay' | 'receive';
@@ -45,16 +46,14 @@ export function AmountBox({
         {head}
       </div>
       <div className={`xf-input${error ? ' xf-invalid' : ''}`}>
-        <input
+        <AmountInput
           id={box.id}
           ref={inputRef}
           name={box.name}
-          inputMode="decimal"
-          autoComplete="off"
           placeholder={placeholder}
           value={value}
-          onChange={(event) => onType(event.target.value)}
-          aria-invalid={error ? 'true' : undefined}
+          onValue={onType}
+          error={error}
           aria-describedby={error ? `${box.id}-error` : undefined}
           data-testid={box.input}
         />

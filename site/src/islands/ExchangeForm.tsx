@@ -11,6 +11,7 @@ import { $wallets } from '../stores/wallets.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { AmountBox } from './ExchangeAmountBox.tsx';
 import { ExchangeResult, ExchangeTerms, QuoteTimer, SwapLink, type TExchangeResult } from './ExchangeParts.tsx';
+import { FormError } from './FormParts.tsx';
 
 type TProps = TIslandProps & {
   pair: TExchangePair;
@@ -204,11 +205,7 @@ function ExchangeFormBody({
           {notice}
         </p>
       )}
-      {formError && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} testId="form-error" />
 
       {signedIn ? (
         <button className="btn btn-primary xf-submit" type="submit" disabled={!canConfirm} data-testid="exchange-confirm">

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useRef, useState, type ComponentProps } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useKeyTranslate } from './IslandRoot.tsx';
 import { ApiError } from '../lib/api.ts';
@@ -6,10 +6,10 @@ import { focusFirstInvalid } from '../lib/focus.ts';
 import { messageText } from '../lib/field-errors.ts';
 
 /** A refusal of the whole form, read out when it appears. */
-export function FormError({ text, id }: { text: string; id?: string }) {
+export function FormError({ text, id, testId }: { text: string | null | undefined; id?: string; testId?: string }) {
   if (!text) return null;
   return (
-    <p className="form-error" role="alert" id={id}>
+    <p className="form-error" role="alert" id={id} data-testid={testId}>
       {text}
     </p>
   );
@@ -25,14 +25,44 @@ export function FormSaved({ text, testId = 'form-success' }: { text: string; tes
   );
 }
 
-/** The submit button of a settings form: disabled until hydrated and while sending. */
-export function SubmitRow({ sending, hydrated, label, sendingLabel }: { sending: boolean; hydrated: boolean; label: string; sendingLabel: string }) {
+/**
+ * The one button of a settings form or step, in its row: disabled until hydrated and while
+ * sending. It submits the form, or with `onClick` it is a button of its own.
+ */
+export function ActionRow({
+  sending,
+  hydrated,
+  label,
+  sendingLabel = label,
+  onClick,
+  variant = 'primary',
+  testId,
+}: {
+  sending: boolean;
+  hydrated: boolean;
+  label: string;
+  sendingLabel?: string;
+  onClick?: () => void;
+  variant?: 'primary' | 'danger';
+  testId?: string;
+}) {
   return (
     <div className="settings-actions">
-      <button className="btn btn-primary" type="submit" disabled={sending || !hydrated}>
+      <button className={`btn btn-${variant}`} type={onClick ? 'button' : 'submit'} onClick={onClick} disabled={sending || !hydrated} data-testid={testId}>
         {sending ? sendingLabel : label}
       </button>
     </div>
+  );
+}
+
+/** The input of an amount: a decimal keyboard, no autofill of old amounts, marked invalid while the field has an error. */
+export function AmountInput({
+  error,
+  onValue,
+  ...input
+}: Omit<ComponentProps<'input'>, 'onChange'> & { error: string | undefined; onValue: (value: string) => void }) {
+  return (
+    <input inputMode="decimal" autoComplete="off" {...input} onChange={(event) => onValue(event.target.value)} aria-invalid={error ? 'true' : undefined} />
   );
 }
 

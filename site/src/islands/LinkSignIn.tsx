@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TLinkPreview } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
-import { SecondFactorStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
+import { codeStepOf, SecondFactorStep, type TCodeStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
 
 /** `landing`: where the signed-in user goes (a confirmed sign-up: their account, to deposit). */
 type TProps = TIslandProps & { path: string; landing: string };
@@ -18,34 +18,28 @@ type TProps = TIslandProps & { path: string; landing: string };
 function LinkSignInBody({ path, landing }: { path: string; landing: string }) {
   const { t } = useTranslation();
   const [error, setError] = useState('');
-  const [codeStep, setCodeStep] = useState<{ challenge: string; lead: string } | null>(null);
+  const [codeStep, setCodeStep] = useState<TCodeStep | null>(null);
   const [askFor, setAskFor] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
   const fail = useCallback((err: unknown) => setError(err instanceof ApiError ? err.message : t('authpage.link_failed')), [t]);
   const spend = useCallback(
     (confirm: boolean) =>
-      api<TSecondFactorAnswer>(path, { method: 'POST', json: confirm ? { confirm } : {} }).then(
-        (answer) =>
-          answer.second_factor ? setCodeStep({ challenge: answer.second_factor.challenge, lead: answer.message ?? '' }) : window.location.assign(landing),
-        fail,
-      ),
+      api<TSecondFactorAnswer>(path, { method: 'POST', json: confirm ? { confirm } : {} }).then((answer) => {
+        const step = codeStepOf(answer);
+        if (step) setCodeStep(step);
+        else window.location.assign(landing);
+      }, fail),
     [path, landing, fail],
   );
   useEffect(() => {
     api<TLinkPreview>(path).then((preview) => (preview.same_browser ? spend(false) : setAskFor(preview.email)), fail);
   }, [path, spend, fail]);
-  if (codeStep && !error)
-    return (
-      <SecondFactorStep
-        challenge={codeStep.challenge}
-        lead={codeStep.lead}
-        landing={landing}
-        onRestart={(message) => {
-          setCodeStep(null);
-          setError(message);
-        }}
-      />
-    );
+  // A spent or expired challenge: its message, with the way to ask for a new link.
+  const restart = (message: string) => {
+    setCodeStep(null);
+    setError(message);
+  };
+  if (codeStep && !error) return <SecondFactorStep step={codeStep} landing={landing} onRestart={restart} />;
   if (askFor !== null && !error)
     return (
       <div data-testid="link-confirm">

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MAIL_TOPICS, type TMailPreferences, type TMailingResponse } from '@obmen/shared/mailing';
 import { api, ApiError } from '../lib/api.ts';
-import { FormError, FormSaved, SubmitRow } from './FormParts.tsx';
+import { ActionRow, FormError, FormSaved } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
@@ -57,7 +57,7 @@ function MailPrefsBody({ mailing }: { mailing: TMailPreferences }) {
         ))}
       </fieldset>
       <FormSaved text={saved} />
-      <SubmitRow sending={sending} hydrated={hydrated} label={t('mailprefs.save')} sendingLabel={t('mailprefs.saving')} />
+      <ActionRow sending={sending} hydrated={hydrated} label={t('mailprefs.save')} sendingLabel={t('mailprefs.saving')} />
     </form>
   );
 }

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ZUserInfoUpdate, type TUserInfo } from '@obmen/shared/auth';
 import { VERIFIED_USER_FIELDS } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
-import { FieldNote, FormError, FormSaved, SubmitRow } from './FormParts.tsx';
+import { ActionRow, FieldNote, FormError, FormSaved } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { issueErrors } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
@@ -91,7 +91,7 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
         })}
       </div>
       <FormSaved text={saved} />
-      <SubmitRow sending={sending} hydrated={hydrated} label={t('settingspage.save')} sendingLabel={t('settingspage.saving')} />
+      <ActionRow sending={sending} hydrated={hydrated} label={t('settingspage.save')} sendingLabel={t('settingspage.saving')} />
     </form>
   );
 }

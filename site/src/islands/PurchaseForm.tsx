@@ -5,7 +5,7 @@ import { displayAmount, displayMoney, displayPairRate } from '@obmen/shared/form
 import { api, ApiError } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
-import { FieldNote } from './FormParts.tsx';
+import { AmountInput, FieldNote, FormError } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 /** One currency the system charges in, with its range (major units). */
@@ -70,11 +70,7 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
   const quoteState = !amount.trim() ? 'idle' : checking ? 'loading' : check?.ok ? 'ready' : 'error';
   return (
     <form method="post" className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="purchase-form">
-      {formError && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} testId="form-error" />
       {options.length > 1 && (
         <label className="field">
           <span className="field-label">{t('purchase.pay_currency')}</span>
@@ -100,17 +96,15 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
         <span className="field-label">
           {t('purchase.amount')}, {option.currency}
         </span>
-        <input
+        <AmountInput
           id="pf-amount"
           name="amount"
           value={amount}
-          inputMode="decimal"
-          autoComplete="off"
-          onChange={(event) => {
-            setAmount(event.target.value);
+          onValue={(value) => {
+            setAmount(value);
             edit('amount');
           }}
-          aria-invalid={amountError ? 'true' : undefined}
+          error={amountError}
           aria-describedby="pf-amount-note"
           data-testid="purchase-amount"
         />

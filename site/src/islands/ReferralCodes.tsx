@@ -4,6 +4,7 @@ import type { TInviteCode, TInviteResponse } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { FormError } from './FormParts.tsx';
 
 /** The user's invite codes: the main one and up to 5 labelled ones (add, retire). */
 function ReferralCodesBody({ codes: initial }: { codes: TInviteCode[] }) {
@@ -76,11 +77,7 @@ function ReferralCodesBody({ codes: initial }: { codes: TInviteCode[] }) {
           {t('referral.code_add')}
         </button>
       </form>
-      {error && (
-        <p className="form-error" role="alert" id="code-error">
-          {error}
-        </p>
-      )}
+      <FormError text={error} id="code-error" />
       {done && (
         <p className="form-success" role="status">
           {done}

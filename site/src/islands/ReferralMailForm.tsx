@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { LOCALES, type TLocale } from '@obmen/shared/constants';
 import { ZReferralMailingBody } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
-import { FormError, FormSaved, SubmitRow } from './FormParts.tsx';
+import { ActionRow, FormError, FormSaved } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { messageText } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
@@ -66,7 +66,7 @@ function ReferralMailBody({ locale }: { locale: TLocale }) {
       </label>
       <FormError text={error} id="mailing-error" />
       <FormSaved text={done} testId="mailing-done" />
-      <SubmitRow sending={sending} hydrated={hydrated} label={t('referral.send')} sendingLabel={t('referral.sending')} />
+      <ActionRow sending={sending} hydrated={hydrated} label={t('referral.send')} sendingLabel={t('referral.sending')} />
     </form>
   );
 }

@@ -2,15 +2,21 @@ import { useEffect, useRef, useState, type FormEvent, type Ref } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZSecondFactorCode } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
-import { FieldNote, useSingleFieldForm } from './FormParts.tsx';
+import { FieldNote, FormError, useSingleFieldForm } from './FormParts.tsx';
 
 /** What a sign-in answers when 2FA is on (no session yet). */
 export type TSecondFactorAnswer = { second_factor?: { challenge: string; expires_in: number }; message?: string };
 
+/** The code step a sign-in's answer asks for: its challenge and its message ("Password accepted. Enter the code…"). */
+export type TCodeStep = { challenge: string; lead: string };
+
+/** The code step an answer asks for, or null when the answer signed in. */
+export function codeStepOf(answer: TSecondFactorAnswer): TCodeStep | null {
+  return answer.second_factor ? { challenge: answer.second_factor.challenge, lead: answer.message ?? '' } : null;
+}
+
 type TProps = {
-  challenge: string;
-  /** The answer's message ("Password accepted. Enter the code…"). */
-  lead: string;
+  step: TCodeStep;
   /** Where to go once signed in. */
   landing: string;
   /** The challenge is spent or expired: back to the first step, with this message. */
@@ -66,7 +72,7 @@ export function CodeField({
  * code. Not an island of its own: the password form, the reset form and the link sign-in
  * show it when their answer carries `second_factor`.
  */
-export function SecondFactorStep({ challenge, lead, landing, onRestart }: TProps) {
+export function SecondFactorStep({ step: { challenge, lead }, landing, onRestart }: TProps) {
   const { t } = useTranslation();
   const [code, setCode] = useState('');
   const { error, formError, sending, formRef, submit } = useSingleFieldForm('code');
@@ -93,11 +99,7 @@ export function SecondFactorStep({ challenge, lead, landing, onRestart }: TProps
       <p className="form-lead" role="status">
         {lead}
       </p>
-      {formError && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} testId="form-error" />
       <CodeField id="second-factor" value={code} error={error} onChange={setCode} hint={t('secondfactor.hint')} inputRef={inputRef} errorTestId="error-code" />
       <button className="btn btn-primary submit" type="submit" disabled={sending}>
         {sending ? t('authpage.sending') : t('secondfactor.submit')}

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError } from '../lib/api.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { FormError } from './FormParts.tsx';
 
 /** A live session as the page shows it (times already formatted by the page). */
 export type TSessionRow = { id: string; device: string | null; ip: string | null; lastSeen: string; lastSeenIso: string; current: boolean };
@@ -49,11 +50,7 @@ function SessionListBody({ sessions: initial }: { sessions: TSessionRow[] }) {
       <p className="visually-hidden-status" role="status" data-testid="sessions-status">
         {status}
       </p>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError text={error} />
       <ul className="security-list" data-testid="sessions">
         {sessions.map((session) => (
           <li key={session.id} className="security-item" data-testid="session" data-current={session.current || undefined}>

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type ChangeEvent, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useStore } from '@nanostores/react';
 import type { TTransferCheck, TTransferCurrency } from '@obmen/shared';
@@ -7,7 +7,7 @@ import { useMoneyForm } from '../lib/use-money-form.ts';
 import { stripTrailingZeros } from '@obmen/shared/money';
 import { displayAmount, isZeroAmount } from '@obmen/shared/format';
 import { $wallets } from '../stores/wallets.ts';
-import { FieldNote } from './FormParts.tsx';
+import { FieldNote, FormError } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import {
   COMMENT_MAX,
@@ -59,6 +59,15 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     editField(field);
     setCheck(null);
   }
+
+  /** What each field's control takes: name, value and change, and its error state (described by `note`). */
+  const control = (field: TField, note = errors[field] ? `tf-${field}-error` : undefined) => ({
+    name: field,
+    value: values[field],
+    onChange: (event: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => set(field, event.target.value),
+    'aria-invalid': errors[field] ? ('true' as const) : undefined,
+    'aria-describedby': note,
+  });
 
   /** Back from the check to the form: the checked operation is dropped. */
   function edit() {
@@ -114,23 +123,15 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
 
   return (
     <form method="post" className="xf tf" noValidate onSubmit={onCheck} ref={formRef} data-testid="transfer-form">
-      {formError && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} testId="form-error" />
       <label className="field">
         <span className="field-label">{t('transferpage.account_id')}</span>
         <input
-          name="account_id"
+          {...control('account_id', 'tf-account-note')}
           inputMode="numeric"
           autoComplete="off"
           maxLength={10}
           placeholder="12345678"
-          value={values.account_id}
-          onChange={(event) => set('account_id', event.target.value)}
-          aria-invalid={errors.account_id ? 'true' : undefined}
-          aria-describedby="tf-account-note"
           data-testid="transfer-account"
         />
         <FieldNote
@@ -145,14 +146,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
       <div className="tf-pair">
         <label className="field">
           <span className="field-label">{t('transferpage.currency')}</span>
-          <select
-            name="currency"
-            value={values.currency}
-            onChange={(event) => set('currency', event.target.value)}
-            aria-invalid={errors.currency ? 'true' : undefined}
-            aria-describedby={errors.currency ? 'tf-currency-error' : undefined}
-            data-testid="transfer-currency"
-          >
+          <select {...control('currency')} data-testid="transfer-currency">
             {currencies.map((c) => (
               <option key={c.code} value={c.code}>
                 {c.code} — {displayAmount(balanceOf(c.code), locale)}
@@ -174,14 +168,10 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
           </span>
           <input
             id="tf-amount"
-            name="amount"
+            {...control('amount', errors.amount ? 'tf-amount-error tf-terms' : 'tf-terms')}
             inputMode="decimal"
             autoComplete="off"
             placeholder="0.00"
-            value={values.amount}
-            onChange={(event) => set('amount', event.target.value)}
-            aria-invalid={errors.amount ? 'true' : undefined}
-            aria-describedby={errors.amount ? 'tf-amount-error tf-terms' : 'tf-terms'}
             data-testid="transfer-amount"
           />
           <FieldNote error={errors.amount} errorId="tf-amount-error" testId="error-amount" />
@@ -203,16 +193,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
         <span className="field-label">
           {t('transferpage.comment')} <span className="tf-optional">{t('transferpage.optional')}</span>
         </span>
-        <input
-          name="comment"
-          maxLength={COMMENT_MAX}
-          autoComplete="off"
-          value={values.comment}
-          onChange={(event) => set('comment', event.target.value)}
-          aria-invalid={errors.comment ? 'true' : undefined}
-          aria-describedby={errors.comment ? 'tf-comment-error' : undefined}
-          data-testid="transfer-comment"
-        />
+        <input {...control('comment')} maxLength={COMMENT_MAX} autoComplete="off" data-testid="transfer-comment" />
         <FieldNote error={errors.comment} errorId="tf-comment-error" testId="error-comment" />
       </label>
 

@@ -5,6 +5,7 @@ import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { CodeField } from './SecondFactorStep.tsx';
+import { ActionRow, FormError } from './FormParts.tsx';
 import { messageText } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
@@ -89,11 +90,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
     if (answer) window.location.assign('/settings/security?off=1');
   }
 
-  const errorLine = formError && (
-    <p className="form-error" role="alert" data-testid="form-error">
-      {formError}
-    </p>
-  );
+  const errorLine = <FormError text={formError} testId="form-error" />;
 
   if (codes)
     return (
@@ -163,11 +160,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
       <div className="tfa-step">
         <p>{t('securitypage.off_lead')}</p>
         {errorLine}
-        <div className="settings-actions">
-          <button className="btn btn-primary" type="button" onClick={start} disabled={sending || !hydrated} data-testid="totp-start">
-            {t('securitypage.turn_on')}
-          </button>
-        </div>
+        <ActionRow sending={sending} hydrated={hydrated} label={t('securitypage.turn_on')} onClick={start} testId="totp-start" />
       </div>
     );
 

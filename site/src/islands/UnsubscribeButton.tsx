@@ -4,6 +4,7 @@ import type { TUnsubscribeResponse } from '@obmen/shared/mailing';
 import { api, ApiError } from '../lib/api.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { FormError } from './FormParts.tsx';
 
 function UnsubscribeBody({ token }: { token: string }) {
   const { t } = useTranslation();
@@ -37,11 +38,7 @@ function UnsubscribeBody({ token }: { token: string }) {
     );
   return (
     <div className="settings-actions">
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError text={error} />
       <button className="btn btn-primary" type="button" onClick={onClick} disabled={sending || !hydrated} data-testid="unsubscribe-button">
         {t('mailprefs.unsubscribe_button')}
       </button>

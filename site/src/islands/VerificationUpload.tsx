@@ -13,7 +13,7 @@ import {
 } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
 import { uploadForm } from '../lib/upload.ts';
-import { FieldNote } from './FormParts.tsx';
+import { ActionRow, FieldNote, FormError } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { issueErrors } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
@@ -213,11 +213,7 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
       </div>
 
       <h2>{t('kycpage.step_fields')}</h2>
-      {formError && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} testId="form-error" />
       <div className="settings-grid">
         {FIELDS.map(({ name, type: inputType, autoComplete, label }) => (
           <label key={name} className="field">
@@ -234,11 +230,7 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
           </label>
         ))}
       </div>
-      <div className="settings-actions">
-        <button className="btn btn-primary" type="submit" disabled={sending || !hydrated} data-testid="kyc-submit">
-          {sending ? t('kycpage.submitting') : t('kycpage.submit')}
-        </button>
-      </div>
+      <ActionRow sending={sending} hydrated={hydrated} label={t('kycpage.submit')} sendingLabel={t('kycpage.submitting')} testId="kyc-submit" />
     </form>
   );
 }

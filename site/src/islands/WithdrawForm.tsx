@@ -4,7 +4,7 @@ import type { TPaymentField, TWithdrawal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
-import { FieldNote } from './FormParts.tsx';
+import { FieldNote, FormError } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { WithdrawStatus } from './WithdrawStatus.tsx';
 
@@ -84,11 +84,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
   const shownError = (name: string) => errors[name] || (check && !check.ok && values[name]?.trim() ? check.fields[name] : '') || '';
   return (
     <form method="post" className="xf wf" noValidate onSubmit={onSubmit} ref={formRef} data-testid="withdraw-form">
-      {formError && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formError}
-        </p>
-      )}
+      <FormError text={formError} testId="form-error" />
       {names.map((name) => {
         const error = shownError(name);
         const id = `wf-${name}`;

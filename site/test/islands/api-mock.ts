@@ -1,4 +1,4 @@
-import { cleanup } from '@testing-library/react';
+import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 
@@ -64,4 +64,40 @@ export function expectRetriedThenRenewed([first, retry, afterFinal]: (string | n
   expect(retry).toBe(first);
   expect(afterFinal).toEqual(expect.any(String));
   expect(afterFinal).not.toBe(first);
+}
+
+/**
+ * A form island under test: `fill` shows it and types `values` (by test id), `send` clicks its
+ * submit button; each test of the file starts on a clean page (resetAfterEach).
+ */
+export function formUnderTest(show: () => void, values: Record<string, string>, submitTestId: string) {
+  resetAfterEach();
+  return {
+    fill() {
+      show();
+      for (const [testId, value] of Object.entries(values)) fireEvent.change(screen.getByTestId(testId), { target: { value } });
+    },
+    send: () => fireEvent.click(screen.getByTestId(submitTestId)),
+  };
+}
+
+/** A refusal shown where it belongs: its field is marked invalid, and nothing stands above the form. */
+export function expectOnItsField(fieldTestId: string): void {
+  expect(screen.getByTestId(fieldTestId).getAttribute('aria-invalid')).toBe('true');
+  expect(screen.queryByTestId('form-error')).toBeNull();
+}
+
+/**
+ * Three sends of a filled money form whose calls answer 503, a final 'Not enough money', then
+ * success: the unknown outcome and the refusal are shown, `done` waits for what the success
+ * shows, and the keys go as expectRetriedThenRenewed says.
+ */
+export async function expectKeyAcrossRetryAndRefusal(calls: TCall[], send: () => void, done: () => Promise<unknown>): Promise<void> {
+  send();
+  expect((await screen.findByTestId('form-error')).textContent).toBe(UNAVAILABLE);
+  send();
+  expect(await screen.findByText('Not enough money')).toBeTruthy();
+  send();
+  await done();
+  expectRetriedThenRenewed(calls.map((call) => call.key));
 }

@@ -5,18 +5,16 @@ import { DICTIONARIES } from '@obmen/shared';
 import CardOrderConfirm from '../../src/islands/CardOrderConfirm.tsx';
 import CardOrderForm from '../../src/islands/CardOrderForm.tsx';
 import { placedOrder, virtualCard } from './fixtures.ts';
-import { expectRetriedThenRenewed, mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach, stubNavigation } from './api-mock.ts';
+import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockApi, ok, refused, unavailable, stubNavigation } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 const assign = stubNavigation();
 
-function fill() {
-  render(<CardOrderForm locale="en" messages={en} products={[virtualCard]} />);
-  fireEvent.change(screen.getByTestId('card-name_on_card'), { target: { value: 'IVAN PETROV' } });
-}
-const send = () => fireEvent.click(screen.getByTestId('card-order-submit'));
-
-resetAfterEach();
+const { fill, send } = formUnderTest(
+  () => render(<CardOrderForm locale="en" messages={en} products={[virtualCard]} />),
+  { 'card-name_on_card': 'IVAN PETROV' },
+  'card-order-submit',
+);
 
 describe('CardOrderForm', () => {
   it('places the order and goes to its confirmation', async () => {
@@ -33,20 +31,13 @@ describe('CardOrderForm', () => {
     fill();
     send();
     expect((await screen.findByRole('alert')).textContent).toBe('Latin letters only');
-    expect(screen.getByTestId('card-name_on_card').getAttribute('aria-invalid')).toBe('true');
-    expect(screen.queryByTestId('form-error')).toBeNull();
+    expectOnItsField('card-name_on_card');
   });
 
   it('retries with the same key after 503 and uses a new one after a final answer', async () => {
     const calls = mockApi({ '/card/order': [unavailable(), refused(409, 'insufficient_funds', 'Not enough money'), ok({ order: placedOrder })] });
     fill();
-    send();
-    expect((await screen.findByTestId('form-error')).textContent).toBe(UNAVAILABLE);
-    send();
-    expect(await screen.findByText('Not enough money')).toBeTruthy();
-    send();
-    await vi.waitFor(() => expect(assign).toHaveBeenCalled());
-    expectRetriedThenRenewed(calls.map((call) => call.key));
+    await expectKeyAcrossRetryAndRefusal(calls, send, () => vi.waitFor(() => expect(assign).toHaveBeenCalled()));
   });
 });
 

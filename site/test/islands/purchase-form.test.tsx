@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
-import { fireEvent, render, screen } from '@testing-library/react';
+import { render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import PurchaseForm from '../../src/islands/PurchaseForm.tsx';
-import { mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach, stubNavigation } from './api-mock.ts';
+import { formUnderTest, mockApi, ok, refused, UNAVAILABLE, unavailable, stubNavigation } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 const opened = { payment: { pay_url: '/sandbox/card/p2', url: '/purchase/p2' } };
@@ -16,15 +16,14 @@ const quoted = ok({
 });
 const assign = stubNavigation();
 
-function fill() {
-  render(<PurchaseForm locale="en" messages={en} ps="card-usd" buy="BTC" options={[{ currency: 'USD', min: '10', max: '1000' }]} initialCurrency="USD" />);
-  fireEvent.change(screen.getByTestId('purchase-amount'), { target: { value: '100' } });
-}
-const send = () => fireEvent.click(screen.getByTestId('purchase-submit'));
+const { fill, send } = formUnderTest(
+  () =>
+    render(<PurchaseForm locale="en" messages={en} ps="card-usd" buy="BTC" options={[{ currency: 'USD', min: '10', max: '1000' }]} initialCurrency="USD" />),
+  { 'purchase-amount': '100' },
+  'purchase-submit',
+);
 /** The quote asked as typed may come at any time in a test: it always answers. */
 const routes = (replies: ReturnType<typeof ok>[]) => ({ '/purchase/integration_json': replies, '/purchase/check': [quoted, quoted, quoted] });
-
-resetAfterEach();
 
 describe('PurchaseForm', () => {
   it('shows the quote as typed, opens the purchase and goes to the card page', async () => {

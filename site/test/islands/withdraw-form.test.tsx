@@ -1,21 +1,18 @@
 // @vitest-environment happy-dom
-import { fireEvent, render, screen } from '@testing-library/react';
+import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import WithdrawForm from '../../src/islands/WithdrawForm.tsx';
 import { requestedWithdrawal } from './fixtures.ts';
-import { expectRetriedThenRenewed, mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach } from './api-mock.ts';
+import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockApi, ok, refused, unavailable } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 
-function fill() {
-  render(<WithdrawForm locale="en" messages={en} ps="card" currency="USD" fields={['card_number']} secondFactor={false} available="500.00" />);
-  fireEvent.change(screen.getByTestId('withdraw-amount'), { target: { value: '100' } });
-  fireEvent.change(screen.getByTestId('withdraw-card_number'), { target: { value: '4111111111111111' } });
-}
-const send = () => fireEvent.click(screen.getByTestId('withdraw-submit'));
-
-resetAfterEach();
+const { fill, send } = formUnderTest(
+  () => render(<WithdrawForm locale="en" messages={en} ps="card" currency="USD" fields={['card_number']} secondFactor={false} available="500.00" />),
+  { 'withdraw-amount': '100', 'withdraw-card_number': '4111111111111111' },
+  'withdraw-submit',
+);
 
 describe('WithdrawForm', () => {
   it('places the request and shows its status', async () => {
@@ -31,8 +28,7 @@ describe('WithdrawForm', () => {
     fill();
     send();
     expect((await screen.findByTestId('error-amount')).textContent).toBe('The maximum is 50 USD');
-    expect(screen.getByTestId('withdraw-amount').getAttribute('aria-invalid')).toBe('true');
-    expect(screen.queryByTestId('form-error')).toBeNull();
+    expectOnItsField('withdraw-amount');
   });
 
   it('retries with the same key after 503 and uses a new one after a final answer', async () => {
@@ -40,12 +36,6 @@ describe('WithdrawForm', () => {
       '/withdraw/form/card': [unavailable(), refused(409, 'insufficient_funds', 'Not enough money'), ok({ withdrawal: requestedWithdrawal })],
     });
     fill();
-    send();
-    expect((await screen.findByTestId('form-error')).textContent).toBe(UNAVAILABLE);
-    send();
-    expect(await screen.findByText('Not enough money')).toBeTruthy();
-    send();
-    await screen.findByTestId('withdraw-status');
-    expectRetriedThenRenewed(calls.map((call) => call.key));
+    await expectKeyAcrossRetryAndRefusal(calls, send, () => screen.findByTestId('withdraw-status'));
   });
 });

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   CARD_ISSUERS,
-  REPLAYED_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
   ZCardBody,
   ZCardCatalogueResponse,
@@ -25,7 +24,7 @@ import {
 } from '@obmen/shared';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { currentUser, requireUser } from '../user/current.ts';
-import { idempotencyKeyOf } from '../idempotency/service.ts';
+import { callWithIdempotencyKey } from '../idempotency/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { cardCatalogue } from './catalogue.ts';
 import { issuerCallbackIntake } from './callbacks.ts';
@@ -105,11 +104,11 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
 
   const orderAnswer = async (
     request: FastifyRequest,
-    reply: { header: (k: string, v: string) => unknown },
-    done: Awaited<ReturnType<typeof placeOrder>>,
+    reply: FastifyReply,
+    call: (key: string) => ReturnType<typeof placeOrder>,
     key: 'cards.order_placed' | 'cards.order_confirmed' | 'cards.order_cancelled',
   ) => {
-    if (done.replayed) reply.header(REPLAYED_HEADER, 'true');
+    const done = await callWithIdempotencyKey(request, reply, call);
     return {
       status: 'ok' as const,
       message: translate(request.locale, key, { fee: done.order.issue_fee, currency: done.order.fee_currency }),
@@ -125,8 +124,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
       config: money,
       schema: { tags, summary: 'Order a card (form): the issue fee is held', body: ZCardOrderBody, response: { 200: ZCardOrderResponse } },
     },
-    async (request, reply) =>
-      orderAnswer(request, reply, await placeOrder(ctx, userId(request), idempotencyKeyOf(request), request.body), 'cards.order_placed'),
+    async (request, reply) => orderAnswer(request, reply, (key) => placeOrder(ctx, userId(request), key, request.body), 'cards.order_placed'),
   );
 
   app.post(
@@ -141,8 +139,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
         response: { 200: ZCardOrderResponse },
       },
     },
-    async (request, reply) =>
-      orderAnswer(request, reply, await confirmOrder(ctx, userId(request), idempotencyKeyOf(request), request.body.card), 'cards.order_confirmed'),
+    async (request, reply) => orderAnswer(request, reply, (key) => confirmOrder(ctx, userId(request), key, request.body.card), 'cards.order_confirmed'),
   );
 
   app.post(
@@ -152,8 +149,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
       config: money,
       schema: { tags, summary: 'Cancel a placed order: the held fee is released', body: ZCardBody, response: { 200: ZCardOrderResponse } },
     },
-    async (request, reply) =>
-      orderAnswer(request, reply, await cancelOrder(ctx, userId(request), idempotencyKeyOf(request), request.body.card), 'cards.order_cancelled'),
+    async (request, reply) => orderAnswer(request, reply, (key) => cancelOrder(ctx, userId(request), key, request.body.card), 'cards.order_cancelled'),
   );
 
   app.get(
@@ -202,8 +198,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
       path,
       { onRequest: requireUser, config: money, schema: { tags, summary, body, response: { 200: ZCardChangeResponse } } },
       async (request, reply) => {
-        const done = await run(request, idempotencyKeyOf(request));
-        if (done.replayed) reply.header(REPLAYED_HEADER, 'true');
+        const done = await callWithIdempotencyKey(request, reply, (key) => run(request, key));
         return {
           status: 'ok' as const,
           message: translate(request.locale, message, { card: done.card.last4 ?? '' }),

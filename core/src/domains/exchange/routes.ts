@@ -20,14 +20,13 @@ import {
   ZPairParams,
   ZPairResponse,
   ZQuoteResponse,
-  REPLAYED_HEADER,
   translate,
   type TExchangeAllBody,
 } from '@obmen/shared';
 import { notFoundOf } from '../../errors.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { currencies, publicCurrency } from '../currencies/service.ts';
-import { idempotencyKeyOf } from '../idempotency/service.ts';
+import { callWithIdempotencyKey } from '../idempotency/service.ts';
 import { listPairs } from '../rates/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, sendCsv } from '../history/service.ts';
@@ -128,9 +127,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   };
   const runAll = async (request: FastifyRequest, reply: FastifyReply, currency: string | undefined, only: TExchangeAllBody['currencies']) => {
     const user = currentUser(request);
-    const key = idempotencyKeyOf(request);
-    const { batch, replayed } = await exchangeAll(deps, user.id, key, currency, only, request.locale);
-    if (replayed) reply.header(REPLAYED_HEADER, 'true');
+    const { batch } = await callWithIdempotencyKey(request, reply, (key) => exchangeAll(deps, user.id, key, currency, only, request.locale));
     return {
       status: 'ok' as const,
       message: translate(request.locale, `exchange.all_${batch.status}`, { currency: batch.currency, amount: batch.amount_receive }),
@@ -208,9 +205,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const user = currentUser(request);
-      const key = idempotencyKeyOf(request);
-      const { exchange: raw, replayed } = await executeExchange(deps, user.id, key, request.params, request.body.quote);
-      if (replayed) reply.header(REPLAYED_HEADER, 'true');
+      const { exchange: raw } = await callWithIdempotencyKey(request, reply, (key) => executeExchange(deps, user.id, key, request.params, request.body.quote));
       const exchange = formatExchange(raw, await currencies(app.db), request.locale);
       return {
         status: 'ok' as const,

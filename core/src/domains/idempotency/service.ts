@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '@obmen/shared';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { fromDbError, withRetry } from '../../money-errors.ts';
@@ -26,6 +26,17 @@ export function idempotencyKeyOf(request: FastifyRequest): string {
   if (key === undefined || key === '') throw new AppError('idempotency_key_required');
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new AppError('idempotency_key_invalid');
   return key;
+}
+
+/** A money route's call with the request's key; an answer replayed from the first run says so in its header. */
+export async function callWithIdempotencyKey<T extends { replayed: boolean }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  call: (key: string) => Promise<T>,
+): Promise<T> {
+  const done = await call(idempotencyKeyOf(request));
+  if (done.replayed) reply.header(REPLAYED_HEADER, 'true');
+  return done;
 }
 
 /** Stable JSON: object keys sorted, bigints as decimal strings. */

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  REPLAYED_HEADER,
   translate,
   ZCsv,
   ZOk,
@@ -17,7 +16,7 @@ import {
 } from '@obmen/shared';
 import { notFoundOf } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
-import { idempotencyKeyOf } from '../idempotency/service.ts';
+import { callWithIdempotencyKey } from '../idempotency/service.ts';
 import { sendCsv } from '../history/service.ts';
 import { secondFactorEnabled, withdrawalsBlockedUntil } from '../security/second-factor.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
@@ -120,9 +119,9 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
     },
     async (request, reply) => {
       const user = currentUser(request);
-      const key = idempotencyKeyOf(request);
-      const { withdrawal, replayed } = await requestWithdrawal(deps, user.id, key, request.params.id, request.body, request.locale);
-      if (replayed) reply.header(REPLAYED_HEADER, 'true');
+      const { withdrawal } = await callWithIdempotencyKey(request, reply, (key) =>
+        requestWithdrawal(deps, user.id, key, request.params.id, request.body, request.locale),
+      );
       return { status: 'ok' as const, message: translate(request.locale, 'withdraw.placed'), withdrawal, ...(await getWalletEnvelope(app.db, user.id)) };
     },
   );

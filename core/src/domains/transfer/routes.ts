@@ -7,11 +7,10 @@ import {
   ZTransferDoneResponse,
   ZTransferHistoryResponse,
   ZTransferInfoResponse,
-  REPLAYED_HEADER,
   translate,
 } from '@obmen/shared';
 import { currentUser, requireUser } from '../user/current.ts';
-import { idempotencyKeyOf } from '../idempotency/service.ts';
+import { callWithIdempotencyKey } from '../idempotency/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { TRANSFER_CSV_COLUMNS, sendCsv, transferHistory } from '../history/service.ts';
 import { checkTransfer, makeTransfer, transferInfo } from './service.ts';
@@ -56,10 +55,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { tags, summary: 'Send money to another account (form)', body: ZTransferBody, response: { 200: ZTransferDoneResponse } },
     },
     async (request, reply) => {
-      const user = currentUser(request);
-      const key = idempotencyKeyOf(request);
-      const result = await makeTransfer(app.db, user.id, key, request.body);
-      if (result.replayed) reply.header(REPLAYED_HEADER, 'true');
+      const result = await callWithIdempotencyKey(request, reply, (key) => makeTransfer(app.db, currentUser(request).id, key, request.body));
       const { transfer } = result;
       return {
         status: 'ok' as const,

@@ -5,7 +5,7 @@ import { REJECT_REASONS, VERIFICATION_PAGES, VERIFICATION_SIDES, translate, type
 import type { Queryable } from '../../db/index.ts';
 import { queueMail } from '../../mail/outbox.ts';
 import { insertNotification } from '../notifications/service.ts';
-import { currentFiles, VERIFICATION_COLUMNS, type TFileRow, type TVerificationContext, type TVerificationRow } from './service.ts';
+import { currentFiles, describeFile, VERIFICATION_COLUMNS, type TFileRow, type TVerificationContext, type TVerificationRow } from './service.ts';
 import { writeAudit } from '../audit/service.ts';
 
 /*
@@ -66,14 +66,7 @@ export async function showSubmission(ctx: TVerificationContext, operator: string
           birth_date: row.birth_date,
         }
       : null,
-    files: files.map((file) => ({
-      id: file.public_id,
-      side: file.side,
-      mime: file.mime,
-      size: file.size,
-      reject_reason: file.reject_reason,
-      reject_note: file.reject_note,
-    })),
+    files: files.map(describeFile),
   };
 }
 

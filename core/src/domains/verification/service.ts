@@ -132,16 +132,13 @@ function toSubmission(row: TVerificationRow, files: TFileRow[], uploadable: TVer
             birth_date: row.birth_date!,
           }
         : null,
-    files: files.map((file) => ({
-      id: file.public_id,
-      side: file.side,
-      mime: file.mime,
-      size: file.size,
-      url: `/api/verification/file/${file.public_id}`,
-      reject_reason: file.reject_reason,
-      reject_note: file.reject_note,
-    })),
+    files: files.map((file) => ({ ...describeFile(file), url: `/api/verification/file/${file.public_id}` })),
   };
+}
+
+/** A file as its owner and the operator both see it (the owner's page adds where to fetch it). */
+export function describeFile(file: TFileRow) {
+  return { id: file.public_id, side: file.side, mime: file.mime, size: file.size, reject_reason: file.reject_reason, reject_note: file.reject_note };
 }
 
 /** Limits of every level, amounts in major units (minor units inside, as everywhere). */

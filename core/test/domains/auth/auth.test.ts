@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINK_BINDING_HEADER, SESSION_STATE_HEADER, SESSION_TOKEN_HEADER, TOKEN_PATTERN, isAccountId } from '@obmen/shared';
 import { ENGINES, build } from '../../helpers.ts';
-import { DEMO, call, freshEmail, lastMailTo, linkToken, logIn, mailsTo, sameBrowser, sessionToken, signUp } from '../../auth-helpers.ts';
+import { call, DEMO, expectRefusal, freshEmail, lastMailTo, linkToken, logIn, mailsTo, sameBrowser, sessionToken, signUp } from '../../auth-helpers.ts';
 import { setSiteSetting } from '../../../src/domains/site/service.ts';
 import { purgeRateLimits } from '../../../src/rate-limit.ts';
 import { purgeSessions } from '../../../src/domains/auth/sessions.ts';
@@ -81,9 +81,7 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
 
   it('refuses bad sign-up input with localized field messages', async () => {
     const res = await call(ctx.app, '/api/auth/register', { payload: { email: 'not-an-email', password: 'short' }, locale: 'en' });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({
-      status: 'error',
+    expectRefusal(res, 400, {
       code: 'validation',
       message: 'Please check the highlighted fields.',
       fields: { email: 'Enter a valid email address.', password: 'The password must be at least 8 characters long.' },
@@ -225,9 +223,7 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
       locale: 'en',
       payload: { current_password: 'nope nope', password: 'second password 2' },
     });
-    expect(wrong.statusCode).toBe(400);
-    expect(wrong.json()).toEqual({
-      status: 'error',
+    expectRefusal(wrong, 400, {
       code: 'invalid_password',
       message: 'The current password is wrong.',
       fields: { current_password: 'The current password is wrong.' },
@@ -453,9 +449,7 @@ describe.each(ENGINES)('accounts on %s', (engine) => {
           expect(preview.statusCode).toBe(200);
           expect(preview.json()).toEqual({ status: 'ok', email: 'b***@e***.com', same_browser: false });
           const refused = await call(ctx.app, `/api/auth/login/${token}`, { method: 'POST', payload: {}, headers, locale: 'en' });
-          expect(refused.statusCode).toBe(409);
-          expect(refused.json()).toEqual({
-            status: 'error',
+          expectRefusal(refused, 409, {
             code: 'link_confirm_required',
             message: 'This link was requested in another browser: confirm the account it signs into first.',
           });

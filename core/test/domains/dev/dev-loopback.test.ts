@@ -1,36 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'node:http';
-import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { build } from '../../helpers.ts';
+import { nonLoopbackAddress, rawRequest } from '../../raw-http.ts';
 
-/** An IPv4 address of this machine that is not loopback (none: the test skips). */
-const REMOTE = Object.values(networkInterfaces())
-  .flat()
-  .find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address;
+const REMOTE = nonLoopbackAddress();
 
+/** A request over a real socket; a POST carries a valid body, so that only where it comes from decides. */
 function get(port: number, host: string, path: string, options: { localAddress?: string; method?: string; headers?: Record<string, string> } = {}) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(
-      {
-        host,
-        port,
-        path,
-        method: options.method ?? 'GET',
-        headers: options.headers ?? {},
-        agent: false,
-        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(options.method === 'POST' ? JSON.stringify({ auth_type: 'email' }) : undefined);
-  });
+  return rawRequest(`http://${host}:${port}`, path, { ...options, body: options.method === 'POST' ? JSON.stringify({ auth_type: 'email' }) : undefined });
 }
 
 describe.skipIf(REMOTE === undefined)('core development helpers answer loopback clients only (real sockets)', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_STATE_HEADER, SESSION_TOKEN_HEADER, TOKEN_PATTERN } from '@obmen/shared';
 import { ENGINES, build } from '../../helpers.ts';
-import { call, freshEmail, freshIp, lastMailTo, logIn, sessionToken, signUp } from '../../auth-helpers.ts';
+import { call, expectRefusal, freshEmail, freshIp, lastMailTo, logIn, sessionToken, signUp } from '../../auth-helpers.ts';
 import { createFixtureUser } from '../../fixtures.ts';
 import { totpCode } from '../../../src/domains/security/totp.ts';
 import { hashPassword } from '../../../src/domains/auth/passwords.ts';
@@ -92,9 +92,7 @@ describe.each(ENGINES)('/settings/security calls on %s', (engine) => {
     expect((await passwordStep(email)).headers[SESSION_TOKEN_HEADER]).toMatch(TOKEN_PATTERN);
 
     const wrong = await call(ctx.app, '/api/security/totp/enable', { token, payload: { code: '000000' }, locale: 'en' });
-    expect(wrong.statusCode).toBe(400);
-    expect(wrong.json()).toEqual({
-      status: 'error',
+    expectRefusal(wrong, 400, {
       code: 'second_factor_invalid',
       message: 'That code did not work. Enter a new code from the app or an unused recovery code.',
       fields: { code: 'Wrong or already used code' },
