@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { totpCode, TOTP_STEP_S } from '../core/src/domains/security/totp.ts';
 import { VIEWPORTS } from './a11y-routes.ts';
-import { BASE_URL, islandsReady, localPath, uniqueEmail } from './helpers.ts';
+import { BASE_URL, DEMO, islandsReady, localPath, logIn, uniqueEmail } from './helpers.ts';
 
 /*
  * The back office's door in a browser: an operator is created (operator:create, through its dev
@@ -83,4 +83,14 @@ test('a visitor without the ops cookie is sent from /ops to its sign-in, and a w
   await page.getByTestId('ops-login-submit').click();
   await expect(page.locator('[data-testid="ops-login-form"] .form-error, [data-testid="ops-login-form"] [role="alert"]').first()).toBeVisible();
   await expect(page).toHaveURL(/\/ops\/login$/);
+});
+
+test("a customer's session opens nothing of the back office", async ({ page }) => {
+  await logIn(page, DEMO.email, DEMO.password);
+  expect((await page.request.get('/api/ops/me')).status()).toBe(404);
+  await page.goto('/ops');
+  await expect(page).toHaveURL(/\/ops\/login$/);
+  // The sign-in renders as for a visitor: the customer's session is neither used nor cleared.
+  await expect(page.getByTestId('ops-login-form')).toBeVisible();
+  expect((await page.context().cookies()).some((cookie) => cookie.name === 'remember_token')).toBe(true);
 });

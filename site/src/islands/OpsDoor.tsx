@@ -230,7 +230,12 @@ function OpsHome() {
       try {
         const me = await api<{ operator: TOpsOperator }>('/ops/me');
         setOperator(me.operator);
-        if (me.operator.permissions.includes('audit.view')) setRows((await api<{ rows: TAuditRow[] }>('/ops/audit')).rows.slice(0, AUDIT_ROWS_SHOWN));
+        if (me.operator.permissions.includes('audit.view')) {
+          // The trail comes oldest first: today's rows, the newest on top.
+          const today = new Date().toISOString().slice(0, 10);
+          const audit = await api<{ rows: TAuditRow[] }>(`/ops/audit?from=${today}`);
+          setRows(audit.rows.slice(-AUDIT_ROWS_SHOWN).reverse());
+        }
       } catch (err) {
         // The core hides /api/ops from anyone without an ops session: 404 means "sign in".
         if (err instanceof ApiError && err.status === 404) window.location.replace(LOGIN_PATH);
