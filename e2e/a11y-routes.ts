@@ -219,6 +219,12 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'forgot password', path: '/forgot-password', auth: 'out' },
   { name: 'reset password', path: '/reset-password?token=e2e-not-a-token', auth: 'out' },
   { name: 'support', path: '/support', auth: 'both' },
+  // The back office's door: the same for a customer's session as for none (signed-in /ops: ops.spec.ts).
+  { name: 'ops sign-in', path: '/ops/login', auth: 'both' },
+  formErrors('ops sign-in, form errors', '/ops/login', 'out', 'ops-login-form'),
+  // The hash state first: from /ops/enrol, a goto to /ops/enrol#… would not load the page again.
+  { name: 'ops enrolment, spent link', path: '/ops/enrol#e2e-not-a-token', auth: 'out' },
+  { name: 'ops enrolment, link without its token', path: '/ops/enrol', auth: 'out' },
   { name: 'chats', path: '/chat', auth: 'in' },
   { name: 'chats, invalid account id', path: '/chat/private?id=123', auth: 'in' },
   { name: 'support chat', path: '/chat/support', auth: 'in' },

@@ -3,12 +3,18 @@ import type { IncomingHttpHeaders } from 'node:http';
 import {
   LINK_BINDING_COOKIE,
   LINK_BINDING_HEADER,
+  OPS_API_PREFIX,
+  OPS_COOKIE,
+  OPS_SESSION_STATE_HEADER,
+  OPS_TOKEN_HEADER,
   SESSION_CLEARED,
   SESSION_COOKIE,
   SESSION_STATE_HEADER,
   SESSION_TOKEN_HEADER,
   TOKEN_PATTERN,
+  clearedOpsCookie,
   linkBindingCookie,
+  opsCookie,
   sessionCookieOfAnswer,
 } from '@obmen/shared';
 
@@ -19,14 +25,28 @@ import {
  *                   `x-obmen-session: cleared` (dead token, logout) clears it.
  * The link binding (shared/src/auth.ts) travels the same way: the link_binding cookie goes to
  * the core as `x-obmen-link-binding`, and that header from the core becomes the cookie.
- * Both are a few header reads per request: no body is parsed.
+ * The back office's session (shared/src/ops.ts) is kept apart: on /api/ops/* only the ops_token
+ * cookie goes, as `x-obmen-ops-token`, and never the customer's session or binding, so a
+ * customer's cookie can neither open nor be confused with an operator's; other paths never
+ * carry the ops token.
+ * All of it is a few header reads per request: no body is parsed.
  */
 
 /** A cookie that cannot be a token still goes as a Bearer core refuses, so core says "cleared". */
 const NOT_A_TOKEN = 'Bearer invalid';
 
+function isOpsRequest(request: FastifyRequest): boolean {
+  return request.url.startsWith(OPS_API_PREFIX);
+}
+
 /** For rewriteRequestHeaders, after the client's own Authorization/Cookie were removed. */
 export function forwardSession(request: FastifyRequest, headers: IncomingHttpHeaders): void {
+  if (isOpsRequest(request)) {
+    const opsToken = request.cookies[OPS_COOKIE];
+    // A malformed cookie is sent anyway: the core answers "cleared" and the cookie goes.
+    if (opsToken !== undefined && opsToken !== '') headers[OPS_TOKEN_HEADER] = TOKEN_PATTERN.test(opsToken) ? opsToken : 'invalid';
+    return;
+  }
   const binding = request.cookies[LINK_BINDING_COOKIE];
   if (binding !== undefined && TOKEN_PATTERN.test(binding)) headers[LINK_BINDING_HEADER] = binding;
   const token = request.cookies[SESSION_COOKIE];
@@ -46,6 +66,7 @@ export function applySessionHeaders(headers: IncomingHttpHeaders, request: Fasti
     delete headers[LINK_BINDING_HEADER];
     if (typeof binding === 'string' && TOKEN_PATTERN.test(binding)) appendSetCookie(headers, linkBindingCookie(binding, request.https));
   }
+  applyOpsHeaders(headers, request);
   const state = headers[SESSION_STATE_HEADER];
   if (headers[SESSION_TOKEN_HEADER] === undefined && state === undefined) return;
   const cookie = sessionCookieOfAnswer(headers, {
@@ -56,4 +77,17 @@ export function applySessionHeaders(headers: IncomingHttpHeaders, request: Fasti
   delete headers[SESSION_TOKEN_HEADER];
   delete headers[SESSION_STATE_HEADER];
   if (cookie) appendSetCookie(headers, cookie);
+}
+
+/** The ops session's pair of headers: read on /api/ops answers only, stripped from every answer. */
+function applyOpsHeaders(headers: IncomingHttpHeaders, request: FastifyRequest): void {
+  const token = headers[OPS_TOKEN_HEADER];
+  const state = headers[OPS_SESSION_STATE_HEADER];
+  if (token === undefined && state === undefined) return;
+  delete headers[OPS_TOKEN_HEADER];
+  delete headers[OPS_SESSION_STATE_HEADER];
+  if (!isOpsRequest(request)) return;
+  const secure = request.https;
+  if (typeof token === 'string' && TOKEN_PATTERN.test(token)) appendSetCookie(headers, opsCookie(token, secure));
+  else if (state === SESSION_CLEARED && request.cookies[OPS_COOKIE] !== undefined) appendSetCookie(headers, clearedOpsCookie(secure));
 }

@@ -23,6 +23,15 @@ import { fillDevServerLocals } from './lib/dev-locals.ts';
 
 const MAINTENANCE_PATH = '/maintenance';
 
+/**
+ * The back office's pages (/ops, /ops/login, /ops/enrol) render as for a visitor without a
+ * session: a customer's session is never used, renewed or cleared there; the operator's own
+ * cookie goes to /api/ops only (the BFF's proxy).
+ */
+function isOpsPage(pathname: string): boolean {
+  return pathname === '/ops' || pathname.startsWith('/ops/');
+}
+
 type TCheck = TEnvelope & { user: TUser; site_settings: TSiteSettings };
 
 /**
@@ -67,7 +76,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
   if (locals.core === undefined) fillDevServerLocals(locals, context.request);
   locals.timeZone = validTimeZone(context.cookies.get(TIME_ZONE_COOKIE)?.value) ?? DEFAULT_TIME_ZONE;
   const cookieLocale = context.cookies.get(LOCALE_COOKIE)?.value;
-  const token = context.cookies.get(SESSION_COOKIE)?.value;
+  const token = isOpsPage(context.url.pathname) ? undefined : context.cookies.get(SESSION_COOKIE)?.value;
   let locale = pickLocale(cookieLocale);
   const call = { locale, token };
   let check: TCheck;

@@ -50,6 +50,7 @@ const DROPPED_REQUEST_HEADERS = [
   'x-obmen-locale',
   'x-obmen-ref',
   'x-obmen-link-binding',
+  'x-obmen-ops-token',
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',

@@ -11,6 +11,7 @@ import { setReferralTerms, settleReferralBonuses } from '../referral/service.ts'
 import { adjustBalance } from '../ledger/service.ts';
 import { closeSupport, replySupport } from '../chat/operator.ts';
 import { approveWithdrawal } from '../payments/withdrawal-states.ts';
+import { createOperator } from '../ops/service.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
 
 /** The operator's withdraw:approve, for e2e runs beside a live PGlite (the CLI cannot open it then). */
@@ -60,6 +61,9 @@ const ZDevReferralBody = z.discriminatedUnion('action', [
 /** The operator's balance:credit, for e2e runs beside a live PGlite. */
 const ZDevCreditBody = z.object({ account_id: z.number().int(), currency: z.string(), amount: z.string() });
 
+/** The operator's operator:create, for e2e runs beside a live PGlite. */
+const ZDevOperatorBody = z.object({ email: z.string().min(3), roles: z.array(z.string()).min(1) });
+
 const ZMailboxQuery = z.object({
   to: z.string().trim().max(254).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -75,6 +79,7 @@ const ZMailboxQuery = z.object({
  *   POST /api/dev/referral {action: 'terms', share?, currency?, hold?, min?, enabled?} | {action: 'settle', now?} → as referral:terms / referral:settle
  *   POST /api/dev/credit {account_id, currency, amount} → as balance:credit
  *   POST /api/dev/support {action: 'reply', account_id, text} | {action: 'close', account_id} → as support:reply / support:close
+ *   POST /api/dev/operator {email, roles} → {email, enrol_link}  (as operator:create)
  *   and the providers' own commands (`providerCommands`, e.g. POST /api/dev/payments of the sandboxes)
  * They hand out sign-in and reset links, so they answer loopback clients only: the socket's peer
  * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
@@ -165,6 +170,11 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; cipher: TDocumentCip
     return body.action === 'reply'
       ? replySupport({ db: app.db, storage: app.storage }, 'dev', body.account_id, body.text)
       : closeSupport(app.db, 'dev', body.account_id);
+  });
+
+  app.post('/api/dev/operator', { schema: { body: ZDevOperatorBody } }, async (request) => {
+    const created = await createOperator(app.db, { email: request.body.email, roles: request.body.roles, actor: 'cli:dev', now: new Date() });
+    return { email: created.email, enrol_link: `${publicUrl}/ops/enrol#${created.token}` };
   });
 
   app.post('/api/dev/withdraw', { schema: { body: ZDevWithdrawBody } }, async (request) => ({

@@ -1,0 +1,331 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { qrPath } from '@obmen/shared/qr';
+import type { TOpsOperator } from '@obmen/shared/ops';
+import { api, ApiError } from '../lib/api.ts';
+import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
+import { useHydrated } from '../lib/use-hydrated.ts';
+import { CodeField } from './SecondFactorStep.tsx';
+import { FieldNote, FormError } from './FormParts.tsx';
+import { IslandRoot, type TIslandProps, useDisplayDateTime } from './IslandRoot.tsx';
+
+/*
+ * The back office's door: enrolment from the one-time link, sign-in, and the signed-in operator.
+ * Every call goes to /api/ops, where the BFF sends the ops_token cookie and nothing of a
+ * customer's session; the pages themselves know nothing of the operator until /api/ops/me answers.
+ */
+
+type TMode = 'enrol' | 'login' | 'home';
+type TProps = TIslandProps & { mode: TMode };
+type TEnrolStart = { email: string; secret: string; otpauth_uri: string };
+type TAuditRow = { id: number; at: string; actor: string; action: string; subject: string | null; outcome: string };
+
+const LOGIN_PATH = '/ops/login';
+const AUDIT_ROWS_SHOWN = 20;
+
+function TextField({
+  name,
+  type,
+  label,
+  value,
+  error,
+  autoComplete,
+  onChange,
+}: {
+  name: string;
+  type: 'email' | 'password';
+  label: string;
+  value: string;
+  error: string | undefined;
+  autoComplete: string;
+  onChange: (value: string) => void;
+}) {
+  const errorId = `ops-${name}-error`;
+  return (
+    <label className="field">
+      <span className="field-label">{label}</span>
+      <input
+        name={name}
+        type={type}
+        autoComplete={autoComplete}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? errorId : undefined}
+        data-testid={`ops-${name}`}
+        required
+      />
+      <FieldNote error={error} errorId={errorId} testId={`ops-${name}-error`} />
+    </label>
+  );
+}
+
+/** A form's sending state and its refusals: under the field the core named, or above the form. */
+function useOpsForm() {
+  const { t } = useTranslation();
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState('');
+  const [sending, setSending] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  async function send(work: () => Promise<void>): Promise<void> {
+    setFields({});
+    setFormError('');
+    setSending(true);
+    try {
+      await work();
+    } catch (err) {
+      if (err instanceof ApiError && Object.keys(err.fields).length > 0) {
+        setFields(err.fields);
+        focusFirstInvalid(formRef.current);
+      } else setFormError(err instanceof ApiError ? err.message : t('error.generic'));
+    } finally {
+      setSending(false);
+    }
+  }
+  return { fields, formError, sending, formRef, send, setFormError };
+}
+
+/** The secret in groups of four, as people copy it by hand. */
+function grouped(secret: string): string {
+  return secret.match(/.{1,4}/g)?.join(' ') ?? secret;
+}
+
+function OpsEnrol() {
+  const { t } = useTranslation();
+  const hydrated = useHydrated();
+  const form = useOpsForm();
+  const [token, setToken] = useState('');
+  const [start, setStart] = useState<TEnrolStart | null>(null);
+  const [done, setDone] = useState(false);
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const doneRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (done) focusWhenShown(doneRef.current);
+  }, [done]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, on arrival: the link is read and spent from the hash
+  useEffect(() => {
+    // The token rides in the hash: it never reaches a server log or a Referer.
+    const fromHash = decodeURIComponent(window.location.hash.slice(1));
+    if (!fromHash) {
+      form.setFormError(t('ops.enrol_no_token'));
+      return;
+    }
+    setToken(fromHash);
+    void form.send(async () => setStart(await api<TEnrolStart>('/ops/enrol/start', { json: { token: fromHash } })));
+  }, []);
+
+  async function finish(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    await form.send(async () => {
+      await api('/ops/enrol/finish', { json: { token, password, code } });
+      setDone(true);
+    });
+  }
+
+  if (done)
+    return (
+      <div ref={doneRef} tabIndex={-1} data-testid="ops-enrol-done">
+        <p className="form-success" role="status">
+          {t('ops.enrol_done')}
+        </p>
+        <a className="btn btn-primary" href={LOGIN_PATH} data-testid="ops-to-login">
+          {t('ops.to_login')}
+        </a>
+      </div>
+    );
+  if (!start) return form.formError ? <FormError text={form.formError} /> : <p className="ops-wait">{hydrated ? t('ops.loading') : ''}</p>;
+  const qr = qrPath(start.otpauth_uri);
+  return (
+    <form className="tfa-step" method="post" noValidate onSubmit={finish} ref={form.formRef} data-testid="ops-enrol-form">
+      <p>
+        {t('ops.enrol_for')} <strong data-testid="ops-enrol-email">{start.email}</strong>
+      </p>
+      <div className="tfa-scan">
+        <svg className="tfa-qr" viewBox={`0 0 ${qr.size} ${qr.size}`} role="img" aria-label={t('securitypage.qr_label')} shapeRendering="crispEdges">
+          <rect width={qr.size} height={qr.size} fill="#fff" />
+          <path d={qr.path} fill="#000" />
+        </svg>
+        <div className="tfa-manual">
+          <p>{t('securitypage.scan_lead')}</p>
+          <p>
+            {t('securitypage.secret_label')}{' '}
+            <code className="tfa-secret" data-testid="ops-secret" data-secret={start.secret}>
+              {grouped(start.secret)}
+            </code>
+          </p>
+        </div>
+      </div>
+      <FormError text={form.formError} />
+      <TextField
+        name="password"
+        type="password"
+        label={t('ops.new_password')}
+        value={password}
+        error={form.fields.password}
+        autoComplete="new-password"
+        onChange={setPassword}
+      />
+      <CodeField id="ops-enrol" value={code} error={form.fields.code ?? ''} onChange={setCode} inputTestId="ops-code" errorTestId="ops-code-error" />
+      <div className="settings-actions">
+        <button className="btn btn-primary" type="submit" disabled={form.sending || !hydrated} data-testid="ops-enrol-submit">
+          {form.sending ? t('authpage.sending') : t('ops.enrol_submit')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function OpsLogin() {
+  const { t } = useTranslation();
+  const hydrated = useHydrated();
+  const form = useOpsForm();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+
+  async function signIn(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    await form.send(async () => {
+      await api('/ops/sign-in', { json: { email, password, code } });
+      window.location.assign('/ops');
+    });
+  }
+
+  return (
+    <form className="auth-form" method="post" noValidate onSubmit={signIn} ref={form.formRef} data-testid="ops-login-form">
+      <FormError text={form.formError} />
+      <TextField name="email" type="email" label={t('authpage.email')} value={email} error={form.fields.email} autoComplete="username" onChange={setEmail} />
+      <TextField
+        name="password"
+        type="password"
+        label={t('authpage.password')}
+        value={password}
+        error={form.fields.password}
+        autoComplete="current-password"
+        onChange={setPassword}
+      />
+      <CodeField id="ops-login" value={code} error={form.fields.code ?? ''} onChange={setCode} inputTestId="ops-code" errorTestId="ops-code-error" />
+      <div className="settings-actions">
+        <button className="btn btn-primary" type="submit" disabled={form.sending || !hydrated} data-testid="ops-login-submit">
+          {form.sending ? t('authpage.sending') : t('ops.login_submit')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function OpsHome() {
+  const { t } = useTranslation();
+  const displayDateTime = useDisplayDateTime();
+  const [operator, setOperator] = useState<TOpsOperator | null>(null);
+  const [rows, setRows] = useState<TAuditRow[] | null>(null);
+  const [error, setError] = useState('');
+  const [sending, setSending] = useState(false);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, on arrival
+  useEffect(() => {
+    void (async () => {
+      try {
+        const me = await api<{ operator: TOpsOperator }>('/ops/me');
+        setOperator(me.operator);
+        if (me.operator.permissions.includes('audit.view')) {
+          // The trail comes oldest first: today's rows, the newest on top.
+          const today = new Date().toISOString().slice(0, 10);
+          const audit = await api<{ rows: TAuditRow[] }>(`/ops/audit?from=${today}`);
+          setRows(audit.rows.slice(-AUDIT_ROWS_SHOWN).reverse());
+        }
+      } catch (err) {
+        // The core hides /api/ops from anyone without an ops session: 404 means "sign in".
+        if (err instanceof ApiError && err.status === 404) window.location.replace(LOGIN_PATH);
+        else setError(err instanceof ApiError ? err.message : t('error.generic'));
+      }
+    })();
+  }, []);
+
+  async function signOut() {
+    setSending(true);
+    try {
+      await api('/ops/sign-out', { json: {} });
+    } catch {
+      // A session that is gone already is as signed out as can be.
+    }
+    window.location.assign(LOGIN_PATH);
+  }
+
+  if (!operator) return error ? <FormError text={error} /> : <p className="ops-wait">{t('ops.loading')}</p>;
+  return (
+    <div className="ops-home" data-testid="ops-home">
+      <dl className="kyc-dl">
+        <dt>{t('ops.operator')}</dt>
+        <dd data-testid="ops-email">{operator.email}</dd>
+        <dt>{t('ops.roles')}</dt>
+        <dd data-testid="ops-roles">{operator.roles.join(', ')}</dd>
+        <dt>{t('ops.permissions')}</dt>
+        <dd>
+          <ul className="ops-permissions" data-testid="ops-permissions">
+            {operator.permissions.map((permission) => (
+              <li key={permission}>
+                <code>{permission}</code>
+              </li>
+            ))}
+          </ul>
+        </dd>
+      </dl>
+      <div className="settings-actions">
+        <button className="btn btn-outline" type="button" onClick={signOut} disabled={sending} data-testid="ops-sign-out">
+          {t('ops.sign_out')}
+        </button>
+      </div>
+      {rows && (
+        <section className="ops-audit" aria-labelledby="ops-audit-title">
+          <h2 id="ops-audit-title">{t('ops.audit_title')}</h2>
+          {rows.length === 0 ? (
+            <p>{t('ops.audit_empty')}</p>
+          ) : (
+            <section
+              className="ops-table-wrap"
+              aria-labelledby="ops-audit-title"
+              // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (axe scrollable-region-focusable)
+              tabIndex={0}
+            >
+              <table className="ops-table" data-testid="ops-audit">
+                <thead>
+                  <tr>
+                    <th scope="col">{t('ops.audit_at')}</th>
+                    <th scope="col">{t('ops.audit_actor')}</th>
+                    <th scope="col">{t('ops.audit_action')}</th>
+                    <th scope="col">{t('ops.audit_subject')}</th>
+                    <th scope="col">{t('ops.audit_outcome')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((row) => (
+                    <tr key={row.id}>
+                      <td>{displayDateTime(row.at)}</td>
+                      <td>{row.actor}</td>
+                      <td>
+                        <code>{row.action}</code>
+                      </td>
+                      <td>{row.subject ?? '—'}</td>
+                      <td>{row.outcome}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+          )}
+        </section>
+      )}
+    </div>
+  );
+}
+
+export default function OpsDoor({ locale, messages, timeZone, mode }: TProps) {
+  return (
+    <IslandRoot locale={locale} messages={messages} timeZone={timeZone}>
+      {mode === 'enrol' ? <OpsEnrol /> : mode === 'login' ? <OpsLogin /> : <OpsHome />}
+    </IslandRoot>
+  );
+}
