@@ -20,7 +20,8 @@ import {
   type TSiteSettings,
   type TUser,
 } from '@obmen/shared';
-import { coreGet, coreGetWithHeaders } from './lib/core.ts';
+import { callCore, callCoreWithHeaders } from './lib/core.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { getT } from './lib/i18n.ts';
 import { fillDevServerLocals } from './lib/dev-locals.ts';
 
@@ -98,10 +99,10 @@ export const onRequest = defineMiddleware(async (context, next) => {
   let chats: TChatListResponse | null;
   try {
     [{ body: check, headers: checkHeaders }, menu, chats] = await Promise.all([
-      coreGetWithHeaders<TCheck>(locals, '/api/auth/check', call),
-      coreGet<TMenuResponse>(locals, '/api/content/menu', call),
+      callCoreWithHeaders(locals, CALLS['GET /api/auth/check'], call),
+      callCore(locals, CALLS['GET /api/content/menu'], call),
       // The chat sidebar (account pages, burger menu): only a visitor with a session has chats.
-      token ? coreGet<TChatListResponse>(locals, '/api/chat/list', call).catch(() => null) : Promise.resolve(null),
+      token ? callCore(locals, CALLS['GET /api/chat/list'], call).catch(() => null) : Promise.resolve(null),
     ]);
   } catch (err) {
     // The core is down or too slow: one honest, localized page (503), not a stack trace.

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { LOCALES, type TLocale } from '@obmen/shared/constants';
 import { ZReferralMailingBody } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { FormError, FormSaved, SubmitRow } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { messageText } from '../lib/field-errors.ts';
@@ -30,7 +31,7 @@ function ReferralMailBody({ locale }: { locale: TLocale }) {
     }
     setSending(true);
     try {
-      const answer = await api<{ message: string }>('/referral/mailing', { json: { addresses: parsed.data.addresses, locale: language } });
+      const answer = await api(CALLS['POST /api/referral/mailing'], { body: { addresses: parsed.data.addresses, locale: language } });
       setDone(answer.message);
       setAddresses('');
     } catch (err) {

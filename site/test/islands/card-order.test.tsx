@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import CardOrderConfirm from '../../src/islands/CardOrderConfirm.tsx';
 import CardOrderForm from '../../src/islands/CardOrderForm.tsx';
-import { placedOrder, virtualCard } from './fixtures.ts';
+import { placedOrder, virtualCard, walletEnvelope } from './fixtures.ts';
 import { expectRetriedThenRenewed, mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach, stubNavigation } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
@@ -20,7 +20,7 @@ resetAfterEach();
 
 describe('CardOrderForm', () => {
   it('places the order and goes to its confirmation', async () => {
-    const calls = mockApi({ '/card/order': [ok({ order: placedOrder })] });
+    const calls = mockApi({ '/card/order': [ok({ message: 'Order placed', order: placedOrder, ...walletEnvelope })] });
     fill();
     send();
     await vi.waitFor(() => expect(assign).toHaveBeenCalledWith('/cards/order/confirm?card=c1'));
@@ -38,7 +38,13 @@ describe('CardOrderForm', () => {
   });
 
   it('retries with the same key after 503 and uses a new one after a final answer', async () => {
-    const calls = mockApi({ '/card/order': [unavailable(), refused(409, 'insufficient_funds', 'Not enough money'), ok({ order: placedOrder })] });
+    const calls = mockApi({
+      '/card/order': [
+        unavailable(),
+        refused(409, 'insufficient_funds', 'Not enough money'),
+        ok({ message: 'Order placed', order: placedOrder, ...walletEnvelope }),
+      ],
+    });
     fill();
     send();
     expect((await screen.findByTestId('form-error')).textContent).toBe(UNAVAILABLE);
@@ -54,7 +60,7 @@ describe('CardOrderConfirm', () => {
   const show = () => render(<CardOrderConfirm locale="en" messages={en} order={placedOrder} />);
 
   it('confirms the order and shows its new status', async () => {
-    mockApi({ '/card/order/confirm': [ok({ order: { ...placedOrder, status: 'issuing' }, message: 'Order confirmed' })] });
+    mockApi({ '/card/order/confirm': [ok({ order: { ...placedOrder, status: 'issuing' }, message: 'Order confirmed', ...walletEnvelope })] });
     show();
     fireEvent.click(screen.getByTestId('card-order-confirm-button'));
     expect((await screen.findByTestId('card-order-message')).textContent).toBe('Order confirmed');
