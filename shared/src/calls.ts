@@ -13,8 +13,8 @@ import {
   ZCardDetailsResponse,
   ZCardListResponse,
   ZCardMoveBody,
-  ZCardOrder,
   ZCardOrderBody,
+  ZCardOrderOneResponse,
   ZCardOrderResponse,
   ZCardOrdersResponse,
   ZCardRevealBody,
@@ -48,6 +48,7 @@ import {
   ZLangResponse,
   ZLinkPreview,
   ZLinkSpendBody,
+  ZLocale,
   ZLoginByPasswordBody,
   ZMailingBody,
   ZMailingResponse,
@@ -143,8 +144,11 @@ function declareCalls<const T extends Record<TCallKey, TCallSpec>>(specs: T): { 
 /** The body of a call that sends an empty JSON object (or an empty form): the core reads nothing from it. */
 export const ZEmptyBody = z.strictObject({});
 
-/** GET /api/dev/mailbox: the development mailbox (loopback only, outside the public document). */
-export const ZDevMailboxQuery = z.object({ to: z.string().optional(), limit: z.coerce.number().int().optional() });
+/** GET /api/dev/mailbox: the development mailbox (loopback only, outside the public document), newest first. */
+export const ZDevMailboxQuery = z.object({
+  to: z.string().trim().max(254).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
 export const ZDevMailboxResponse = z.object({
   mails: z.array(
     z.object({
@@ -153,9 +157,13 @@ export const ZDevMailboxResponse = z.object({
       to: z.string(),
       subject: z.string(),
       text: z.string(),
-      locale: z.string(),
+      html: z.string(),
+      locale: ZLocale,
       created_at: z.string(),
+      sent_at: z.string().nullable(),
+      /** The links of the text part: sign-in, reset and confirmation links. */
       links: z.array(z.string()),
+      headers: z.record(z.string(), z.string()),
     }),
   ),
 });
@@ -245,7 +253,7 @@ export const CALLS = declareCalls({
   // ---- Cards
   'GET /api/card': { answer: ZCardCatalogueResponse },
   'GET /api/card/order': { answer: ZCardOrdersResponse },
-  'GET /api/card/order/{id}': { answer: ZOk.extend({ order: ZCardOrder }) },
+  'GET /api/card/order/{id}': { answer: ZCardOrderOneResponse },
   'POST /api/card/order': { body: ZCardOrderBody, encoding: 'form', answer: ZCardOrderResponse },
   'POST /api/card/order/confirm': { body: ZCardBody, encoding: 'form', answer: ZCardOrderResponse },
   'POST /api/card/order/cancel': { body: ZCardBody, encoding: 'form', answer: ZCardOrderResponse },
