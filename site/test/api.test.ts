@@ -2,7 +2,9 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import { AnswerMismatchError, CALLS } from '@obmen/shared/calls';
-import { api, ApiError, VALIDATE_ANSWERS } from '../src/lib/api.ts';
+import { api, ApiError } from '../src/lib/api.ts';
+import { VALIDATE_ANSWERS } from '../src/lib/answer-checks.ts';
+import { callLight } from '../src/lib/light-call.ts';
 import { setClientMessages } from '../src/lib/client-i18n.ts';
 
 type TSent = { url: string; init: RequestInit };
@@ -70,5 +72,28 @@ describe('api()', () => {
       status: 409,
       code: 'not_cancellable',
     });
+  });
+});
+
+describe('callLight() (the home page quote, without api()’s schemas up front)', () => {
+  const quote = { src: 'USDT', dst: 'BTC', amount: '100', amount_receive: '0.001', fee: '1', rate: '0.00001', rate_inverse: '100000' };
+
+  it('sends the form to the declared path and fails loudly on an answer that is not the declared one', async () => {
+    const sent = answerWith(200, { status: 'ok', quote });
+    const failure = callLight('POST /api/exchange/landing', { src: 'USDT', dst: 'BTC', amount: '100' });
+    await expect(failure).rejects.toThrow('POST /api/exchange/landing: the answer does not match its schema');
+    expect(sent[0]?.url).toBe('/api/exchange/landing');
+    expect(sent[0]?.init.method).toBe('POST');
+    expect(String(sent[0]?.init.body)).toBe('src=USDT&dst=BTC&amount=100');
+  });
+
+  it('gives an error answer’s code, message and fields, and nothing it cannot read', async () => {
+    answerWith(400, { status: 'error', code: 'validation', message: 'Check the form', fields: { amount: 'Too small', bad: 1 } });
+    expect(await callLight('POST /api/exchange/landing', { amount: '0' })).toEqual({
+      ok: false,
+      error: { code: 'validation', message: 'Check the form', fields: { amount: 'Too small' } },
+    });
+    answerWith(502, null);
+    expect(await callLight('POST /api/exchange/landing', { amount: '1' })).toEqual({ ok: false, error: {} });
   });
 });

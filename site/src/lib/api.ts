@@ -2,6 +2,7 @@ import { ZApiError } from '@obmen/shared/envelope';
 import { buildPath, CALLS, checkAnswer, type TAnswer, type TAnyCall, type TCall, type TCallInput, type TEncoding, type TLooseInput } from '@obmen/shared/calls';
 import { applyEnvelope } from './envelope.ts';
 import { clientMessage } from './client-i18n.ts';
+import { VALIDATE_ANSWERS } from './answer-checks.ts';
 
 /** For the scripts that load this module lazily (the boot script stays free of the schemas). */
 export { CALLS };
@@ -26,24 +27,6 @@ export type TApiOptions = {
   idempotencyKey?: string;
   signal?: AbortSignal;
 };
-
-// What this file reads of Vite's client types, declared as Vite does: the workspace typecheck
-// (tsconfig.json) reads site/src/lib without them.
-declare global {
-  interface ImportMetaEnv {
-    MODE: string;
-    DEV: boolean;
-  }
-  interface ImportMeta {
-    readonly env: ImportMetaEnv;
-  }
-}
-
-/**
- * Whether answers are held to their schemas: in development and in the unit tests (a drift from
- * the core fails loudly there); never in the production build, where the check would only cost.
- */
-export const VALIDATE_ANSWERS: boolean = import.meta.env.DEV || import.meta.env.MODE === 'test';
 
 /** A call's arguments: the input it needs (nothing for a bare GET) and the options. */
 export type TApiArgs<C extends TAnyCall> = object extends TCallInput<C> ? [input?: TCallInput<C> & TApiOptions] : [input: TCallInput<C> & TApiOptions];

@@ -1,6 +1,7 @@
 import { ZApiError } from '@obmen/shared/envelope';
 import { buildPath, checkAnswer, type TAnswer, type TAnyCall, type TPathParams } from '@obmen/shared/calls';
-import { ApiError, VALIDATE_ANSWERS } from './api.ts';
+import { ApiError } from './api.ts';
+import { VALIDATE_ANSWERS } from './answer-checks.ts';
 import { applyEnvelope } from './envelope.ts';
 import { clientMessage } from './client-i18n.ts';
 
