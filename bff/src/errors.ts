@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, translate, type TApiError, type TI18nKey, type TLocale } from '@obmen/shared';
+import type { BFF_FAILURES } from '@obmen/shared/calls';
 
 const LOCALE_IN_COOKIE = new RegExp(`(?:^|;)\\s*${LOCALE_COOKIE}=([^;\\s]*)`);
 
@@ -14,15 +15,32 @@ export function errorBody(request: FastifyRequest, code: string, key: TI18nKey, 
   return { status: 'error', code, message: translate(requestLocale(request), key, vars) };
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: string, key: TI18nKey, vars?: Record<string, string | number>) {
+export type TFailureStatus = keyof typeof BFF_FAILURES;
+
+/**
+ * The code an answer of this status may carry: with 413, 502, 503 and 504 only the ones the
+ * clients are told of (BFF_FAILURES, shared/src/calls.ts), so the BFF cannot make up another.
+ */
+export type TErrorCode<S extends number> = S extends TFailureStatus ? (typeof BFF_FAILURES)[S][number] : string;
+
+export function sendError<S extends number>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: S,
+  code: TErrorCode<S>,
+  key: TI18nKey,
+  vars?: Record<string, string | number>,
+) {
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
     .send(errorBody(request, code, key, vars));
 }
 
+type TOwnError<S extends number> = { code: TErrorCode<S>; key: TI18nKey };
+
 /** What the BFF says for a failure it answers itself, by status: code and message key. */
-const OWN_ERRORS: Record<number, { code: string; key: TI18nKey }> = {
+const OWN_ERRORS: { [S in 400 | 404 | 413 | 415 | 429 | 503]: TOwnError<S> } & Partial<Record<number, TOwnError<number>>> = {
   400: { code: 'bad_request', key: 'error.bad_request' },
   404: { code: 'not_found', key: 'error.not_found' },
   413: { code: 'payload_too_large', key: 'error.payload_too_large' },

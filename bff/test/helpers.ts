@@ -11,6 +11,7 @@ import type { TClock } from '../src/clock.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
 import { createFrontDoor } from '../src/front-door.ts';
 import { genRequestId } from '../src/request-id.ts';
+import { anonymousCheck, EMPTY_MENU, localeOf } from './core-answers.ts';
 
 /** The real Astro build: `pnpm build` (scripts/test.sh runs it before vitest). */
 export const REAL_SITE_DIST = fileURLToPath(new URL('../../site/dist/', import.meta.url));
@@ -68,18 +69,11 @@ export function json(res: ServerResponse, status: number, body: string | object,
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
-/** What the root layout of the real site asks the core for on every page (an anonymous visitor). */
-export const ANONYMOUS_CHECK = {
-  user: { is_authenticated: false, account_id: null, need_set_password: false, locale: 'ru' },
-  site_settings: { logo_url: '/image/logo.svg', auth_type: 'password', site_blocked: false },
-};
-export const EMPTY_MENU = { menus: { header_menu: [], footer_menu: [], main_menu: [] }, footer_images: [] };
-
-/** The default fake core: health, and the two calls every page render makes. */
+/** The default fake core: health, and the two calls every page render makes (an anonymous visitor). */
 export const defaultUpstreamHandler: TUpstreamHandler = (req, res) => {
   const path = (req.url ?? '').split('?')[0];
   if (path === '/api/health') return json(res, 200, { status: 'ok' });
-  if (path === '/api/auth/check') return json(res, 200, ANONYMOUS_CHECK);
+  if (path === '/api/auth/check') return json(res, 200, anonymousCheck(localeOf(req)));
   if (path === '/api/content/menu') return json(res, 200, EMPTY_MENU);
   return json(res, 200, { ok: true });
 };

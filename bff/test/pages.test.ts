@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Pool } from 'undici';
 import { readFrontendVersion } from '../src/frontend-version.ts';
-import { build, requireRealSiteBuild } from './helpers.ts';
+import { build, json, requireRealSiteBuild } from './helpers.ts';
+import { anonymousCheck } from './core-answers.ts';
 
 describe('BFF pages (stand-in site build)', () => {
   let ctx: Awaited<ReturnType<typeof build>>;
@@ -112,6 +113,20 @@ describe('BFF pages (real site build)', () => {
     expect([missing.statusCode, missing.statusMessage]).toEqual([404, 'Not Found']);
     const maintenance = await ctx.app.inject({ url: '/maintenance' });
     expect([maintenance.statusCode, maintenance.statusMessage]).toEqual([503, 'Service Unavailable']);
+  });
+
+  it('fails a page whose core answer drifts from its declaration, instead of showing the maintenance page', async () => {
+    const handle = ctx.upstream.handle;
+    // The check without its `locale`: what the core answers is no longer what the site was built against.
+    const { locale: _, ...drifted } = anonymousCheck();
+    ctx.upstream.handle = (req, res, body) => ((req.url ?? '').startsWith('/api/auth/check') ? json(res, 200, drifted) : handle(req, res, body));
+    try {
+      const res = await ctx.app.inject({ url: '/' });
+      expect(res.statusCode).toBe(500);
+      expect(res.body).not.toContain('data-testid="maintenance"');
+    } finally {
+      ctx.upstream.handle = handle;
+    }
   });
 
   it('serves the built client assets with long caching', async () => {

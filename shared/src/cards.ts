@@ -213,6 +213,8 @@ export type TCardDetails = z.infer<typeof ZCardDetails>;
 
 export const ZCardOrderResponse = ZOk.extend({ message: z.string(), order: ZCardOrder, ...ZWalletEnvelope.shape });
 export const ZCardOrdersResponse = ZOk.extend({ orders: z.array(ZCardOrder) });
+/** GET /api/card/order/{id} */
+export const ZCardOrderOneResponse = ZOk.extend({ order: ZCardOrder });
 export const ZCardListResponse = ZOk.extend({ cards: z.array(ZCard) });
 export const ZCardDetailsResponse = ZOk.extend({ card: ZCardDetails });
 export const ZCardChangeResponse = ZOk.extend({ message: z.string(), card: ZCardDetails, ...ZWalletEnvelope.shape });

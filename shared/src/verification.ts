@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ZBirthDate, ZCountry, ZName } from './auth.ts';
+import { ZOk } from './api.ts';
+import { ZUser } from './envelope.ts';
 
 /*
  * Identity verification (spec §4, §7 "Verification"): document types, the sides each needs,
@@ -172,6 +174,9 @@ export const ZVerificationState = z.object({
   limits: z.array(ZVerificationLimit),
 });
 export type TVerificationState = z.infer<typeof ZVerificationState>;
+
+/** Every answer of /api/verification and /api/verification/{type}/*. */
+export const ZVerificationResponse = ZOk.extend({ user: ZUser, verification: ZVerificationState });
 
 /** "AB1234567" → "••••4567": only the last four characters are ever kept in clear or shown. */
 export function maskDocumentNumber(tail: string): string {

@@ -12,16 +12,21 @@ import {
   referralCookie,
   sessionCookieOfAnswer,
   type TChatListResponse,
-  type TEnvelope,
   type TMenuResponse,
-  type TSiteSettings,
-  type TUser,
 } from '@obmen/shared';
-import { coreGet, coreGetWithHeaders } from './lib/core.ts';
+import { callCore, callCoreWithHeaders } from './lib/core.ts';
+import { AnswerMismatchError, CALLS, type TAnswer } from '@obmen/shared/calls';
 import { getT } from './lib/i18n.ts';
 import { fillDevServerLocals } from './lib/dev-locals.ts';
 
 const MAINTENANCE_PATH = '/maintenance';
+
+type TCheck = TAnswer<(typeof CALLS)['GET /api/auth/check']>;
+
+/** A contract drift is a bug to see, not a reason to answer as if the core were down or the call optional. */
+function rethrowMismatch(err: unknown): void {
+  if (err instanceof AnswerMismatchError) throw err;
+}
 
 /**
  * The back office's pages (/ops, /ops/login, /ops/enrol) render as for a visitor without a
@@ -85,12 +90,18 @@ export const onRequest = defineMiddleware(async (context, next) => {
   let chats: TChatListResponse | null;
   try {
     [{ body: check, headers: checkHeaders }, menu, chats] = await Promise.all([
-      coreGetWithHeaders<TCheck>(locals, '/api/auth/check', call),
-      coreGet<TMenuResponse>(locals, '/api/content/menu', call),
+      callCoreWithHeaders(locals, CALLS['GET /api/auth/check'], call),
+      callCore(locals, CALLS['GET /api/content/menu'], call),
       // The chat sidebar (account pages, burger menu): only a visitor with a session has chats.
-      token ? coreGet<TChatListResponse>(locals, '/api/chat/list', call).catch(() => null) : Promise.resolve(null),
+      token
+        ? callCore(locals, CALLS['GET /api/chat/list'], call).catch((err: unknown) => {
+            rethrowMismatch(err);
+            return null;
+          })
+        : Promise.resolve(null),
     ]);
   } catch (err) {
+    rethrowMismatch(err);
     // The core is down or too slow: one honest, localized page (503), not a stack trace.
     locals.log.error({ path: context.url.pathname, err: String(err) }, 'core unavailable for page');
     locals.locale = locale;
@@ -118,7 +129,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
   if (check.unread_msgs) locals.unreadMsgs = check.unread_msgs;
   if (chats && check.user.is_authenticated) locals.chats = chats.chats;
   if (check.notifications) locals.notifications = check.notifications;
-  if (Array.isArray(check.wallets)) locals.wallets = check.wallets.filter((wallet) => 'currency' in wallet);
+  if (check.wallets) locals.wallets = check.wallets;
   const blocked = check.site_settings.site_blocked && context.url.pathname !== MAINTENANCE_PATH;
   const response = withStatusText(blocked ? await context.rewrite(MAINTENANCE_PATH) : await next());
   const withSession = setCookie ? withSetCookie(response, setCookie) : response;

@@ -21,7 +21,7 @@ import {
 } from '@obmen/shared';
 import type { TConfig } from '../config.ts';
 import { frontendVersionMember, injectFrontendVersion } from '../envelope.ts';
-import { sendError } from '../errors.ts';
+import { sendError, type TErrorCode, type TFailureStatus } from '../errors.ts';
 import { sendTooManyMisses } from './own-errors.ts';
 import { sendOverloaded } from './load-shedding.ts';
 import { applySessionHeaders, forwardSession } from '../session.ts';
@@ -68,7 +68,8 @@ const BODY_TOO_LARGE = 'BFF_BODY_TOO_LARGE';
 const UPLOAD_TOO_LARGE = 'BFF_UPLOAD_TOO_LARGE';
 const DEADLINE_PASSED = 'BFF_UPSTREAM_DEADLINE';
 
-type TFailure = { status: number; code: string; key: TI18nKey; vars?: Record<string, number> };
+/** A failure the BFF answers for the core, one of those the clients are told of (BFF_FAILURES). */
+type TFailure = { [S in TFailureStatus]: { status: S; code: TErrorCode<S>; key: TI18nKey; vars?: Record<string, number> } }[TFailureStatus];
 type TUpstreamError = { statusCode?: number; code?: string; cause?: { code?: string } };
 
 const TOO_LARGE: TFailure = { status: 413, code: 'payload_too_large', key: 'error.payload_too_large' };

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { ANONYMOUS_CHECK, EMPTY_MENU, build, json, requireRealSiteBuild } from '../helpers.ts';
+import { build, json, requireRealSiteBuild } from '../helpers.ts';
+import { anonymousCheck, articleAnswer, EMPTY_MENU, localeOf } from '../core-answers.ts';
 
 /** The page cache's decorator (statistics and controls). */
 const cache = (ctx: { app: FastifyInstance }) => ctx.app.pageCache!;
@@ -340,20 +341,13 @@ describe('BFF page cache with the real site build', () => {
     ctx.upstream.handle = (req: IncomingMessage, res: ServerResponse) => {
       const path = (req.url ?? '').split('?')[0];
       if (path === '/api/content/version') return json(res, 200, { version: '1.0' });
-      if (path === '/api/auth/check') return json(res, 200, ANONYMOUS_CHECK);
+      if (path === '/api/auth/check') return json(res, 200, anonymousCheck(localeOf(req)));
       if (path === '/api/content/menu') return json(res, 200, EMPTY_MENU);
       if (path === '/api/content/article/fees') {
         articleCalls++;
-        const locale = req.headers['x-obmen-locale'] === 'en' ? 'en' : 'ru';
-        return json(res, 200, {
-          article: {
-            name: 'fees',
-            locale,
-            title: locale === 'en' ? 'Fees' : 'Комиссии',
-            body_html: '<p>' + 'Fees text. '.repeat(300) + '</p>',
-            updated_at: '2026-11-21T00:00:00Z',
-          },
-        });
+        const locale = localeOf(req);
+        const title = locale === 'en' ? 'Fees' : 'Комиссии';
+        return json(res, 200, articleAnswer({ name: 'fees', locale, title, body_html: `<p>${'Fees text. '.repeat(300)}</p>` }));
       }
       return json(res, 404, { status: 'error', code: 'not_found', message: 'This page could not be found' });
     };

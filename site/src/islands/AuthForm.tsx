@@ -1,35 +1,33 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ZChangePasswordBody, ZEmailBody, ZLoginByPasswordBody, ZRegisterBody, ZResetPasswordBody } from '@obmen/shared/auth';
 import { resolveRedirect } from '@obmen/shared/routes';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS, checkInput, type TAnyCall } from '@obmen/shared/calls';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { FieldNote, FormError } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { issueErrors } from '../lib/field-errors.ts';
 import type { TI18nKey } from '@obmen/shared';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
-import { codeStepOf, SecondFactorStep, type TCodeStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
+import { codeStepOf, SecondFactorStep, type TCodeStep } from './SecondFactorStep.tsx';
 
 type TField = 'email' | 'password' | 'current_password';
-type TSchema = { safeParse(input: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } };
 
-/** One island for every account form: what differs is the fields, the schema, the call and the ending. */
+/** One island for every account form: what differs is the fields, the call (its body schema checks the form) and the ending. */
 const FORMS = {
   login_password: {
     fields: ['email', 'password'],
-    schema: ZLoginByPasswordBody,
-    path: '/auth/login_by_password',
+    call: CALLS['POST /api/auth/login_by_password'],
     submit: 'authpage.submit_login',
     signsIn: true,
   },
-  login_email: { fields: ['email'], schema: ZEmailBody, path: '/auth/login', submit: 'authpage.submit_link', signsIn: false },
-  signup: { fields: ['email', 'password'], schema: ZRegisterBody, path: '/auth/register', submit: 'authpage.submit_signup', signsIn: false },
-  forgot: { fields: ['email'], schema: ZEmailBody, path: '/auth/reset', submit: 'authpage.submit_forgot', signsIn: false },
-  reset: { fields: ['password'], schema: ZResetPasswordBody, path: '/auth/reset/', submit: 'authpage.submit_save', signsIn: true },
-  change: { fields: ['current_password', 'password'], schema: ZChangePasswordBody, path: '/auth/change', submit: 'authpage.submit_save', signsIn: true },
-  set_password: { fields: ['password'], schema: ZChangePasswordBody, path: '/auth/change', submit: 'authpage.submit_save', signsIn: true },
-} satisfies Record<string, { fields: TField[]; schema: TSchema; path: string; submit: TI18nKey; signsIn: boolean }>;
+  login_email: { fields: ['email'], call: CALLS['POST /api/auth/login'], submit: 'authpage.submit_link', signsIn: false },
+  signup: { fields: ['email', 'password'], call: CALLS['POST /api/auth/register'], submit: 'authpage.submit_signup', signsIn: false },
+  forgot: { fields: ['email'], call: CALLS['POST /api/auth/reset'], submit: 'authpage.submit_forgot', signsIn: false },
+  reset: { fields: ['password'], call: CALLS['POST /api/auth/reset/{token}'], submit: 'authpage.submit_save', signsIn: true },
+  change: { fields: ['current_password', 'password'], call: CALLS['POST /api/auth/change'], submit: 'authpage.submit_save', signsIn: true },
+  set_password: { fields: ['password'], call: CALLS['POST /api/auth/change'], submit: 'authpage.submit_save', signsIn: true },
+} satisfies Record<string, { fields: TField[]; call: TAnyCall; submit: TI18nKey; signsIn: boolean }>;
 
 export type TAuthFormKind = keyof typeof FORMS;
 
@@ -67,8 +65,8 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     setFormError('');
-    const parsed = (form.schema as TSchema).safeParse(values);
-    if (!parsed.success && parsed.error) {
+    const parsed = checkInput(form.call.body, values);
+    if (!parsed.success) {
       setErrors(issueErrors(tk, parsed.error.issues));
       focusFirstInvalid(formRef.current);
       return;
@@ -76,7 +74,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
     setErrors({});
     setSending(true);
     try {
-      const answer = await api<{ message?: string } & TSecondFactorAnswer>(form.path + (kind === 'reset' ? token : ''), { json: values });
+      const answer = await api(form.call, { params: { token: token ?? '' }, body: parsed.input });
       const step = codeStepOf(answer);
       if (step) {
         setCodeStep(step);

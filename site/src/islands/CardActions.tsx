@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TCardDetails, TCardReveal } from '@obmen/shared';
+import type { TCardDetails } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { focusWhenShown } from '../lib/focus.ts';
 import { AmountInput, FieldNote, FormError } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
@@ -10,6 +11,15 @@ import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { card: TCardDetails };
 type TShown = { pan: string; cvc: string; expiry: string; left: number };
+
+/** What the buttons and forms of a card do: one call each. */
+const CHANGE_CALLS = {
+  freeze: CALLS['POST /api/card/freeze'],
+  unfreeze: CALLS['POST /api/card/unfreeze'],
+  close: CALLS['POST /api/card/close'],
+  topup: CALLS['POST /api/card/topup'],
+  withdraw: CALLS['POST /api/card/withdraw'],
+} as const;
 
 /**
  * /cards/my/{card}: reveal (password or code; shown at most `visible_seconds`, then gone from
@@ -44,7 +54,7 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
     setBusy(true);
     setRevealError('');
     try {
-      const answer = await api<TCardReveal>('/card/reveal', { form: { card: card.id, [useCode ? 'code' : 'password']: secret } });
+      const answer = await api(CALLS['POST /api/card/reveal'], { body: { card: card.id, [useCode ? 'code' : 'password']: secret } });
       setShown({ pan: answer.pan, cvc: answer.cvc, expiry: answer.expiry, left: answer.visible_seconds });
       setSecret('');
     } catch (err) {
@@ -54,7 +64,7 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
     }
   }
 
-  async function change(action: 'freeze' | 'unfreeze' | 'close' | 'topup' | 'withdraw', extra: Record<string, string> = {}) {
+  async function change(action: keyof typeof CHANGE_CALLS, extra: Record<string, string> = {}) {
     if (busy) return;
     setBusy(true);
     setError('');
@@ -62,7 +72,7 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
     const scope = `${action}:${JSON.stringify(extra)}`;
     keys.current[scope] ??= crypto.randomUUID();
     try {
-      await api(`/card/${action}`, { form: { card: card.id, ...extra }, idempotencyKey: keys.current[scope] });
+      await api(CHANGE_CALLS[action], { body: { card: card.id, ...extra }, idempotencyKey: keys.current[scope] });
       window.location.reload();
     } catch (err) {
       if (!isOutcomeUnknown(err)) delete keys.current[scope];

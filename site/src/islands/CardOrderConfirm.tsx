@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TCardOrder } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { focusWhenShown } from '../lib/focus.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
@@ -11,6 +12,9 @@ import { FormError } from './FormParts.tsx';
 type TProps = TIslandProps & { order: TCardOrder };
 
 /** /cards/order/confirm: confirm (the held fee is charged) or cancel (the fee comes back). */
+/** Confirming or cancelling a placed order: two operations, one call each. */
+const ORDER_CALLS = { confirm: CALLS['POST /api/card/order/confirm'], cancel: CALLS['POST /api/card/order/cancel'] } as const;
+
 function CardOrderConfirmBody({ order: initial, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
   const [order, setOrder] = useState(initial);
@@ -20,11 +24,8 @@ function CardOrderConfirmBody({ order: initial, locale }: Omit<TProps, 'messages
   const resultRef = useRef<HTMLParagraphElement>(null);
   useEffect(() => focusWhenShown(resultRef.current), [message]);
 
-  async function act(action: 'confirm' | 'cancel') {
-    const answer = await submit(
-      (idempotencyKey) => api<{ message: string; order: TCardOrder }>(`/card/order/${action}`, { form: { card: order.id }, idempotencyKey }),
-      { scope: action },
-    );
+  async function act(action: keyof typeof ORDER_CALLS) {
+    const answer = await submit((idempotencyKey) => api(ORDER_CALLS[action], { body: { card: order.id }, idempotencyKey }), { scope: action });
     if (!answer) return;
     setOrder(answer.order);
     setMessage(answer.message);

@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TCardOrder, TCardProduct } from '@obmen/shared';
+import type { TCardProduct } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { FormError } from './FormParts.tsx';
@@ -53,7 +54,7 @@ function CardOrderFormBody({ products, initialProduct, locale }: Omit<TProps, 'm
     }
     const form: Record<string, string> = { product: values.product, currency: values.currency, name_on_card: name };
     if (physical) for (const field of ADDRESS) form[field] = values[field].trim();
-    const answer = await submit((idempotencyKey) => api<{ order: TCardOrder }>('/card/order', { form, idempotencyKey }), { leaving: true });
+    const answer = await submit((idempotencyKey) => api(CALLS['POST /api/card/order'], { body: form, idempotencyKey }), { leaving: true });
     if (answer) window.location.assign(`/cards/order/confirm?card=${answer.order.id}`);
   }
 

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TDepositAddress, TLocale, TPaymentRecord } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { PaymentState, refreshWallets, usePolling } from './DepositStatus.tsx';
 
@@ -21,7 +22,7 @@ function ChainDepositsBody({ address, items: initial, locale }: { address: TDepo
   const [items, setItems] = useState(() => ofAddress(address, initial));
   const [copied, setCopied] = useState(false);
   usePolling(true, async () => {
-    const answer = await api<{ items: TPaymentRecord[] }>(`/deposit/history?currency=${address.currency}&per_page=10`);
+    const answer = await api(CALLS['GET /api/deposit/history'], { query: { currency: address.currency, per_page: 10 } });
     const next = ofAddress(address, answer.items);
     const credited = (list: TPaymentRecord[]) => list.filter((item) => item.state === 'credited').length;
     if (credited(next) > credited(items)) await refreshWallets();

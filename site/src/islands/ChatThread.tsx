@@ -1,10 +1,11 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useStore } from '@nanostores/react';
 import type { TChatMessage, TChatSentResponse, TChatThread } from '@obmen/shared';
 import { splitLinks } from '@obmen/shared/chat-text';
 import { FILE_INPUT_ACCEPT, FILES_MAX_PER_REQUEST } from '@obmen/shared/files';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { uploadForm } from '../lib/upload.ts';
 import { $chatMessageEvent, $chatRead } from '../stores/messages.ts';
 import { IslandRoot, useDisplayDateTime, type TIslandProps } from './IslandRoot.tsx';
@@ -20,11 +21,15 @@ type TProps = TIslandProps & {
   title?: string;
 };
 
-/** Where this chat's calls go (spec §7 Support / Chat). */
-function paths(chat: 'support' | number) {
-  return chat === 'support'
-    ? { page: '/support', send: '/support', read: '/support/read' }
-    : { page: `/chat/private/${chat}`, send: `/chat/private/${chat}`, read: `/chat/private/read/${chat}` };
+/** This chat's calls (spec §7 Support / Chat): the support chat's, or a private chat's with its id. */
+const SUPPORT_CALLS = { page: CALLS['GET /api/support'], send: CALLS['POST /api/support'], read: CALLS['POST /api/support/read'] } as const;
+const PRIVATE_CALLS = {
+  page: CALLS['GET /api/chat/private/{id}'],
+  send: CALLS['POST /api/chat/private/{id}'],
+  read: CALLS['POST /api/chat/private/read/{id}'],
+} as const;
+function chatCalls(chat: 'support' | number) {
+  return chat === 'support' ? { ...SUPPORT_CALLS, params: { id: '' } } : { ...PRIVATE_CALLS, params: { id: chat } };
 }
 
 function size(bytes: number, locale: string): string {
@@ -94,7 +99,8 @@ function Message({ message, other, locale }: { message: TChatMessage; other: str
 /** One conversation: its messages (older pages on demand), the form, live messages, read cursor. */
 function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, closed = false, title = String(chat), locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
-  const route = paths(chat);
+  // One object per chat: the hooks below depend on it.
+  const route = useMemo(() => chatCalls(chat), [chat]);
   const [messages, setMessages] = useState<TChatMessage[]>(initial.messages);
   const [page, setPage] = useState(initial.page);
   const [pages, setPages] = useState(initial.pages);
@@ -124,13 +130,13 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
       const newest = list.at(-1)?.id ?? 0;
       if (newest <= readRef.current || document.visibilityState !== 'visible') return;
       readRef.current = newest;
-      api(route.read, { json: { last_read_message: newest } })
+      api(route.read, { params: route.params, body: { last_read_message: newest } })
         .then(() => $chatRead.set({ chat }))
         .catch(() => {
           readRef.current = 0;
         });
     },
-    [route.read, chat],
+    [route, chat],
   );
 
   useEffect(() => markRead(messages), [messages, markRead]);
@@ -155,7 +161,7 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
   async function loadOlder() {
     const next = page + 1;
     try {
-      const older = await api<TChatThread>(`${route.page}?page=${next}`);
+      const older = await api(route.page, { params: route.params, query: { page: next } });
       setPage(next);
       setPages(older.pages);
       add(older.messages);
@@ -181,9 +187,9 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
         const form = new FormData();
         form.set(field, body);
         files.forEach((file, index) => form.set(`file${index}`, file));
-        sent = await uploadForm<TChatSentResponse>(route.send, form, () => {});
+        sent = await uploadForm(route.send, route.params, form, () => {});
       } else {
-        sent = await api<TChatSentResponse>(route.send, { json: { [field]: body } });
+        sent = await api(route.send, { params: route.params, body: { [field]: body } });
       }
       add([sent.message]);
       setText('');
@@ -202,7 +208,7 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
 
   async function toggleBlock() {
     try {
-      const answer = await api<{ blocked: boolean }>(`/chat/private/block/${chat}`, { json: { blocked: !blocked } });
+      const answer = await api(CALLS['POST /api/chat/private/block/{id}'], { params: { id: chat }, body: { blocked: !blocked } });
       setBlocked(answer.blocked);
       setError('');
     } catch (err) {
@@ -213,7 +219,7 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
   async function report(event: FormEvent) {
     event.preventDefault();
     try {
-      await api(`/chat/private/report/${chat}`, { json: { reason } });
+      await api(CALLS['POST /api/chat/private/report/{id}'], { params: { id: chat }, body: { reason } });
       setReportOpen(false);
       setReason('');
       setNotice(t('chat.reported'));

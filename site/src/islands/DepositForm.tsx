@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { checkPaymentAmount, type TDepositPayment, type TPaymentSystem } from '@obmen/shared/payments';
+import { checkPaymentAmount, type TPaymentSystem } from '@obmen/shared/payments';
 import { paymentFormSchema, type TPaymentField } from '@obmen/shared/payment-fields';
 import { formatAmount, MoneyFormatError, parseAmount, ZAmountText } from '@obmen/shared/money';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { FieldNote, FormError } from './FormParts.tsx';
 import { issueErrors, messageText } from '../lib/field-errors.ts';
@@ -78,8 +79,8 @@ function DepositFormBody({ system, locale }: Omit<TProps, 'messages'>) {
     const form: Record<string, string> = { ps: system.id, currency: system.currency };
     for (const name of names) if (values[name]?.trim()) form[name] = values[name]!.trim();
     // Opening a deposit moves no money (it is paid on the provider's page): the call takes no key.
-    const answer = await submit(() => api<{ payment: TDepositPayment }>('/deposit/integration_json', { form }), { leaving: true });
-    if (answer) window.location.assign(answer.payment.pay_url ?? answer.payment.url);
+    const answer = await submit(() => api(CALLS['POST /api/deposit/integration_json'], { body: form }), { leaving: true });
+    if (answer?.payment) window.location.assign(answer.payment.pay_url ?? answer.payment.url);
   }
 
   const shown = (name: string) => errors[name] || (name === 'amount' && assessed && 'error' in assessed ? messageText(tk, assessed.error, assessed.vars) : '');

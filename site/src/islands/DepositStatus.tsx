@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TDepositPayment, TLocale } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { messageText } from '../lib/field-errors.ts';
 import type { TI18nKey } from '@obmen/shared';
 import { IslandRoot, useDisplayDateTime, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
@@ -27,7 +28,7 @@ export function usePolling(active: boolean, step: () => Promise<void>) {
 
 /** The wallets and header balance after money arrived (the envelope of GET /api/wallets updates them). */
 export async function refreshWallets() {
-  await api('/wallets');
+  await api(CALLS['GET /api/wallets']);
 }
 
 /** A payment's state badge, with n/N confirmations while a chain transaction waits for them. */
@@ -66,7 +67,7 @@ function DepositStatusBody({ payment: initial, locale }: { payment: TDepositPaym
   const when = useDisplayDateTime();
   const [payment, setPayment] = useState(initial);
   usePolling(isOpen(payment), async () => {
-    const answer = await api<{ payment: TDepositPayment }>('/deposit/integration_json/check', { json: { url: payment.id } });
+    const answer = await api(CALLS['POST /api/deposit/integration_json/check'], { body: { url: payment.id } });
     setPayment(answer.payment);
     if (answer.payment.state === 'credited') await refreshWallets();
   });

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZEmailChangeBody } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { focusWhenShown } from '../lib/focus.ts';
 import { ActionRow, FieldNote, FormError, useSingleFieldForm } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
@@ -40,7 +41,10 @@ function LinkAction({ mode, token }: { mode: 'confirm' | 'report'; token: string
   const send = async () => {
     setSending(true);
     try {
-      const answer = await api<{ message: string }>(`/user/email/${mode}/${token}`, { method: 'POST', json: {} });
+      const answer = await api(mode === 'confirm' ? CALLS['POST /api/user/email/confirm/{token}'] : CALLS['POST /api/user/email/report/{token}'], {
+        params: { token },
+        body: {},
+      });
       setMessage(answer.message);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : t('error.generic'));
@@ -76,7 +80,7 @@ function ChangeForm() {
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     await submit(ZEmailChangeBody, { email }, async (body) => {
-      const answer = await api<{ message: string }>('/user/email', { json: body });
+      const answer = await api(CALLS['POST /api/user/email'], { body });
       setDone(answer.message);
     });
   }

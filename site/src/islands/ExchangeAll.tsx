@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TCurrencyInfo, TExchangeAllLeg, TExchangeBatch } from '@obmen/shared';
 import { api } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { sumAmounts } from '@obmen/shared/money';
 import { displayAmount } from '@obmen/shared/format';
@@ -44,7 +45,7 @@ function ExchangeAllBody({ currency, currencies, preview: initial, locale }: Omi
     setRefreshing(true);
     setFormError('');
     try {
-      const answer = await api<{ preview: TExchangeBatch }>(`/exchange/all/${currency}`);
+      const answer = await api(CALLS['GET /api/exchange/all/{currency}'], { params: { currency } });
       setPreview(answer.preview);
       const codes = plannedCodes(answer.preview);
       setSelected(new Set(codes.filter((code) => selected.has(code) || !preview.legs.some((leg) => leg.src === code))));
@@ -62,9 +63,12 @@ function ExchangeAllBody({ currency, currencies, preview: initial, locale }: Omi
       .sort()
       .join(',');
     // One key per selection: sending the same one again after an unknown outcome replays it.
-    const answer = await submit((idempotencyKey) => api<TResult>(`/exchange/all/${currency}`, { form: { currencies: selection }, idempotencyKey }), {
-      scope: selection,
-    });
+    const answer = await submit(
+      (idempotencyKey) => api(CALLS['POST /api/exchange/all/{currency}'], { params: { currency }, body: { currencies: selection }, idempotencyKey }),
+      {
+        scope: selection,
+      },
+    );
     if (answer) setResult(answer);
   }
 

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useStore } from '@nanostores/react';
 import type { TCurrencyInfo, TExchangePair, TExchangeQuote } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { useExchangeQuote, type TSide } from '../lib/use-exchange-quote.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { stripTrailingZeros } from '@obmen/shared/money';
@@ -96,7 +97,7 @@ function ExchangeFormBody({
     const answer = await submit(
       async (idempotencyKey) => {
         try {
-          return await api<TExchangeResult>(`/exchange/${src.code}/${dst.code}`, { form: { quote: token }, idempotencyKey });
+          return await api(CALLS['POST /api/exchange/{src}/{dst}'], { params: { src: src.code, dst: dst.code }, body: { quote: token }, idempotencyKey });
         } catch (err) {
           const fresh = err instanceof ApiError ? (err.body as { quote?: TExchangeQuote } | null)?.quote : undefined;
           if (err instanceof ApiError && fresh) return { fresh, message: err.message };

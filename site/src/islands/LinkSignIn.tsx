@@ -1,12 +1,21 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TLinkPreview } from '@obmen/shared';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
-import { codeStepOf, SecondFactorStep, type TCodeStep, type TSecondFactorAnswer } from './SecondFactorStep.tsx';
+import { codeStepOf, SecondFactorStep, type TCodeStep } from './SecondFactorStep.tsx';
 
 /** `landing`: where the signed-in user goes (a confirmed sign-up: their account, to deposit). */
-type TProps = TIslandProps & { path: string; landing: string };
+type TProps = TIslandProps & { link: TMailedLink; landing: string };
+
+/** A mailed link: a sign-in link or a sign-up confirmation, and its token. */
+export type TMailedLink = { kind: 'login' | 'confirm'; token: string };
+
+/** Each kind's two calls: the preview (spends nothing) and the spend. */
+const LINK_CALLS = {
+  login: { preview: CALLS['GET /api/auth/login/{token}'], spend: CALLS['POST /api/auth/login/{token}'] },
+  confirm: { preview: CALLS['GET /api/auth/confirm/{token}'], spend: CALLS['POST /api/auth/confirm/{token}'] },
+} as const;
 
 /**
  * Spends a mailed token by POST once the page runs, when this browser asked for the link (a GET
@@ -15,7 +24,7 @@ type TProps = TIslandProps & { path: string; landing: string };
  * shows its masked address with a button: only the button's POST spends it, so a link someone
  * mailed to a victim cannot sign the victim into the sender's account on load.
  */
-function LinkSignInBody({ path, landing }: { path: string; landing: string }) {
+function LinkSignInBody({ link, landing }: { link: TMailedLink; landing: string }) {
   const { t } = useTranslation();
   const [error, setError] = useState('');
   const [codeStep, setCodeStep] = useState<TCodeStep | null>(null);
@@ -24,16 +33,19 @@ function LinkSignInBody({ path, landing }: { path: string; landing: string }) {
   const fail = useCallback((err: unknown) => setError(err instanceof ApiError ? err.message : t('authpage.link_failed')), [t]);
   const spend = useCallback(
     (confirm: boolean) =>
-      api<TSecondFactorAnswer>(path, { method: 'POST', json: confirm ? { confirm } : {} }).then((answer) => {
+      api(LINK_CALLS[link.kind].spend, { params: { token: link.token }, body: confirm ? { confirm } : {} }).then((answer) => {
         const step = codeStepOf(answer);
         if (step) setCodeStep(step);
         else window.location.assign(landing);
       }, fail),
-    [path, landing, fail],
+    [link.kind, link.token, landing, fail],
   );
   useEffect(() => {
-    api<TLinkPreview>(path).then((preview) => (preview.same_browser ? spend(false) : setAskFor(preview.email)), fail);
-  }, [path, spend, fail]);
+    api(LINK_CALLS[link.kind].preview, { params: { token: link.token } }).then(
+      (preview) => (preview.same_browser ? spend(false) : setAskFor(preview.email)),
+      fail,
+    );
+  }, [link.kind, link.token, spend, fail]);
   // A spent or expired challenge: its message, with the way to ask for a new link.
   const restart = (message: string) => {
     setCodeStep(null);
@@ -79,10 +91,10 @@ function LinkSignInBody({ path, landing }: { path: string; landing: string }) {
   );
 }
 
-export default function LinkSignIn({ locale, messages, path, landing }: TProps) {
+export default function LinkSignIn({ locale, messages, link, landing }: TProps) {
   return (
     <IslandRoot locale={locale} messages={messages}>
-      <LinkSignInBody path={path} landing={landing} />
+      <LinkSignInBody link={link} landing={landing} />
     </IslandRoot>
   );
 }

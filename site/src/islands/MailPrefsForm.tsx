@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { MAIL_TOPICS, type TMailPreferences, type TMailingResponse } from '@obmen/shared/mailing';
+import { MAIL_TOPICS, type TMailPreferences } from '@obmen/shared/mailing';
 import { api, ApiError } from '../lib/api.ts';
 import { ActionRow, FormError, FormSaved } from './FormParts.tsx';
+import { CALLS } from '@obmen/shared/calls';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
@@ -22,7 +23,7 @@ function MailPrefsBody({ mailing }: { mailing: TMailPreferences }) {
     setFormError('');
     setSending(true);
     try {
-      const answer = await api<TMailingResponse>('/config/mailing', { json: values });
+      const answer = await api(CALLS['POST /api/config/mailing'], { body: values });
       setValues(answer.mailing);
       setSaved(answer.message ?? '');
     } catch (err) {

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { qrPath } from '@obmen/shared/qr';
 import type { TOpsOperator } from '@obmen/shared/ops';
+import { CALLS } from '@obmen/shared/calls';
 import { api, ApiError } from '../lib/api.ts';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
@@ -113,13 +114,13 @@ function OpsEnrol() {
       return;
     }
     setToken(fromHash);
-    void form.send(async () => setStart(await api<TEnrolStart>('/ops/enrol/start', { json: { token: fromHash } })));
+    void form.send(async () => setStart(await api(CALLS['POST /api/ops/enrol/start'], { body: { token: fromHash } })));
   }, []);
 
   async function finish(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     await form.send(async () => {
-      await api('/ops/enrol/finish', { json: { token, password, code } });
+      await api(CALLS['POST /api/ops/enrol/finish'], { body: { token, password, code } });
       setDone(true);
     });
   }
@@ -188,7 +189,7 @@ function OpsLogin() {
   async function signIn(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     await form.send(async () => {
-      await api('/ops/sign-in', { json: { email, password, code } });
+      await api(CALLS['POST /api/ops/sign-in'], { body: { email, password, code } });
       window.location.assign('/ops');
     });
   }
@@ -228,12 +229,12 @@ function OpsHome() {
   useEffect(() => {
     void (async () => {
       try {
-        const me = await api<{ operator: TOpsOperator }>('/ops/me');
+        const me = await api(CALLS['GET /api/ops/me']);
         setOperator(me.operator);
         if (me.operator.permissions.includes('audit.view')) {
           // The trail comes oldest first: today's rows, the newest on top.
           const today = new Date().toISOString().slice(0, 10);
-          const audit = await api<{ rows: TAuditRow[] }>(`/ops/audit?from=${today}`);
+          const audit = await api(CALLS['GET /api/ops/audit'], { query: { from: today } });
           setRows(audit.rows.slice(-AUDIT_ROWS_SHOWN).reverse());
         }
       } catch (err) {
@@ -247,7 +248,7 @@ function OpsHome() {
   async function signOut() {
     setSending(true);
     try {
-      await api('/ops/sign-out', { json: {} });
+      await api(CALLS['POST /api/ops/sign-out']);
     } catch {
       // A session that is gone already is as signed out as can be.
     }

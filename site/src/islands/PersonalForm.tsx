@@ -4,6 +4,7 @@ import { ZUserInfoUpdate, type TUserInfo } from '@obmen/shared/auth';
 import { VERIFIED_USER_FIELDS } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
 import { ActionRow, FieldNote, FormError, FormSaved } from './FormParts.tsx';
+import { CALLS } from '@obmen/shared/calls';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { issueErrors } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
@@ -49,8 +50,8 @@ function PersonalFormBody({ info }: { info: TUserInfo }) {
     setErrors({});
     setSending(true);
     try {
-      const answer = await api<{ message: string }>('/user/info', { form });
-      setSaved(answer.message);
+      const answer = await api(CALLS['POST /api/user/info'], { body: form });
+      setSaved(answer.message ?? '');
     } catch (err) {
       if (err instanceof ApiError) {
         setErrors(err.fields);

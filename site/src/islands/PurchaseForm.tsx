@@ -1,8 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TDepositPayment, TPurchaseCheckQuote } from '@obmen/shared';
+import type { TPurchaseCheckQuote } from '@obmen/shared';
 import { displayAmount, displayMoney, displayPairRate } from '@obmen/shared/format';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { fieldErrors } from '../lib/field-errors.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { AmountInput, FieldNote, FormError } from './FormParts.tsx';
@@ -39,7 +40,7 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
     const controller = new AbortController();
     setChecking(true);
     const timer = setTimeout(() => {
-      api<TCheck>('/purchase/check', { form: { ps, currency, buy, amount: amount.trim() }, signal: controller.signal })
+      api(CALLS['POST /api/{x}/check'], { params: { x: 'purchase' }, body: { ps, currency, buy, amount: amount.trim() }, signal: controller.signal })
         .then((answer) => {
           setCheck(answer);
           setChecking(false);
@@ -59,7 +60,7 @@ function PurchaseFormBody({ ps, buy, options, initialCurrency, locale }: Omit<TP
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     // Opening a purchase moves no money (it is paid on the card's page): the call takes no key.
-    const answer = await submit(() => api<{ payment: TDepositPayment }>('/purchase/integration_json', { form: { ps, currency, buy, amount: amount.trim() } }), {
+    const answer = await submit(() => api(CALLS['POST /api/purchase/integration_json'], { body: { ps, currency, buy, amount: amount.trim() } }), {
       leaving: true,
     });
     if (answer) window.location.assign(answer.payment.pay_url ?? answer.payment.url);

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TDepositPayment, TPurchaseQuote } from '@obmen/shared';
 import { displayAmount, displayMoney, displayRate } from '@obmen/shared/format';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { messageText } from '../lib/field-errors.ts';
 import { IslandRoot, useDisplayDateTime, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
@@ -27,7 +28,7 @@ function PurchaseStatusBody({ url, locale }: Omit<TProps, 'messages'>) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
     const ask = () => {
-      api<TAnswer>('/deposit/integration_json/check', { json: { url } })
+      api(CALLS['POST /api/deposit/integration_json/check'], { body: { url } })
         .then((next) => {
           if (stopped) return;
           setAnswer(next);

@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TInviteCode, TInviteResponse } from '@obmen/shared/referral';
+import type { TInviteCode } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { FormError } from './FormParts.tsx';
@@ -21,7 +22,7 @@ function ReferralCodesBody({ codes: initial }: { codes: TInviteCode[] }) {
     setError('');
     setDone('');
     try {
-      const answer = await api<TInviteResponse>('/referral/invite', { json: body });
+      const answer = await api(CALLS['POST /api/referral/invite'], { body });
       setCodes(answer.codes);
       setDone(answer.message ?? '');
       setLabel('');

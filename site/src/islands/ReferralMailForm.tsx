@@ -4,6 +4,7 @@ import { LOCALES, type TLocale } from '@obmen/shared/constants';
 import { ZReferralMailingBody } from '@obmen/shared/referral';
 import { api, ApiError } from '../lib/api.ts';
 import { ActionRow, FormError, FormSaved } from './FormParts.tsx';
+import { CALLS } from '@obmen/shared/calls';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { messageText } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
@@ -30,7 +31,7 @@ function ReferralMailBody({ locale }: { locale: TLocale }) {
     }
     setSending(true);
     try {
-      const answer = await api<{ message: string }>('/referral/mailing', { json: { addresses: parsed.data.addresses, locale: language } });
+      const answer = await api(CALLS['POST /api/referral/mailing'], { body: { addresses: parsed.data.addresses, locale: language } });
       setDone(answer.message);
       setAddresses('');
     } catch (err) {

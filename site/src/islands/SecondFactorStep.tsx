@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent, type Ref } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZSecondFactorCode } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { FieldNote, FormError, useSingleFieldForm } from './FormParts.tsx';
 
 /** What a sign-in answers when 2FA is on (no session yet). */
@@ -83,7 +84,7 @@ export function SecondFactorStep({ step: { challenge, lead }, landing, onRestart
     event.preventDefault();
     const outcome = await submit(ZSecondFactorCode, code, async (parsed) => {
       try {
-        await api('/auth/login_second_factor', { json: { challenge, code: parsed } });
+        await api(CALLS['POST /api/auth/login_second_factor'], { body: { challenge, code: parsed } });
       } catch (err) {
         // The challenge is spent or expired: the sign-in starts again, with the answer's message.
         if (err instanceof ApiError && err.code === 'challenge_invalid') return onRestart(err.message);

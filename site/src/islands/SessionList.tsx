@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { FormError } from './FormParts.tsx';
 
@@ -32,14 +33,14 @@ function SessionListBody({ sessions: initial }: { sessions: TSessionRow[] }) {
 
   const revoke = (session: TSessionRow) =>
     run(session.id, async () => {
-      await api(`/security/sessions/${session.id}/revoke`, { method: 'POST', json: {} });
+      await api(CALLS['POST /api/security/sessions/{id}/revoke'], { params: { id: session.id }, body: {} });
       setSessions((list) => list.filter((item) => item.id !== session.id));
       setStatus(t('securitypage.session_signed_out', { device: session.device ?? t('securitypage.unknown_device') }));
     });
 
   const revokeOthers = () =>
     run('others', async () => {
-      const answer = await api<{ message: string }>('/security/sessions/revoke_others', { method: 'POST', json: {} });
+      const answer = await api(CALLS['POST /api/security/sessions/revoke_others'], { body: {} });
       setSessions((list) => list.filter((item) => item.current));
       setStatus(answer.message);
     });

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useStore } from '@nanostores/react';
 import type { TTransferCheck, TTransferCurrency } from '@obmen/shared';
 import { api, isOutcomeUnknown } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { stripTrailingZeros } from '@obmen/shared/money';
 import { displayAmount, isZeroAmount } from '@obmen/shared/format';
@@ -90,7 +91,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     showErrors(found);
     if (Object.keys(found).length) return;
     setPhase('check');
-    const answer = await submit(() => api<TTransferCheck>('/transfer/check', { form: body() }), { scope: 'check' });
+    const answer = await submit(() => api(CALLS['POST /api/transfer/check'], { body: body() }), { scope: 'check' });
     if (answer) setCheck(answer);
   }
 
@@ -99,7 +100,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     setPhase('send');
     const answer = await submit(async (idempotencyKey) => {
       try {
-        return await api<TTransferResult>('/transfer', { form: body(), idempotencyKey });
+        return await api(CALLS['POST /api/transfer'], { body: body(), idempotencyKey });
       } catch (err) {
         // A final refusal ends this checked operation; an unknown outcome keeps it to send again.
         if (!isOutcomeUnknown(err)) setCheck(null);

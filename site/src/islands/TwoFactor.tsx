@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZSecondFactorCode, type TTotpSetupResponse } from '@obmen/shared/security';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { CodeField } from './SecondFactorStep.tsx';
@@ -63,7 +64,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
   }
 
   async function start() {
-    const answer = await run(() => api<TTotpSetupResponse>('/security/totp/setup', { method: 'POST', json: {} }));
+    const answer = await run(() => api(CALLS['POST /api/security/totp/setup'], { body: {} }));
     if (answer) setSetup(answer);
   }
 
@@ -71,7 +72,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
     event.preventDefault();
     const value = checkedCode();
     if (!value) return;
-    const answer = await run(() => api<{ message: string; recovery_codes: string[] }>('/security/totp/enable', { json: { code: value } }));
+    const answer = await run(() => api(CALLS['POST /api/security/totp/enable'], { body: { code: value } }));
     if (answer) setCodes({ message: answer.message, codes: answer.recovery_codes });
   }
 
@@ -82,11 +83,11 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
     const value = checkedCode();
     if (!value) return;
     if (renew) {
-      const answer = await run(() => api<{ message: string; recovery_codes: string[] }>('/security/recovery_codes', { json: { code: value } }));
+      const answer = await run(() => api(CALLS['POST /api/security/recovery_codes'], { body: { code: value } }));
       if (answer) setCodes({ message: answer.message, codes: answer.recovery_codes });
       return;
     }
-    const answer = await run(() => api<{ message: string }>('/security/totp/disable', { json: { code: value } }));
+    const answer = await run(() => api(CALLS['POST /api/security/totp/disable'], { body: { code: value } }));
     if (answer) window.location.assign('/settings/security?off=1');
   }
 

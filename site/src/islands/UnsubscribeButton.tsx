@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TUnsubscribeResponse } from '@obmen/shared/mailing';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { FormError } from './FormParts.tsx';
@@ -21,7 +21,7 @@ function UnsubscribeBody({ token }: { token: string }) {
     setSending(true);
     setError('');
     try {
-      const answer = await api<TUnsubscribeResponse>(`/mail/unsubscribe?t=${encodeURIComponent(token)}`, { method: 'POST' });
+      const answer = await api(CALLS['POST /api/mail/unsubscribe'], { query: { t: token } });
       setDone(answer.message ?? t('mailprefs.unsubscribed'));
     } catch (err) {
       setError(err instanceof ApiError ? err.message : t('error.generic'));

@@ -7,11 +7,11 @@ import {
   verificationSubmitSchema,
   type TVerificationFile,
   type TVerificationSide,
-  type TVerificationState,
   type TVerificationSubmission,
   type TVerificationType,
 } from '@obmen/shared/verification';
 import { api, ApiError } from '../lib/api.ts';
+import { CALLS, checkInput } from '@obmen/shared/calls';
 import { uploadForm } from '../lib/upload.ts';
 import { ActionRow, FieldNote, FormError } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
@@ -57,7 +57,7 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
   /** The draft to upload into: the open one, or a new one (spec: get new id, then upload). */
   async function draftId(): Promise<string> {
     if (current) return current.id;
-    const answer = await api<{ verification: TVerificationState }>(`/verification/${type}/new`);
+    const answer = await api(CALLS['GET /api/verification/{type}/new'], { params: { type } });
     setCurrent(answer.verification.current);
     return answer.verification.current!.id;
   }
@@ -76,9 +76,7 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
       form.append('id', await draftId());
       form.append('side0', side);
       form.append('file0', file);
-      const answer = await uploadForm<{ verification: TVerificationState }>(`/verification/${type}/upload`, form, (fraction) =>
-        patchSide(side, { progress: fraction }),
-      );
+      const answer = await uploadForm(CALLS['POST /api/verification/{type}/upload'], { type }, form, (fraction) => patchSide(side, { progress: fraction }));
       setCurrent(answer.verification.current);
       patchSide(side, { progress: undefined });
       setErrors((all) => ({ ...all, [side]: '' }));
@@ -98,21 +96,21 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
     event.preventDefault();
     setFormError('');
     const id = current?.id ?? '00000000-0000-4000-8000-000000000000';
-    const parsed = verificationSubmitSchema(isoDay(new Date())).safeParse({ ...values, id });
+    const parsed = checkInput(verificationSubmitSchema(isoDay(new Date())), { ...values, id });
     const next: Record<string, string> = parsed.success ? {} : issueErrors(tk, parsed.error.issues);
     for (const side of required) {
       const file = fileOf(side);
       if (!file) next[side] = t('verification.file_missing');
       else if (file.reject_reason && uploadable.includes(side)) next[side] = t('verification.file_still_rejected');
     }
-    if (Object.keys(next).length) {
+    if (!parsed.success || Object.keys(next).length) {
       setErrors(next);
       return;
     }
     setErrors({});
     setSending(true);
     try {
-      await api(`/verification/${type}/submit`, { json: { ...values, id } });
+      await api(CALLS['POST /api/verification/{type}/submit'], { params: { type }, body: parsed.input });
       window.location.assign('/settings/verification');
     } catch (err) {
       if (err instanceof ApiError) {

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TPaymentField, TWithdrawal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { FieldNote, FormError } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
@@ -57,7 +58,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
     const controller = new AbortController();
     const timer = setTimeout(() => {
       const { code: _code, ...body } = formBody();
-      api<TCheck>('/withdraw/check', { form: { ...body, ps }, signal: controller.signal })
+      api(CALLS['POST /api/withdraw/check'], { body: { ...body, ps }, signal: controller.signal })
         .then(setCheck)
         .catch(() => undefined);
     }, 400);
@@ -74,7 +75,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const answer = await submit((idempotencyKey) => api<{ withdrawal: TWithdrawal }>(`/withdraw/form/${ps}`, { form: formBody(), idempotencyKey }));
+    const answer = await submit((idempotencyKey) => api(CALLS['POST /api/withdraw/form/{id}'], { params: { id: ps }, body: formBody(), idempotencyKey }));
     if (answer) setPlaced(answer.withdrawal);
   }
 

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TLocale, TWithdrawal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { watchStatus } from '../stores/status.ts';
 import { IslandRoot, useDisplayDateTime, type TIslandProps } from './IslandRoot.tsx';
@@ -20,7 +21,7 @@ export function WithdrawStatus({ withdrawal: initial, locale, placed = false }: 
   useEffect(
     () =>
       watchStatus('withdrawal', withdrawal.id, () => {
-        api<{ withdrawal: TWithdrawal }>(`/withdraw/status/${withdrawal.id}`)
+        api(CALLS['GET /api/withdraw/status/{id}'], { params: { id: withdrawal.id } })
           .then((answer) => setWithdrawal(answer.withdrawal))
           .catch(() => undefined);
       }),
@@ -28,9 +29,7 @@ export function WithdrawStatus({ withdrawal: initial, locale, placed = false }: 
   );
 
   async function cancel() {
-    const answer = await submit((idempotencyKey) =>
-      api<{ withdrawal: TWithdrawal; message: string }>(`/withdraw/cancel/${withdrawal.id}`, { form: {}, idempotencyKey }),
-    );
+    const answer = await submit((idempotencyKey) => api(CALLS['POST /api/withdraw/cancel/{id}'], { params: { id: withdrawal.id }, body: {}, idempotencyKey }));
     if (!answer) return;
     setWithdrawal(answer.withdrawal);
     setMessage(answer.message);

@@ -1,6 +1,11 @@
 import { ZApiError } from '@obmen/shared/envelope';
+import { buildPath, CALLS, checkAnswer, type TAnswer, type TAnyCall, type TCall, type TCallInput, type TEncoding, type TLooseInput } from '@obmen/shared/calls';
 import { applyEnvelope } from './envelope.ts';
 import { clientMessage } from './client-i18n.ts';
+import { VALIDATE_ANSWERS } from './answer-checks.ts';
+
+/** For the scripts that load this module lazily (the boot script stays free of the schemas). */
+export { CALLS };
 
 export class ApiError extends Error {
   readonly status: number;
@@ -18,15 +23,13 @@ export class ApiError extends Error {
 }
 
 export type TApiOptions = {
-  method?: 'GET' | 'POST';
-  /** Sent as JSON. */
-  json?: unknown;
-  /** Sent as form data (the spec's "(form)" calls). */
-  form?: Record<string, string> | FormData;
   /** Money-moving calls: one key per submitted form, so a retry cannot apply twice. */
   idempotencyKey?: string;
   signal?: AbortSignal;
 };
+
+/** A call's arguments: the input it needs (nothing for a bare GET) and the options. */
+export type TApiArgs<C extends TAnyCall> = object extends TCallInput<C> ? [input?: TCallInput<C> & TApiOptions] : [input: TCallInput<C> & TApiOptions];
 
 /**
  * Did a money-moving call perhaps go through? No answer, or the BFF's 502/503/504: the client
@@ -37,27 +40,31 @@ export function isOutcomeUnknown(err: unknown): boolean {
 }
 
 /**
- * The one way the browser talks to /api: applies the envelope to the stores and turns every
- * failure into an ApiError whose message is already in the user's language.
+ * The one way the browser talks to /api: a declared call (shared/src/calls.ts) with its input;
+ * applies the envelope to the stores and turns every failure into an ApiError whose message is
+ * already in the user's language. The answer is typed by the call's schema (and checked against
+ * it outside production).
  */
-export async function api<T = Record<string, unknown>>(path: string, options: TApiOptions = {}): Promise<T> {
+export async function api<C extends TAnyCall>(call: C, ...[input]: TApiArgs<C>): Promise<TAnswer<C>> {
+  const given: TLooseInput & TApiOptions = input ?? {};
   const headers: Record<string, string> = { accept: 'application/json' };
   let body: BodyInit | undefined;
-  if (options.json !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(options.json);
-  } else if (options.form) {
-    body = options.form instanceof FormData ? options.form : new URLSearchParams(options.form);
+  if (given.body !== undefined) {
+    if (encodingOf(call) === 'form' && typeof given.body === 'object' && given.body !== null) body = toForm(given.body);
+    else {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(given.body);
+    }
   }
-  if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+  if (given.idempotencyKey) headers['idempotency-key'] = given.idempotencyKey;
   let response: Response;
   try {
-    response = await fetch(`/api${path}`, {
-      method: options.method ?? (body ? 'POST' : 'GET'),
+    response = await fetch(buildPath(call, given), {
+      method: call.method,
       headers,
       body: body ?? null,
       credentials: 'same-origin',
-      signal: options.signal ?? null,
+      signal: given.signal ?? null,
     });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
@@ -65,8 +72,28 @@ export async function api<T = Record<string, unknown>>(path: string, options: TA
   }
   const data: unknown = await response.json().catch(() => null);
   if (data && typeof data === 'object') applyEnvelope(data);
-  if (response.ok) return data as T;
+  if (response.ok) {
+    checkAnswer(call, data, VALIDATE_ANSWERS);
+    return data;
+  }
   const error = ZApiError.safeParse(data);
   if (error.success) throw new ApiError(response.status, error.data.code, error.data.message, error.data.fields, data);
   throw new ApiError(response.status, 'unknown', clientMessage('error.generic'), {}, data);
+}
+
+/** How a call sends its body (JSON unless declared a form). */
+function encodingOf(call: TCall): TEncoding {
+  return call.encoding ?? 'json';
+}
+
+/** A form's fields as sent: the ones left undefined are not. */
+function toForm(body: object): URLSearchParams {
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(body)) if (value !== undefined) form.append(name, String(value));
+  return form;
+}
+
+/** The signed-in state again (after a realtime resync or an ended session): the envelope updates the stores. */
+export function refetchAuthState(): Promise<TAnswer<(typeof CALLS)['GET /api/auth/check']>> {
+  return api(CALLS['GET /api/auth/check']);
 }

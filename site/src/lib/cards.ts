@@ -1,5 +1,6 @@
 import type { TCardDetails, TCardOrder } from '@obmen/shared';
-import { coreGet, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
+import { callCore, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
+import { CALLS } from '@obmen/shared/calls';
 
 /** What the card islands get of the dictionary (pickMessages prefixes). */
 export const CARDS_MESSAGE_PREFIXES = ['cardspage', 'cards', 'money', 'validation', 'error'] as const;
@@ -18,10 +19,10 @@ async function orNull<T>(work: () => Promise<T>): Promise<T | null> {
 
 export function loadOrder(locals: TCoreLocals, id: string | null, call: TCoreCall): Promise<TCardOrder | null> {
   if (!id || !UUID.test(id)) return Promise.resolve(null);
-  return orNull(async () => (await coreGet<{ order: TCardOrder }>(locals, `/api/card/order/${id}`, call)).order);
+  return orNull(async () => (await callCore(locals, CALLS['GET /api/card/order/{id}'], { ...call, params: { id } })).order);
 }
 
 export function loadCard(locals: TCoreLocals, id: string | undefined, call: TCoreCall): Promise<TCardDetails | null> {
   if (!id || !UUID.test(id)) return Promise.resolve(null);
-  return orNull(async () => (await coreGet<{ card: TCardDetails }>(locals, `/api/card/details/${id}`, call)).card);
+  return orNull(async () => (await callCore(locals, CALLS['GET /api/card/details/{id}'], { ...call, params: { id } })).card);
 }

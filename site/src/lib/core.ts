@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { REQUEST_ID_HEADER, type TLocale } from '@obmen/shared';
+import { buildPath, checkAnswer, type TAnswer, type TAnyCall, type TCallInput, type TLooseInput } from '@obmen/shared/calls';
 
 /**
  * Server-side calls from pages to the core, through the BFF's one pooled client
@@ -27,46 +28,42 @@ export type TCoreLocals = { core: Dispatcher; config: TPageConfig; clientIp: str
 /** Who the call is for: the visitor's session token, when it acts as them; the locale when not the page's. */
 export type TCoreCall = { token?: string | undefined; locale?: TLocale };
 
-/** A GET with the answer's headers too (the session headers live there). */
-export async function coreGetWithHeaders<T>(
-  locals: TCoreLocals,
-  path: string,
-  call: TCoreCall = {},
-): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
-  return coreRequest<T>(locals, 'GET', path, call);
+/** A call's arguments: the input it needs (nothing for a bare GET) and who it is for. */
+export type TCoreArgs<C extends TAnyCall> = object extends TCallInput<C> ? [input?: TCallInput<C> & TCoreCall] : [input: TCallInput<C> & TCoreCall];
+
+type THeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * A declared call (shared/src/calls.ts) to the core; the answer typed by the call's schema and,
+ * outside production, checked against it.
+ */
+export async function callCore<C extends TAnyCall>(locals: TCoreLocals, call: C, ...args: TCoreArgs<C>): Promise<TAnswer<C>> {
+  return (await callCoreWithHeaders(locals, call, ...args)).body;
 }
 
-/** A POST of a JSON body, for the calls that only read or open a view (a payment's check, a deposit address). */
-export async function corePost<T>(locals: TCoreLocals, path: string, body: object, call: TCoreCall = {}): Promise<T> {
-  return (await coreRequest<T>(locals, 'POST', path, call, body)).body;
-}
-
-async function coreRequest<T>(
+/** The same, with the answer's headers too (the session headers live there). */
+export async function callCoreWithHeaders<C extends TAnyCall>(
   locals: TCoreLocals,
-  method: 'GET' | 'POST',
-  path: string,
-  call: TCoreCall,
-  json?: object,
-): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
-  const locale = call.locale ?? locals.locale;
+  call: C,
+  ...[input]: TCoreArgs<C>
+): Promise<{ body: TAnswer<C>; headers: THeaders }> {
+  const given: TLooseInput & TCoreCall = input ?? {};
+  const locale = given.locale ?? locals.locale;
   const headers: Record<string, string> = { accept: 'application/json', 'x-forwarded-for': locals.clientIp };
   if (locale) headers['x-obmen-locale'] = locale;
-  if (call.token) headers.authorization = `Bearer ${call.token}`;
-  if (json) headers['content-type'] = 'application/json';
+  if (given.token) headers.authorization = `Bearer ${given.token}`;
+  if (given.body !== undefined) headers['content-type'] = 'application/json';
   // The core logs the call under the page request's id (its reqId): one request, one id.
   if (locals.requestId) headers[REQUEST_ID_HEADER] = locals.requestId;
   const res = await locals.core.request({
-    path,
-    method,
+    path: buildPath(call, given),
+    method: call.method,
     headers,
-    body: json ? JSON.stringify(json) : null,
+    body: given.body !== undefined ? JSON.stringify(given.body) : null,
     signal: AbortSignal.timeout(locals.config.UPSTREAM_TIMEOUT_MS),
   });
-  const body = (await res.body.json()) as T;
+  const body: unknown = await res.body.json();
   if (res.statusCode >= 400) throw new CoreError(res.statusCode, body);
+  checkAnswer(call, body, locals.config.NODE_ENV !== 'production');
   return { body, headers: res.headers };
-}
-
-export async function coreGet<T>(locals: TCoreLocals, path: string, call: TCoreCall = {}): Promise<T> {
-  return (await coreGetWithHeaders<T>(locals, path, call)).body;
 }

@@ -1,5 +1,6 @@
 import type { TExchangeRecord, TPaymentRecord, TTransferRecord, TWithdrawal } from '@obmen/shared';
-import { coreGet, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
+import { buildPath, CALLS } from '@obmen/shared/calls';
+import { callCore, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
 
 /** Spec §2: /history has the tabs exchange, transfer and payment, and these children. */
 export const HISTORY_TABS = ['exchange', 'transfer', 'payment'] as const;
@@ -59,11 +60,18 @@ export function historyFilters(kind: THistoryTable, url: URL): URLSearchParams {
   return query;
 }
 
+/** The call behind each table (GET /api/{kind}/history). */
+const HISTORY_CALLS = {
+  exchange: CALLS['GET /api/exchange/history'],
+  transfer: CALLS['GET /api/transfer/history'],
+  withdraw: CALLS['GET /api/withdraw/history'],
+  deposit: CALLS['GET /api/deposit/history'],
+  payment: CALLS['GET /api/payment/history'],
+} as const satisfies Record<THistoryTable, unknown>;
+
 /** The API address of a table: JSON for a page, or the CSV export of every filtered row. */
 export function historyApiPath(kind: THistoryTable, filters: URLSearchParams, extra: Record<string, string>): string {
-  const query = new URLSearchParams(filters);
-  for (const [name, value] of Object.entries(extra)) query.set(name, value);
-  return `/api/${kind}/history?${query.toString()}`;
+  return buildPath(HISTORY_CALLS[kind], { query: { ...Object.fromEntries(filters), ...extra } });
 }
 
 /** One page of a history table from the core; a refused filter comes back as messages, not a 500. */
@@ -73,11 +81,23 @@ export async function loadHistory(locals: TCoreLocals, kind: THistoryKind, url: 
   if (!isHistoryTable(kind)) return { kind, filters: new URLSearchParams(), page, data: null, error: '', fields: {} };
   const filters = historyFilters(kind, url);
   try {
-    const data = await coreGet<THistoryPage<never>>(locals, historyApiPath(kind, filters, { page: String(page) }), call);
-    return { kind, filters, page, data, error: '', fields: {} } as THistoryLoad;
+    const input = { ...call, query: { ...Object.fromEntries(filters), page: String(page) } };
+    const loaded = { filters, page, error: '', fields: {} };
+    // One case per table: each pairs its kind with the answer of its own call.
+    switch (kind) {
+      case 'exchange':
+        return { ...loaded, kind, data: await callCore(locals, HISTORY_CALLS.exchange, input) };
+      case 'transfer':
+        return { ...loaded, kind, data: await callCore(locals, HISTORY_CALLS.transfer, input) };
+      case 'withdraw':
+        return { ...loaded, kind, data: await callCore(locals, HISTORY_CALLS.withdraw, input) };
+      case 'deposit':
+      case 'payment':
+        return { ...loaded, kind, data: await callCore(locals, HISTORY_CALLS[kind], input) };
+    }
   } catch (err) {
     if (!(err instanceof CoreError && err.status === 400)) throw err;
     const body = err.body as { message?: string; fields?: Record<string, string> } | null;
-    return { kind, filters, page, data: null, error: body?.message ?? '', fields: body?.fields ?? {} } as THistoryLoad;
+    return { kind, filters, page, data: null, error: body?.message ?? '', fields: body?.fields ?? {} };
   }
 }

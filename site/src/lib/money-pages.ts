@@ -1,5 +1,6 @@
 import type { TCurrencyInfo, TExchangeBatch } from '@obmen/shared';
-import { coreGet, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
+import { callCore, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
+import { CALLS } from '@obmen/shared/calls';
 
 /** What each money island gets of the dictionary (pickMessages prefixes). */
 export const EXCHANGE_MESSAGE_PREFIXES = ['exchangepage', 'exchange', 'money', 'validation', 'error'] as const;
@@ -16,7 +17,9 @@ export type TExchangeAllPreview = { currency: string; currencies: TCurrencyInfo[
 export async function loadExchangeAll(locals: TCoreLocals, currency: string | undefined, call: TCoreCall): Promise<TExchangeAllPreview | null> {
   if (currency !== undefined && !/^[A-Z0-9]{2,10}$/.test(currency)) return null;
   try {
-    return await coreGet<TExchangeAllPreview>(locals, currency ? `/api/exchange/all/${currency}` : '/api/exchange/all', call);
+    return await (currency
+      ? callCore(locals, CALLS['GET /api/exchange/all/{currency}'], { ...call, params: { currency } })
+      : callCore(locals, CALLS['GET /api/exchange/all'], call));
   } catch (err) {
     if (err instanceof CoreError && err.status >= 400 && err.status < 500 && err.status !== 401) return null;
     throw err;

@@ -1,5 +1,6 @@
 import type { TPaymentSystem } from '@obmen/shared';
-import { coreGet, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
+import { callCore, CoreError, type TCoreCall, type TCoreLocals } from './core.ts';
+import { CALLS } from '@obmen/shared/calls';
 
 /** The currency a purchase page offers first when the address names none. */
 export const DEFAULT_PURCHASE_CURRENCY = 'BTC';
@@ -8,7 +9,7 @@ export const DEFAULT_PURCHASE_CURRENCY = 'BTC';
 export async function loadPurchaseSystems(locals: TCoreLocals, buy: string, call: TCoreCall): Promise<TPaymentSystem[] | null> {
   if (!/^[A-Z0-9]{2,10}$/.test(buy)) return null;
   try {
-    return (await coreGet<{ systems: TPaymentSystem[] }>(locals, `/api/purchase/ps/${buy}`, call)).systems;
+    return (await callCore(locals, CALLS['GET /api/purchase/ps/{x}'], { ...call, params: { x: buy } })).systems;
   } catch (err) {
     if (err instanceof CoreError && err.status >= 400 && err.status < 500 && err.status !== 401) return null;
     throw err;

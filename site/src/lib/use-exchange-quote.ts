@@ -4,6 +4,7 @@ import type { TExchangeQuote } from '@obmen/shared';
 import { isAmountText } from '@obmen/shared/format';
 import { stripTrailingZeros } from '@obmen/shared/money';
 import { api, ApiError } from './api.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { fieldErrors } from './field-errors.ts';
 import { useQuoteCountdown } from './use-money-form.ts';
 
@@ -56,7 +57,7 @@ export function useExchangeQuote({ src, dst, signedIn, initialAmount, initialSid
       setLoading(true);
       try {
         const form: Record<string, string> = { src, dst, [which === 'pay' ? 'amount' : 'amount_receive']: text.trim() };
-        const answer = await api<{ quote: TExchangeQuote }>(signedIn ? '/exchange/check' : '/exchange/landing', { form, signal: controller.signal });
+        const answer = await api(signedIn ? CALLS['POST /api/exchange/check'] : CALLS['POST /api/exchange/landing'], { body: form, signal: controller.signal });
         if (seq !== requestSeq.current) return;
         applyQuote(answer.quote, which);
         setErrors({});

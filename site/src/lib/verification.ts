@@ -1,7 +1,8 @@
 import { VERIFICATION_PAGES, type TVerificationState, type TVerificationSubmission, type TVerificationType } from '@obmen/shared/verification';
-import type { TLocale, TUser, TUserInfo } from '@obmen/shared';
+import type { TLocale, TUser } from '@obmen/shared';
 import type { TTranslate } from './i18n.ts';
-import { coreGet, type TCoreLocals } from './core.ts';
+import { callCore, type TCoreLocals } from './core.ts';
+import { CALLS } from '@obmen/shared/calls';
 import { loginPath } from './money-pages.ts';
 
 /** What the user should do next, as a status key of kycpage.status.* (retry apart from final rejection). */
@@ -56,8 +57,8 @@ export async function loadDocumentPage(
   if (!locals.user.is_authenticated) return { redirect: loginPath(url) };
   const call = { token: locals.sessionToken };
   const [{ verification }, { info }] = await Promise.all([
-    coreGet<{ verification: TVerificationState }>(locals, '/api/verification', call),
-    coreGet<{ info: TUserInfo }>(locals, '/api/user/info', call),
+    callCore(locals, CALLS['GET /api/verification'], call),
+    callCore(locals, CALLS['GET /api/user/info'], call),
   ]);
   if (verification.level >= 1) return { redirect: '/settings/verification_success' };
   const open = openSubmission(verification);

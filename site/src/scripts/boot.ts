@@ -109,11 +109,11 @@ function initLanguageSwitch(current: string) {
     button.addEventListener('click', async () => {
       const lang = button.dataset.lang;
       // Spec §4: choosing the active locale only refreshes.
-      if (lang === current) return window.location.reload();
+      if (lang === current || !isLocale(lang)) return window.location.reload();
       button.disabled = true;
       try {
-        const { api } = await loadApi();
-        await api('/lang', { json: { lang } });
+        const { api, CALLS } = await loadApi();
+        await api(CALLS['POST /api/lang'], { body: { lang } });
         window.location.reload();
       } catch (err) {
         button.disabled = false;
@@ -167,8 +167,8 @@ function initLogout() {
   confirm?.addEventListener('click', async () => {
     confirm.disabled = true;
     try {
-      const { api } = await loadApi();
-      await api('/auth/logout', { json: {} });
+      const { api, CALLS } = await loadApi();
+      await api(CALLS['POST /api/auth/logout'], { body: {} });
       window.location.assign('/');
     } catch (err) {
       confirm.disabled = false;

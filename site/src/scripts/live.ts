@@ -93,7 +93,7 @@ export function initLive(accountId: number | null, locale: TLocale) {
   startRealtime({
     accountId,
     onFeed: (item) => showPaymentPopup(item, locale),
-    onResync: () => void import('../lib/api.ts').then(({ api }) => api('/auth/check')).catch(() => {}),
-    onSessionEnded: () => void import('../lib/api.ts').then(({ api }) => api('/auth/check')).catch(() => {}),
+    onResync: () => void import('../lib/api.ts').then(({ refetchAuthState }) => refetchAuthState()).catch(() => {}),
+    onSessionEnded: () => void import('../lib/api.ts').then(({ refetchAuthState }) => refetchAuthState()).catch(() => {}),
   });
 }

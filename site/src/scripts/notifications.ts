@@ -17,8 +17,8 @@ function closedAnonymously(): number[] {
 async function close(notification: TNotification): Promise<void> {
   if ($user.get()?.is_authenticated) {
     // Spec §4: the server is told first, then it disappears.
-    const { api } = await import('../lib/api.ts');
-    await api('/notify/close', { json: { id: notification.notification_id } });
+    const { api, CALLS } = await import('../lib/api.ts');
+    await api(CALLS['POST /api/notify/close'], { body: { id: notification.notification_id } });
   } else {
     localStorage.setItem(ANONYMOUS_CLOSED_KEY, JSON.stringify([...closedAnonymously(), notification.notification_id]));
   }

@@ -4,8 +4,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import CardOrderConfirm from '../../src/islands/CardOrderConfirm.tsx';
 import CardOrderForm from '../../src/islands/CardOrderForm.tsx';
-import { placedOrder, virtualCard } from './fixtures.ts';
-import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockApi, ok, refused, unavailable, stubNavigation } from './api-mock.ts';
+import { placedOrder, virtualCard, walletEnvelope } from './fixtures.ts';
+import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockApi, ok, refused, unavailable, stubNavigation, expectRetriedThenRenewed, UNAVAILABLE, resetAfterEach } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 const assign = stubNavigation();
@@ -18,7 +18,7 @@ const { fill, send } = formUnderTest(
 
 describe('CardOrderForm', () => {
   it('places the order and goes to its confirmation', async () => {
-    const calls = mockApi({ '/card/order': [ok({ order: placedOrder })] });
+    const calls = mockApi({ '/card/order': [ok({ message: 'Order placed', order: placedOrder, ...walletEnvelope })] });
     fill();
     send();
     await vi.waitFor(() => expect(assign).toHaveBeenCalledWith('/cards/order/confirm?card=c1'));
@@ -35,7 +35,13 @@ describe('CardOrderForm', () => {
   });
 
   it('retries with the same key after 503 and uses a new one after a final answer', async () => {
-    const calls = mockApi({ '/card/order': [unavailable(), refused(409, 'insufficient_funds', 'Not enough money'), ok({ order: placedOrder })] });
+    const calls = mockApi({
+      '/card/order': [
+        unavailable(),
+        refused(409, 'insufficient_funds', 'Not enough money'),
+        ok({ message: 'Order placed', order: placedOrder, ...walletEnvelope }),
+      ],
+    });
     fill();
     await expectKeyAcrossRetryAndRefusal(calls, send, () => vi.waitFor(() => expect(assign).toHaveBeenCalled()));
   });
@@ -45,7 +51,7 @@ describe('CardOrderConfirm', () => {
   const show = () => render(<CardOrderConfirm locale="en" messages={en} order={placedOrder} />);
 
   it('confirms the order and shows its new status', async () => {
-    mockApi({ '/card/order/confirm': [ok({ order: { ...placedOrder, status: 'issuing' }, message: 'Order confirmed' })] });
+    mockApi({ '/card/order/confirm': [ok({ order: { ...placedOrder, status: 'issuing' }, message: 'Order confirmed', ...walletEnvelope })] });
     show();
     fireEvent.click(screen.getByTestId('card-order-confirm-button'));
     expect((await screen.findByTestId('card-order-message')).textContent).toBe('Order confirmed');

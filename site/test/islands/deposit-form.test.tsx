@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import type { TPaymentSystem } from '@obmen/shared/payments';
 import DepositForm from '../../src/islands/DepositForm.tsx';
+import { openedPayment } from './fixtures.ts';
 import { mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach, stubNavigation } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
@@ -23,7 +24,7 @@ const system: TPaymentSystem = {
   fields: [],
   confirmations: 0,
 };
-const opened = { payment: { pay_url: '/sandbox/card/p1', url: '/deposit/p1' } };
+const opened = { payment: openedPayment({ pay_url: '/sandbox/card/p1', url: '/deposit/p1' }), address: null };
 const assign = stubNavigation();
 
 function fill(amount = '100') {

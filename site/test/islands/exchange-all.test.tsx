@@ -3,6 +3,7 @@ import { fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES, type TExchangeAllLeg, type TExchangeBatch } from '@obmen/shared';
 import ExchangeAll from '../../src/islands/ExchangeAll.tsx';
+import { walletEnvelope } from './fixtures.ts';
 import { mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
@@ -27,7 +28,7 @@ const batch = (status: TExchangeBatch['status'], legs: TExchangeAllLeg[]): TExch
 });
 const currencies = ['EUR', 'BTC'].map((code) => ({ code, kind: 'fiat' as const, precision: 2, name: code, logo: `/image/${code}.svg` }));
 const preview = batch('empty', [leg('EUR'), leg('BTC')]);
-const done = ok({ message: 'All exchanged', batch: batch('completed', [leg('EUR', 'completed'), leg('BTC', 'completed')]) });
+const done = ok({ message: 'All exchanged', batch: batch('completed', [leg('EUR', 'completed'), leg('BTC', 'completed')]), ...walletEnvelope });
 
 const show = () => render(<ExchangeAll locale="en" messages={en} currency="USD" currencies={currencies} preview={preview} />);
 const confirm = () => fireEvent.click(screen.getByTestId('exchange-all-confirm'));

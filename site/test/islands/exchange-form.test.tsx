@@ -3,6 +3,7 @@ import { fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES, type TCurrencyInfo, type TExchangePair, type TExchangeQuote } from '@obmen/shared';
 import ExchangeForm from '../../src/islands/ExchangeForm.tsx';
+import { walletEnvelope } from './fixtures.ts';
 import { expectRetriedThenRenewed, mockApi, ok, refused, resetAfterEach, UNAVAILABLE, unavailable } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
@@ -53,6 +54,7 @@ const exchanged = ok({
     error: null,
     created_at: '2026-01-01T10:00:00Z',
   },
+  ...walletEnvelope,
 });
 
 /** The page opened with ?amount=100: the quote is asked once the island is up. */

@@ -3,12 +3,16 @@ import { render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import PurchaseForm from '../../src/islands/PurchaseForm.tsx';
-import { formUnderTest, mockApi, ok, refused, UNAVAILABLE, unavailable, stubNavigation } from './api-mock.ts';
+import { formUnderTest, mockApi, ok, refused, UNAVAILABLE, unavailable, stubNavigation, resetAfterEach } from './api-mock.ts';
+import { openedPayment, paymentLimits, purchaseQuote } from './fixtures.ts';
 
 const en = DICTIONARIES.en;
-const opened = { payment: { pay_url: '/sandbox/card/p2', url: '/purchase/p2' } };
+const opened = { payment: openedPayment({ direction: 'purchase', pay_url: '/sandbox/card/p2', url: '/purchase/p2' }), quote: purchaseQuote };
 const quoted = ok({
   ok: true,
+  currency: 'USD',
+  limits: paymentLimits,
+  message: null,
   fee: '1.00',
   receive: '99.00',
   fields: {},

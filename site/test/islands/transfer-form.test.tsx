@@ -3,6 +3,7 @@ import { fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { DICTIONARIES, type TTransferCurrency } from '@obmen/shared';
 import TransferForm from '../../src/islands/TransferForm.tsx';
+import { walletEnvelope } from './fixtures.ts';
 import { expectRetriedThenRenewed, mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
@@ -29,6 +30,7 @@ const sent = ok({
     status: 'completed',
     created_at: '2026-01-01T10:00:00Z',
   },
+  ...walletEnvelope,
 });
 
 function fill() {

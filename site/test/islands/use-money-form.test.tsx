@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import { act, renderHook } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
+import { CALLS } from '@obmen/shared/calls';
 import { api } from '../../src/lib/api.ts';
 import { useMoneyForm, useQuoteCountdown } from '../../src/lib/use-money-form.ts';
 import { IslandRoot } from '../../src/islands/IslandRoot.tsx';
@@ -18,13 +19,15 @@ function setup(fields: readonly string[] = ['amount']) {
   return renderHook(() => useMoneyForm(fields), { wrapper });
 }
 
-const send = (key: string) => api('/pay', { form: { amount: '1' }, idempotencyKey: key });
+/** A call whose answer is a plain ok: the hook's behaviour does not depend on which call it sends. */
+const send = (key: string) => api(CALLS['POST /api/security/sessions/{id}/revoke'], { params: { id: 's1' }, body: {}, idempotencyKey: key });
+const PATH = '/security/sessions/s1/revoke';
 
 afterEach(() => vi.unstubAllGlobals());
 
 describe('useMoneyForm', () => {
   it('sends the same key again after 503 and a new one after the final answer', async () => {
-    const calls = mockApi({ '/pay': [unavailable(), ok({ message: 'done' }), ok({ message: 'again' })] });
+    const calls = mockApi({ [PATH]: [unavailable(), ok({ message: 'done' }), ok({ message: 'again' })] });
     const { result } = setup();
     await act(() => result.current.submit(send));
     expect(result.current.formError).toBe(UNAVAILABLE);
@@ -36,7 +39,7 @@ describe('useMoneyForm', () => {
   });
 
   it('keeps the key after no answer at all, and after 502 and 504', async () => {
-    const calls = mockApi({ '/pay': [refused(502, 'bad_gateway', 'x'), refused(504, 'timeout', 'x'), ok({})] });
+    const calls = mockApi({ [PATH]: [refused(502, 'bad_gateway', 'x'), refused(504, 'timeout', 'x'), ok({})] });
     const { result } = setup();
     await act(() => result.current.submit(send));
     await act(() => result.current.submit(send));
@@ -45,7 +48,7 @@ describe('useMoneyForm', () => {
   });
 
   it('puts a refusal on its field and renews the key after it', async () => {
-    const calls = mockApi({ '/pay': [refused(422, 'validation', 'Please check', { amount: 'Enter an amount' }), ok({})] });
+    const calls = mockApi({ [PATH]: [refused(422, 'validation', 'Please check', { amount: 'Enter an amount' }), ok({})] });
     const { result } = setup();
     expect(await act(() => result.current.submit(send))).toBeUndefined();
     expect(result.current.errors).toEqual({ amount: 'Enter an amount' });
@@ -55,14 +58,14 @@ describe('useMoneyForm', () => {
   });
 
   it('shows a refusal that names no field of the form above it', async () => {
-    mockApi({ '/pay': [refused(409, 'insufficient_funds', 'Not enough money', { balance: 'low' })] });
+    mockApi({ [PATH]: [refused(409, 'insufficient_funds', 'Not enough money', { balance: 'low' })] });
     const { result } = setup();
     await act(() => result.current.submit(send));
     expect(result.current.formError).toBe('Not enough money');
   });
 
   it('forgets the key of an unknown outcome once the form is edited', async () => {
-    const calls = mockApi({ '/pay': [unavailable(), ok({})] });
+    const calls = mockApi({ [PATH]: [unavailable(), ok({})] });
     const { result } = setup();
     await act(() => result.current.submit(send));
     act(() => result.current.edit('amount'));
@@ -72,7 +75,7 @@ describe('useMoneyForm', () => {
   });
 
   it('keeps one key per scope', async () => {
-    const calls = mockApi({ '/pay': [unavailable(), ok({}), ok({})] });
+    const calls = mockApi({ [PATH]: [unavailable(), ok({}), ok({})] });
     const { result } = setup();
     await act(() => result.current.submit(send, { scope: 'confirm' }));
     await act(() => result.current.submit(send, { scope: 'cancel' }));
@@ -82,7 +85,7 @@ describe('useMoneyForm', () => {
   });
 
   it('sends once while a send is under way, and stays busy when the answer leaves the page', async () => {
-    const calls = mockApi({ '/pay': [ok({})] });
+    const calls = mockApi({ [PATH]: [ok({})] });
     const { result } = setup();
     await act(async () => {
       const first = result.current.submit(send, { leaving: true });

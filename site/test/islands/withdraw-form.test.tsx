@@ -3,8 +3,8 @@ import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import WithdrawForm from '../../src/islands/WithdrawForm.tsx';
-import { requestedWithdrawal } from './fixtures.ts';
-import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockApi, ok, refused, unavailable } from './api-mock.ts';
+import { requestedWithdrawal, walletEnvelope } from './fixtures.ts';
+import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockApi, ok, refused, unavailable, expectRetriedThenRenewed, UNAVAILABLE, resetAfterEach } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 
@@ -16,7 +16,7 @@ const { fill, send } = formUnderTest(
 
 describe('WithdrawForm', () => {
   it('places the request and shows its status', async () => {
-    const calls = mockApi({ '/withdraw/form/card': [ok({ withdrawal: requestedWithdrawal })] });
+    const calls = mockApi({ '/withdraw/form/card': [ok({ message: 'Request sent', withdrawal: requestedWithdrawal, ...walletEnvelope })] });
     fill();
     send();
     expect((await screen.findByTestId('withdraw-message')).textContent).toBe(en['withdraw.placed']);
@@ -33,7 +33,11 @@ describe('WithdrawForm', () => {
 
   it('retries with the same key after 503 and uses a new one after a final answer', async () => {
     const calls = mockApi({
-      '/withdraw/form/card': [unavailable(), refused(409, 'insufficient_funds', 'Not enough money'), ok({ withdrawal: requestedWithdrawal })],
+      '/withdraw/form/card': [
+        unavailable(),
+        refused(409, 'insufficient_funds', 'Not enough money'),
+        ok({ message: 'Request sent', withdrawal: requestedWithdrawal, ...walletEnvelope }),
+      ],
     });
     fill();
     await expectKeyAcrossRetryAndRefusal(calls, send, () => screen.findByTestId('withdraw-status'));

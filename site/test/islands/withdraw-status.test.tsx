@@ -3,7 +3,7 @@ import { fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { DICTIONARIES, type TWithdrawal } from '@obmen/shared';
 import WithdrawStatusIsland from '../../src/islands/WithdrawStatus.tsx';
-import { requestedWithdrawal } from './fixtures.ts';
+import { requestedWithdrawal, walletEnvelope } from './fixtures.ts';
 import { expectRetriedThenRenewed, mockApi, ok, refused, UNAVAILABLE, unavailable, resetAfterEach } from './api-mock.ts';
 
 const cancelled: TWithdrawal = { ...requestedWithdrawal, state: 'cancelled', cancellable: false };
@@ -14,7 +14,7 @@ resetAfterEach();
 
 describe('WithdrawStatus', () => {
   it('cancels the request and shows its new state', async () => {
-    const calls = mockApi({ '/withdraw/cancel/w1': [ok({ withdrawal: cancelled, message: 'Request cancelled' })] });
+    const calls = mockApi({ '/withdraw/cancel/w1': [ok({ withdrawal: cancelled, message: 'Request cancelled', ...walletEnvelope })] });
     show();
     fireEvent.click(screen.getByTestId('withdraw-cancel'));
     expect(await screen.findByText('Request cancelled')).toBeTruthy();

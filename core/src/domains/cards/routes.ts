@@ -18,7 +18,7 @@ import {
   ZCardRevealBody,
   ZCardRevealResponse,
   ZOk,
-  ZCardOrder,
+  ZCardOrderOneResponse,
   translate,
   type TCardIssuer,
 } from '@obmen/shared';
@@ -97,7 +97,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
     {
       onRequest: requireUser,
       config: cardNotFound,
-      schema: { tags, summary: 'One card order', params: ZCardParams, response: { 200: ZOk.extend({ order: ZCardOrder }) } },
+      schema: { tags, summary: 'One card order', params: ZCardParams, response: { 200: ZCardOrderOneResponse } },
     },
     async (request) => ({ status: 'ok' as const, order: await getOrder(app.db, userId(request), request.params.id) }),
   );

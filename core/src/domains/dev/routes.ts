@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LOCALES, NOTIFICATION_DISPLAYS, isLoopbackAddress, NOTIFICATION_TYPES, ZAuthType, ZLocale, ZNotificationButtonInput } from '@obmen/shared';
+import { ZDevMailboxQuery, ZDevMailboxResponse } from '@obmen/shared/calls';
 import { listOutbox } from '../../mail/outbox.ts';
 import { setSiteSetting } from '../site/service.ts';
 import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
@@ -64,11 +65,6 @@ const ZDevCreditBody = z.object({ account_id: z.number().int(), currency: z.stri
 /** The operator's operator:create, for e2e runs beside a live PGlite. */
 const ZDevOperatorBody = z.object({ email: z.string().min(3), roles: z.array(z.string()).min(1) });
 
-const ZMailboxQuery = z.object({
-  to: z.string().trim().max(254).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-});
-
 /**
  * Development and test only (app.ts never registers this when NODE_ENV is production):
  *   GET  /api/dev/mailbox?to=&limit=  → {mails: [{id, kind, to, subject, text, html, locale, created_at, sent_at, links}]}, newest first
@@ -98,7 +94,7 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; cipher: TDocumentCip
   });
   await app.register(providerCommands);
 
-  app.get('/api/dev/mailbox', { schema: { querystring: ZMailboxQuery } }, async (request, reply) => {
+  app.get('/api/dev/mailbox', { schema: { querystring: ZDevMailboxQuery, response: { 200: ZDevMailboxResponse } } }, async (request, reply) => {
     const query = request.query;
     reply.header('cache-control', 'no-store');
     return { mails: await listOutbox(app.db, { limit: query.limit, ...(query.to ? { to: query.to } : {}) }) };

@@ -2,23 +2,15 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   WEBHOOK_SIGNATURE_HEADER,
-  ZDepositAddress,
   ZDepositCreateBody,
-  ZDepositPayment,
   ZOk,
   ZCsv,
   ZPaymentCheckBody,
   ZPaymentFormCheckBody,
   ZPaymentFormCheckParams,
-  ZPaymentLimits,
   ZPaymentHistoryQuery,
-  ZPaymentRecord,
-  ZPaymentSystem,
-  ZPaymentSystemGroup,
   ZPurchaseBody,
-  ZPurchaseCheckQuote,
   ZPurchaseParams,
-  ZPurchaseQuote,
   ZWebhookParams,
 } from '@obmen/shared';
 import { AppError, notFoundOf, routeNotFound } from '../../errors.ts';
@@ -31,6 +23,15 @@ import { listDepositSystems, openDeposit } from './deposits.ts';
 import { listPurchaseSystems, openPurchase } from './purchase.ts';
 import { DEPOSIT_CSV_COLUMNS, paymentCsvRow, paymentHistory, PURCHASE_CSV_COLUMNS } from './payment-history.ts';
 import { sendCsv } from '../history/service.ts';
+import {
+  ZDepositOpened,
+  ZDepositSystems,
+  ZPaymentChecked,
+  ZPaymentFormCheck,
+  ZPaymentHistoryResponse,
+  ZPurchaseOpened,
+  ZPurchaseSystems,
+} from '@obmen/shared/payment-answers';
 
 type TPaymentOptions = { providers: TProviders; now: () => Date };
 
@@ -90,7 +91,6 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
   const { now } = options;
   await app.register(webhookRoutes, options);
 
-  const ZDepositSystems = ZOk.extend({ currencies: z.array(ZPaymentSystemGroup) });
   app.get(
     '/api/deposit/ps',
     {
@@ -108,7 +108,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
         tags: ['Deposit'],
         summary: 'Open a deposit: the hosted card page, the bank details and reference, or the chain address and its QR code',
         body: ZDepositCreateBody,
-        response: { 200: ZOk.extend({ payment: ZDepositPayment.nullable(), address: ZDepositAddress.nullable() }) },
+        response: { 200: ZDepositOpened },
       },
     },
     async (request) => openDeposit(app.db, currentUser(request).id, request.body, now()),
@@ -122,23 +122,12 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
         tags: ['Deposit'],
         summary: "The state of one of the caller's deposits or purchases, by its page URL (or id)",
         body: ZPaymentCheckBody,
-        response: { 200: ZOk.extend({ payment: ZDepositPayment, quote: ZPurchaseQuote.nullable() }) },
+        response: { 200: ZPaymentChecked },
       },
     },
     async (request) => checkPayment(app.db, currentUser(request).id, request.body.url),
   );
 
-  const ZPaymentFormCheck = ZOk.extend({
-    ok: z.boolean(),
-    currency: z.string(),
-    fee: z.string().nullable(),
-    receive: z.string().nullable(),
-    limits: ZPaymentLimits,
-    /** Field → localized message; `_` for the whole form. */
-    fields: z.record(z.string(), z.string()),
-    message: z.string().nullable(),
-    quote: ZPurchaseCheckQuote.nullable(),
-  });
   // Spec §7 "POST /api/{x}/check (form)": withdraw, exchange and transfer have static routes of their own, which win.
   app.post(
     '/api/:x/check',
@@ -162,13 +151,6 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
   );
 
   // GET /api/deposit/history and /api/payment/history (purchases): one call each, same shape.
-  const ZPaymentHistoryResponse = ZOk.extend({
-    items: z.array(ZPaymentRecord),
-    page: z.number().int(),
-    per_page: z.number().int(),
-    total: z.number().int(),
-    pages: z.number().int(),
-  });
   for (const [path, direction, tag, csv] of [
     ['/api/deposit/history', 'deposit', 'Deposit', 'deposit-history.csv'],
     ['/api/payment/history', 'purchase', 'Purchase', 'payment-history.csv'],
@@ -202,7 +184,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
         tags: ['Purchase'],
         summary: 'The ways to buy currency x: purchase systems and the currencies they charge in',
         params: ZPurchaseParams,
-        response: { 200: ZOk.extend({ buy: z.string(), systems: z.array(ZPaymentSystem) }) },
+        response: { 200: ZPurchaseSystems },
       },
     },
     async (request) => ({
@@ -220,7 +202,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
         tags: ['Purchase'],
         summary: 'Open a purchase: the quote is locked and the hosted card page opened',
         body: ZPurchaseBody,
-        response: { 200: ZOk.extend({ payment: ZDepositPayment, quote: ZPurchaseQuote }) },
+        response: { 200: ZPurchaseOpened },
       },
     },
     async (request) => {

@@ -1,17 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   translate,
   ZCsv,
-  ZOk,
-  ZPaymentSystemGroup,
-  ZWalletEnvelope,
-  ZWithdrawal,
   ZWithdrawalParams,
   ZWithdrawCheckBody,
   ZWithdrawFormBody,
   ZWithdrawHistoryQuery,
-  ZWithdrawLimits,
   ZWithdrawSystemParams,
 } from '@obmen/shared';
 import { notFoundOf } from '../../errors.ts';
@@ -27,34 +21,11 @@ import type { TDocumentCipher } from '../verification/cipher.ts';
 import { WITHDRAW_CSV_COLUMNS, withdrawHistory } from './payment-history.ts';
 import { cancelWithdrawal, requestWithdrawal } from './withdrawal-states.ts';
 import { checkWithdrawal, openWithdrawals, withdrawalStatus, withdrawLimits } from './withdrawals.ts';
+import { ZWithdrawalResponse, ZWithdrawCheckResponse, ZWithdrawDone, ZWithdrawHistoryResponse, ZWithdrawSystems } from '@obmen/shared/payment-answers';
 
 type TWithdrawOptions = { now: () => Date; cipher: TDocumentCipher };
 
 const tags = ['Withdraw'];
-
-const ZWithdrawSystems = ZOk.extend({
-  currencies: z.array(ZPaymentSystemGroup),
-  limits: ZWithdrawLimits,
-  /** Withdrawals are paused until then after a security change; null when they are not. */
-  blocked_until: z.string().nullable(),
-  /** The form asks for a second-factor code. */
-  second_factor: z.boolean(),
-  /** The caller's requests still under way. */
-  open: z.array(ZWithdrawal),
-});
-
-const ZWithdrawCheckResponse = ZOk.extend({
-  ok: z.boolean(),
-  currency: z.string(),
-  fee: z.string().nullable(),
-  receive: z.string().nullable(),
-  limits: ZWithdrawLimits,
-  /** Field → localized message; `_` for the whole form. */
-  fields: z.record(z.string(), z.string()),
-  message: z.string().nullable(),
-});
-
-const ZWithdrawDone = ZOk.extend({ message: z.string(), withdrawal: ZWithdrawal, ...ZWalletEnvelope.shape });
 
 /** Spec §7 "Withdraw": the systems, the check, the request, its status and cancel, the history. */
 const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { now, cipher }) => {
@@ -135,7 +106,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
         tags,
         summary: "One of the caller's withdrawals: state, reason, expected time",
         params: ZWithdrawalParams,
-        response: { 200: ZOk.extend({ withdrawal: ZWithdrawal }) },
+        response: { 200: ZWithdrawalResponse },
       },
     },
     async (request) => ({ status: 'ok' as const, withdrawal: await withdrawalStatus(app.db, currentUser(request).id, request.params.id, request.locale) }),
@@ -150,7 +121,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
         tags,
         summary: 'Cancel a withdrawal still awaiting review; the held amount comes back',
         params: ZWithdrawalParams,
-        response: { 200: ZOk.extend({ message: z.string(), withdrawal: ZWithdrawal, ...ZWalletEnvelope.shape }) },
+        response: { 200: ZWithdrawDone },
       },
     },
     async (request) => {
@@ -160,13 +131,6 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
     },
   );
 
-  const ZWithdrawHistoryResponse = ZOk.extend({
-    items: z.array(ZWithdrawal),
-    page: z.number().int(),
-    per_page: z.number().int(),
-    total: z.number().int(),
-    pages: z.number().int(),
-  });
   app.get(
     '/api/withdraw/history',
     {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { STORED_FILE_RESPONSE, ZOk, ZUser, ZVerificationState, ZVerificationSubmit, ZVerificationTypeParams } from '@obmen/shared';
+import { STORED_FILE_RESPONSE, ZVerificationResponse, ZVerificationSubmit, ZVerificationTypeParams } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { notFoundOf } from '../../errors.ts';
 import { currentUser, requireUser } from '../user/current.ts';
@@ -10,7 +10,6 @@ import { toPublicUser } from '../user/public.ts';
 import { openDocumentCipher } from './cipher.ts';
 import { findOwnFile, getVerificationState, openDraft, submitVerification, uploadVerificationFiles, type TVerificationContext } from './service.ts';
 
-const ZVerificationResponse = ZOk.extend({ user: ZUser, verification: ZVerificationState });
 const ZFileParams = z.object({ id: z.string() });
 
 /** Spec §7 "Verification", plus the owner's read of their own files. */
