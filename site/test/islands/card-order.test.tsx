@@ -5,7 +5,7 @@ import { DICTIONARIES } from '@obmen/shared';
 import CardOrderConfirm from '../../src/islands/CardOrderConfirm.tsx';
 import CardOrderForm from '../../src/islands/CardOrderForm.tsx';
 import { placedOrder, virtualCard, walletEnvelope } from './fixtures.ts';
-import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockApi, ok, refused, unavailable, stubNavigation, expectRetriedThenRenewed, UNAVAILABLE, resetAfterEach } from './api-mock.ts';
+import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockApi, ok, refused, unavailable, stubNavigation } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 const assign = stubNavigation();

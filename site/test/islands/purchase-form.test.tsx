@@ -3,7 +3,7 @@ import { render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import PurchaseForm from '../../src/islands/PurchaseForm.tsx';
-import { formUnderTest, mockApi, ok, refused, UNAVAILABLE, unavailable, stubNavigation, resetAfterEach } from './api-mock.ts';
+import { formUnderTest, mockApi, ok, refused, UNAVAILABLE, unavailable, stubNavigation } from './api-mock.ts';
 import { openedPayment, paymentLimits, purchaseQuote } from './fixtures.ts';
 
 const en = DICTIONARIES.en;

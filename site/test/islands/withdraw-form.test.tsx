@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DICTIONARIES } from '@obmen/shared';
 import WithdrawForm from '../../src/islands/WithdrawForm.tsx';
 import { requestedWithdrawal, walletEnvelope } from './fixtures.ts';
-import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockApi, ok, refused, unavailable, expectRetriedThenRenewed, UNAVAILABLE, resetAfterEach } from './api-mock.ts';
+import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockApi, ok, refused, unavailable } from './api-mock.ts';
 
 const en = DICTIONARIES.en;
 
