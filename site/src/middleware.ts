@@ -37,8 +37,6 @@ function isOpsPage(pathname: string): boolean {
   return pathname === '/ops' || pathname.startsWith('/ops/');
 }
 
-type TCheck = TEnvelope & { user: TUser; site_settings: TSiteSettings };
-
 /**
  * A page that sets `Astro.response.status` keeps the default status text "OK" ("HTTP/1.1 404
  * OK"): the status line gets the text of its code.

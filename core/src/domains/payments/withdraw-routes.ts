@@ -1,13 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  translate,
-  ZCsv,
-  ZWithdrawalParams,
-  ZWithdrawCheckBody,
-  ZWithdrawFormBody,
-  ZWithdrawHistoryQuery,
-  ZWithdrawSystemParams,
-} from '@obmen/shared';
+import { translate, ZCsv, ZWithdrawalParams, ZWithdrawCheckBody, ZWithdrawFormBody, ZWithdrawHistoryQuery, ZWithdrawSystemParams } from '@obmen/shared';
 import { notFoundOf } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { callWithIdempotencyKey } from '../idempotency/service.ts';
