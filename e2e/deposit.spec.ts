@@ -35,6 +35,8 @@ for (const locale of ['ru', 'en'] as const) {
       await system.click();
       await expect(page).toHaveURL(`${BASE_URL}/deposit/form/sandbox-card/RUB`);
       await islandsReady(page);
+      // The island's submit is enabled once React has hydrated it: typing before that is lost.
+      await expect(page.getByTestId('deposit-submit')).toBeEnabled();
 
       // Checked in the browser by the shared rules: below the minimum, then the fee of a valid amount.
       await page.getByTestId('deposit-amount').fill('50');
@@ -53,6 +55,7 @@ for (const locale of ['ru', 'en'] as const) {
       // A declined card: the page says so and nothing is credited.
       await page.getByTestId('deposit-again').click();
       await islandsReady(page);
+      await expect(page.getByTestId('deposit-submit')).toBeEnabled();
       await page.getByTestId('deposit-amount').fill('200');
       await page.getByTestId('deposit-submit').click();
       await payOnHostedPage(page, '4000 0000 0000 0002');
