@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.ts';
-import { createOperator, disableOperator, listOperators } from '../domains/ops/service.ts';
+import { createOperator, disableOperator, listOperators, OPS_ENROL_TTL_MS } from '../domains/ops/service.ts';
 import { operatorOf, type TCommand } from './command.ts';
 
 const CREATE_USAGE = 'usage: operator:create <email> <role>... [--operator <name>]  (roles: support, compliance, finance, content, admin)';
@@ -22,7 +22,7 @@ export const OPS_COMMANDS: Record<string, TCommand> = {
     const [email, ...roles] = positionals;
     if (!email?.includes('@') || roles.length === 0) throw new Error(CREATE_USAGE);
     const created = await createOperator(db, { email, roles, actor, now: new Date() });
-    return { email: created.email, enrol_link: `${loadConfig().PUBLIC_URL}/ops/enrol#${created.token}`, valid_hours: 72 };
+    return { email: created.email, enrol_link: `${loadConfig().PUBLIC_URL}/ops/enrol#${created.token}`, valid_hours: OPS_ENROL_TTL_MS / 3_600_000 };
   },
   'operator:list': (db) => listOperators(db),
   'operator:disable': async (db, args) => {

@@ -1,6 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPS_API_PREFIX, OPS_SESSION_STATE_HEADER, OPS_TOKEN_HEADER } from '@obmen/shared';
+import { OPS_API_PREFIX, OPS_PERMISSIONS, OPS_SESSION_STATE_HEADER, OPS_TOKEN_HEADER } from '@obmen/shared';
 import { build, ENGINES } from '../../helpers.ts';
 import { call, freshEmail, signUp } from '../../auth-helpers.ts';
 import { totpCode, TOTP_STEP_S } from '../../../src/domains/security/totp.ts';
@@ -56,6 +56,11 @@ describe.each(ENGINES)('the back office door on %s', (engine) => {
     call(ctx.app, route.url, { method: route.method as 'GET' | 'POST', ...(route.method === 'POST' ? { payload: {} } : {}), ...extra });
   const deniedRows = async (email: string) =>
     (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM operator_audit WHERE operator LIKE $1 AND outcome = 'denied'`, [`%:${email}`]))[0]!.n;
+
+  it('the database holds exactly the permissions routes and answers may name', async () => {
+    const rows = await ctx.db.query<{ name: string }>('SELECT name FROM ops_permissions');
+    expect(rows.map((row) => row.name).sort()).toEqual([...OPS_PERMISSIONS].sort());
+  });
 
   it('every /api/ops route declares its access; each one hides from strangers and customers and refuses operators without its permission', async () => {
     expect(routes.length).toBeGreaterThanOrEqual(7);
