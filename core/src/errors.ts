@@ -55,6 +55,7 @@ export const ERRORS = {
   ops_sign_in_failed: { status: 401, key: 'ops.sign_in_failed' },
   ops_forbidden: { status: 403, key: 'ops.forbidden' },
   step_up_required: { status: 403, key: 'ops.step_up_required' },
+  ops_claimed: { status: 409, key: 'ops.claimed' },
   // withdrawals (the limit's message names the period: withdraw.limit_exceeded_24h / _30d)
   withdrawal_limit_exceeded: { status: 422, key: 'withdraw.limit_exceeded_24h', field: 'amount', fieldKey: 'withdraw.field_limit_exceeded' },
   deposit_limit_exceeded: { status: 422, key: 'withdraw.limit_exceeded_24h', field: 'amount', fieldKey: 'withdraw.field_limit_exceeded' },

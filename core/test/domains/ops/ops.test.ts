@@ -3,11 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPS_API_PREFIX, OPS_PERMISSIONS, OPS_SESSION_STATE_HEADER, OPS_TOKEN_HEADER } from '@obmen/shared';
 import { build, ENGINES } from '../../helpers.ts';
 import { call, freshEmail, signUp } from '../../auth-helpers.ts';
+import { asOperator, OPERATOR_PASSWORD as PASSWORD, operatorWith as operatorWithRoles } from '../../ops-helpers.ts';
 import { totpCode, TOTP_STEP_S } from '../../../src/domains/security/totp.ts';
-import { createOperator } from '../../../src/domains/ops/service.ts';
 import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
-
-const PASSWORD = 'operator correct horse';
 
 describe.each(ENGINES)('the back office door on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
@@ -34,24 +32,8 @@ describe.each(ENGINES)('the back office door on %s', (engine) => {
     await ctx?.close();
   });
 
-  /** A new operator with these roles, enrolled through the link, signed in: its token and TOTP secret. */
-  async function operatorWith(roles: string[]) {
-    const { email, token } = await createOperator(ctx.db, { email: freshEmail('op'), roles, actor: 'cli:test', now: clock });
-    const started = await call(ctx.app, '/api/ops/enrol/start', { payload: { token } });
-    expect(started.statusCode).toBe(200);
-    const secret = started.json().secret as string;
-    const finished = await call(ctx.app, '/api/ops/enrol/finish', { payload: { token, password: PASSWORD, code: totpCode(secret, clock.getTime()) } });
-    expect(finished.statusCode).toBe(200);
-    // A code counts once: the sign-in takes the next step's.
-    tick(TOTP_STEP_S * 1000);
-    const signedIn = await call(ctx.app, '/api/ops/sign-in', { payload: { email, password: PASSWORD, code: totpCode(secret, clock.getTime()) } });
-    expect(signedIn.statusCode).toBe(200);
-    const session = signedIn.headers[OPS_TOKEN_HEADER];
-    if (typeof session !== 'string') throw new Error('no ops token');
-    return { email, secret, token: session, enrolToken: token };
-  }
-
-  const asOperator = (token: string) => ({ headers: { [OPS_TOKEN_HEADER]: token } });
+  const clockOf = { now: () => clock, tick };
+  const operatorWith = (roles: string[]) => operatorWithRoles(ctx, clockOf, roles);
   const send = (route: { method: string; url: string }, extra: Parameters<typeof call>[2] = {}) =>
     call(ctx.app, route.url, { method: route.method as 'GET' | 'POST', ...(route.method === 'POST' ? { payload: {} } : {}), ...extra });
   const deniedRows = async (email: string) =>
