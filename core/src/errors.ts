@@ -51,6 +51,7 @@ export const ERRORS = {
   challenge_invalid: { status: 400, key: 'security.challenge_invalid' },
   session_not_found: { status: 404, key: 'api.session_not_found' },
   withdrawals_blocked: { status: 403, key: 'security.withdrawals_blocked' },
+  sign_in_blocked: { status: 403, key: 'auth.sign_in_blocked' },
   // the back office (domains/ops)
   ops_sign_in_failed: { status: 401, key: 'ops.sign_in_failed' },
   ops_forbidden: { status: 403, key: 'ops.forbidden' },

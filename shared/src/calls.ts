@@ -9,6 +9,12 @@ import {
   ZOpsMeResponse,
   ZOpsSignInBody,
   ZOpsStepUpBody,
+  ZOpsBlockWithdrawalsBody,
+  ZOpsCustomerActionBody,
+  ZOpsCustomerNoteBody,
+  ZOpsCustomerResponse,
+  ZOpsCustomerSearchQuery,
+  ZOpsCustomerSearchResponse,
   ZAuthCheckResponse,
   ZAuthMessage,
   ZAuthState,
@@ -301,6 +307,14 @@ export const CALLS = declareCalls({
   'GET /api/ops/me': { answer: ZOpsMeResponse },
   'POST /api/ops/step-up': { body: ZOpsStepUpBody, answer: ZOk },
   'GET /api/ops/audit': { query: ZOpsAuditQuery, answer: ZOpsAuditResponse },
+  'GET /api/ops/customers': { query: ZOpsCustomerSearchQuery, answer: ZOpsCustomerSearchResponse },
+  'GET /api/ops/customers/{account_id}': { answer: ZOpsCustomerResponse },
+  'POST /api/ops/customers/{account_id}/reveal': { body: ZOpsCustomerActionBody, answer: ZOpsCustomerResponse },
+  'POST /api/ops/customers/{account_id}/block-sign-in': { body: ZOpsCustomerActionBody, answer: ZOk },
+  'POST /api/ops/customers/{account_id}/unblock-sign-in': { body: ZOpsCustomerActionBody, answer: ZOk },
+  'POST /api/ops/customers/{account_id}/block-withdrawals': { body: ZOpsBlockWithdrawalsBody, answer: ZOk },
+  'POST /api/ops/customers/{account_id}/revoke-sessions': { body: ZOpsCustomerActionBody, answer: ZOk },
+  'POST /api/ops/customers/{account_id}/notes': { body: ZOpsCustomerNoteBody, answer: ZOk },
 });
 
 export type TCalls = typeof CALLS;
