@@ -57,7 +57,14 @@ export const ZOpsCustomer = z.object({
   sign_in_blocked_at: z.string().nullable(),
   /** The operator's block (the security hold after a password change shows in `security`). */
   withdrawals_blocked_until: z.string().nullable(),
-  verification: z.object({ status: z.string(), type: z.string(), submitted_at: z.string().nullable(), decided_at: z.string().nullable() }).nullable(),
+  verification: z
+    .object({
+      status: z.enum(['draft', 'submitted', 'approved', 'rejected']),
+      type: z.string(),
+      submitted_at: z.string().nullable(),
+      decided_at: z.string().nullable(),
+    })
+    .nullable(),
   wallets: z.array(z.object({ currency: z.string(), balance: z.string(), held: z.string() })),
   ledger: z.array(
     z.object({

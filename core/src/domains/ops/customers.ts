@@ -50,10 +50,15 @@ export async function searchCustomers(db: Queryable, q: string): Promise<TOpsCus
        FROM best b JOIN users u ON u.id = b.id ORDER BY b.rank, u.account_id LIMIT 20`,
     [text, digits, text.replace(/[%_\\]/g, '\\$&')],
   );
-  return rows.map((row) => ({ ...row, name: row.name, created_at: new Date(row.created_at).toISOString() }));
+  // Names stay masked in a list, whatever matched: the full name is shown only by a reveal.
+  return rows.map((row) => ({ ...row, name: row.name && row.name.split(' ').map(mask).join(' '), created_at: new Date(row.created_at).toISOString() }));
 }
 
-const mask = (value: string | null) => (value ? `${[...value][0]}***` : null);
+function mask(value: string): string;
+function mask(value: string | null): string | null;
+function mask(value: string | null) {
+  return value ? `${[...value][0]}***` : null;
+}
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
 /** Everything about one customer, personal data masked unless `revealed`. */
@@ -84,7 +89,7 @@ export async function customerDossier(db: Queryable, customer: TCustomerRef, opt
          FROM users WHERE id = $1`,
       [userId],
     ),
-    db.query<{ status: string; type: string; submitted_at: Date | null; decided_at: Date | null }>(
+    db.query<{ status: 'draft' | 'submitted' | 'approved' | 'rejected'; type: string; submitted_at: Date | null; decided_at: Date | null }>(
       'SELECT status, type, submitted_at, decided_at FROM verifications WHERE user_id = $1 ORDER BY id DESC LIMIT 1',
       [userId],
     ),
