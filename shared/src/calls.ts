@@ -15,6 +15,10 @@ import {
   ZOpsCustomerResponse,
   ZOpsCustomerSearchQuery,
   ZOpsCustomerSearchResponse,
+  ZOpsOperatorsResponse,
+  ZOpsProposeBody,
+  ZOpsRequestResponse,
+  ZOpsRequestsResponse,
   ZAuthCheckResponse,
   ZAuthMessage,
   ZAuthState,
@@ -315,6 +319,12 @@ export const CALLS = declareCalls({
   'POST /api/ops/customers/{account_id}/block-withdrawals': { body: ZOpsBlockWithdrawalsBody, answer: ZOk },
   'POST /api/ops/customers/{account_id}/revoke-sessions': { body: ZOpsCustomerActionBody, answer: ZOk },
   'POST /api/ops/customers/{account_id}/notes': { body: ZOpsCustomerNoteBody, answer: ZOk },
+  'GET /api/ops/requests': { answer: ZOpsRequestsResponse },
+  'POST /api/ops/requests': { body: ZOpsProposeBody, answer: ZOpsRequestResponse },
+  'POST /api/ops/requests/{id}/approve': { answer: ZOpsRequestResponse },
+  'POST /api/ops/requests/{id}/decline': { answer: ZOpsRequestResponse },
+  'POST /api/ops/requests/{id}/withdraw': { answer: ZOpsRequestResponse },
+  'GET /api/ops/operators': { answer: ZOpsOperatorsResponse },
 });
 
 export type TCalls = typeof CALLS;

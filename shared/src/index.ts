@@ -29,3 +29,4 @@ export * from './mailing.ts';
 export * from './referral.ts';
 export * from './ops.ts';
 export * from './ops-customers.ts';
+export * from './ops-requests.ts';

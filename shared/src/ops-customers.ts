@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZOpsAuditRow } from './ops.ts';
+import { ZOpsAuditRow, ZOpsReasonGiven } from './ops.ts';
 import { ZSecurityResponse } from './security.ts';
 
 /*
@@ -7,17 +7,6 @@ import { ZSecurityResponse } from './security.ts';
  * them on one page, act on them. Personal data (names, phone, birth date, address) comes masked
  * unless the operator reveals it (a permission, a fresh second factor, an audit row).
  */
-
-/** Why an operator acts on a customer: a closed catalogue, shown in ru and en (`ops.reason.<code>`). */
-export const OPS_CUSTOMER_REASONS = ['customer_request', 'fraud_suspected', 'compliance_review', 'security_incident', 'chargeback', 'other'] as const;
-export const ZOpsCustomerReason = z.enum(OPS_CUSTOMER_REASONS, 'validation.invalid');
-export type TOpsCustomerReason = z.infer<typeof ZOpsCustomerReason>;
-
-const ZReasonText = z.string().trim().max(500, 'validation.too_long');
-/** Every action: a reason from the catalogue and, for `other`, words of the operator's own. */
-const ZOpsAction = z
-  .object({ reason: ZOpsCustomerReason, text: ZReasonText.default('') })
-  .refine((body) => body.reason !== 'other' || body.text !== '', { path: ['text'], message: 'validation.required' });
 
 /** GET /api/ops/customers?q= : account id, e-mail, name, phone or wallet address. */
 export const ZOpsCustomerSearchQuery = z.object({ q: z.string().trim().min(2, 'validation.invalid').max(200, 'validation.too_long') });
@@ -90,8 +79,8 @@ export type TOpsCustomer = z.infer<typeof ZOpsCustomer>;
 export const ZOpsCustomerResponse = z.object({ status: z.literal('ok'), customer: ZOpsCustomer });
 
 /** POST /api/ops/customers/{account_id}/block-sign-in and unblock-sign-in, revoke-sessions, reveal */
-export const ZOpsCustomerActionBody = ZOpsAction;
+export const ZOpsCustomerActionBody = ZOpsReasonGiven;
 /** POST /api/ops/customers/{account_id}/block-withdrawals: until a day (UTC midnight); a past or empty day lifts it. */
-export const ZOpsBlockWithdrawalsBody = ZOpsAction.and(z.object({ until: z.iso.date('validation.invalid').nullable() }));
+export const ZOpsBlockWithdrawalsBody = ZOpsReasonGiven.and(z.object({ until: z.iso.date('validation.invalid').nullable() }));
 /** POST /api/ops/customers/{account_id}/notes */
 export const ZOpsCustomerNoteBody = z.object({ text: z.string().trim().min(1, 'validation.required').max(2000, 'validation.too_long') });

@@ -25,9 +25,17 @@ import { opsSessionOf } from './guard.ts';
 
 const tags = ['Ops'];
 
+/** Who acts in an /api/ops call: the session's operator, the request's id and address, the clock. */
+export const opsActorOf = (request: FastifyRequest, now: () => Date): TOpsActor => ({
+  operator: opsSessionOf(request).operator,
+  requestId: request.id,
+  ip: request.ip,
+  now: now(),
+});
+
 /** The customer view's calls: find, see, reveal, and the audited actions (each with a fresh second factor). */
 const customerRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
-  const actorOf = (request: FastifyRequest): TOpsActor => ({ operator: opsSessionOf(request).operator, requestId: request.id, ip: request.ip, now: now() });
+  const actorOf = (request: FastifyRequest) => opsActorOf(request, now);
   const customerOf = (request: FastifyRequest<{ Params: { account_id: number } }>) => findCustomer(app.db, request.params.account_id);
 
   app.get(

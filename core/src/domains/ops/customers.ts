@@ -1,4 +1,4 @@
-import { formatAmount, type TOpsCustomer, type TOpsCustomerHit, type TOpsCustomerReason } from '@obmen/shared';
+import { formatAmount, type TOpsCustomer, type TOpsCustomerHit, type TOpsReason as TOpsReasonCode } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { notFoundOf } from '../../errors.ts';
 import { writeAudit } from '../audit/service.ts';
@@ -20,8 +20,8 @@ const SHOWN = 50;
 
 export type TCustomerRef = { id: string; account_id: number };
 /** Who acts and why: the operator from the session, the request's id and address, a catalogued reason. */
-export type TOpsActor = { operator: Pick<TOperator, 'id' | 'email'>; requestId: string; ip: string; now: Date };
-export type TOpsReason = { reason: TOpsCustomerReason; text: string };
+export type TOpsActor = { operator: TOperator; requestId: string; ip: string; now: Date };
+export type TOpsReason = { reason: TOpsReasonCode; text: string };
 
 export const customerSubject = (accountId: number) => `customer:${accountId}`;
 

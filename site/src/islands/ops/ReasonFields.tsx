@@ -1,8 +1,8 @@
 import { useTranslation } from 'react-i18next';
-import { OPS_CUSTOMER_REASONS, type TOpsCustomerReason } from '@obmen/shared/ops-customers';
+import { OPS_REASONS, type TOpsReason } from '@obmen/shared/ops';
 import { FieldNote } from '../FormParts.tsx';
 
-export type TReason = { reason: TOpsCustomerReason; text: string };
+export type TReason = { reason: TOpsReason; text: string };
 export const NO_REASON: TReason = { reason: 'customer_request', text: '' };
 
 /** Why the operator acts: a reason from the catalogue and words of their own (needed for "other"). */
@@ -15,10 +15,10 @@ export function ReasonFields({ id, value, error, onChange }: { id: string; value
         <select
           name="reason"
           value={value.reason}
-          onChange={(event) => onChange({ ...value, reason: event.target.value as TOpsCustomerReason })}
+          onChange={(event) => onChange({ ...value, reason: event.target.value as TOpsReason })}
           data-testid={`${id}-reason`}
         >
-          {OPS_CUSTOMER_REASONS.map((code) => (
+          {OPS_REASONS.map((code) => (
             <option key={code} value={code}>
               {t(`ops.reason.${code}`)}
             </option>
