@@ -11,6 +11,17 @@ export const OPERATOR_PASSWORD = 'operator correct horse';
 /** A test's clock: what the app was built with (`now`) and how the test moves it on. */
 export type TTestClock = { now: () => Date; tick: (ms: number) => void };
 
+/** A clock standing at `start` until the test moves it. */
+export function testClock(start = new Date('2026-11-27T09:00:00Z')): TTestClock {
+  let at = start;
+  return {
+    now: () => at,
+    tick: (ms) => {
+      at = new Date(at.getTime() + ms);
+    },
+  };
+}
+
 export type TTestOperator = { email: string; secret: string; token: string; enrolToken: string };
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZUserInfo } from './auth.ts';
 import { ZOpsAuditRow, ZOpsReasonGiven } from './ops.ts';
 import { ZSecurityResponse } from './security.ts';
 
@@ -32,16 +33,17 @@ export const ZOpsCustomer = z.object({
   created_at: z.string(),
   level: z.number().int(),
   /** Masked (`И***`) unless revealed. */
-  personal: z.object({
+  personal: ZUserInfo.pick({
+    first_name: true,
+    last_name: true,
+    middle_name: true,
+    birth_date: true,
+    phone: true,
+    country: true,
+    city: true,
+    address: true,
+  }).extend({
     revealed: z.boolean(),
-    first_name: z.string().nullable(),
-    last_name: z.string().nullable(),
-    middle_name: z.string().nullable(),
-    birth_date: z.string().nullable(),
-    phone: z.string().nullable(),
-    country: z.string().nullable(),
-    city: z.string().nullable(),
-    address: z.string().nullable(),
   }),
   sign_in_blocked_at: z.string().nullable(),
   /** The operator's block (the security hold after a password change shows in `security`). */

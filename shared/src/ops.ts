@@ -13,6 +13,8 @@ export const OPS_COOKIE = 'ops_token';
 export const OPS_TOKEN_HEADER = 'x-obmen-ops-token';
 export const OPS_SESSION_STATE_HEADER = 'x-obmen-ops-session';
 export const OPS_API_PREFIX = '/api/ops/';
+/** The back office's sign-in page. */
+export const OPS_LOGIN_PATH = '/ops/login';
 /** The ops cookie's life: an operator's session lasts at most 8 hours (idle 15 minutes, by the core). */
 export const OPS_SESSION_MAX_S = 8 * 60 * 60;
 

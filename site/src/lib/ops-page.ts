@@ -1,7 +1,6 @@
 import type { AstroGlobal } from 'astro';
-import { OPS_COOKIE } from '@obmen/shared';
-
-export const OPS_LOGIN_PATH = '/ops/login';
+import { OPS_COOKIE, OPS_LOGIN_PATH } from '@obmen/shared';
+import { OPS_MESSAGE_PREFIXES, pickMessages } from './messages.ts';
 
 /**
  * A back-office page without the ops cookie has nothing to show: the sign-in instead (a
@@ -9,4 +8,13 @@ export const OPS_LOGIN_PATH = '/ops/login';
  */
 export function opsSignInRedirect(astro: AstroGlobal): Response | null {
   return astro.cookies.get(OPS_COOKIE)?.value ? null : astro.redirect(OPS_LOGIN_PATH);
+}
+
+/**
+ * What a signed-in back-office page hands its island: the sign-in redirect when there is no ops
+ * cookie (`away`, to return), else the locale, time zone and the ops messages.
+ */
+export function opsPage(astro: AstroGlobal) {
+  const { t, locale, timeZone } = astro.locals;
+  return { away: opsSignInRedirect(astro), t, island: { locale, timeZone, messages: pickMessages(locale, OPS_MESSAGE_PREFIXES) } };
 }

@@ -1,21 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, ENGINES } from '../../helpers.ts';
 import { call } from '../../auth-helpers.ts';
-import { asOperator, operatorWith } from '../../ops-helpers.ts';
+import { asOperator, operatorWith, testClock } from '../../ops-helpers.ts';
 import { verifyAuditLines, type TAuditLine } from '../../../src/domains/audit/service.ts';
 
 describe.each(ENGINES)("the back office's audit page on %s", (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
-  let clock = new Date('2026-11-27T09:00:00Z');
-  const clockOf = {
-    now: () => clock,
-    tick: (ms: number) => {
-      clock = new Date(clock.getTime() + ms);
-    },
-  };
+  const clockOf = testClock();
 
   beforeAll(async () => {
-    ctx = await build(engine, {}, { now: () => clock });
+    ctx = await build(engine, {}, { now: clockOf.now });
   });
   afterAll(async () => {
     await ctx?.close();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, ENGINES } from '../../helpers.ts';
 import { call, expectRefusal, freshEmail, logIn, signUp } from '../../auth-helpers.ts';
-import { asOperator, operatorWith, stepUpOperator, type TTestOperator } from '../../ops-helpers.ts';
+import { asOperator, operatorWith, stepUpOperator, testClock, type TTestOperator } from '../../ops-helpers.ts';
 import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
 import { withdrawalsBlockedUntil } from '../../../src/domains/security/second-factor.ts';
 
@@ -9,16 +9,10 @@ const PASSWORD = 'correct horse battery';
 
 describe.each(ENGINES)('the customer view on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
-  let clock = new Date('2026-11-27T09:00:00Z');
-  const clockOf = {
-    now: () => clock,
-    tick: (ms: number) => {
-      clock = new Date(clock.getTime() + ms);
-    },
-  };
+  const clockOf = testClock();
 
   beforeAll(async () => {
-    ctx = await build(engine, {}, { now: () => clock });
+    ctx = await build(engine, {}, { now: clockOf.now });
   });
   afterAll(async () => {
     await ctx?.close();

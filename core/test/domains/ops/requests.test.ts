@@ -1,22 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, ENGINES } from '../../helpers.ts';
 import { call, freshEmail, signUp } from '../../auth-helpers.ts';
-import { asOperator, operatorWith, stepUpOperator, type TTestOperator } from '../../ops-helpers.ts';
+import { asOperator, operatorWith, stepUpOperator, testClock, type TTestOperator } from '../../ops-helpers.ts';
 import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
 import { secondFactorEnabled } from '../../../src/domains/security/second-factor.ts';
 
 describe.each(ENGINES)('four eyes on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
-  let clock = new Date('2026-11-27T09:00:00Z');
-  const clockOf = {
-    now: () => clock,
-    tick: (ms: number) => {
-      clock = new Date(clock.getTime() + ms);
-    },
-  };
+  const clockOf = testClock();
 
   beforeAll(async () => {
-    ctx = await build(engine, {}, { now: () => clock });
+    ctx = await build(engine, {}, { now: clockOf.now });
   });
   afterAll(async () => {
     await ctx?.close();

@@ -1,6 +1,6 @@
 import type { TFunction } from 'i18next';
 import { ApiError } from '../../lib/api.ts';
-import { OPS_LOGIN_PATH } from '../../lib/ops-page.ts';
+import { OPS_LOGIN_PATH } from '@obmen/shared/ops';
 
 /**
  * What a failed back-office call means to the operator: the core hides /api/ops from anyone
