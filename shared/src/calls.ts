@@ -9,6 +9,11 @@ import {
   ZOpsMeResponse,
   ZOpsSignInBody,
   ZOpsStepUpBody,
+  ZOpsKycClaimResponse,
+  ZOpsKycDecisionResponse,
+  ZOpsKycQueueResponse,
+  ZOpsKycRejectBody,
+  ZOpsKycReviewResponse,
   ZAuthCheckResponse,
   ZAuthMessage,
   ZAuthState,
@@ -301,6 +306,11 @@ export const CALLS = declareCalls({
   'GET /api/ops/me': { answer: ZOpsMeResponse },
   'POST /api/ops/step-up': { body: ZOpsStepUpBody, answer: ZOk },
   'GET /api/ops/audit': { query: ZOpsAuditQuery, answer: ZOpsAuditResponse },
+  'GET /api/ops/kyc': { answer: ZOpsKycQueueResponse },
+  'POST /api/ops/kyc/{id}/claim': { answer: ZOpsKycClaimResponse },
+  'GET /api/ops/kyc/{id}': { answer: ZOpsKycReviewResponse },
+  'POST /api/ops/kyc/{id}/approve': { answer: ZOpsKycDecisionResponse },
+  'POST /api/ops/kyc/{id}/reject': { body: ZOpsKycRejectBody, answer: ZOpsKycDecisionResponse },
 });
 
 export type TCalls = typeof CALLS;
