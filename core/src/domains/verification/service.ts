@@ -381,14 +381,17 @@ export async function findOwnFile(db: Queryable, userId: string, filePublicId: s
   return file ?? null;
 }
 
-/** Streams a document file to whoever the route let through (private, never cached); 404 when storage lost it. */
+/**
+ * Streams a document file to whoever the route let through (private, never cached); 404 when
+ * storage lost it. A reply is thenable (awaiting it waits for the response): check `sent`.
+ */
 export async function sendDocumentFile(reply: FastifyReply, storage: TFileStorage, file: Pick<TFileRow, 'storage_key' | 'mime' | 'reencoded' | 'side'>) {
-  const sent = await sendStoredFile(reply, storage, {
+  await sendStoredFile(reply, storage, {
     key: file.storage_key,
     mime: file.mime,
     reencoded: file.reencoded,
     name: `${file.side}.${file.storage_key.split('.').pop()}`,
   });
-  if (!sent) throw notFoundOf('document');
-  return sent;
+  if (!reply.sent) throw notFoundOf('document');
+  return reply;
 }

@@ -13,7 +13,8 @@ export const kycReviewPath = (id: string) => `/ops/kyc/${id}`;
 
 /**
  * The identity queue: submitted verifications, oldest first, each with how long it has waited
- * against the target (overdue ones marked), who holds it, and a claim that opens the review.
+ * against the target (overdue ones marked), who holds it, its review (a link: looking claims
+ * nothing), and a claim that opens the review.
  */
 export function KycQueue() {
   const { t } = useTranslation();
@@ -67,7 +68,9 @@ function QueueItem({ item, targetMs, busy, onClaim }: { item: TOpsKycQueueItem; 
   return (
     <li className={`kyc-queue-item${item.overdue ? ' overdue' : ''}`} data-testid="kyc-item" data-id={item.id}>
       <div className="kyc-queue-head">
-        <strong>{title}</strong>
+        <a href={kycReviewPath(item.id)} className="kyc-queue-title" data-testid="kyc-open">
+          {title}
+        </a>
         {item.resubmitted && <span className="ops-badge">{t('ops.kyc.resubmitted')}</span>}
         {item.overdue && <span className="ops-badge danger">{t('ops.kyc.overdue')}</span>}
       </div>
@@ -78,12 +81,8 @@ function QueueItem({ item, targetMs, busy, onClaim }: { item: TOpsKycQueueItem; 
       <p className="kyc-queue-meta" data-testid="kyc-item-claim">
         {item.claim ? (item.claim.mine ? t('ops.kyc.claim_mine') : t('ops.kyc.claim_other', { email: item.claim.email })) : t('ops.kyc.claim_free')}
       </p>
-      <div className="kyc-queue-actions">
-        {heldByOther ? (
-          <a className="btn btn-outline" href={kycReviewPath(item.id)} aria-label={`${t('ops.kyc.open')}: ${title}`} data-testid="kyc-open">
-            {t('ops.kyc.open')}
-          </a>
-        ) : (
+      {!heldByOther && (
+        <div className="kyc-queue-actions">
           <button
             type="button"
             className="btn btn-primary"
@@ -94,8 +93,8 @@ function QueueItem({ item, targetMs, busy, onClaim }: { item: TOpsKycQueueItem; 
           >
             {item.claim?.mine ? t('ops.kyc.continue') : t('ops.kyc.claim')}
           </button>
-        )}
-      </div>
+        </div>
+      )}
     </li>
   );
 }
