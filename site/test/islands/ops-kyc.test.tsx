@@ -67,7 +67,7 @@ describe('identity review islands', () => {
     });
     render(<OpsKyc locale="en" messages={en} timeZone="UTC" mode="queue" />);
     const items = await screen.findAllByTestId('kyc-item');
-    expect(items[0]!.textContent).toContain('Waiting 1 d 2 h (target 1 d 0 h)');
+    expect(items[0]!.textContent).toContain('Waiting 1 d 2 h (target 1 d)');
     expect(items[0]!.textContent).toContain('overdue');
     expect(items[1]!.textContent).toContain('Claimed by x@obmen.test');
     expect(screen.getByTestId('kyc-queue-summary').textContent).toBe('In the queue: 2, overdue: 1');

@@ -52,7 +52,8 @@ export function OpsLoadState({ failure }: { failure: TOpsFailure | null }) {
     return (
       <div className="ops-forbidden" data-testid="ops-forbidden">
         <h2>{t('ops.forbidden_title')}</h2>
-        <p>{failure.message}</p>
+        {/* The page's language: the core answers in the operator's, which may differ from the page's. */}
+        <p>{t('ops.forbidden')}</p>
         <a className="btn btn-outline" href="/ops">
           {t('ops.nav_home')}
         </a>
@@ -69,7 +70,7 @@ export function useDuration(): (ms: number) => string {
       const minutes = Math.floor(ms / 60_000);
       const days = Math.floor(minutes / 1440);
       const hours = Math.floor((minutes % 1440) / 60);
-      if (days > 0) return t('ops.duration_dh', { d: days, h: hours });
+      if (days > 0) return hours ? t('ops.duration_dh', { d: days, h: hours }) : t('ops.duration_d', { d: days });
       if (hours > 0) return t('ops.duration_hm', { h: hours, m: minutes % 60 });
       return t('ops.duration_m', { m: minutes });
     },
