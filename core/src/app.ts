@@ -27,6 +27,8 @@ import chatRoutes from './domains/chat/routes.ts';
 import opsGuard from './domains/ops/guard.ts';
 import opsRoutes from './domains/ops/routes.ts';
 import opsKycRoutes from './domains/ops/kyc-routes.ts';
+import opsCustomerRoutes from './domains/ops/customers-routes.ts';
+import opsRequestRoutes from './domains/ops/requests-routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { registerPaymentProviders } from './domains/payments/providers.ts';
@@ -98,6 +100,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
     targetMs: config.KYC_REVIEW_TARGET_MS,
     verification: { storage: fastify.storage, cipher: documents, publicUrl: config.PUBLIC_URL },
   });
+  await fastify.register(opsCustomerRoutes, { now: clock });
+  await fastify.register(opsRequestRoutes, { now: clock });
   // The providers this configuration runs with: the domains reach them through their adapters.
   const providers = loadPaymentProviders(config);
   registerPaymentProviders(providers);

@@ -84,21 +84,20 @@ describe('identity review islands', () => {
     expect((await screen.findByTestId('ops-forbidden')).textContent).toContain(en['ops.forbidden']);
   });
 
-  it('asks for the code when the review needs a fresh second factor, then shows it: images beside the data and the checks', async () => {
+  it('asks for the code when the review needs a fresh second factor (the shared step-up form), then shows it: images beside the data and the checks', async () => {
     const calls = mockApi({
       [`/ops/kyc/${ID}`]: [refused(403, 'step_up_required', en['ops.step_up_required']!), ok({ review })],
       '/ops/step-up': [refused(400, 'validation', 'Wrong code', { code: 'Wrong code' }), ok({})],
     });
     render(<OpsKyc locale="en" messages={en} timeZone="UTC" mode="review" id={ID} />);
-    const dialog = await screen.findByTestId('step-up-dialog');
-    expect(dialog.getAttribute('aria-labelledby')).toBe('step-up-title');
-    fireEvent.change(screen.getByTestId('step-up-code'), { target: { value: '000000' } });
-    fireEvent.click(screen.getByTestId('step-up-submit'));
-    expect((await screen.findByTestId('step-up-code-error')).textContent).toBe('Wrong code');
-    fireEvent.change(screen.getByTestId('step-up-code'), { target: { value: '123456' } });
-    fireEvent.click(screen.getByTestId('step-up-submit'));
+    await screen.findByTestId('ops-step-up');
+    fireEvent.change(screen.getByTestId('ops-step-up-code'), { target: { value: '000000' } });
+    fireEvent.click(screen.getByTestId('ops-step-up-submit'));
+    expect((await screen.findByTestId('ops-step-up-error')).textContent).toBe('Wrong code');
+    fireEvent.change(screen.getByTestId('ops-step-up-code'), { target: { value: '123456' } });
+    fireEvent.click(screen.getByTestId('ops-step-up-submit'));
     expect((await screen.findByTestId('kyc-data')).textContent).toContain('AB1234567');
-    expect(screen.queryByTestId('step-up-dialog')).toBeNull();
+    expect(screen.queryByTestId('ops-step-up')).toBeNull();
     expect(screen.getByTestId('kyc-image-front').querySelector('img')!.getAttribute('src')).toBe('/api/ops/kyc/file/f1');
     expect(screen.getByTestId('kyc-check-duplicates').textContent).toContain('1000777');
     expect(sentBody(2)).toEqual({ code: '123456' });
@@ -108,7 +107,8 @@ describe('identity review islands', () => {
   it('cancelling the step-up leaves the refusal on screen', async () => {
     mockApi({ [`/ops/kyc/${ID}`]: [refused(403, 'step_up_required', en['ops.step_up_required']!)] });
     render(<OpsKyc locale="en" messages={en} timeZone="UTC" mode="review" id={ID} />);
-    fireEvent.click(await screen.findByTestId('step-up-cancel'));
+    await screen.findByTestId('ops-step-up');
+    fireEvent.click(screen.getByText(en['ops.cancel']!));
     expect((await screen.findByTestId('ops-load-error')).textContent).toBe(en['ops.step_up_required']);
   });
 

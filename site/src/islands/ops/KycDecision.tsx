@@ -7,16 +7,18 @@ import { api, ApiError } from '../../lib/api.ts';
 import { useHydrated } from '../../lib/use-hydrated.ts';
 import { FieldNote, FormError } from '../FormParts.tsx';
 import { opsFailure } from './OpsLoad.tsx';
+import { useStepUp } from './StepUp.tsx';
 
 type TChoice = { reason: TRejectReason | ''; note: string };
 
 /**
  * The decision on a submission: each file accepted or rejected with a reason from the catalogue
  * (the customer reads it with what to redo, and sends only those files again); approval when
- * every file is accepted. Both ask for a fresh second factor through `withStepUp`.
+ * every file is accepted. Both ask for a fresh second factor (the step-up form, beside the button).
  */
-export function KycDecision({ review, withStepUp }: { review: TOpsKycReview; withStepUp: <T>(call: () => Promise<T>) => Promise<T> }) {
+export function KycDecision({ review }: { review: TOpsKycReview }) {
   const { t } = useTranslation();
+  const { stepped, prompt } = useStepUp();
   const hydrated = useHydrated();
   const [choices, setChoices] = useState<Partial<Record<TVerificationSide, TChoice>>>({});
   const [fields, setFields] = useState<Record<string, string>>({});
@@ -38,7 +40,7 @@ export function KycDecision({ review, withStepUp }: { review: TOpsKycReview; wit
     try {
       const params = { id: review.id };
       const body: TOpsKycRejectBody = { files: rejected };
-      const answer = await withStepUp(() =>
+      const answer = await stepped(() =>
         rejected.length ? api(CALLS['POST /api/ops/kyc/{id}/reject'], { params, body }) : api(CALLS['POST /api/ops/kyc/{id}/approve'], { params }),
       );
       setDone(answer.verification_status === 'approved' ? 'approved' : 'rejected');
@@ -108,6 +110,7 @@ export function KycDecision({ review, withStepUp }: { review: TOpsKycReview; wit
           );
         })}
       </div>
+      {prompt}
       <div className="settings-actions">
         <button
           className={`btn ${rejected.length ? 'btn-danger' : 'btn-primary'}`}

@@ -12,19 +12,20 @@ import { useStepUp } from './StepUp.tsx';
 /**
  * One submission under review: the document images beside the data the customer typed and the
  * checks the core made, the claim, and the decision. The review and the images are views of
- * personal data: they ask for a fresh second factor (the step-up dialog) and are audited.
+ * personal data: they ask for a fresh second factor (the step-up form) and are audited.
  */
 export function KycReview({ id }: { id: string }) {
   const { t } = useTranslation();
-  const { withStepUp, stepUp } = useStepUp();
-  const load = useCallback(() => withStepUp(() => api(CALLS['GET /api/ops/kyc/{id}'], { params: { id } })), [withStepUp, id]);
+  const { stepped, prompt } = useStepUp();
+  const load = useCallback(() => stepped(() => api(CALLS['GET /api/ops/kyc/{id}'], { params: { id } })), [stepped, id]);
   const { data, failure, reload } = useOpsLoad(load);
-  // Bumped to fetch the images again after a step-up (an <img> cannot answer the dialog itself).
+  // Bumped to fetch the images again after a step-up (an <img> cannot ask for the code itself).
   const [imagesRound, setImagesRound] = useState(0);
 
   const review = data?.review;
   return (
     <>
+      {prompt}
       {review ? (
         <div className="kyc-review" data-testid="kyc-review" data-status={review.status}>
           <ReviewHead review={review} onClaimed={reload} />
@@ -46,7 +47,7 @@ export function KycReview({ id }: { id: string }) {
             <TypedData review={review} />
           </div>
           {review.status === 'submitted' ? (
-            <KycDecision review={review} withStepUp={withStepUp} />
+            <KycDecision review={review} />
           ) : (
             <p className="form-success" role="status" data-testid="kyc-decided">
               {t(`kycpage.status.${review.status}`)}
@@ -54,9 +55,8 @@ export function KycReview({ id }: { id: string }) {
           )}
         </div>
       ) : (
-        <OpsLoadState failure={failure} />
+        !prompt && <OpsLoadState failure={failure} />
       )}
-      {stepUp}
     </>
   );
 }
