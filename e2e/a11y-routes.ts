@@ -18,9 +18,10 @@ export type TA11yState = {
   path: string;
   /**
    * Who sees it: signed-out visitors, the signed-in (verified) demo account, both, or a new
-   * account at verification level 0 (locked payment systems and cards, the document forms).
+   * account at verification level 0 (locked payment systems and cards, the document forms), or
+   * a back-office operator of the compliance role with a passport waiting for review ('ops').
    */
-  auth: 'out' | 'in' | 'both' | 'new';
+  auth: 'out' | 'in' | 'both' | 'new' | 'ops';
   /** Only at these widths (default both): the burger menu exists only on a phone. */
   viewports?: readonly TViewport[];
   /** Brings the page into the state to check, after it has loaded and hydrated. */
@@ -51,6 +52,20 @@ async function submitEmpty(page: Page, form: string) {
 function formErrors(name: string, path: string, auth: TA11yState['auth'], testId: string): TA11yState {
   const form = `[data-testid="${testId}"]`;
   return { name, path, auth, prepare: (page) => submitEmpty(page, form), scope: form };
+}
+
+/** From the identity queue to the review of its first submission (a look: nothing is claimed). */
+async function openFirstReview(page: Page) {
+  await page.getByTestId('kyc-open').first().click();
+  await expect(page.getByTestId('kyc-data')).toBeVisible();
+  await islandsReady(page);
+}
+
+/** A file marked for rejection with the reason that needs a note: the note's field and the customer's hint show. */
+async function rejectWithNote(page: Page) {
+  await openFirstReview(page);
+  await page.locator('[data-testid^="kyc-reason-"]').first().selectOption('other');
+  await expect(page.locator('[data-testid^="kyc-note-"]').first()).toBeVisible();
 }
 
 async function quote(page: Page) {
@@ -225,6 +240,10 @@ export const A11Y_STATES: readonly TA11yState[] = [
   // The hash state first: from /ops/enrol, a goto to /ops/enrol#… would not load the page again.
   { name: 'ops enrolment, spent link', path: '/ops/enrol#e2e-not-a-token', auth: 'out' },
   { name: 'ops enrolment, link without its token', path: '/ops/enrol', auth: 'out' },
+  // Signed in as an operator (a11y.spec.ts makes one, and a passport waiting for review).
+  { name: 'ops identity queue', path: '/ops/kyc', auth: 'ops' },
+  { name: 'ops identity review', path: '/ops/kyc', auth: 'ops', prepare: openFirstReview },
+  { name: 'ops identity review, a file rejected', path: '/ops/kyc', auth: 'ops', prepare: rejectWithNote, scope: '[data-testid="kyc-decision"]' },
   { name: 'chats', path: '/chat', auth: 'in' },
   { name: 'chats, invalid account id', path: '/chat/private?id=123', auth: 'in' },
   { name: 'support chat', path: '/chat/support', auth: 'in' },

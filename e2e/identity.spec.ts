@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { islandsReady, signUp, waitForMail } from './helpers.ts';
+import { currentId, fillDocument, PASSPORT, upload } from './kyc-helpers.ts';
 
 /**
  * Identity: personal data, and a passport verified end to end in the browser:
@@ -8,40 +9,6 @@ import { islandsReady, signUp, waitForMail } from './helpers.ts';
  * The operator decides through the dev-only POST /api/dev/kyc (kyc:approve / kyc:reject): the
  * e2e core holds its PGlite directory, so the CLI cannot open it beside the running core.
  */
-
-/** A PNG drawn by the browser itself: nothing binary lives in the repository. */
-async function drawnPng(page: Page, label: string): Promise<Buffer> {
-  const dataUrl = await page.evaluate((text) => {
-    const canvas = document.createElement('canvas');
-    canvas.width = 640;
-    canvas.height = 400;
-    const ctx = canvas.getContext('2d')!;
-    ctx.fillStyle = '#e3efee';
-    ctx.fillRect(0, 0, 640, 400);
-    ctx.fillStyle = '#2e3440';
-    ctx.font = '48px sans-serif';
-    ctx.fillText(text, 40, 200);
-    return canvas.toDataURL('image/png');
-  }, label);
-  return Buffer.from(dataUrl.split(',')[1]!, 'base64');
-}
-
-async function upload(page: Page, side: string, label: string) {
-  await page.getByTestId(`file-${side}`).setInputFiles({ name: `${side}.png`, mimeType: 'image/png', buffer: await drawnPng(page, label) });
-  await expect(page.getByTestId(`uploaded-${side}`)).toBeVisible();
-}
-
-async function currentId(page: Page): Promise<string> {
-  const answer = (await (await page.request.get('/api/verification')).json()) as { verification: { current: { id: string } } };
-  return answer.verification.current.id;
-}
-
-/** The document's fields; on a retry only what the form does not keep (the number is never shown again). */
-async function fillDocument(page: Page, fields: Record<string, string>) {
-  for (const [name, value] of Object.entries(fields)) await page.locator(`input[name=${name}]`).fill(value);
-}
-
-const PASSPORT = { number: 'AB 1234567', issuing_country: 'DE', issue_date: '2020-01-15', expiry_date: '2035-01-14' };
 
 async function decide(page: Page, body: object) {
   const response = await page.request.post('/api/dev/kyc', { data: body });
@@ -92,7 +59,7 @@ test('passport: upload, submit, one file rejected and uploaded again, approved: 
   await expect(page.getByTestId('kyc-next')).toBeVisible();
 
   const id = await currentId(page);
-  await decide(page, { action: 'reject', id, files: [{ side: 'selfie', reason: 'blurred' }], retry: true });
+  await decide(page, { action: 'reject', id, files: [{ side: 'selfie', reason: 'blurry' }], retry: true });
   await waitForMail(page.request, account.email, 'verification_rejected_retry');
 
   await page.goto('/settings/passport');

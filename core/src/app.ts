@@ -26,6 +26,7 @@ import securityRoutes from './domains/security/routes.ts';
 import chatRoutes from './domains/chat/routes.ts';
 import opsGuard from './domains/ops/guard.ts';
 import opsRoutes from './domains/ops/routes.ts';
+import opsKycRoutes from './domains/ops/kyc-routes.ts';
 import opsCustomerRoutes from './domains/ops/customers-routes.ts';
 import opsRequestRoutes from './domains/ops/requests-routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
@@ -94,6 +95,11 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: clock });
   await fastify.register(chatRoutes);
   await fastify.register(opsRoutes, { now: clock });
+  await fastify.register(opsKycRoutes, {
+    now: clock,
+    targetMs: config.KYC_REVIEW_TARGET_MS,
+    verification: { storage: fastify.storage, cipher: documents, publicUrl: config.PUBLIC_URL },
+  });
   await fastify.register(opsCustomerRoutes, { now: clock });
   await fastify.register(opsRequestRoutes, { now: clock });
   // The providers this configuration runs with: the domains reach them through their adapters.

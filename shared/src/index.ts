@@ -28,5 +28,6 @@ export * from './chat-text.ts';
 export * from './mailing.ts';
 export * from './referral.ts';
 export * from './ops.ts';
+export * from './ops-kyc.ts';
 export * from './ops-customers.ts';
 export * from './ops-requests.ts';

@@ -25,8 +25,11 @@ export const REQUIRED_SIDES: Record<TVerificationType, readonly TVerificationSid
 export const VERIFICATION_STATUSES = ['draft', 'submitted', 'approved', 'rejected'] as const;
 export type TVerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 
-/** Why an operator rejected one file; `other` needs a note. */
-export const REJECT_REASONS = ['blurred', 'cropped', 'expired', 'mismatch', 'wrong_type', 'other'] as const;
+/**
+ * Why an operator rejected one file: a closed catalogue the customer reads with what to redo
+ * (`verification.reason.<r>` and `verification.redo.<r>` in both dictionaries); `other` needs a note.
+ */
+export const REJECT_REASONS = ['blurry', 'cropped', 'expired', 'name_mismatch', 'document_number_used', 'selfie_mismatch', 'wrong_type', 'other'] as const;
 export type TRejectReason = (typeof REJECT_REASONS)[number];
 
 export const VERIFICATION_LEVELS = [0, 1] as const;

@@ -8,13 +8,14 @@ import { approveSubmission, listQueue, rejectSubmission, saveFile, showSubmissio
 import { listLimits, type TVerificationContext } from '../domains/verification/service.ts';
 import { operatorOf, type TCommand } from './command.ts';
 
-const REJECT_USAGE = `usage: kyc:reject <submission id> --file <side>=<reason>[:<note>]... (--retry | --final) [--note <text>] [--operator <name>]
+const REJECT_USAGE = `usage: kyc:reject <submission id> --file <side>=<reason>[:<note>]... (--retry | --final) [--note <text>] [--as <name>]
   sides: ${VERIFICATION_SIDES.join(', ')}; reasons: ${REJECT_REASONS.join(', ')} (other needs a note)
   --retry: the user may upload the rejected files again; --final: this submission is closed for good`;
 
 /**
  * Identity verification for operators: kyc:queue, kyc:show, kyc:file, kyc:approve, kyc:reject,
- * kyc:limits. Every look and every decision is audited under the operator's name.
+ * kyc:limits. They call the back office's services, and every look and every decision goes to
+ * the same audit trail as `cli:<name>`: --as <name> (or --operator), else OBMEN_OPERATOR, else $USER.
  */
 export function makeVerificationCommands(getConfig: () => TConfig): Record<string, TCommand> {
   const context = (db: Db): TVerificationContext => {
@@ -27,27 +28,29 @@ export function makeVerificationCommands(getConfig: () => TConfig): Record<strin
       now: () => new Date(),
     };
   };
-  const withOperator = (args: string[]) => parseArgs({ args, strict: true, allowPositionals: true, options: { operator: { type: 'string' } } });
+  const actorOptions = { as: { type: 'string' }, operator: { type: 'string' } } as const;
+  const withOperator = (args: string[]) => parseArgs({ args, strict: true, allowPositionals: true, options: actorOptions });
+  const by = (values: { as?: string; operator?: string }) => ({ actor: `cli:${operatorOf(values.as ?? values.operator)}` });
 
   return {
     'kyc:queue': async (db, args) => {
       const { values } = withOperator(args);
-      return listQueue(db, operatorOf(values.operator));
+      return listQueue(db, by(values));
     },
     'kyc:show': async (db, args) => {
       const { values, positionals } = withOperator(args);
-      if (!positionals[0]) throw new Error('usage: kyc:show <submission id> [--operator <name>]');
-      return showSubmission(context(db), operatorOf(values.operator), positionals[0]);
+      if (!positionals[0]) throw new Error('usage: kyc:show <submission id> [--as <name>]');
+      return showSubmission(context(db), by(values), positionals[0]);
     },
     'kyc:file': async (db, args) => {
       const { values, positionals } = withOperator(args);
-      if (!positionals[0] || !positionals[1]) throw new Error('usage: kyc:file <file id> <save to path> [--operator <name>]');
-      return saveFile(context(db), operatorOf(values.operator), positionals[0], positionals[1]);
+      if (!positionals[0] || !positionals[1]) throw new Error('usage: kyc:file <file id> <save to path> [--as <name>]');
+      return saveFile(context(db), by(values), positionals[0], positionals[1]);
     },
     'kyc:approve': async (db, args) => {
       const { values, positionals } = withOperator(args);
-      if (!positionals[0]) throw new Error('usage: kyc:approve <submission id> [--operator <name>]');
-      return approveSubmission(context(db), operatorOf(values.operator), positionals[0]);
+      if (!positionals[0]) throw new Error('usage: kyc:approve <submission id> [--as <name>]');
+      return approveSubmission(context(db), by(values), positionals[0]);
     },
     'kyc:reject': async (db, args) => {
       const { values, positionals } = parseArgs({
@@ -59,7 +62,7 @@ export function makeVerificationCommands(getConfig: () => TConfig): Record<strin
           retry: { type: 'boolean' },
           final: { type: 'boolean' },
           note: { type: 'string' },
-          operator: { type: 'string' },
+          ...actorOptions,
         },
       });
       if (!positionals[0] || !values.file?.length || values.retry === values.final) throw new Error(REJECT_USAGE);
@@ -68,7 +71,7 @@ export function makeVerificationCommands(getConfig: () => TConfig): Record<strin
         if (!match) throw new Error(`--file wants <side>=<reason>[:<note>], got: ${spec}\n${REJECT_USAGE}`);
         return { side: match[1] as TVerificationSide, reason: match[2] as TRejectReason, ...(match[3] ? { note: match[3] } : {}) };
       });
-      return rejectSubmission(context(db), operatorOf(values.operator), positionals[0], {
+      return rejectSubmission(context(db), by(values), positionals[0], {
         files,
         retry: Boolean(values.retry),
         ...(values.note ? { note: values.note } : {}),

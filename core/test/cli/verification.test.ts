@@ -73,7 +73,7 @@ describe.each(ENGINES)('kyc operator commands on %s, files in S3', (engine) => {
     const queue = (await commands['kyc:queue']!(ctx.db, ['--operator', 'dana'])) as Array<{ id: string }>;
     expect(queue.map((item) => item.id)).toContain(id);
 
-    const shown = (await commands['kyc:show']!(ctx.db, [id, '--operator', 'dana'])) as {
+    const shown = (await commands['kyc:show']!(ctx.db, [id, '--as', 'dana'])) as {
       document: { number: string };
       files: Array<{ id: string; side: string }>;
     };
@@ -85,7 +85,7 @@ describe.each(ENGINES)('kyc operator commands on %s, files in S3', (engine) => {
     expect(meta.format).toBe('jpeg');
     expect(meta.exif).toBeUndefined();
 
-    await expect(commands['kyc:reject']!(ctx.db, [id, '--file', 'selfie=blurred'])).rejects.toThrow(/--retry \| --final/);
+    await expect(commands['kyc:reject']!(ctx.db, [id, '--file', 'selfie=blurry'])).rejects.toThrow(/--retry \| --final/);
     await expect(commands['kyc:reject']!(ctx.db, [id, '--file', 'selfie', '--retry'])).rejects.toThrow(/<side>=<reason>/);
     await expect(commands['kyc:reject']!(ctx.db, [id, '--file', 'selfie=ugly', '--retry', '--operator', 'dana'])).rejects.toThrow();
     expect(await commands['kyc:reject']!(ctx.db, [id, '--file', 'selfie=other:face hidden by a hat', '--retry', '--operator', 'dana'])).toMatchObject({
@@ -115,7 +115,7 @@ describe.each(ENGINES)('kyc operator commands on %s, files in S3', (engine) => {
     expect(await commands['kyc:approve']!(ctx.db, [id, '--operator', 'dana'])).toMatchObject({ approved: id, level: 1 });
     expect((await call(ctx.app, '/api/verification', { token })).json().verification.level).toBe(1);
 
-    const actions = await ctx.db.query<{ action: string }>(`SELECT action FROM operator_audit WHERE operator = 'dana' ORDER BY id`);
+    const actions = await ctx.db.query<{ action: string }>(`SELECT action FROM operator_audit WHERE operator = 'cli:dana' ORDER BY id`);
     expect(actions.map((row) => row.action)).toEqual([
       'verification.queue',
       'verification.show',
@@ -127,8 +127,8 @@ describe.each(ENGINES)('kyc operator commands on %s, files in S3', (engine) => {
 
   it('refuses unknown ids and missing arguments with their usage', async () => {
     await expect(commands['kyc:show']!(ctx.db, [])).rejects.toThrow(/usage: kyc:show/);
-    await expect(commands['kyc:approve']!(ctx.db, ['not-a-uuid', '--operator', 'x'])).rejects.toThrow(/not a submission id/);
-    await expect(commands['kyc:approve']!(ctx.db, ['2b4c1f39-38f5-4bd4-a0f9-34c9d04ec0a5', '--operator', 'x'])).rejects.toThrow(/no submission/);
+    await expect(commands['kyc:approve']!(ctx.db, ['not-a-uuid', '--operator', 'x'])).rejects.toThrow(/document_not_found/);
+    await expect(commands['kyc:approve']!(ctx.db, ['2b4c1f39-38f5-4bd4-a0f9-34c9d04ec0a5', '--operator', 'x'])).rejects.toThrow(/document_not_found/);
     expect(await commands['kyc:limits']!(ctx.db, [])).toHaveLength(6);
   });
 });

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ACCEPTED_FILE_TYPES, FILE_INPUT_ACCEPT, FILE_MAX_BYTES } from '@obmen/shared/files';
+import { ACCEPTED_FILE_TYPES, FILE_MAX_BYTES } from '@obmen/shared/files';
 import {
   REQUIRED_SIDES,
   isoDay,
@@ -17,12 +17,11 @@ import { ActionRow, FieldNote, FormError } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { issueErrors } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
+import { VerificationSide, type TSideState } from './VerificationSide.tsx';
 
 /** What the form starts with: the sent document's fields on a retry (its number is never shown, so typed again), else the personal data. */
 type TPrefill = Record<'issuing_country' | 'issue_date' | 'expiry_date' | 'first_name' | 'last_name' | 'middle_name' | 'birth_date', string>;
 type TProps = TIslandProps & { type: TVerificationType; current: TVerificationSubmission | null; prefill: TPrefill };
-
-type TSideState = { preview?: string; previewIsImage?: boolean; progress?: number; error?: string };
 
 const FIELDS = [
   { name: 'number', type: 'text', autoComplete: 'off', label: 'kycpage.number' },
@@ -126,88 +125,21 @@ function UploadBody({ type, current: initial, prefill }: Omit<TProps, 'locale' |
       <h2>{t('kycpage.step_files')}</h2>
       <p className="settings-lead">{t('kycpage.files_rules')}</p>
       <div className="kyc-sides">
-        {required.map((side) => {
-          const state = sides[side] ?? {};
-          const file = fileOf(side);
-          const editable = uploadable.includes(side);
-          const error = state.error || errors[side];
-          const rejected = file?.reject_reason;
-          const capture = side === 'selfie' ? 'user' : 'environment';
-          return (
-            <section
-              key={side}
-              className={['kyc-side', dragging === side ? 'dragging' : '', error ? 'has-error' : '', file && !rejected ? 'done' : ''].join(' ')}
-              onDragOver={(event) => {
-                event.preventDefault();
-                if (editable) setDragging(side);
-              }}
-              onDragLeave={() => setDragging(null)}
-              onDrop={(event) => onDrop(side, event)}
-              data-testid={`side-${side}`}
-              aria-labelledby={`side-title-${side}`}
-            >
-              <h3 id={`side-title-${side}`}>{t(`verification.side.${side}`)}</h3>
-              {state.preview && state.previewIsImage ? (
-                <img className="kyc-preview" src={state.preview} alt={t(`verification.side.${side}`)} />
-              ) : file && file.mime.startsWith('image/') ? (
-                <img className="kyc-preview" src={file.url} alt={t(`verification.side.${side}`)} />
-              ) : file || state.preview ? (
-                <div className="kyc-preview-file">PDF</div>
-              ) : (
-                <div className="kyc-preview-file">{t('kycpage.drop')}</div>
-              )}
-              {state.progress !== undefined && (
-                <>
-                  <progress max={1} value={state.progress} aria-label={t('kycpage.uploading')} />
-                  <p className="kyc-side-status" role="status">
-                    {t('kycpage.uploading')}
-                  </p>
-                </>
-              )}
-              {state.progress === undefined && file && !rejected && (
-                <p className="kyc-side-status ok" data-testid={`uploaded-${side}`}>
-                  {t('kycpage.uploaded')}
-                </p>
-              )}
-              {rejected && (
-                <p className="field-error" data-testid={`rejected-${side}`}>
-                  {t('kycpage.rejected_because', { reason: t(`verification.reason.${rejected}`) + (file.reject_note ? ` (${file.reject_note})` : '') })}
-                </p>
-              )}
-              {error && (
-                <p className="field-error" role="alert" data-testid={`error-${side}`}>
-                  {error}
-                </p>
-              )}
-              {editable && (
-                <div className="kyc-side-buttons">
-                  <label className="btn btn-outline">
-                    {file ? t('kycpage.replace') : t('kycpage.choose_file')}
-                    <input
-                      className="visually-hidden"
-                      type="file"
-                      accept={FILE_INPUT_ACCEPT}
-                      disabled={!hydrated}
-                      data-testid={`file-${side}`}
-                      onChange={(event) => void pick(side, event.target.files?.[0])}
-                    />
-                  </label>
-                  <label className="btn btn-ghost">
-                    {t('kycpage.take_photo')}
-                    <input
-                      className="visually-hidden"
-                      type="file"
-                      accept="image/jpeg,image/png,image/webp"
-                      capture={capture}
-                      disabled={!hydrated}
-                      onChange={(event) => void pick(side, event.target.files?.[0])}
-                    />
-                  </label>
-                </div>
-              )}
-            </section>
-          );
-        })}
+        {required.map((side) => (
+          <VerificationSide
+            key={side}
+            side={side}
+            state={sides[side] ?? {}}
+            file={fileOf(side)}
+            editable={uploadable.includes(side)}
+            error={sides[side]?.error || errors[side]}
+            dragging={dragging === side}
+            hydrated={hydrated}
+            onDragging={(on) => setDragging(on && uploadable.includes(side) ? side : null)}
+            onDrop={(event) => onDrop(side, event)}
+            onPick={(file) => void pick(side, file)}
+          />
+        ))}
       </div>
 
       <h2>{t('kycpage.step_fields')}</h2>

@@ -24,3 +24,22 @@ export const OPS_MESSAGE_PREFIXES = [
   'auth',
   'error',
 ] as const;
+
+/** Identity review (islands/OpsKyc.tsx): the back office's texts and the verification wording it shows. */
+export const KYC_MESSAGE_PREFIXES = [
+  ...OPS_MESSAGE_PREFIXES,
+  'verification.side',
+  'verification.reason',
+  'verification.redo',
+  'kycpage.type',
+  'kycpage.status',
+  'kycpage.number',
+  'kycpage.issuing_country',
+  'kycpage.issue_date',
+  'kycpage.expiry_date',
+  'kycpage.redo',
+  'settingspage.last_name',
+  'settingspage.first_name',
+  'settingspage.middle_name',
+  'settingspage.birth_date',
+] as const;

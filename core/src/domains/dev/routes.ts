@@ -128,7 +128,7 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; cipher: TDocumentCip
   app.post('/api/dev/kyc', { schema: { body: ZDevKycBody } }, async (request) => {
     const body = request.body;
     const ctx = { db: app.db, publicUrl };
-    return body.action === 'approve' ? approveSubmission(ctx, 'dev', body.id) : rejectSubmission(ctx, 'dev', body.id, body);
+    return body.action === 'approve' ? approveSubmission(ctx, { actor: 'dev' }, body.id) : rejectSubmission(ctx, { actor: 'dev' }, body.id, body);
   });
 
   // An account at a verification level at once (e2e: card orders need level 1 without uploads).

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TConfig } from '../../config.ts';
@@ -7,6 +7,8 @@ import type { TConfig } from '../../config.ts';
 export type TDocumentCipher = {
   encrypt(plain: string): Promise<Buffer>;
   decrypt(sealed: Buffer): Promise<string>;
+  /** A keyed hash of a number for finding the same document on another account (never reversible). */
+  lookupHash(plain: string): Promise<Buffer>;
 };
 
 const IV_BYTES = 12;
@@ -18,6 +20,7 @@ const TAG_BYTES = 16;
  */
 export function openDocumentCipher(config: Pick<TConfig, 'DOCUMENT_KEY' | 'DOCUMENT_KEY_FILE' | 'NODE_ENV'>, warn: (msg: string) => void): TDocumentCipher {
   let key: Promise<Buffer> | undefined;
+  let lookupKey: Promise<Buffer> | undefined;
   const getKey = () =>
     (key ??= config.DOCUMENT_KEY
       ? Promise.resolve(Buffer.from(config.DOCUMENT_KEY, 'base64'))
@@ -33,6 +36,13 @@ export function openDocumentCipher(config: Pick<TConfig, 'DOCUMENT_KEY' | 'DOCUM
       const decipher = createDecipheriv('aes-256-gcm', await getKey(), sealed.subarray(0, IV_BYTES));
       decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
       return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    },
+    async lookupHash(plain) {
+      // A key of its own, derived from the document key: the lookup never reuses the cipher's key.
+      lookupKey ??= getKey().then((base) => Buffer.from(hkdfSync('sha256', base, Buffer.alloc(0), 'obmen document number lookup', 32)));
+      return createHmac('sha256', await lookupKey)
+        .update(plain, 'utf8')
+        .digest();
     },
   };
 }

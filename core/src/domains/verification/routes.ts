@@ -5,10 +5,17 @@ import type { TConfig } from '../../config.ts';
 import { notFoundOf } from '../../errors.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { receiveUpload, refuseOversizedUpload } from '../../storage/upload.ts';
-import { sendStoredFile } from '../../storage/files.ts';
 import { toPublicUser } from '../user/public.ts';
 import { openDocumentCipher } from './cipher.ts';
-import { findOwnFile, getVerificationState, openDraft, submitVerification, uploadVerificationFiles, type TVerificationContext } from './service.ts';
+import {
+  findOwnFile,
+  getVerificationState,
+  sendDocumentFile,
+  openDraft,
+  submitVerification,
+  uploadVerificationFiles,
+  type TVerificationContext,
+} from './service.ts';
 
 const ZFileParams = z.object({ id: z.string() });
 
@@ -95,16 +102,8 @@ const verificationRoutes: FastifyPluginAsyncZod<{ config: TConfig; now?: () => D
     },
     async (request, reply) => {
       const file = await findOwnFile(app.db, currentUser(request).id, request.params.id);
-      const sent =
-        file &&
-        (await sendStoredFile(reply, app.storage, {
-          key: file.storage_key,
-          mime: file.mime,
-          reencoded: file.reencoded,
-          name: `${file.side}.${file.storage_key.split('.').pop()}`,
-        }));
-      if (!sent) throw notFoundOf('document');
-      return sent;
+      if (!file) throw notFoundOf('document');
+      return sendDocumentFile(reply, app.storage, file);
     },
   );
 };

@@ -17,12 +17,13 @@ import {
   type TI18nKey,
 } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
-import { AppError } from '../../errors.ts';
+import type { FastifyReply } from 'fastify';
+import { AppError, notFoundOf } from '../../errors.ts';
 import { parseInput } from '../../validation.ts';
 import type { TFileStorage } from '../../storage/index.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { checkFiles } from '../../storage/inspect.ts';
-import { removeFiles, storeFiles } from '../../storage/files.ts';
+import { removeFiles, sendStoredFile, storeFiles } from '../../storage/files.ts';
 import type { TReceivedUpload } from '../../storage/upload.ts';
 import type { TDocumentCipher } from './cipher.ts';
 
@@ -119,20 +120,21 @@ function toSubmission(row: TVerificationRow, files: TFileRow[], uploadable: TVer
     decision_note: row.decision_note,
     required_sides: [...REQUIRED_SIDES[row.type]],
     uploadable_sides: uploadable,
-    document:
-      row.number_tail !== null && row.status !== 'draft'
-        ? {
-            number_masked: maskDocumentNumber(row.number_tail),
-            issuing_country: row.issuing_country!,
-            issue_date: row.issue_date!,
-            expiry_date: row.expiry_date!,
-            first_name: row.first_name!,
-            last_name: row.last_name!,
-            middle_name: row.middle_name,
-            birth_date: row.birth_date!,
-          }
-        : null,
+    document: row.number_tail !== null && row.status !== 'draft' ? { number_masked: maskDocumentNumber(row.number_tail), ...documentFields(row) } : null,
     files: files.map((file) => ({ ...describeFile(file), url: `/api/verification/file/${file.public_id}` })),
+  };
+}
+
+/** The typed fields of a submitted document, as its owner and the reviewer both see them (the number apart). */
+export function documentFields(row: TVerificationRow) {
+  return {
+    issuing_country: row.issuing_country!,
+    issue_date: row.issue_date!,
+    expiry_date: row.expiry_date!,
+    first_name: row.first_name!,
+    last_name: row.last_name!,
+    middle_name: row.middle_name,
+    birth_date: row.birth_date!,
   };
 }
 
@@ -333,6 +335,7 @@ export async function submitVerification(
   const dated = documentDateIssues(input, isoDay(ctx.now()));
   if (Object.keys(dated).length) throw new AppError('validation', { fields: dated });
   const sealed = await ctx.cipher.encrypt(input.number);
+  const hash = await ctx.cipher.lookupHash(input.number);
   await ctx.db.transaction(async (tx) => {
     const row = await lockOwn(tx, userId, type, input.id);
     assertEditable(row);
@@ -347,7 +350,7 @@ export async function submitVerification(
     await tx.query(
       `UPDATE verifications SET status = 'submitted', retry_allowed = false, number_enc = $2, number_tail = $3, issuing_country = $4,
          issue_date = $5::date, expiry_date = $6::date, first_name = $7, last_name = $8, middle_name = $9, birth_date = $10::date,
-         submitted_at = now(), decided_at = NULL, decided_by = NULL, decision_note = NULL
+         submitted_at = now(), decided_at = NULL, decided_by = NULL, decision_note = NULL, number_hash = $11
        WHERE id = $1`,
       [
         row.id,
@@ -360,6 +363,7 @@ export async function submitVerification(
         input.last_name,
         input.middle_name ?? null,
         input.birth_date,
+        hash,
       ],
     );
   });
@@ -375,4 +379,19 @@ export async function findOwnFile(db: Queryable, userId: string, filePublicId: s
     [filePublicId, userId],
   );
   return file ?? null;
+}
+
+/**
+ * Streams a document file to whoever the route let through (private, never cached); 404 when
+ * storage lost it. A reply is thenable (awaiting it waits for the response): check `sent`.
+ */
+export async function sendDocumentFile(reply: FastifyReply, storage: TFileStorage, file: Pick<TFileRow, 'storage_key' | 'mime' | 'reencoded' | 'side'>) {
+  await sendStoredFile(reply, storage, {
+    key: file.storage_key,
+    mime: file.mime,
+    reencoded: file.reencoded,
+    name: `${file.side}.${file.storage_key.split('.').pop()}`,
+  });
+  if (!reply.sent) throw notFoundOf('document');
+  return reply;
 }

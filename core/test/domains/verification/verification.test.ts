@@ -567,11 +567,11 @@ describe.each(ENGINES)('verification on %s', (engine) => {
 
   it('operator approves: level 1, proven fields locked, mail and notification in the user language, audited', async () => {
     const user = await submitted('en');
-    const shown = await showSubmission(operatorCtx, 'alice', user.id);
+    const shown = await showSubmission(operatorCtx, { actor: 'cli:alice' }, user.id);
     expect(shown.document?.number).toBe('AB1234567');
     expect(shown.files.map((f) => f.side)).toEqual(['front', 'selfie']);
-    expect(await approveSubmission(operatorCtx, 'alice', user.id)).toMatchObject({ level: 1 });
-    await expect(approveSubmission(operatorCtx, 'alice', user.id)).rejects.toThrow(/approved, not waiting/);
+    expect(await approveSubmission(operatorCtx, { actor: 'cli:alice' }, user.id)).toMatchObject({ level: 1 });
+    await expect(approveSubmission(operatorCtx, { actor: 'cli:alice' }, user.id)).rejects.toThrow(/decided already/);
 
     const body = state(await call(ctx.app, '/api/verification', { token: user.token }));
     expect(body.level).toBe(1);
@@ -607,8 +607,8 @@ describe.each(ENGINES)('verification on %s', (engine) => {
       user.id,
     ]);
     expect(actions).toEqual([
-      { operator: 'alice', action: 'verification.show' },
-      { operator: 'alice', action: 'verification.approve' },
+      { operator: 'cli:alice', action: 'verification.show' },
+      { operator: 'cli:alice', action: 'verification.approve' },
     ]);
     await expect(ctx.db.query('DELETE FROM operator_audit')).rejects.toThrow(/append-only/);
   });
@@ -616,27 +616,27 @@ describe.each(ENGINES)('verification on %s', (engine) => {
   it('queue lists waiting submissions oldest first, and the look is audited', async () => {
     const first = await submitted();
     const second = await submitted();
-    const queue = await listQueue(ctx.db, 'bob');
+    const queue = await listQueue(ctx.db, { actor: 'cli:bob' });
     const ids = queue.map((item) => item.id);
     expect(ids.indexOf(first.id)).toBeLessThan(ids.indexOf(second.id));
     expect(queue.find((item) => item.id === first.id)).toMatchObject({ type: 'passport', files: 2, resubmitted: false });
     const [audit] = await ctx.db.query<{ details: { shown: string[] } }>(
-      `SELECT details FROM operator_audit WHERE operator = 'bob' AND action = 'verification.queue'`,
+      `SELECT details FROM operator_audit WHERE operator = 'cli:bob' AND action = 'verification.queue'`,
     );
     expect(audit!.details.shown).toEqual(ids);
   });
 
   it('rejection with retry: only the rejected file can be uploaded again, then it goes back to the queue', async () => {
     const user = await submitted('ru');
-    await expect(rejectSubmission(operatorCtx, 'carol', user.id, { files: [{ side: 'selfie', reason: 'other' }], retry: true })).rejects.toThrow(
-      /needs a note/,
+    await expect(rejectSubmission(operatorCtx, { actor: 'cli:carol' }, user.id, { files: [{ side: 'selfie', reason: 'other' }], retry: true })).rejects.toThrow(
+      /ops\.kyc\.note_needed/,
     );
-    await rejectSubmission(operatorCtx, 'carol', user.id, { files: [{ side: 'selfie', reason: 'blurred' }], retry: true });
+    await rejectSubmission(operatorCtx, { actor: 'cli:carol' }, user.id, { files: [{ side: 'selfie', reason: 'blurry' }], retry: true });
     const body = state(await call(ctx.app, '/api/verification', { token: user.token }));
     expect(body.current).toMatchObject({ status: 'rejected', retry_allowed: true, uploadable_sides: ['selfie'] });
     expect(body.current!.files.map((f) => [f.side, f.reject_reason])).toEqual([
       ['front', null],
-      ['selfie', 'blurred'],
+      ['selfie', 'blurry'],
     ]);
     const mail = (await mailsTo(ctx.db, user.email)).at(-1)!;
     expect(mail.subject).toBe('Нужны новые фото документов');
@@ -666,7 +666,7 @@ describe.each(ENGINES)('verification on %s', (engine) => {
     const resubmit = await call(ctx.app, '/api/verification/passport/submit', { token: user.token, payload: { id: user.id, ...DOCUMENT } });
     expect(resubmit.statusCode, resubmit.body).toBe(200);
     expect(state(resubmit).current!.status).toBe('submitted');
-    expect((await listQueue(ctx.db, 'carol')).find((item) => item.id === user.id)).toMatchObject({ resubmitted: true });
+    expect((await listQueue(ctx.db, { actor: 'cli:carol' })).find((item) => item.id === user.id)).toMatchObject({ resubmitted: true });
     // The rejected selfie stays on record for the operator, out of the current set.
     const [{ n }] = (await ctx.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM verification_files f JOIN verifications v ON v.id = f.verification_id WHERE v.public_id = $1',
@@ -677,7 +677,11 @@ describe.each(ENGINES)('verification on %s', (engine) => {
 
   it('a final rejection closes the way to a new draft', async () => {
     const user = await submitted();
-    await rejectSubmission(operatorCtx, 'carol', user.id, { files: [{ side: 'front', reason: 'mismatch' }], retry: false, note: 'photo does not match' });
+    await rejectSubmission(operatorCtx, { actor: 'cli:carol' }, user.id, {
+      files: [{ side: 'front', reason: 'name_mismatch' }],
+      retry: false,
+      note: 'photo does not match',
+    });
     const res = await call(ctx.app, '/api/verification/passport/new', { token: user.token });
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toMatch(/declined for good/);
