@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPS_COOKIE, OPS_SESSION_MAX_S, OPS_SESSION_STATE_HEADER, OPS_TOKEN_HEADER, SESSION_COOKIE, LINK_BINDING_COOKIE } from '@obmen/shared';
-import { json, startFakeUpstream, type TFakeUpstream } from './helpers.ts';
-import { buildBff, parseSetCookies, startRealCore } from './session-helpers.ts';
+import { json } from './helpers.ts';
+import { buildBff, fakeCoreAndBff, parseSetCookies, startRealCore } from './session-helpers.ts';
 import { totpCode, TOTP_STEP_S } from '../../core/src/domains/security/totp.ts';
 import { createOperator } from '../../core/src/domains/ops/service.ts';
 
@@ -13,25 +13,13 @@ const CUSTOMER_TOKEN = 'C'.repeat(43);
 const BINDING = 'B'.repeat(43);
 
 describe('BFF ops cookie (fake core)', () => {
-  let upstream: TFakeUpstream;
-  let bff: Awaited<ReturnType<typeof buildBff>>;
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    bff = await buildBff(upstream.url);
-  });
-  afterAll(async () => {
-    await bff.close();
-    await upstream.close();
-  });
-  beforeEach(() => {
-    upstream.hits.length = 0;
-  });
+  const fake = fakeCoreAndBff();
 
   const post = (url: string, cookie?: string, extra: Record<string, string> = {}) =>
-    bff.app.inject({ method: 'POST', url, headers: { host: HOST, origin: ORIGIN, ...(cookie ? { cookie } : {}), ...extra }, payload: {} });
+    fake.bff.app.inject({ method: 'POST', url, headers: { host: HOST, origin: ORIGIN, ...(cookie ? { cookie } : {}), ...extra }, payload: {} });
 
   it('turns the token of a sign-in answer into ops_token (HttpOnly, SameSite=Strict, not Secure on http) and strips it', async () => {
-    upstream.handle = (_req, res) => json(res, 200, { status: 'ok' }, { [OPS_TOKEN_HEADER]: OPS_TOKEN });
+    fake.upstream.handle = (_req, res) => json(res, 200, { status: 'ok' }, { [OPS_TOKEN_HEADER]: OPS_TOKEN });
     const res = await post('/api/ops/sign-in');
     expect(res.headers[OPS_TOKEN_HEADER]).toBeUndefined();
     expect(parseSetCookies(res.headers['set-cookie'])).toEqual([
@@ -41,22 +29,22 @@ describe('BFF ops cookie (fake core)', () => {
   });
 
   it('never sets the ops cookie from an answer outside /api/ops, nor from a malformed token, and strips the header anyway', async () => {
-    upstream.handle = (_req, res) => json(res, 200, {}, { [OPS_TOKEN_HEADER]: OPS_TOKEN });
+    fake.upstream.handle = (_req, res) => json(res, 200, {}, { [OPS_TOKEN_HEADER]: OPS_TOKEN });
     const elsewhere = await post('/api/auth/login_by_password');
     expect(elsewhere.headers['set-cookie']).toBeUndefined();
     expect(elsewhere.headers[OPS_TOKEN_HEADER]).toBeUndefined();
-    upstream.handle = (_req, res) => json(res, 200, {}, { [OPS_TOKEN_HEADER]: 'x; Domain=evil.example' });
+    fake.upstream.handle = (_req, res) => json(res, 200, {}, { [OPS_TOKEN_HEADER]: 'x; Domain=evil.example' });
     const malformed = await post('/api/ops/sign-in');
     expect(malformed.headers['set-cookie']).toBeUndefined();
     expect(malformed.headers[OPS_TOKEN_HEADER]).toBeUndefined();
   });
 
   it('sends ops_token to /api/ops only, and none of the customer session there', async () => {
-    upstream.handle = (_req, res) => json(res, 200, {});
+    fake.upstream.handle = (_req, res) => json(res, 200, {});
     const cookies = `${OPS_COOKIE}=${OPS_TOKEN}; ${SESSION_COOKIE}=${CUSTOMER_TOKEN}; ${LINK_BINDING_COOKIE}=${BINDING}`;
-    await bff.app.inject({ url: '/api/ops/me', headers: { cookie: cookies } });
-    await bff.app.inject({ url: '/api/auth/check', headers: { cookie: cookies } });
-    const [ops, customer] = upstream.hits;
+    await fake.bff.app.inject({ url: '/api/ops/me', headers: { cookie: cookies } });
+    await fake.bff.app.inject({ url: '/api/auth/check', headers: { cookie: cookies } });
+    const [ops, customer] = fake.upstream.hits;
     expect(ops!.headers[OPS_TOKEN_HEADER]).toBe(OPS_TOKEN);
     expect(ops!.headers.authorization).toBeUndefined();
     expect(ops!.headers['x-obmen-link-binding']).toBeUndefined();
@@ -66,16 +54,16 @@ describe('BFF ops cookie (fake core)', () => {
   });
 
   it('drops a client-sent x-obmen-ops-token everywhere', async () => {
-    upstream.handle = (_req, res) => json(res, 200, {});
-    await bff.app.inject({ url: '/api/ops/me', headers: { [OPS_TOKEN_HEADER]: OPS_TOKEN } });
-    await bff.app.inject({ url: '/api/auth/check', headers: { [OPS_TOKEN_HEADER]: OPS_TOKEN } });
+    fake.upstream.handle = (_req, res) => json(res, 200, {});
+    await fake.bff.app.inject({ url: '/api/ops/me', headers: { [OPS_TOKEN_HEADER]: OPS_TOKEN } });
+    await fake.bff.app.inject({ url: '/api/auth/check', headers: { [OPS_TOKEN_HEADER]: OPS_TOKEN } });
     // The cookie wins over a forged header on /api/ops.
-    await bff.app.inject({ url: '/api/ops/me', headers: { [OPS_TOKEN_HEADER]: 'F'.repeat(43), cookie: `${OPS_COOKIE}=${OPS_TOKEN}` } });
-    expect(upstream.hits.map((hit) => hit.headers[OPS_TOKEN_HEADER])).toEqual([undefined, undefined, OPS_TOKEN]);
+    await fake.bff.app.inject({ url: '/api/ops/me', headers: { [OPS_TOKEN_HEADER]: 'F'.repeat(43), cookie: `${OPS_COOKIE}=${OPS_TOKEN}` } });
+    expect(fake.upstream.hits.map((hit) => hit.headers[OPS_TOKEN_HEADER])).toEqual([undefined, undefined, OPS_TOKEN]);
   });
 
   it('clears ops_token when the core says cleared (and only when the browser had one), and hides that header', async () => {
-    upstream.handle = (_req, res) => json(res, 200, { status: 'ok' }, { [OPS_SESSION_STATE_HEADER]: 'cleared' });
+    fake.upstream.handle = (_req, res) => json(res, 200, { status: 'ok' }, { [OPS_SESSION_STATE_HEADER]: 'cleared' });
     const res = await post('/api/ops/sign-out', `${OPS_COOKIE}=${OPS_TOKEN}; ${SESSION_COOKIE}=${CUSTOMER_TOKEN}`);
     expect(res.headers[OPS_SESSION_STATE_HEADER]).toBeUndefined();
     // The customer's own cookie stays as it is.
@@ -89,24 +77,15 @@ describe('BFF ops cookie (fake core)', () => {
 });
 
 describe('BFF ops cookie over https (behind a trusted load balancer)', () => {
-  let upstream: TFakeUpstream;
-  let bff: Awaited<ReturnType<typeof buildBff>>;
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    bff = await buildBff(upstream.url, { TRUST_PROXY: '127.0.0.1' }, { trustProxy: '127.0.0.1' });
-  });
-  afterAll(async () => {
-    await bff.close();
-    await upstream.close();
-  });
+  const fake = fakeCoreAndBff({ TRUST_PROXY: '127.0.0.1' }, { trustProxy: '127.0.0.1' });
 
   it('marks the cookie Secure, and its clearing too', async () => {
     const https = { 'x-forwarded-proto': 'https', host: HOST, origin: `https://${HOST}` };
-    upstream.handle = (_req, res) => json(res, 200, {}, { [OPS_TOKEN_HEADER]: OPS_TOKEN });
-    const set = await bff.app.inject({ method: 'POST', url: '/api/ops/sign-in', headers: https, payload: {} });
+    fake.upstream.handle = (_req, res) => json(res, 200, {}, { [OPS_TOKEN_HEADER]: OPS_TOKEN });
+    const set = await fake.bff.app.inject({ method: 'POST', url: '/api/ops/sign-in', headers: https, payload: {} });
     expect(parseSetCookies(set.headers['set-cookie'])[0]!.attributes).toMatchObject({ secure: true, samesite: 'Strict', httponly: true });
-    upstream.handle = (_req, res) => json(res, 200, {}, { [OPS_SESSION_STATE_HEADER]: 'cleared' });
-    const cleared = await bff.app.inject({
+    fake.upstream.handle = (_req, res) => json(res, 200, {}, { [OPS_SESSION_STATE_HEADER]: 'cleared' });
+    const cleared = await fake.bff.app.inject({
       method: 'POST',
       url: '/api/ops/sign-out',
       headers: { ...https, cookie: `${OPS_COOKIE}=${OPS_TOKEN}` },

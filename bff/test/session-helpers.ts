@@ -1,11 +1,11 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import app from '../src/app.ts';
 import { answerError } from '../src/errors.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
 import { LINK_BINDING_COOKIE } from '@obmen/shared';
-import { makeFakeSiteDist } from './helpers.ts';
+import { makeFakeSiteDist, startFakeUpstream, type TFakeUpstream } from './helpers.ts';
 import { genRequestId } from '../src/request-id.ts';
 import { build as buildCore } from '../../core/test/helpers.ts';
 import { multipart } from '../../core/test/storage/upload-fixtures.ts';
@@ -38,6 +38,26 @@ export async function buildBff(upstreamUrl: string, env: Partial<Record<keyof TC
       site.remove();
     },
   };
+}
+
+/**
+ * A fake core and the BFF in front of it for the enclosing describe: started before its tests,
+ * closed after them, the core's recorded hits cleared before each test.
+ */
+export function fakeCoreAndBff(...bffArgs: Parameters<typeof buildBff> extends [string, ...infer R] ? R : never) {
+  const fake = {} as { upstream: TFakeUpstream; bff: Awaited<ReturnType<typeof buildBff>> };
+  beforeAll(async () => {
+    fake.upstream = await startFakeUpstream();
+    fake.bff = await buildBff(fake.upstream.url, ...bffArgs);
+  });
+  afterAll(async () => {
+    await fake.bff.close();
+    await fake.upstream.close();
+  });
+  beforeEach(() => {
+    fake.upstream.hits.length = 0;
+  });
+  return fake;
 }
 
 /** The real core on a fresh in-memory PGlite, listening on 127.0.0.1:<random>. */

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE, SESSION_STATE_HEADER, SESSION_TOKEN_HEADER, SESSION_TTL_S, TOKEN_PATTERN } from '@obmen/shared';
-import { json, startFakeUpstream, type TFakeUpstream } from './helpers.ts';
-import { buildBff, linkBindingOf, parseSetCookies, startRealCore } from './session-helpers.ts';
+import { json } from './helpers.ts';
+import { buildBff, fakeCoreAndBff, linkBindingOf, parseSetCookies, startRealCore } from './session-helpers.ts';
 
 const DEMO = { email: 'demo@obmen.local', password: 'obmen-demo-2026' };
 const HOST = 'obmen.test';
@@ -9,23 +9,11 @@ const ORIGIN = `http://${HOST}`;
 const TOKEN = 'A'.repeat(43);
 
 describe('BFF session cookie (fake core)', () => {
-  let upstream: TFakeUpstream;
-  let bff: Awaited<ReturnType<typeof buildBff>>;
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    bff = await buildBff(upstream.url);
-  });
-  afterAll(async () => {
-    await bff.close();
-    await upstream.close();
-  });
-  beforeEach(() => {
-    upstream.hits.length = 0;
-  });
+  const fake = fakeCoreAndBff();
 
   it('turns the core token header into remember_token (HttpOnly, SameSite=Lax, Path=/, session-long) and strips it', async () => {
-    upstream.handle = (_req, res) => json(res, 200, { status: 'ok' }, { [SESSION_TOKEN_HEADER]: TOKEN });
-    const res = await bff.app.inject({ method: 'POST', url: '/api/auth/login_by_password', headers: { host: HOST, origin: ORIGIN }, payload: {} });
+    fake.upstream.handle = (_req, res) => json(res, 200, { status: 'ok' }, { [SESSION_TOKEN_HEADER]: TOKEN });
+    const res = await fake.bff.app.inject({ method: 'POST', url: '/api/auth/login_by_password', headers: { host: HOST, origin: ORIGIN }, payload: {} });
     expect(res.headers[SESSION_TOKEN_HEADER]).toBeUndefined();
     const [cookie, ...others] = parseSetCookies(res.headers['set-cookie']);
     expect(others).toEqual([]);
@@ -38,63 +26,58 @@ describe('BFF session cookie (fake core)', () => {
   });
 
   it('never sets a cookie from a malformed token header', async () => {
-    upstream.handle = (_req, res) => json(res, 200, {}, { [SESSION_TOKEN_HEADER]: 'x; Domain=evil.example' });
-    const res = await bff.app.inject({ url: '/api/auth/check' });
+    fake.upstream.handle = (_req, res) => json(res, 200, {}, { [SESSION_TOKEN_HEADER]: 'x; Domain=evil.example' });
+    const res = await fake.bff.app.inject({ url: '/api/auth/check' });
     expect(res.headers['set-cookie']).toBeUndefined();
     expect(res.headers[SESSION_TOKEN_HEADER]).toBeUndefined();
   });
 
   it('forwards the cookie as Bearer and drops a client-sent Authorization and Cookie', async () => {
-    upstream.handle = (_req, res) => json(res, 200, {});
-    await bff.app.inject({ url: '/api/auth/check', headers: { cookie: `${SESSION_COOKIE}=${TOKEN}; other=1`, authorization: 'Bearer forged' } });
-    expect(upstream.hits[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
-    expect(upstream.hits[0]!.headers.cookie).toBeUndefined();
-    await bff.app.inject({ url: '/api/auth/check', headers: { authorization: `Bearer ${TOKEN}` } });
-    expect(upstream.hits[1]!.headers.authorization).toBeUndefined();
+    fake.upstream.handle = (_req, res) => json(res, 200, {});
+    await fake.bff.app.inject({ url: '/api/auth/check', headers: { cookie: `${SESSION_COOKIE}=${TOKEN}; other=1`, authorization: 'Bearer forged' } });
+    expect(fake.upstream.hits[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(fake.upstream.hits[0]!.headers.cookie).toBeUndefined();
+    await fake.bff.app.inject({ url: '/api/auth/check', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(fake.upstream.hits[1]!.headers.authorization).toBeUndefined();
     // A cookie that cannot be a token still reaches core as a Bearer core will refuse.
-    await bff.app.inject({ url: '/api/auth/check', headers: { cookie: `${SESSION_COOKIE}=%E2%9C%93` } });
-    expect(upstream.hits[2]!.headers.authorization).toBe('Bearer invalid');
+    await fake.bff.app.inject({ url: '/api/auth/check', headers: { cookie: `${SESSION_COOKIE}=%E2%9C%93` } });
+    expect(fake.upstream.hits[2]!.headers.authorization).toBe('Bearer invalid');
   });
 
   it('clears the cookie when core says the session is gone, and hides that header', async () => {
-    upstream.handle = (_req, res) => json(res, 200, { user: { is_authenticated: false } }, { [SESSION_STATE_HEADER]: 'cleared' });
-    const res = await bff.app.inject({ url: '/api/auth/check', headers: { cookie: `${SESSION_COOKIE}=${TOKEN}` } });
+    fake.upstream.handle = (_req, res) => json(res, 200, { user: { is_authenticated: false } }, { [SESSION_STATE_HEADER]: 'cleared' });
+    const res = await fake.bff.app.inject({ url: '/api/auth/check', headers: { cookie: `${SESSION_COOKIE}=${TOKEN}` } });
     expect(res.headers[SESSION_STATE_HEADER]).toBeUndefined();
     const [cookie] = parseSetCookies(res.headers['set-cookie']);
     expect(cookie).toMatchObject({ name: SESSION_COOKIE, value: '', attributes: { 'max-age': '0', path: '/', httponly: true, samesite: 'Lax' } });
     // No cookie, nothing to clear.
-    const none = await bff.app.inject({ url: '/api/auth/check' });
+    const none = await fake.bff.app.inject({ url: '/api/auth/check' });
     expect(none.headers['set-cookie']).toBeUndefined();
     expect(none.headers[SESSION_STATE_HEADER]).toBeUndefined();
   });
 
   it('overwrites a forged X-Forwarded-For with the real peer', async () => {
-    upstream.handle = (_req, res) => json(res, 200, {});
-    await bff.app.inject({ url: '/api/auth/check', remoteAddress: '203.0.113.77', headers: { 'x-forwarded-for': '1.2.3.4, 5.6.7.8', 'x-real-ip': '1.2.3.4' } });
-    expect(upstream.hits[0]!.headers['x-forwarded-for']).toBe('203.0.113.77');
-    expect(upstream.hits[0]!.headers['x-real-ip']).toBeUndefined();
+    fake.upstream.handle = (_req, res) => json(res, 200, {});
+    await fake.bff.app.inject({
+      url: '/api/auth/check',
+      remoteAddress: '203.0.113.77',
+      headers: { 'x-forwarded-for': '1.2.3.4, 5.6.7.8', 'x-real-ip': '1.2.3.4' },
+    });
+    expect(fake.upstream.hits[0]!.headers['x-forwarded-for']).toBe('203.0.113.77');
+    expect(fake.upstream.hits[0]!.headers['x-real-ip']).toBeUndefined();
   });
 });
 
 describe('BFF session cookie over https (behind a trusted load balancer)', () => {
-  let upstream: TFakeUpstream;
-  let bff: Awaited<ReturnType<typeof buildBff>>;
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    bff = await buildBff(upstream.url, { TRUST_PROXY: '127.0.0.1' }, { trustProxy: '127.0.0.1' });
-  });
-  afterAll(async () => {
-    await bff.close();
-    await upstream.close();
-  });
+  const fake = fakeCoreAndBff({ TRUST_PROXY: '127.0.0.1' }, { trustProxy: '127.0.0.1' });
 
   it('marks the cookie Secure, and its clearing too', async () => {
-    upstream.handle = (_req, res) => json(res, 200, {}, { [SESSION_TOKEN_HEADER]: TOKEN });
+    fake.upstream.handle = (_req, res) => json(res, 200, {}, { [SESSION_TOKEN_HEADER]: TOKEN });
     const https = { 'x-forwarded-proto': 'https', host: HOST, origin: `https://${HOST}` };
-    const set = await bff.app.inject({ method: 'POST', url: '/api/auth/login_by_password', headers: https, payload: {} });
+    const set = await fake.bff.app.inject({ method: 'POST', url: '/api/auth/login_by_password', headers: https, payload: {} });
     expect(parseSetCookies(set.headers['set-cookie'])[0]!.attributes.secure).toBe(true);
-    upstream.handle = (_req, res) => json(res, 200, {}, { [SESSION_STATE_HEADER]: 'cleared' });
-    const cleared = await bff.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { ...https, cookie: `${SESSION_COOKIE}=${TOKEN}` } });
+    fake.upstream.handle = (_req, res) => json(res, 200, {}, { [SESSION_STATE_HEADER]: 'cleared' });
+    const cleared = await fake.bff.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { ...https, cookie: `${SESSION_COOKIE}=${TOKEN}` } });
     expect(parseSetCookies(cleared.headers['set-cookie'])[0]!.attributes).toMatchObject({ secure: true, 'max-age': '0' });
   });
 });

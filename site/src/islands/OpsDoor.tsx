@@ -8,6 +8,7 @@ import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { CodeField } from './SecondFactorStep.tsx';
 import { FieldNote, FormError } from './FormParts.tsx';
+import { TotpScan } from './TotpScan.tsx';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from './IslandRoot.tsx';
 
 /*
@@ -23,6 +24,7 @@ type TAuditRow = { id: number; at: string; actor: string; action: string; subjec
 
 const LOGIN_PATH = '/ops/login';
 const AUDIT_ROWS_SHOWN = 20;
+const AUDIT_COLUMNS = ['at', 'actor', 'action', 'subject', 'outcome'] as const;
 
 function TextField({
   name,
@@ -86,9 +88,44 @@ function useOpsForm() {
   return { fields, formError, sending, formRef, send, setFormError };
 }
 
-/** The secret in groups of four, as people copy it by hand. */
-function grouped(secret: string): string {
-  return secret.match(/.{1,4}/g)?.join(' ') ?? secret;
+/** The end of the enrolment and sign-in forms: the (new) password, a code of the second factor, the submit button. */
+function PasswordCodeSubmit({
+  form,
+  kind,
+  password,
+  setPassword,
+  code,
+  setCode,
+}: {
+  form: ReturnType<typeof useOpsForm>;
+  kind: 'enrol' | 'login';
+  password: string;
+  setPassword: (value: string) => void;
+  code: string;
+  setCode: (value: string) => void;
+}) {
+  const { t } = useTranslation();
+  const hydrated = useHydrated();
+  const enrol = kind === 'enrol';
+  return (
+    <>
+      <TextField
+        name="password"
+        type="password"
+        label={t(enrol ? 'ops.new_password' : 'authpage.password')}
+        value={password}
+        error={form.fields.password}
+        autoComplete={enrol ? 'new-password' : 'current-password'}
+        onChange={setPassword}
+      />
+      <CodeField id={`ops-${kind}`} value={code} error={form.fields.code ?? ''} onChange={setCode} inputTestId="ops-code" errorTestId="ops-code-error" />
+      <div className="settings-actions">
+        <button className="btn btn-primary" type="submit" disabled={form.sending || !hydrated} data-testid={`ops-${kind}-submit`}>
+          {form.sending ? t('authpage.sending') : t(enrol ? 'ops.enrol_submit' : 'ops.login_submit')}
+        </button>
+      </div>
+    </>
+  );
 }
 
 function OpsEnrol() {
@@ -137,50 +174,20 @@ function OpsEnrol() {
       </div>
     );
   if (!start) return form.formError ? <FormError text={form.formError} /> : <p className="ops-wait">{hydrated ? t('ops.loading') : ''}</p>;
-  const qr = qrPath(start.otpauth_uri);
   return (
     <form className="tfa-step" method="post" noValidate onSubmit={finish} ref={form.formRef} data-testid="ops-enrol-form">
       <p>
         {t('ops.enrol_for')} <strong data-testid="ops-enrol-email">{start.email}</strong>
       </p>
-      <div className="tfa-scan">
-        <svg className="tfa-qr" viewBox={`0 0 ${qr.size} ${qr.size}`} role="img" aria-label={t('securitypage.qr_label')} shapeRendering="crispEdges">
-          <rect width={qr.size} height={qr.size} fill="#fff" />
-          <path d={qr.path} fill="#000" />
-        </svg>
-        <div className="tfa-manual">
-          <p>{t('securitypage.scan_lead')}</p>
-          <p>
-            {t('securitypage.secret_label')}{' '}
-            <code className="tfa-secret" data-testid="ops-secret" data-secret={start.secret}>
-              {grouped(start.secret)}
-            </code>
-          </p>
-        </div>
-      </div>
+      <TotpScan qr={qrPath(start.otpauth_uri)} secret={start.secret} testIdPrefix="ops" />
       <FormError text={form.formError} />
-      <TextField
-        name="password"
-        type="password"
-        label={t('ops.new_password')}
-        value={password}
-        error={form.fields.password}
-        autoComplete="new-password"
-        onChange={setPassword}
-      />
-      <CodeField id="ops-enrol" value={code} error={form.fields.code ?? ''} onChange={setCode} inputTestId="ops-code" errorTestId="ops-code-error" />
-      <div className="settings-actions">
-        <button className="btn btn-primary" type="submit" disabled={form.sending || !hydrated} data-testid="ops-enrol-submit">
-          {form.sending ? t('authpage.sending') : t('ops.enrol_submit')}
-        </button>
-      </div>
+      <PasswordCodeSubmit form={form} kind="enrol" password={password} setPassword={setPassword} code={code} setCode={setCode} />
     </form>
   );
 }
 
 function OpsLogin() {
   const { t } = useTranslation();
-  const hydrated = useHydrated();
   const form = useOpsForm();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -198,21 +205,7 @@ function OpsLogin() {
     <form className="auth-form" method="post" noValidate onSubmit={signIn} ref={form.formRef} data-testid="ops-login-form">
       <FormError text={form.formError} />
       <TextField name="email" type="email" label={t('authpage.email')} value={email} error={form.fields.email} autoComplete="username" onChange={setEmail} />
-      <TextField
-        name="password"
-        type="password"
-        label={t('authpage.password')}
-        value={password}
-        error={form.fields.password}
-        autoComplete="current-password"
-        onChange={setPassword}
-      />
-      <CodeField id="ops-login" value={code} error={form.fields.code ?? ''} onChange={setCode} inputTestId="ops-code" errorTestId="ops-code-error" />
-      <div className="settings-actions">
-        <button className="btn btn-primary" type="submit" disabled={form.sending || !hydrated} data-testid="ops-login-submit">
-          {form.sending ? t('authpage.sending') : t('ops.login_submit')}
-        </button>
-      </div>
+      <PasswordCodeSubmit form={form} kind="login" password={password} setPassword={setPassword} code={code} setCode={setCode} />
     </form>
   );
 }
@@ -294,11 +287,11 @@ function OpsHome() {
               <table className="ops-table" data-testid="ops-audit">
                 <thead>
                   <tr>
-                    <th scope="col">{t('ops.audit_at')}</th>
-                    <th scope="col">{t('ops.audit_actor')}</th>
-                    <th scope="col">{t('ops.audit_action')}</th>
-                    <th scope="col">{t('ops.audit_subject')}</th>
-                    <th scope="col">{t('ops.audit_outcome')}</th>
+                    {AUDIT_COLUMNS.map((column) => (
+                      <th scope="col" key={column}>
+                        {t(`ops.audit_${column}`)}
+                      </th>
+                    ))}
                   </tr>
                 </thead>
                 <tbody>

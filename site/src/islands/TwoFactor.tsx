@@ -6,17 +6,13 @@ import { CALLS } from '@obmen/shared/calls';
 import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { CodeField } from './SecondFactorStep.tsx';
+import { TotpScan } from './TotpScan.tsx';
 import { ActionRow, FormError } from './FormParts.tsx';
 import { messageText } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { enabled: boolean; recoveryLeft: number };
 type TCodes = { message: string; codes: string[] };
-
-/** The secret in groups of four, as people copy it by hand. */
-function grouped(secret: string): string {
-  return secret.match(/.{1,4}/g)?.join(' ') ?? secret;
-}
 
 function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLeft: number }) {
   const { t } = useTranslation();
@@ -118,34 +114,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
   if (setup)
     return (
       <form className="tfa-step" method="post" noValidate onSubmit={confirm} ref={formRef} data-testid="form-totp-enable">
-        <div ref={stepRef} tabIndex={-1} className="tfa-scan">
-          <svg
-            className="tfa-qr"
-            viewBox={`0 0 ${setup.qr.size} ${setup.qr.size}`}
-            role="img"
-            aria-label={t('securitypage.qr_label')}
-            shapeRendering="crispEdges"
-            data-testid="totp-qr"
-          >
-            <rect width={setup.qr.size} height={setup.qr.size} fill="#fff" />
-            <path d={setup.qr.path} fill="#000" />
-          </svg>
-          <div className="tfa-manual">
-            <p>{t('securitypage.scan_lead')}</p>
-            <p>
-              {t('securitypage.secret_label')}{' '}
-              <code className="tfa-secret" data-testid="totp-secret" data-secret={setup.secret}>
-                {grouped(setup.secret)}
-              </code>
-            </p>
-            <details>
-              <summary>{t('securitypage.uri_label')}</summary>
-              <code className="tfa-uri" data-testid="totp-uri">
-                {setup.otpauth_uri}
-              </code>
-            </details>
-          </div>
-        </div>
+        <TotpScan qr={setup.qr} secret={setup.secret} uri={setup.otpauth_uri} testIdPrefix="totp" scanRef={stepRef} />
         {errorLine}
         <CodeField id="enable" value={code} error={error} onChange={setCode} inputTestId="enable-code" errorTestId="enable-error" />
         <div className="settings-actions">

@@ -7,21 +7,8 @@ import {
   SESSION_CLEARED,
   SESSION_STATE_HEADER,
   SESSION_TOKEN_HEADER,
-  ZAuthCheckResponse,
-  ZAuthMessage,
-  ZAuthState,
-  ZChangePasswordBody,
   ZConfirmationResponse,
-  ZEmailBody,
-  ZLinkPreview,
-  ZLinkSpendBody,
-  ZLoginByPasswordBody,
-  ZOk,
-  ZRegisterBody,
-  ZResetPasswordBody,
   ZTokenParams,
-  ZPasswordSignInResponse,
-  ZSecondFactorLoginBody,
 } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
@@ -48,6 +35,8 @@ import {
   type TPasswordSignIn,
   type TSignedIn,
 } from './service.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 
 export function clientOf(request: FastifyRequest): TClient {
   const userAgent = request.headers['user-agent'];
@@ -94,7 +83,13 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
   // Signed in: the wallets and total balance travel with the state (envelope keys, spec §3).
   app.get(
     '/api/auth/check',
-    { schema: { tags, summary: 'Who is signed in (user, locale, site settings, notifications, wallets, unread_msgs)', response: { 200: ZAuthCheckResponse } } },
+    {
+      schema: {
+        tags,
+        summary: 'Who is signed in (user, locale, site settings, notifications, wallets, unread_msgs)',
+        ...schemaOf(CALLS['GET /api/auth/check']),
+      },
+    },
     async (request) => {
       const state = await checkAuth(deps, clientOf(request));
       if (!request.user) return state;
@@ -109,8 +104,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
       schema: {
         tags,
         summary: 'Sign up (mails a confirmation link; the same answer for a known address)',
-        body: ZRegisterBody,
-        response: { 200: ZAuthMessage },
+        ...schemaOf(CALLS['POST /api/auth/register']),
       },
     },
     async (request, reply) => linkRequested(reply, await registerAccount(deps, clientOf(request), request.body)),
@@ -122,8 +116,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
       schema: {
         tags,
         summary: "Sign in with a password (with 2FA on: answers the code step's challenge, no session yet)",
-        body: ZLoginByPasswordBody,
-        response: { 200: ZPasswordSignInResponse },
+        ...schemaOf(CALLS['POST /api/auth/login_by_password']),
       },
     },
     async (request, reply) => signedIn(reply, await signInByPassword(deps, clientOf(request), request.body)),
@@ -135,8 +128,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
       schema: {
         tags,
         summary: 'Second step of a sign-in with 2FA on: the challenge and a TOTP or recovery code',
-        body: ZSecondFactorLoginBody,
-        response: { 200: ZAuthState },
+        ...schemaOf(CALLS['POST /api/auth/login_second_factor']),
       },
     },
     async (request, reply) => signedIn(reply, await signInWithSecondFactor(deps, clientOf(request), request.body)),
@@ -144,17 +136,18 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
 
   app.post(
     '/api/auth/login',
-    { schema: { tags, summary: 'Mail a sign-in link (passwordless)', body: ZEmailBody, response: { 200: ZAuthMessage } } },
+    { schema: { tags, summary: 'Mail a sign-in link (passwordless)', ...schemaOf(CALLS['POST /api/auth/login']) } },
     async (request, reply) => linkRequested(reply, await requestSignInLink(deps, clientOf(request), request.body)),
   );
 
   // Mailed links that sign in: GET says whose link it is and whether this browser asked for it
   // (spends nothing); POST spends it, from another browser only with `confirm` (its button).
   const signInLinks = [
-    { path: '/api/auth/login/:token', kind: 'sign_in', what: 'a sign-in link', spend: signInByLink },
-    { path: '/api/auth/confirm/:token', kind: 'confirm_email', what: 'a confirmation link (confirms the email)', spend: confirmEmail },
+    { name: 'login', kind: 'sign_in', what: 'a sign-in link', spend: signInByLink },
+    { name: 'confirm', kind: 'confirm_email', what: 'a confirmation link (confirms the email)', spend: confirmEmail },
   ] as const;
-  for (const { path, kind, what, spend } of signInLinks) {
+  for (const { name, kind, what, spend } of signInLinks) {
+    const path = `/api/auth/${name}/:token`;
     app.get(
       path,
       {
@@ -163,7 +156,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
           tags,
           summary: `The masked address ${what} signs into, and whether this browser asked for it (spends nothing)`,
           params: ZTokenParams,
-          response: { 200: ZLinkPreview },
+          ...schemaOf(CALLS[`GET /api/auth/${name}/{token}`]),
         },
       },
       (request) => previewLink(deps, clientOf(request), kind, request.params.token),
@@ -176,21 +169,23 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
           tags,
           summary: `Sign in by ${what}; opened in another browser than the one that asked, only with confirm`,
           params: ZTokenParams,
-          body: ZLinkSpendBody,
-          response: { 200: ZPasswordSignInResponse },
+          ...schemaOf(CALLS[`POST /api/auth/${name}/{token}`]),
         },
       },
       async (request, reply) => signedIn(reply, await spend(deps, clientOf(request), request.params.token, request.body)),
     );
   }
 
-  app.post('/api/auth/reset', { schema: { tags, summary: 'Mail a password reset link', body: ZEmailBody, response: { 200: ZAuthMessage } } }, (request) =>
+  app.post('/api/auth/reset', { schema: { tags, summary: 'Mail a password reset link', ...schemaOf(CALLS['POST /api/auth/reset']) } }, (request) =>
     requestPasswordReset(deps, clientOf(request), request.body),
   );
 
   app.get(
     '/api/auth/reset/:token',
-    { config: tokenRoute, schema: { tags, summary: 'Is this reset link still valid? (spends nothing)', params: ZTokenParams, response: { 200: ZOk } } },
+    {
+      config: tokenRoute,
+      schema: { tags, summary: 'Is this reset link still valid? (spends nothing)', params: ZTokenParams, ...schemaOf(CALLS['GET /api/auth/reset/{token}']) },
+    },
     (request) => checkResetToken(deps, clientOf(request), request.params.token),
   );
 
@@ -202,8 +197,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
         tags,
         summary: 'Set a new password by a reset link (signs in)',
         params: ZTokenParams,
-        body: ZResetPasswordBody,
-        response: { 200: ZPasswordSignInResponse },
+        ...schemaOf(CALLS['POST /api/auth/reset/{token}']),
       },
     },
     async (request, reply) => signedIn(reply, await resetPassword(deps, clientOf(request), request.params.token, request.body)),
@@ -216,14 +210,13 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
       schema: {
         tags,
         summary: 'Change (or set the first) password; other sessions end',
-        body: ZChangePasswordBody,
-        response: { 200: ZAuthState },
+        ...schemaOf(CALLS['POST /api/auth/change']),
       },
     },
     async (request, reply) => signedIn(reply, await changePassword(deps, clientOf(request), request.body)),
   );
 
-  app.post('/api/auth/logout', { schema: { tags, summary: 'Sign out', response: { 200: ZAuthState } } }, async (request, reply) => {
+  app.post('/api/auth/logout', { schema: { tags, summary: 'Sign out', ...schemaOf(CALLS['POST /api/auth/logout']) } }, async (request, reply) => {
     reply.header(SESSION_STATE_HEADER, SESSION_CLEARED);
     return logOut(deps, clientOf(request));
   });

@@ -1,27 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import {
-  CARD_ISSUERS,
-  WEBHOOK_SIGNATURE_HEADER,
-  ZCardBody,
-  ZCardCatalogueResponse,
-  ZCardChangeResponse,
-  ZCardCloseBody,
-  ZCardDetailsResponse,
-  ZCardListResponse,
-  ZCardMoveBody,
-  ZCardOrderBody,
-  ZCardOrderResponse,
-  ZCardOrdersResponse,
-  ZCardParams,
-  ZCardRevealBody,
-  ZCardRevealResponse,
-  ZOk,
-  ZCardOrderOneResponse,
-  translate,
-  type TCardIssuer,
-} from '@obmen/shared';
+import { CARD_ISSUERS, WEBHOOK_SIGNATURE_HEADER, ZCardParams, ZOk, translate, type TCardIssuer, type TCardMoveBody } from '@obmen/shared';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { callWithIdempotencyKey } from '../idempotency/service.ts';
@@ -31,6 +11,8 @@ import { issuerCallbackIntake } from './callbacks.ts';
 import type { TIssuers } from './issuer.ts';
 import { cancelOrder, confirmOrder, getOrder, listOrders, placeOrder, type TCardContext } from './orders.ts';
 import { cardDetails, closeCard, freezeCard, listCards, revealCard, topUpCard, unfreezeCard, withdrawFromCard } from './my-cards.ts';
+import { CALLS, type TCalls } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 
 type TCardOptions = { issuers: TIssuers; now?: () => Date };
 
@@ -82,13 +64,13 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
 
   app.get(
     '/api/card',
-    { onRequest: requireUser, schema: { tags, summary: 'Card products and what ordering one needs', response: { 200: ZCardCatalogueResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: 'Card products and what ordering one needs', ...schemaOf(CALLS['GET /api/card']) } },
     async (request) => cardCatalogue(app.db, userId(request)),
   );
 
   app.get(
     '/api/card/order',
-    { onRequest: requireUser, schema: { tags, summary: "The caller's card orders with their status", response: { 200: ZCardOrdersResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: "The caller's card orders with their status", ...schemaOf(CALLS['GET /api/card/order']) } },
     async (request) => ({ status: 'ok' as const, orders: await listOrders(app.db, userId(request)) }),
   );
 
@@ -97,7 +79,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
     {
       onRequest: requireUser,
       config: cardNotFound,
-      schema: { tags, summary: 'One card order', params: ZCardParams, response: { 200: ZCardOrderOneResponse } },
+      schema: { tags, summary: 'One card order', params: ZCardParams, ...schemaOf(CALLS['GET /api/card/order/{id}']) },
     },
     async (request) => ({ status: 'ok' as const, order: await getOrder(app.db, userId(request), request.params.id) }),
   );
@@ -122,7 +104,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
     {
       onRequest: requireUser,
       config: money,
-      schema: { tags, summary: 'Order a card (form): the issue fee is held', body: ZCardOrderBody, response: { 200: ZCardOrderResponse } },
+      schema: { tags, summary: 'Order a card (form): the issue fee is held', ...schemaOf(CALLS['POST /api/card/order']) },
     },
     async (request, reply) => orderAnswer(request, reply, (key) => placeOrder(ctx, userId(request), key, request.body), 'cards.order_placed'),
   );
@@ -135,8 +117,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
       schema: {
         tags,
         summary: 'Confirm a placed order: the fee is charged and the issuer makes the card',
-        body: ZCardBody,
-        response: { 200: ZCardOrderResponse },
+        ...schemaOf(CALLS['POST /api/card/order/confirm']),
       },
     },
     async (request, reply) => orderAnswer(request, reply, (key) => confirmOrder(ctx, userId(request), key, request.body.card), 'cards.order_confirmed'),
@@ -147,14 +128,14 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
     {
       onRequest: requireUser,
       config: money,
-      schema: { tags, summary: 'Cancel a placed order: the held fee is released', body: ZCardBody, response: { 200: ZCardOrderResponse } },
+      schema: { tags, summary: 'Cancel a placed order: the held fee is released', ...schemaOf(CALLS['POST /api/card/order/cancel']) },
     },
     async (request, reply) => orderAnswer(request, reply, (key) => cancelOrder(ctx, userId(request), key, request.body.card), 'cards.order_cancelled'),
   );
 
   app.get(
     '/api/card/my',
-    { onRequest: requireUser, schema: { tags, summary: "The caller's cards, numbers masked", response: { 200: ZCardListResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: "The caller's cards, numbers masked", ...schemaOf(CALLS['GET /api/card/my']) } },
     async (request) => ({ status: 'ok' as const, cards: await listCards(app.db, userId(request)) }),
   );
 
@@ -163,7 +144,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
     {
       onRequest: requireUser,
       config: cardNotFound,
-      schema: { tags, summary: 'One card: masked number, balance, limits, activity', params: ZCardParams, response: { 200: ZCardDetailsResponse } },
+      schema: { tags, summary: 'One card: masked number, balance, limits, activity', params: ZCardParams, ...schemaOf(CALLS['GET /api/card/details/{id}']) },
     },
     async (request) => ({ status: 'ok' as const, card: await cardDetails(app.db, userId(request), request.params.id) }),
   );
@@ -175,8 +156,7 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
       schema: {
         tags,
         summary: 'The full number and CVC, after the password or a second-factor code (never cached)',
-        body: ZCardRevealBody,
-        response: { 200: ZCardRevealResponse },
+        ...schemaOf(CALLS['POST /api/card/reveal']),
       },
     },
     async (request, reply) => {
@@ -187,39 +167,31 @@ const cardRoutes: FastifyPluginAsyncZod<TCardOptions> = async (app, { issuers, n
   );
 
   type TChangeMessage = 'cards.frozen' | 'cards.unfrozen' | 'cards.closed' | 'cards.topped_up' | 'cards.withdrawn';
-  const change = (
-    path: string,
-    summary: string,
-    body: z.ZodType,
-    message: TChangeMessage,
-    run: (request: FastifyRequest, key: string) => ReturnType<typeof freezeCard>,
-  ) =>
-    app.post(
-      path,
-      { onRequest: requireUser, config: money, schema: { tags, summary, body, response: { 200: ZCardChangeResponse } } },
-      async (request, reply) => {
-        const done = await callWithIdempotencyKey(request, reply, (key) => run(request, key));
-        return {
-          status: 'ok' as const,
-          message: translate(request.locale, message, { card: done.card.last4 ?? '' }),
-          card: done.card,
-          ...(await getWalletEnvelope(app.db, userId(request))),
-        };
-      },
-    );
+  type TChangeCall = TCalls[`POST /api/card/${'freeze' | 'unfreeze' | 'close' | 'topup' | 'withdraw'}`];
+  const change = (call: TChangeCall, summary: string, message: TChangeMessage, run: (request: FastifyRequest, key: string) => ReturnType<typeof freezeCard>) =>
+    app.post(call.path, { onRequest: requireUser, config: money, schema: { tags, summary, ...schemaOf(call) } }, async (request, reply) => {
+      const done = await callWithIdempotencyKey(request, reply, (key) => run(request, key));
+      return {
+        status: 'ok' as const,
+        message: translate(request.locale, message, { card: done.card.last4 ?? '' }),
+        card: done.card,
+        ...(await getWalletEnvelope(app.db, userId(request))),
+      };
+    });
   const cardOf = (request: FastifyRequest) => (request.body as { card: string }).card;
-  change('/api/card/freeze', 'Freeze an active card', ZCardBody, 'cards.frozen', (request, key) => freezeCard(ctx, userId(request), key, cardOf(request)));
-  change('/api/card/unfreeze', 'Unfreeze a frozen card', ZCardBody, 'cards.unfrozen', (request, key) =>
+  const moveOf = (request: FastifyRequest) => request.body as TCardMoveBody;
+  change(CALLS['POST /api/card/freeze'], 'Freeze an active card', 'cards.frozen', (request, key) => freezeCard(ctx, userId(request), key, cardOf(request)));
+  change(CALLS['POST /api/card/unfreeze'], 'Unfreeze a frozen card', 'cards.unfrozen', (request, key) =>
     unfreezeCard(ctx, userId(request), key, cardOf(request)),
   );
-  change('/api/card/close', 'Close a card for good (its balance goes back to the wallet)', ZCardCloseBody, 'cards.closed', (request, key) =>
+  change(CALLS['POST /api/card/close'], 'Close a card for good (its balance goes back to the wallet)', 'cards.closed', (request, key) =>
     closeCard(ctx, userId(request), key, cardOf(request)),
   );
-  change('/api/card/topup', 'Top up a card from the wallet of its currency', ZCardMoveBody, 'cards.topped_up', (request, key) =>
-    topUpCard(ctx, userId(request), key, request.body as z.infer<typeof ZCardMoveBody>),
+  change(CALLS['POST /api/card/topup'], 'Top up a card from the wallet of its currency', 'cards.topped_up', (request, key) =>
+    topUpCard(ctx, userId(request), key, moveOf(request)),
   );
-  change('/api/card/withdraw', 'Move money from a card back to the wallet of its currency', ZCardMoveBody, 'cards.withdrawn', (request, key) =>
-    withdrawFromCard(ctx, userId(request), key, request.body as z.infer<typeof ZCardMoveBody>),
+  change(CALLS['POST /api/card/withdraw'], 'Move money from a card back to the wallet of its currency', 'cards.withdrawn', (request, key) =>
+    withdrawFromCard(ctx, userId(request), key, moveOf(request)),
   );
 };
 

@@ -1,24 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  CHAT_FIELD_MAX_BYTES,
-  STORED_FILE_RESPONSE,
-  ZChatBlockBody,
-  ZChatBlockResponse,
-  ZChatFileParams,
-  ZChatListResponse,
-  ZChatPageQuery,
-  ZChatPrivateFileParams,
-  ZChatPrivateParams,
-  ZChatReadBody,
-  ZChatReadResponse,
-  ZChatReportBody,
-  ZChatSentResponse,
-  ZOk,
-  ZPrivateChatResponse,
-  ZSupportResponse,
-} from '@obmen/shared';
+import { CHAT_FIELD_MAX_BYTES, STORED_FILE_RESPONSE, ZChatFileParams, ZChatPrivateFileParams, ZChatPrivateParams } from '@obmen/shared';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { sendStoredFile } from '../../storage/files.ts';
 import { receiveUpload, refuseOversizedUpload } from '../../storage/upload.ts';
@@ -38,6 +21,8 @@ import {
   type TChatContext,
   type TChatInput,
 } from './service.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 
 /** A multipart text field over the cap is a message too long, said as such (not "bad form"). */
 const tooLong = (field: string) => new AppError('validation', { fields: { [field]: 'chat.message_too_long' } });
@@ -82,8 +67,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: support,
         summary: 'The support conversation, a page of messages (page 1: the newest)',
-        querystring: ZChatPageQuery,
-        response: { 200: ZSupportResponse },
+        ...schemaOf(CALLS['GET /api/support']),
       },
     },
     async (request) => ({ status: 'ok' as const, ...(await getSupport(app.db, currentUser(request).id, request.query.page)) }),
@@ -94,7 +78,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       onRequest: requireUser,
       preValidation: refuseOversizedUpload,
-      schema: { tags: support, summary: 'Write to support (text, files file0..n)', body: messageBody, response: { 200: ZChatSentResponse } },
+      schema: { tags: support, summary: 'Write to support (text, files file0..n)', ...schemaOf(CALLS['POST /api/support']), body: messageBody },
     },
     async (request) => ({ status: 'ok' as const, ...(await withMessage(request, (input) => sendSupport(ctx, currentUser(request).id, input))) }),
   );
@@ -103,7 +87,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/support/read',
     {
       onRequest: requireUser,
-      schema: { tags: support, summary: 'Mark support messages read up to last_read_message', body: ZChatReadBody, response: { 200: ZChatReadResponse } },
+      schema: { tags: support, summary: 'Mark support messages read up to last_read_message', ...schemaOf(CALLS['POST /api/support/read']) },
     },
     async (request) => ({ status: 'ok' as const, ...(await readSupport(app.db, currentUser(request).id, request.body.last_read_message)) }),
   );
@@ -120,7 +104,10 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/chat/list',
-    { onRequest: requireUser, schema: { tags: chat, summary: 'The caller’s private chats (id, title, unread_msgs)', response: { 200: ZChatListResponse } } },
+    {
+      onRequest: requireUser,
+      schema: { tags: chat, summary: 'The caller’s private chats (id, title, unread_msgs)', ...schemaOf(CALLS['GET /api/chat/list']) },
+    },
     async (request) => ({ status: 'ok' as const, ...(await listChats(app.db, currentUser(request).id, request.locale)) }),
   );
 
@@ -133,8 +120,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: chat,
         summary: 'A private chat with an account, a page of messages (an account without one answers an empty chat)',
         params: ZChatPrivateParams,
-        querystring: ZChatPageQuery,
-        response: { 200: ZPrivateChatResponse },
+        ...schemaOf(CALLS['GET /api/chat/private/{id}']),
       },
     },
     async (request) => ({
@@ -153,8 +139,8 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: chat,
         summary: 'Write to an account (message, files file0..n)',
         params: ZChatPrivateParams,
+        ...schemaOf(CALLS['POST /api/chat/private/{id}']),
         body: messageBody,
-        response: { 200: ZChatSentResponse },
       },
     },
     async (request) => ({
@@ -172,8 +158,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: chat,
         summary: 'Mark a private chat read up to last_read_message',
         params: ZChatPrivateParams,
-        body: ZChatReadBody,
-        response: { 200: ZChatReadResponse },
+        ...schemaOf(CALLS['POST /api/chat/private/read/{id}']),
       },
     },
     async (request) => ({ status: 'ok' as const, ...(await readPrivate(app.db, currentUser(request).id, request.params.id, request.body.last_read_message)) }),
@@ -198,8 +183,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: chat,
         summary: 'Block (or unblock) an account: no messages either way',
         params: ZChatPrivateParams,
-        body: ZChatBlockBody,
-        response: { 200: ZChatBlockResponse },
+        ...schemaOf(CALLS['POST /api/chat/private/block/{id}']),
       },
     },
     async (request) => ({ status: 'ok' as const, ...(await setBlocked(app.db, currentUser(request).id, request.params.id, request.body.blocked)) }),
@@ -214,8 +198,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: chat,
         summary: 'Report a private conversation to the operators',
         params: ZChatPrivateParams,
-        body: ZChatReportBody,
-        response: { 200: ZOk },
+        ...schemaOf(CALLS['POST /api/chat/private/report/{id}']),
       },
     },
     async (request) => ({ status: 'ok' as const, ...(await reportChat(app.db, currentUser(request).id, request.params.id, request.body.reason)) }),

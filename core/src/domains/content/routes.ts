@@ -1,11 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ZArticleParams, ZArticleResponse, ZContentVersion, ZMenuListBody, ZMenuResponse } from '@obmen/shared';
+import { ZArticleParams, ZContentVersion, ZMenuListBody, ZMenuResponse } from '@obmen/shared';
 import { getArticle, getContentVersion, getMenus } from './service.ts';
 import { notFoundOf } from '../../errors.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 
 const contentRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
-  app.get('/api/content/menu', { schema: { tags: ['Client'], summary: 'All menus and the footer images', response: { 200: ZMenuResponse } } }, (request) =>
-    getMenus(app.db, request.locale),
+  app.get(
+    '/api/content/menu',
+    { schema: { tags: ['Client'], summary: 'All menus and the footer images', ...schemaOf(CALLS['GET /api/content/menu']) } },
+    (request) => getMenus(app.db, request.locale),
   );
 
   app.post(
@@ -18,7 +22,12 @@ const contentRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { 
     '/api/content/article/:name',
     {
       config: { paramsError: () => notFoundOf('article') },
-      schema: { tags: ['Client'], summary: "An article in the caller's language", params: ZArticleParams, response: { 200: ZArticleResponse } },
+      schema: {
+        tags: ['Client'],
+        summary: "An article in the caller's language",
+        params: ZArticleParams,
+        ...schemaOf(CALLS['GET /api/content/article/{name}']),
+      },
     },
     async (request) => ({ article: await getArticle(app.db, request.params.name, request.locale) }),
   );

@@ -2,7 +2,6 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LOCALES, NOTIFICATION_DISPLAYS, isLoopbackAddress, NOTIFICATION_TYPES, ZAuthType, ZLocale, ZNotificationButtonInput } from '@obmen/shared';
-import { ZDevMailboxQuery, ZDevMailboxResponse } from '@obmen/shared/calls';
 import { listOutbox } from '../../mail/outbox.ts';
 import { setSiteSetting } from '../site/service.ts';
 import { sendNotification, userIdOfAccount } from '../notifications/service.ts';
@@ -14,6 +13,8 @@ import { closeSupport, replySupport } from '../chat/operator.ts';
 import { approveWithdrawal } from '../payments/withdrawal-states.ts';
 import { createOperator } from '../ops/service.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 
 /** The operator's withdraw:approve, for e2e runs beside a live PGlite (the CLI cannot open it then). */
 const ZDevWithdrawBody = z.object({ action: z.literal('approve'), id: z.uuid() });
@@ -95,7 +96,7 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; cipher: TDocumentCip
   });
   await app.register(providerCommands);
 
-  app.get('/api/dev/mailbox', { schema: { querystring: ZDevMailboxQuery, response: { 200: ZDevMailboxResponse } } }, async (request, reply) => {
+  app.get('/api/dev/mailbox', { schema: { ...schemaOf(CALLS['GET /api/dev/mailbox']) } }, async (request, reply) => {
     const query = request.query;
     reply.header('cache-control', 'no-store');
     return { mails: await listOutbox(app.db, { limit: query.limit, ...(query.to ? { to: query.to } : {}) }) };

@@ -1,25 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
-  ZCsv,
   ZCurrencyParams,
   ZExchangeAllBody,
-  ZExchangeAllPreviewResponse,
-  ZExchangeAllQuery,
   ZExchangeAllResponse,
   ZExchangeBatchResponse,
-  ZExchangeBody,
-  ZExchangeCheckBody,
-  ZExchangeDoneResponse,
-  ZExchangeHistoryResponse,
-  ZExchangeListQuery,
-  ZExchangeListResponse,
   ZExchangeStatusResponse,
-  ZHistoryQuery,
   ZIdParams,
   ZPairParams,
-  ZPairResponse,
-  ZQuoteResponse,
   translate,
   type TExchangeAllBody,
 } from '@obmen/shared';
@@ -32,6 +20,8 @@ import { getWalletEnvelope } from '../wallets/service.ts';
 import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, sendCsv } from '../history/service.ts';
 import { exchangeAll, exchangeAllStatus, previewExchangeAll } from './all.ts';
 import { createQuote, executeExchange, exchangeStatus, landingQuote, pairInfo, type TExchangeDeps } from './service.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { csvSchemaOf, schemaOf } from '../../lib/call-schema.ts';
 
 /** Exchange (spec §7): pairs, quotes, one pair, all-to-one, statuses, history. */
 const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -44,8 +34,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Pairs (searchable: "BTC/", "/USDT", "BTC/USDT", "BTC") and currencies',
-        querystring: ZExchangeListQuery,
-        response: { 200: ZExchangeListResponse },
+        ...schemaOf(CALLS['GET /api/exchange/list']),
       },
     },
     async (request) => {
@@ -67,8 +56,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'A quote to confirm within 30 s (form: src, dst, amount or amount_receive)',
-        body: ZExchangeCheckBody,
-        response: { 200: ZQuoteResponse },
+        ...schemaOf(CALLS['POST /api/exchange/check']),
       },
     },
     async (request) => ({ status: 'ok' as const, quote: await createQuote(deps, currentUser(request).id, request.body) }),
@@ -76,7 +64,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/api/exchange/landing',
-    { schema: { tags, summary: 'An indicative quote for the landing page (no token)', body: ZExchangeCheckBody, response: { 200: ZQuoteResponse } } },
+    { schema: { tags, summary: 'An indicative quote for the landing page (no token)', ...schemaOf(CALLS['POST /api/exchange/landing']) } },
     async (request) => ({ status: 'ok' as const, quote: await landingQuote(deps, request.body) }),
   );
 
@@ -102,8 +90,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: "The caller's exchanges, filtered and paged (format=csv: a CSV file)",
-        querystring: ZHistoryQuery,
-        response: { 200: { content: { 'application/json': { schema: ZExchangeHistoryResponse }, 'text/csv': { schema: ZCsv } } } },
+        ...csvSchemaOf(CALLS['GET /api/exchange/history']),
       },
     },
     async (request, reply) => {
@@ -137,16 +124,14 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   };
   const previewSummary = 'What converting every balance (or the chosen ones) into one currency would give now';
   const runSummary = 'Convert every balance (or the chosen ones) into one currency';
-  app.get(
-    '/api/exchange/all',
-    { onRequest: requireUser, schema: { tags, summary: previewSummary, querystring: ZExchangeAllQuery, response: { 200: ZExchangeAllPreviewResponse } } },
-    (request) => previewAll(request, undefined, request.query.currencies),
+  app.get('/api/exchange/all', { onRequest: requireUser, schema: { tags, summary: previewSummary, ...schemaOf(CALLS['GET /api/exchange/all']) } }, (request) =>
+    previewAll(request, undefined, request.query.currencies),
   );
   app.get(
     '/api/exchange/all/:currency',
     {
       onRequest: requireUser,
-      schema: { tags, summary: previewSummary, params: ZCurrencyParams, querystring: ZExchangeAllQuery, response: { 200: ZExchangeAllPreviewResponse } },
+      schema: { tags, summary: previewSummary, params: ZCurrencyParams, ...schemaOf(CALLS['GET /api/exchange/all/{currency}']) },
     },
     (request) => previewAll(request, request.params.currency, request.query.currencies),
   );
@@ -164,7 +149,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       onRequest: requireUser,
       config: { idempotent: true },
-      schema: { tags, summary: runSummary, params: ZCurrencyParams, body: ZExchangeAllBody, response: { 200: ZExchangeAllResponse } },
+      schema: { tags, summary: runSummary, params: ZCurrencyParams, ...schemaOf(CALLS['POST /api/exchange/all/{currency}']) },
     },
     (request, reply) => runAll(request, reply, request.params.currency, request.body.currencies),
   );
@@ -186,7 +171,14 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   // ---- one pair ----
   app.get(
     '/api/exchange/:src/:dst',
-    { schema: { tags, summary: 'One pair for the exchange form (signed in: with both balances)', params: ZPairParams, response: { 200: ZPairResponse } } },
+    {
+      schema: {
+        tags,
+        summary: 'One pair for the exchange form (signed in: with both balances)',
+        params: ZPairParams,
+        ...schemaOf(CALLS['GET /api/exchange/{src}/{dst}']),
+      },
+    },
     async (request) => ({ status: 'ok' as const, ...(await pairInfo(deps, request.user?.id ?? null, request.params.src, request.params.dst, request.locale)) }),
   );
 
@@ -199,8 +191,7 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: 'Confirm a quote (form: quote). An expired or spent quote answers 409 with a fresh `quote`',
         params: ZPairParams,
-        body: ZExchangeBody,
-        response: { 200: ZExchangeDoneResponse },
+        ...schemaOf(CALLS['POST /api/exchange/{src}/{dst}']),
       },
     },
     async (request, reply) => {

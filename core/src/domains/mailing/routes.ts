@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ZMailingBody, ZMailingResponse, ZUnsubscribeQuery, ZUnsubscribeResponse, translate } from '@obmen/shared';
+import { translate } from '@obmen/shared';
 import { currentUser, requireUser } from '../user/current.ts';
 import { changeMailingPreferences, confirmUnsubscribe, describeUnsubscribe, mailingPreferences } from './service.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 
 /** Mail preferences (/settings/mail) and the signed one-click unsubscribe (no sign-in). */
 const mailingRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -9,7 +11,7 @@ const mailingRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/config/mailing',
-    { onRequest: requireUser, schema: { tags, summary: 'Which optional mails the user gets', response: { 200: ZMailingResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: 'Which optional mails the user gets', ...schemaOf(CALLS['GET /api/config/mailing']) } },
     async (request) => ({ status: 'ok' as const, mailing: await mailingPreferences(app.db, currentUser(request).id) }),
   );
 
@@ -17,7 +19,7 @@ const mailingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/config/mailing',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'Switch optional mails on or off (security mails have no switch)', body: ZMailingBody, response: { 200: ZMailingResponse } },
+      schema: { tags, summary: 'Switch optional mails on or off (security mails have no switch)', ...schemaOf(CALLS['POST /api/config/mailing']) },
     },
     async (request) => ({
       status: 'ok' as const,
@@ -29,7 +31,7 @@ const mailingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/mail/unsubscribe',
     {
-      schema: { tags, summary: 'What an unsubscribe link names (changes nothing)', querystring: ZUnsubscribeQuery, response: { 200: ZUnsubscribeResponse } },
+      schema: { tags, summary: 'What an unsubscribe link names (changes nothing)', ...schemaOf(CALLS['GET /api/mail/unsubscribe']) },
     },
     async (request) => ({ status: 'ok' as const, ...(await describeUnsubscribe(app.db, request.query.t)) }),
   );
@@ -40,8 +42,7 @@ const mailingRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Unsubscribe by a signed link: the page button or a mail client one-click POST (RFC 8058)',
-        querystring: ZUnsubscribeQuery,
-        response: { 200: ZUnsubscribeResponse },
+        ...schemaOf(CALLS['POST /api/mail/unsubscribe']),
       },
     },
     async (request) => ({

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ZNotificationsResponse, ZNotifyCloseBody, ZNotifyCloseResponse } from '@obmen/shared';
+import { ZNotificationsResponse } from '@obmen/shared';
 import { closeNotification, listOpenNotifications } from './service.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 
 const notificationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -17,8 +19,7 @@ const notificationRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Close a notification',
         description:
           '`remembered`: stored for the signed-in user; anonymous visitors keep their closes in localStorage. 404 `notification_not_found`, 409 `not_closable`.',
-        body: ZNotifyCloseBody,
-        response: { 200: ZNotifyCloseResponse },
+        ...schemaOf(CALLS['POST /api/notify/close']),
       },
     },
     async (request) => {

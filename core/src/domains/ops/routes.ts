@@ -1,25 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  OPS_SESSION_STATE_HEADER,
-  OPS_TOKEN_HEADER,
-  SESSION_CLEARED,
-  ZOk,
-  ZJsonLines,
-  ZOpsAuditExportQuery,
-  ZOpsAuditQuery,
-  ZOpsAuditResponse,
-  ZOpsEnrolFinishBody,
-  ZOpsEnrolStartBody,
-  ZOpsEnrolStartResponse,
-  ZOpsMeResponse,
-  ZOpsSignInBody,
-  ZOpsStepUpBody,
-  type TOpsOperator,
-  type TOpsPermission,
-} from '@obmen/shared';
+import { OPS_SESSION_STATE_HEADER, OPS_TOKEN_HEADER, SESSION_CLEARED, ZJsonLines, ZOpsAuditExportQuery, type TOpsOperator, type TOpsPermission } from '@obmen/shared';
 import { auditPages, listAudit, writeAudit } from '../audit/service.ts';
 import { opsSessionOf } from './guard.ts';
 import { findOpsSession, finishEnrolment, operatorActor, signIn, signOut, startEnrolment, stepUp, type TOperator } from './service.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 
 const tags = ['Ops'];
 
@@ -41,8 +26,7 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
       schema: {
         tags,
         summary: "Starts an operator's enrolment: a TOTP secret for the link's operator",
-        body: ZOpsEnrolStartBody,
-        response: { 200: ZOpsEnrolStartResponse },
+        ...schemaOf(CALLS['POST /api/ops/enrol/start']),
       },
     },
     async (request) => ({ status: 'ok' as const, ...(await startEnrolment(app.db, request.body.token, now())) }),
@@ -52,7 +36,7 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
     '/api/ops/enrol/finish',
     {
       config: { ops: null },
-      schema: { tags, summary: 'Finishes an enrolment: a password and a code of the new secret', body: ZOpsEnrolFinishBody, response: { 200: ZOk } },
+      schema: { tags, summary: 'Finishes an enrolment: a password and a code of the new secret', ...schemaOf(CALLS['POST /api/ops/enrol/finish']) },
     },
     async (request) => {
       await finishEnrolment(app.db, { ...request.body, now: now() });
@@ -64,7 +48,7 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
     '/api/ops/sign-in',
     {
       config: { ops: null },
-      schema: { tags, summary: 'Operator sign-in with password and second factor', body: ZOpsSignInBody, response: { 200: ZOpsMeResponse } },
+      schema: { tags, summary: 'Operator sign-in with password and second factor', ...schemaOf(CALLS['POST /api/ops/sign-in']) },
     },
     async (request, reply) => {
       const token = await signIn(app.db, { ...request.body, now: now(), ip: request.ip });
@@ -76,7 +60,7 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
 
   app.post(
     '/api/ops/sign-out',
-    { config: { ops: 'signed_in' }, schema: { tags, summary: 'Operator sign-out', response: { 200: ZOk } } },
+    { config: { ops: 'signed_in' }, schema: { tags, summary: 'Operator sign-out', ...schemaOf(CALLS['POST /api/ops/sign-out']) } },
     async (request, reply) => {
       await signOut(app.db, opsSessionOf(request), now());
       reply.header(OPS_SESSION_STATE_HEADER, SESSION_CLEARED);
@@ -86,7 +70,7 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
 
   app.get(
     '/api/ops/me',
-    { config: { ops: 'signed_in' }, schema: { tags, summary: 'The signed-in operator, roles and permissions', response: { 200: ZOpsMeResponse } } },
+    { config: { ops: 'signed_in' }, schema: { tags, summary: 'The signed-in operator, roles and permissions', ...schemaOf(CALLS['GET /api/ops/me']) } },
     async (request) => ({
       status: 'ok' as const,
       operator: publicOperator(opsSessionOf(request).operator),
@@ -97,7 +81,7 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
     '/api/ops/step-up',
     {
       config: { ops: 'signed_in' },
-      schema: { tags, summary: 'The second factor again, for what needs a fresh one', body: ZOpsStepUpBody, response: { 200: ZOk } },
+      schema: { tags, summary: 'The second factor again, for what needs a fresh one', ...schemaOf(CALLS['POST /api/ops/step-up']) },
     },
     async (request) => {
       await stepUp(app.db, opsSessionOf(request), request.body.code, now());
@@ -109,7 +93,7 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
     '/api/ops/audit',
     {
       config: { ops: 'audit.view' },
-      schema: { tags, summary: 'The audit trail, oldest first, with its hash chain', querystring: ZOpsAuditQuery, response: { 200: ZOpsAuditResponse } },
+      schema: { tags, summary: 'The audit trail, oldest first, with its hash chain', ...schemaOf(CALLS['GET /api/ops/audit']) },
     },
     async (request) => {
       const { actor, subject, action, from, to, after, before, order } = request.query;

@@ -1,18 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  WEBHOOK_SIGNATURE_HEADER,
-  ZDepositCreateBody,
-  ZOk,
-  ZCsv,
-  ZPaymentCheckBody,
-  ZPaymentFormCheckBody,
-  ZPaymentFormCheckParams,
-  ZPaymentHistoryQuery,
-  ZPurchaseBody,
-  ZPurchaseParams,
-  ZWebhookParams,
-} from '@obmen/shared';
+import { WEBHOOK_SIGNATURE_HEADER, ZOk, ZPaymentFormCheckParams, ZPurchaseParams, ZWebhookParams } from '@obmen/shared';
 import { AppError, notFoundOf, routeNotFound } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { currentUser, requireUser } from '../user/current.ts';
@@ -23,15 +11,8 @@ import { listDepositSystems, openDeposit } from './deposits.ts';
 import { listPurchaseSystems, openPurchase } from './purchase.ts';
 import { DEPOSIT_CSV_COLUMNS, paymentCsvRow, paymentHistory, PURCHASE_CSV_COLUMNS } from './payment-history.ts';
 import { sendCsv } from '../history/service.ts';
-import {
-  ZDepositOpened,
-  ZDepositSystems,
-  ZPaymentChecked,
-  ZPaymentFormCheck,
-  ZPaymentHistoryResponse,
-  ZPurchaseOpened,
-  ZPurchaseSystems,
-} from '@obmen/shared/payment-answers';
+import { CALLS } from '@obmen/shared/calls';
+import { csvSchemaOf, schemaOf } from '../../lib/call-schema.ts';
 
 type TPaymentOptions = { providers: TProviders; now: () => Date };
 
@@ -95,7 +76,11 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
     '/api/deposit/ps',
     {
       onRequest: requireUser,
-      schema: { tags: ['Deposit'], summary: 'Deposit systems per currency, with their fees, limits, level and form', response: { 200: ZDepositSystems } },
+      schema: {
+        tags: ['Deposit'],
+        summary: 'Deposit systems per currency, with their fees, limits, level and form',
+        ...schemaOf(CALLS['GET /api/deposit/ps']),
+      },
     },
     async (request) => listDepositSystems(app.db, currentUser(request).id, request.locale),
   );
@@ -107,8 +92,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
       schema: {
         tags: ['Deposit'],
         summary: 'Open a deposit: the hosted card page, the bank details and reference, or the chain address and its QR code',
-        body: ZDepositCreateBody,
-        response: { 200: ZDepositOpened },
+        ...schemaOf(CALLS['POST /api/deposit/integration_json']),
       },
     },
     async (request) => openDeposit(app.db, currentUser(request).id, request.body, now()),
@@ -121,8 +105,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
       schema: {
         tags: ['Deposit'],
         summary: "The state of one of the caller's deposits or purchases, by its page URL (or id)",
-        body: ZPaymentCheckBody,
-        response: { 200: ZPaymentChecked },
+        ...schemaOf(CALLS['POST /api/deposit/integration_json/check']),
       },
     },
     async (request) => checkPayment(app.db, currentUser(request).id, request.body.url),
@@ -138,8 +121,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
         tags: ['Deposit', 'Purchase'],
         summary: 'Check a deposit or purchase form: fee, amount received (and the quote of what a purchase buys), deposit limits left, field errors (form)',
         params: ZPaymentFormCheckParams,
-        body: ZPaymentFormCheckBody,
-        response: { 200: ZPaymentFormCheck },
+        ...schemaOf(CALLS['POST /api/{x}/check']),
       },
     },
     async (request) => {
@@ -151,19 +133,18 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
   );
 
   // GET /api/deposit/history and /api/payment/history (purchases): one call each, same shape.
-  for (const [path, direction, tag, csv] of [
-    ['/api/deposit/history', 'deposit', 'Deposit', 'deposit-history.csv'],
-    ['/api/payment/history', 'purchase', 'Purchase', 'payment-history.csv'],
+  for (const [call, direction, tag, csv] of [
+    [CALLS['GET /api/deposit/history'], 'deposit', 'Deposit', 'deposit-history.csv'],
+    [CALLS['GET /api/payment/history'], 'purchase', 'Purchase', 'payment-history.csv'],
   ] as const) {
     app.get(
-      path,
+      call.path,
       {
         onRequest: requireUser,
         schema: {
           tags: [tag],
           summary: `The caller's ${direction === 'deposit' ? 'deposits' : 'purchases'}, filtered and paged (format=csv: a CSV file)`,
-          querystring: ZPaymentHistoryQuery,
-          response: { 200: { content: { 'application/json': { schema: ZPaymentHistoryResponse }, 'text/csv': { schema: ZCsv } } } },
+          ...csvSchemaOf(call),
         },
       },
       async (request, reply) => {
@@ -184,7 +165,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
         tags: ['Purchase'],
         summary: 'The ways to buy currency x: purchase systems and the currencies they charge in',
         params: ZPurchaseParams,
-        response: { 200: ZPurchaseSystems },
+        ...schemaOf(CALLS['GET /api/purchase/ps/{x}']),
       },
     },
     async (request) => ({
@@ -201,8 +182,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
       schema: {
         tags: ['Purchase'],
         summary: 'Open a purchase: the quote is locked and the hosted card page opened',
-        body: ZPurchaseBody,
-        response: { 200: ZPurchaseOpened },
+        ...schemaOf(CALLS['POST /api/purchase/integration_json']),
       },
     },
     async (request) => {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { translate, ZCsv, ZWithdrawalParams, ZWithdrawCheckBody, ZWithdrawFormBody, ZWithdrawHistoryQuery, ZWithdrawSystemParams } from '@obmen/shared';
+import { translate, ZWithdrawalParams, ZWithdrawSystemParams } from '@obmen/shared';
 import { notFoundOf } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { callWithIdempotencyKey } from '../idempotency/service.ts';
@@ -13,7 +13,8 @@ import type { TDocumentCipher } from '../verification/cipher.ts';
 import { WITHDRAW_CSV_COLUMNS, withdrawHistory } from './payment-history.ts';
 import { cancelWithdrawal, requestWithdrawal } from './withdrawal-states.ts';
 import { checkWithdrawal, openWithdrawals, withdrawalStatus, withdrawLimits } from './withdrawals.ts';
-import { ZWithdrawalResponse, ZWithdrawCheckResponse, ZWithdrawDone, ZWithdrawHistoryResponse, ZWithdrawSystems } from '@obmen/shared/payment-answers';
+import { CALLS } from '@obmen/shared/calls';
+import { csvSchemaOf, schemaOf } from '../../lib/call-schema.ts';
 
 type TWithdrawOptions = { now: () => Date; cipher: TDocumentCipher };
 
@@ -30,7 +31,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
       schema: {
         tags,
         summary: 'Withdrawal systems per currency, the limits left, the security pause and the requests under way',
-        response: { 200: ZWithdrawSystems },
+        ...schemaOf(CALLS['GET /api/withdraw/ps']),
       },
     },
     async (request) => {
@@ -56,8 +57,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
       schema: {
         tags,
         summary: 'Check a withdrawal form: fee, amount received, limits left, field errors (form)',
-        body: ZWithdrawCheckBody,
-        response: { 200: ZWithdrawCheckResponse },
+        ...schemaOf(CALLS['POST /api/withdraw/check']),
       },
     },
     async (request) => {
@@ -76,8 +76,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
         tags,
         summary: 'Request a withdrawal through system {id} and hold its amount (form; code when 2FA is on)',
         params: ZWithdrawSystemParams,
-        body: ZWithdrawFormBody,
-        response: { 200: ZWithdrawDone },
+        ...schemaOf(CALLS['POST /api/withdraw/form/{id}']),
       },
     },
     async (request, reply) => {
@@ -98,7 +97,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
         tags,
         summary: "One of the caller's withdrawals: state, reason, expected time",
         params: ZWithdrawalParams,
-        response: { 200: ZWithdrawalResponse },
+        ...schemaOf(CALLS['GET /api/withdraw/status/{id}']),
       },
     },
     async (request) => ({ status: 'ok' as const, withdrawal: await withdrawalStatus(app.db, currentUser(request).id, request.params.id, request.locale) }),
@@ -113,7 +112,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
         tags,
         summary: 'Cancel a withdrawal still awaiting review; the held amount comes back',
         params: ZWithdrawalParams,
-        response: { 200: ZWithdrawDone },
+        ...schemaOf(CALLS['POST /api/withdraw/cancel/{id}']),
       },
     },
     async (request) => {
@@ -130,8 +129,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
       schema: {
         tags,
         summary: "The caller's withdrawals, filtered and paged (format=csv: a CSV file)",
-        querystring: ZWithdrawHistoryQuery,
-        response: { 200: { content: { 'application/json': { schema: ZWithdrawHistoryResponse }, 'text/csv': { schema: ZCsv } } } },
+        ...csvSchemaOf(CALLS['GET /api/withdraw/history']),
       },
     },
     async (request, reply) => {

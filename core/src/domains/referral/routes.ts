@@ -1,20 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  ZBonusHistoryQuery,
-  ZBonusHistoryResponse,
-  ZCsv,
-  HISTORY_CSV_MAX_ROWS,
-  ZInviteBody,
-  ZInviteResponse,
-  ZPageQuery,
-  ZRecruitParams,
-  ZRecruitResponse,
-  ZReferralInfoResponse,
-  ZReferralMailingBody,
-  ZReferralMailingResponse,
-  ZRefereeListResponse,
-  translate,
-} from '@obmen/shared';
+import { HISTORY_CSV_MAX_ROWS, ZRecruitParams, ZRecruitResponse, translate } from '@obmen/shared';
 import { notFoundOf } from '../../errors.ts';
 import { sendCsv } from '../history/service.ts';
 import { currentUser, requireUser } from '../user/current.ts';
@@ -29,6 +14,8 @@ import {
   sendInvitations,
   type TReferralDeps,
 } from './service.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { csvSchemaOf, schemaOf } from '../../lib/call-schema.ts';
 
 /** Referral (spec §7): invite codes, terms and totals, referees, bonus history, invitations by mail. */
 const referralRoutes: FastifyPluginAsyncZod<{ publicUrl: string; now: () => Date }> = async (app, { publicUrl, now }) => {
@@ -37,7 +24,7 @@ const referralRoutes: FastifyPluginAsyncZod<{ publicUrl: string; now: () => Date
 
   app.get(
     '/api/referral/invite',
-    { onRequest: requireUser, schema: { tags, summary: 'The invite code and link, and every active code', response: { 200: ZInviteResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: 'The invite code and link, and every active code', ...schemaOf(CALLS['GET /api/referral/invite']) } },
     async (request) => ({ status: 'ok' as const, ...(await getInvite(deps(), currentUser(request).id)) }),
   );
 
@@ -48,8 +35,7 @@ const referralRoutes: FastifyPluginAsyncZod<{ publicUrl: string; now: () => Date
       schema: {
         tags,
         summary: 'Create a labelled invite code (label; up to 5) or retire one (retire)',
-        body: ZInviteBody,
-        response: { 200: ZInviteResponse },
+        ...schemaOf(CALLS['POST /api/referral/invite']),
       },
     },
     async (request) => {
@@ -60,7 +46,7 @@ const referralRoutes: FastifyPluginAsyncZod<{ publicUrl: string; now: () => Date
 
   app.get(
     '/api/referral/info',
-    { onRequest: requireUser, schema: { tags, summary: 'The programme terms and the user bonus totals', response: { 200: ZReferralInfoResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: 'The programme terms and the user bonus totals', ...schemaOf(CALLS['GET /api/referral/info']) } },
     async (request) => ({ status: 'ok' as const, ...(await referralInfo(app.db, currentUser(request).id, now())) }),
   );
 
@@ -68,7 +54,7 @@ const referralRoutes: FastifyPluginAsyncZod<{ publicUrl: string; now: () => Date
     '/api/referral/list',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'The user referees (masked e-mail), newest first', querystring: ZPageQuery, response: { 200: ZRefereeListResponse } },
+      schema: { tags, summary: 'The user referees (masked e-mail), newest first', ...schemaOf(CALLS['GET /api/referral/list']) },
     },
     async (request) => ({ status: 'ok' as const, ...(await listReferees(app.db, currentUser(request).id, request.query, now())) }),
   );
@@ -90,8 +76,7 @@ const referralRoutes: FastifyPluginAsyncZod<{ publicUrl: string; now: () => Date
       schema: {
         tags,
         summary: 'Bonuses per day and referee, never per trade (format=csv for a file)',
-        querystring: ZBonusHistoryQuery,
-        response: { 200: { content: { 'application/json': { schema: ZBonusHistoryResponse }, 'text/csv': { schema: ZCsv } } } },
+        ...csvSchemaOf(CALLS['GET /api/referral/bonus/history']),
       },
     },
     async (request, reply) => {
@@ -111,8 +96,7 @@ const referralRoutes: FastifyPluginAsyncZod<{ publicUrl: string; now: () => Date
       schema: {
         tags,
         summary: 'Invite up to 10 addresses by mail, in the chosen language',
-        body: ZReferralMailingBody,
-        response: { 200: ZReferralMailingResponse },
+        ...schemaOf(CALLS['POST /api/referral/mailing']),
       },
     },
     async (request) => {

@@ -1,24 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  SESSION_CLEARED,
-  SESSION_STATE_HEADER,
-  ZCodeBody,
-  ZEmailChangeBody,
-  ZEmailStateResponse,
-  ZTokenParams,
-  ZOk,
-  ZRevokeOthersResponse,
-  ZSecurityMessage,
-  ZSecurityResponse,
-  ZSessionParams,
-  ZTotpEnableResponse,
-  ZTotpSetupResponse,
-  translate,
-} from '@obmen/shared';
+import { SESSION_CLEARED, SESSION_STATE_HEADER, ZTokenParams, ZSessionParams, translate } from '@obmen/shared';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { confirmEmailChange, getEmailState, reportEmailChange, requestEmailChange } from './email.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { disableTotp, enableTotp, getSecurityOverview, renewRecoveryCodes, revokeOtherSessions, revokeOwnSession, startTotpSetup } from './service.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 
 /** /settings/security (two-factor, sessions, sign-in log) and /settings/bind-email. */
 const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: string }> = async (app, options) => {
@@ -32,7 +19,7 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
     '/api/security',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'Two-factor state, live sessions, the last 20 sign-ins, the withdrawal hold', response: { 200: ZSecurityResponse } },
+      schema: { tags, summary: 'Two-factor state, live sessions, the last 20 sign-ins, the withdrawal hold', ...schemaOf(CALLS['GET /api/security']) },
     },
     (request) => getSecurityOverview(app.db, currentUser(request).id, request.sessionId),
   );
@@ -41,7 +28,11 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
     '/api/security/totp/setup',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'Start two-factor enrolment: a new TOTP secret, its otpauth URI and QR code', response: { 200: ZTotpSetupResponse } },
+      schema: {
+        tags,
+        summary: 'Start two-factor enrolment: a new TOTP secret, its otpauth URI and QR code',
+        ...schemaOf(CALLS['POST /api/security/totp/setup']),
+      },
     },
     (request) => startTotpSetup(app.db, currentUser(request)),
   );
@@ -53,8 +44,7 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
       schema: {
         tags,
         summary: 'Confirm enrolment with a code: two-factor on, ten recovery codes (shown once)',
-        body: ZCodeBody,
-        response: { 200: ZTotpEnableResponse },
+        ...schemaOf(CALLS['POST /api/security/totp/enable']),
       },
     },
     (request) => enableTotp(deps, currentUser(request), request.body.code, request.locale),
@@ -64,7 +54,7 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
     '/api/security/totp/disable',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'Turn two-factor off with a code (withdrawals then wait 24 hours)', body: ZCodeBody, response: { 200: ZSecurityMessage } },
+      schema: { tags, summary: 'Turn two-factor off with a code (withdrawals then wait 24 hours)', ...schemaOf(CALLS['POST /api/security/totp/disable']) },
     },
     (request) => disableTotp(deps, currentUser(request), request.body.code, request.locale),
   );
@@ -73,7 +63,7 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
     '/api/security/recovery_codes',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'Ten new recovery codes for a code (the old ones stop working)', body: ZCodeBody, response: { 200: ZTotpEnableResponse } },
+      schema: { tags, summary: 'Ten new recovery codes for a code (the old ones stop working)', ...schemaOf(CALLS['POST /api/security/recovery_codes']) },
     },
     (request) => renewRecoveryCodes(deps, currentUser(request), request.body.code, request.locale),
   );
@@ -83,7 +73,7 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
     {
       onRequest: requireUser,
       config: { paramsError: () => notFoundOf('session') },
-      schema: { tags, summary: 'Sign one of your sessions out', params: ZSessionParams, response: { 200: ZOk } },
+      schema: { tags, summary: 'Sign one of your sessions out', params: ZSessionParams, ...schemaOf(CALLS['POST /api/security/sessions/{id}/revoke']) },
     },
     async (request, reply) => {
       await revokeOwnSession(app.db, currentUser(request).id, request.params.id);
@@ -94,7 +84,7 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
 
   app.post(
     '/api/security/sessions/revoke_others',
-    { onRequest: requireUser, schema: { tags, summary: 'Sign out everywhere else', response: { 200: ZRevokeOthersResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: 'Sign out everywhere else', ...schemaOf(CALLS['POST /api/security/sessions/revoke_others']) } },
     async (request) => {
       const revoked = await revokeOtherSessions(app.db, currentUser(request).id, request.sessionId);
       return { status: 'ok' as const, message: translate(request.locale, 'security.others_signed_out', { count: revoked }), revoked };
@@ -103,7 +93,7 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
 
   app.get(
     '/api/user/email',
-    { onRequest: requireUser, schema: { tags, summary: 'The account e-mail and a change waiting for its link', response: { 200: ZEmailStateResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: 'The account e-mail and a change waiting for its link', ...schemaOf(CALLS['GET /api/user/email']) } },
     (request) => getEmailState(app.db, currentUser(request).id),
   );
 
@@ -114,8 +104,7 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
       schema: {
         tags,
         summary: 'Bind or change the e-mail: a link to the new address, a notice to the old one',
-        body: ZEmailChangeBody,
-        response: { 200: ZSecurityMessage },
+        ...schemaOf(CALLS['POST /api/user/email']),
       },
     },
     (request) => requestEmailChange(emailDeps, currentUser(request), request.body.email, request.locale),
@@ -125,7 +114,12 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
     '/api/user/email/confirm/:token',
     {
       config: tokenRoute,
-      schema: { tags, summary: 'Confirm an e-mail change by the link sent to the new address', params: ZTokenParams, response: { 200: ZSecurityMessage } },
+      schema: {
+        tags,
+        summary: 'Confirm an e-mail change by the link sent to the new address',
+        params: ZTokenParams,
+        ...schemaOf(CALLS['POST /api/user/email/confirm/{token}']),
+      },
     },
     (request) => confirmEmailChange(emailDeps, request.ip, request.params.token, request.locale),
   );
@@ -138,7 +132,7 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
         tags,
         summary: '"It was not me": stop or undo an e-mail change and sign every device out',
         params: ZTokenParams,
-        response: { 200: ZSecurityMessage },
+        ...schemaOf(CALLS['POST /api/user/email/report/{token}']),
       },
     },
     (request) => reportEmailChange(emailDeps, request.ip, request.params.token, request.locale),

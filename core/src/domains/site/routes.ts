@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ZLangBody, ZLangResponse, ZOk, ZSiteResponse } from '@obmen/shared';
+import { ZOk, ZSiteResponse } from '@obmen/shared';
 import { getSiteSettings, setUserLocale } from './service.ts';
 import { toPublicUser } from '../user/public.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 
 const ZHealthDetails = ZOk.extend({
   jobs: z.array(
@@ -57,8 +59,7 @@ const siteRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Choose the language',
         description:
           "Signed in: stored as the account's language (mails, and pages when the browser has no i18n_redirected cookie) and the updated `user` comes back. The BFF sets the i18n_redirected cookie (365 days) in both cases.",
-        body: ZLangBody,
-        response: { 200: ZLangResponse },
+        ...schemaOf(CALLS['POST /api/lang']),
       },
     },
     async (request) => {

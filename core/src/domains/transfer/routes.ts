@@ -1,20 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  ZCsv,
-  ZHistoryQuery,
-  ZTransferBody,
-  ZTransferCheck,
-  ZTransferDoneResponse,
-  ZTransferHistoryResponse,
-  ZTransferInfoResponse,
-  translate,
-} from '@obmen/shared';
+import { translate } from '@obmen/shared';
 import { currentUser, requireUser } from '../user/current.ts';
 import { callWithIdempotencyKey } from '../idempotency/service.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { TRANSFER_CSV_COLUMNS, sendCsv, transferHistory } from '../history/service.ts';
 import { checkTransfer, makeTransfer, transferInfo } from './service.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { csvSchemaOf, schemaOf } from '../../lib/call-schema.ts';
 
 /** Transfers between users (spec §7 Transfer). Every route needs a signed-in user. */
 const transferRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -22,7 +15,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/transfer',
-    { onRequest: requireUser, schema: { tags, summary: 'What can be sent: currencies, limits, fees, balances', response: { 200: ZTransferInfoResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: 'What can be sent: currencies, limits, fees, balances', ...schemaOf(CALLS['GET /api/transfer']) } },
     async (request) => {
       const user = currentUser(request);
       return { status: 'ok' as const, ...(await transferInfo(app.db, user.id)), ...(await getWalletEnvelope(app.db, user.id)) };
@@ -36,8 +29,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: "Check a transfer: the recipient's masked name, the fee, the total (form)",
-        body: ZTransferBody,
-        response: { 200: ZTransferCheck },
+        ...schemaOf(CALLS['POST /api/transfer/check']),
       },
     },
     async (request) => {
@@ -52,7 +44,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       onRequest: requireUser,
       config: { idempotent: true },
-      schema: { tags, summary: 'Send money to another account (form)', body: ZTransferBody, response: { 200: ZTransferDoneResponse } },
+      schema: { tags, summary: 'Send money to another account (form)', ...schemaOf(CALLS['POST /api/transfer']) },
     },
     async (request, reply) => {
       const result = await callWithIdempotencyKey(request, reply, (key) => makeTransfer(app.db, currentUser(request).id, key, request.body));
@@ -74,8 +66,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: "The caller's transfers, filtered and paged (format=csv: a CSV file)",
-        querystring: ZHistoryQuery,
-        response: { 200: { content: { 'application/json': { schema: ZTransferHistoryResponse }, 'text/csv': { schema: ZCsv } } } },
+        ...csvSchemaOf(CALLS['GET /api/transfer/history']),
       },
     },
     async (request, reply) => {

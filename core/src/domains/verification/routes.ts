@@ -1,21 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { STORED_FILE_RESPONSE, ZVerificationResponse, ZVerificationSubmit, ZVerificationTypeParams } from '@obmen/shared';
+import { STORED_FILE_RESPONSE, ZVerificationTypeParams } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { notFoundOf } from '../../errors.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { receiveUpload, refuseOversizedUpload } from '../../storage/upload.ts';
 import { toPublicUser } from '../user/public.ts';
 import { openDocumentCipher } from './cipher.ts';
-import {
-  findOwnFile,
-  getVerificationState,
-  sendDocumentFile,
-  openDraft,
-  submitVerification,
-  uploadVerificationFiles,
-  type TVerificationContext,
-} from './service.ts';
+import { findOwnFile, getVerificationState, openDraft, sendDocumentFile, submitVerification, uploadVerificationFiles, type TVerificationContext } from './service.ts';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 
 const ZFileParams = z.object({ id: z.string() });
 
@@ -37,7 +31,7 @@ const verificationRoutes: FastifyPluginAsyncZod<{ config: TConfig; now?: () => D
 
   app.get(
     '/api/verification',
-    { onRequest: requireUser, schema: { tags, summary: "The caller's verification state and limits", response: { 200: ZVerificationResponse } } },
+    { onRequest: requireUser, schema: { tags, summary: "The caller's verification state and limits", ...schemaOf(CALLS['GET /api/verification']) } },
     async (request) => answer(request, await getVerificationState(app.db, currentUser(request).id)),
   );
 
@@ -45,7 +39,12 @@ const verificationRoutes: FastifyPluginAsyncZod<{ config: TConfig; now?: () => D
     '/api/verification/:type/new',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'Open (or reuse) a draft for one document type', params: ZVerificationTypeParams, response: { 200: ZVerificationResponse } },
+      schema: {
+        tags,
+        summary: 'Open (or reuse) a draft for one document type',
+        params: ZVerificationTypeParams,
+        ...schemaOf(CALLS['GET /api/verification/{type}/new']),
+      },
     },
     async (request) => answer(request, await openDraft(app.db, currentUser(request).id, request.params.type)),
   );
@@ -60,7 +59,7 @@ const verificationRoutes: FastifyPluginAsyncZod<{ config: TConfig; now?: () => D
         tags,
         summary: 'Upload document files (multipart/form-data: id, file0..n with side0..n)',
         params: ZVerificationTypeParams,
-        response: { 200: ZVerificationResponse },
+        ...schemaOf(CALLS['POST /api/verification/{type}/upload']),
       },
     },
     async (request) => {
@@ -82,8 +81,7 @@ const verificationRoutes: FastifyPluginAsyncZod<{ config: TConfig; now?: () => D
         tags,
         summary: 'Submit a draft with its form for review',
         params: ZVerificationTypeParams,
-        body: ZVerificationSubmit,
-        response: { 200: ZVerificationResponse },
+        ...schemaOf(CALLS['POST /api/verification/{type}/submit']),
       },
     },
     async (request) => answer(request, await submitVerification(ctx, currentUser(request).id, request.params.type, request.body)),
