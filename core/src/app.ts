@@ -26,6 +26,7 @@ import securityRoutes from './domains/security/routes.ts';
 import chatRoutes from './domains/chat/routes.ts';
 import opsGuard from './domains/ops/guard.ts';
 import opsRoutes from './domains/ops/routes.ts';
+import opsSupportRoutes from './domains/ops/support-routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { registerPaymentProviders } from './domains/payments/providers.ts';
@@ -92,6 +93,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: clock });
   await fastify.register(chatRoutes);
   await fastify.register(opsRoutes, { now: clock });
+  await fastify.register(opsSupportRoutes, { config, now: clock });
   // The providers this configuration runs with: the domains reach them through their adapters.
   const providers = loadPaymentProviders(config);
   registerPaymentProviders(providers);

@@ -28,3 +28,4 @@ export * from './chat-text.ts';
 export * from './mailing.ts';
 export * from './referral.ts';
 export * from './ops.ts';
+export * from './ops-support.ts';
