@@ -27,6 +27,7 @@ import chatRoutes from './domains/chat/routes.ts';
 import opsGuard from './domains/ops/guard.ts';
 import opsRoutes from './domains/ops/routes.ts';
 import opsSupportRoutes from './domains/ops/support-routes.ts';
+import { deskSource } from './domains/ops/support.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { registerPaymentProviders } from './domains/payments/providers.ts';
@@ -75,7 +76,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(opsGuard, { now: clock, ...(config.OPS_ALLOWED_IPS ? { allowedIps: config.OPS_ALLOWED_IPS } : {}) });
   await fastify.register(mailPlugin, { config });
   // The realtime bus and the BFFs' event stream (before any route that records events).
-  await fastify.register(eventsPlugin, { config });
+  await fastify.register(eventsPlugin, { config, desk: deskSource(fastify.db, clock) });
   await fastify.register(storagePlugin, { config, ...(storage ? { storage } : {}) });
   void prepareDummyHash();
   await fastify.register(siteRoutes);

@@ -97,9 +97,17 @@ const ZConfig = z
       .optional()
       .refine((value) => value === undefined || parseCidrList(value) !== null, { message: 'a comma-separated list of CIDR networks, e.g. 10.0.0.0/8,::1/128' }),
     /** The support desk's first-response target: a conversation waiting longer is overdue (queues, /metrics). */
-    SUPPORT_FIRST_RESPONSE_MS: z.coerce.number().int().min(60_000).default(15 * 60_000),
+    SUPPORT_FIRST_RESPONSE_MS: z.coerce
+      .number()
+      .int()
+      .min(60_000)
+      .default(15 * 60_000),
     /** Identity review's target: a submitted verification waiting longer is overdue (queues, /metrics). */
-    KYC_REVIEW_TARGET_MS: z.coerce.number().int().min(60_000).default(24 * 60 * 60_000),
+    KYC_REVIEW_TARGET_MS: z.coerce
+      .number()
+      .int()
+      .min(60_000)
+      .default(24 * 60 * 60_000),
     /** Realtime events go between the cores through this NATS server (nats://host:4222); unset: PostgreSQL LISTEN/NOTIFY. */
     NATS_URL: z.url({ protocol: /^(nats|tls)$/ }).optional(),
     /** How often the realtime stream re-checks its sessions (logout closes sockets within this) and catches up. */

@@ -106,5 +106,8 @@ export type TOpsQueue = z.infer<typeof ZOpsQueue>;
 /** GET /api/ops/queues */
 export const ZOpsQueuesResponse = z.object({ status: z.literal('ok'), queues: z.array(ZOpsQueue) });
 
-/** The desk's live state over /ws?ops=1: a customer wrote or someone answered; refetch. */
-export type TOpsSocketMessage = { type: 'ops.support'; unread: number; waiting: number };
+/**
+ * The desk's live state over /ws?ops=1, sent when it changes: the customers' unanswered messages,
+ * the conversations waiting, and the newest message's id (any new message changes it: refetch).
+ */
+export type TOpsSocketMessage = { type: 'ops.support'; unread: number; waiting: number; last: number };

@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.ts';
 import type { TReceivedFile } from '../../storage/upload.ts';
 import type { TChatContext } from '../chat/service.ts';
 import {
+  deskState,
   listReports,
   replySupport,
   requireSupport,
@@ -14,7 +15,7 @@ import {
   type TWho,
 } from '../chat/operator.ts';
 import { claimItem, claimsOf, releaseClaim, type TClaim } from './claims.ts';
-import { operatorActor, type TOperator } from './service.ts';
+import { findOpsSession, liveOpsSessions, operatorActor, type TOperator } from './service.ts';
 
 /*
  * The support desk: the chat domain's operator services with the back office's claims around
@@ -93,3 +94,18 @@ export const deskResolveReport = (db: Db, caller: TDeskCaller, reportId: number,
   resolveReport(db, whoOf(caller), reportId, { ...decision, now: caller.now });
 
 export { whoOf };
+
+/**
+ * The desk's live line for the realtime hub: an operator who may reply, the sessions still
+ * alive, and the state the desk's header shows (the hub sends it when it changes).
+ */
+export function deskSource(db: Db, now: () => Date) {
+  return {
+    async session(token: string) {
+      const session = await findOpsSession(db, token, now());
+      return session?.operator.permissions.includes('support.reply') ? { sessionId: session.id } : null;
+    },
+    alive: (sessionIds: string[]) => liveOpsSessions(db, sessionIds, now()),
+    state: () => deskState(db),
+  };
+}
