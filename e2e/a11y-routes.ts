@@ -18,9 +18,10 @@ export type TA11yState = {
   path: string;
   /**
    * Who sees it: signed-out visitors, the signed-in (verified) demo account, both, or a new
-   * account at verification level 0 (locked payment systems and cards, the document forms).
+   * account at verification level 0 (locked payment systems and cards, the document forms), or
+   * a signed-in support operator (the back office; a customer's question waits on the desk).
    */
-  auth: 'out' | 'in' | 'both' | 'new';
+  auth: 'out' | 'in' | 'both' | 'new' | 'ops';
   /** Only at these widths (default both): the burger menu exists only on a phone. */
   viewports?: readonly TViewport[];
   /** Brings the page into the state to check, after it has loaded and hydrated. */
@@ -51,6 +52,17 @@ async function submitEmpty(page: Page, form: string) {
 function formErrors(name: string, path: string, auth: TA11yState['auth'], testId: string): TA11yState {
   const form = `[data-testid="${testId}"]`;
   return { name, path, auth, prepare: (page) => submitEmpty(page, form), scope: form };
+}
+
+async function openFirstConversation(page: Page) {
+  await page.getByTestId('desk-item').first().click();
+  await expect(page.getByTestId('desk-thread')).toBeVisible();
+}
+
+async function deskView(page: Page, view: 'closed' | 'reports') {
+  await page.getByTestId(`desk-view-${view}`).click();
+  await expect(page.getByTestId(`desk-view-${view}`)).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('[data-testid="desk"] .ops-wait')).toHaveCount(0);
 }
 
 async function quote(page: Page) {
@@ -225,6 +237,18 @@ export const A11Y_STATES: readonly TA11yState[] = [
   // The hash state first: from /ops/enrol, a goto to /ops/enrol#… would not load the page again.
   { name: 'ops enrolment, spent link', path: '/ops/enrol#e2e-not-a-token', auth: 'out' },
   { name: 'ops enrolment, link without its token', path: '/ops/enrol', auth: 'out' },
+  // Signed in as a support operator (a11y.spec.ts makes one): the home with the queues, the desk.
+  { name: 'ops home with the queues', path: '/ops', auth: 'ops' },
+  { name: 'ops support desk', path: '/ops/support', auth: 'ops' },
+  { name: 'ops support desk, a conversation open', path: '/ops/support', auth: 'ops', prepare: openFirstConversation, scope: '[data-testid="desk"]' },
+  {
+    name: 'ops support desk, closed conversations',
+    path: '/ops/support',
+    auth: 'ops',
+    prepare: (page) => deskView(page, 'closed'),
+    scope: '[data-testid="desk"]',
+  },
+  { name: 'ops support desk, reported chats', path: '/ops/support', auth: 'ops', prepare: (page) => deskView(page, 'reports'), scope: '[data-testid="desk"]' },
   { name: 'chats', path: '/chat', auth: 'in' },
   { name: 'chats, invalid account id', path: '/chat/private?id=123', auth: 'in' },
   { name: 'support chat', path: '/chat/support', auth: 'in' },

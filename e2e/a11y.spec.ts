@@ -4,6 +4,7 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs'
 import { join } from 'node:path';
 import { A11Y_STATES, VIEWPORTS, type TA11yState, type TViewport } from './a11y-routes.ts';
 import { BASE_URL, DEMO, islandsReady, logIn, sendNotification, signUp } from './helpers.ts';
+import { signedInOperator } from './ops-helpers.ts';
 
 /*
  * Axe-core finds no serious or critical WCAG 2.2 A/AA violation on any page state of
@@ -40,12 +41,12 @@ async function withLocale(context: BrowserContext, locale: string) {
   await context.addCookies([{ name: 'i18n_redirected', value: locale, url: BASE_URL }]);
 }
 
-function statesFor(auth: 'in' | 'out' | 'new', width: TViewport): TA11yState[] {
+function statesFor(auth: 'in' | 'out' | 'new' | 'ops', width: TViewport): TA11yState[] {
   return A11Y_STATES.filter((state: TA11yState) => (state.auth === auth || state.auth === 'both') && (state.viewports ?? WIDTHS).includes(width));
 }
 
 /** Walks the states for this sign-in state at one width in one page; returns every finding. */
-async function auditStates(page: Page, auth: 'in' | 'out' | 'new', width: TViewport, label: string): Promise<TFinding[]> {
+async function auditStates(page: Page, auth: 'in' | 'out' | 'new' | 'ops', width: TViewport, label: string): Promise<TFinding[]> {
   const findings: TFinding[] = [];
   await page.setViewportSize(VIEWPORTS[width]);
   for (const state of statesFor(auth, width)) {
@@ -169,6 +170,27 @@ test('axe-core: every page state of a new account at level 0, ru and en', async 
   for (const locale of LOCALES) {
     await withLocale(context, locale);
     for (const width of WIDTHS) findings.push(...(await auditStates(page, 'new', width, `new ${locale}`)));
+  }
+  await context.close();
+  expect(findings, report(findings)).toEqual([]);
+});
+
+/**
+ * The back office as a support operator sees it, with the demo account's question waiting on the
+ * desk: every `auth: 'ops'` state, ru and en, at both widths.
+ */
+test('axe-core: the back office of a support operator, ru and en', async ({ browser }) => {
+  test.setTimeout(60_000 + 4 * 15_000 * statesFor('ops', 'desktop').length);
+  const asker = await newContext(browser, 'ru', await demoSession(browser));
+  expect((await (await asker.newPage()).request.post('/api/support', { data: { text: 'a11y: a question for the desk' } })).status()).toBe(200);
+  await asker.close();
+  const context = await newContext(browser, 'ru');
+  const page = await context.newPage();
+  await signedInOperator(page, ['support']);
+  const findings: TFinding[] = [];
+  for (const locale of LOCALES) {
+    await withLocale(context, locale);
+    for (const width of WIDTHS) findings.push(...(await auditStates(page, 'ops', width, `ops ${locale}`)));
   }
   await context.close();
   expect(findings, report(findings)).toEqual([]);
