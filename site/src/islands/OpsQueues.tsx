@@ -50,9 +50,14 @@ function QueuesBody() {
     <section className="ops-audit" aria-labelledby="ops-queues-title">
       <h2 id="ops-queues-title">{t('ops.queues_title')}</h2>
       {queues ? (
-        <div className="ops-table-wrap">
+        <section
+          className="ops-table-wrap"
+          aria-labelledby="ops-queues-title"
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (axe scrollable-region-focusable)
+          tabIndex={0}
+        >
           <QueueTable queues={queues} />
-        </div>
+        </section>
       ) : (
         <p className="ops-wait">{error || t('ops.loading')}</p>
       )}
