@@ -19,17 +19,18 @@ export function QueueTable({ queues }: { queues: TOpsQueue[] }) {
           <th scope="col">{t('ops.queue_overdue')}</th>
           <th scope="col">{t('ops.queue_count')}</th>
           <th scope="col">{t('ops.queue_oldest')}</th>
-          <th scope="col">{t('ops.queue_target')}</th>
         </tr>
       </thead>
       <tbody>
         {queues.map((queue) => (
           <tr key={queue.name} className={queue.overdue > 0 ? 'desk-overdue' : undefined} data-testid={`ops-queue-${queue.name}`}>
-            <th scope="row">{t(`ops.queue_${queue.name}`)}</th>
+            <th scope="row">
+              {t(`ops.queue_${queue.name}`)}
+              <span className="desk-queue-target">{t('ops.queue_target', { target: duration(queue.target_ms) })}</span>
+            </th>
             <td>{queue.overdue}</td>
             <td>{queue.count}</td>
             <td>{queue.oldest_ms === null ? '—' : duration(queue.oldest_ms)}</td>
-            <td>{duration(queue.target_ms)}</td>
           </tr>
         ))}
       </tbody>

@@ -159,8 +159,13 @@ describe('OpsQueues', () => {
     });
     render(<OpsQueues locale="en" messages={DICTIONARIES.en} timeZone="UTC" />);
     const support = await screen.findByTestId('ops-queue-support');
-    expect([...support.querySelectorAll('th, td')].map((cell) => cell.textContent)).toEqual(['Support', '2', '3', '1 h 30 min', '15 min']);
-    expect([...screen.getByTestId('ops-queue-kyc').querySelectorAll('td')].map((cell) => cell.textContent)).toEqual(['1', '1', '1 d 2 h', '1 d 0 h']);
+    expect([...support.querySelectorAll('th, td')].map((cell) => cell.textContent)).toEqual(['Supporttarget 15 min', '2', '3', '1 h 30 min']);
+    expect([...screen.getByTestId('ops-queue-kyc').querySelectorAll('th, td')].map((cell) => cell.textContent)).toEqual([
+      'Identity reviewtarget 1 d 0 h',
+      '1',
+      '1',
+      '1 d 2 h',
+    ]);
     expect(screen.getByTestId('ops-queue-chat_reports').querySelectorAll('td')[2]!.textContent).toBe('—');
   });
 });
