@@ -1,8 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
-import { totpCode, TOTP_STEP_S } from '../core/src/domains/security/totp.ts';
+import { expect, test } from '@playwright/test';
 import { VIEWPORTS } from './a11y-routes.ts';
-import { BASE_URL, DEMO, islandsReady, localPath, logIn, uniqueEmail } from './helpers.ts';
+import { BASE_URL, DEMO, islandsReady, logIn } from './helpers.ts';
+import { createOperator, enrolOperator, expectNoSeriousViolations, freshCode, OPERATOR_PASSWORD as PASSWORD } from './ops-helpers.ts';
 
 /*
  * The back office's door in a browser: an operator is created (operator:create, through its dev
@@ -10,39 +9,12 @@ import { BASE_URL, DEMO, islandsReady, localPath, logIn, uniqueEmail } from './h
  * itself on /ops and signs out; a customer's session opens nothing there.
  */
 
-const PASSWORD = 'operator-correct-horse-42';
-
-/** The signed-in /ops is out of a11y-routes.ts's reach (it needs an operator): audited here, as there. */
-async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const result = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
-    .options({ resultTypes: ['violations'] })
-    .analyze();
-  const serious = result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-  expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
-}
-
-/** operator:create, as the CLI prints it: the enrolment link. */
-async function createOperator(page: Page, roles: string[]): Promise<{ email: string; link: URL }> {
-  const response = await page.request.post('/api/dev/operator', { data: { email: uniqueEmail('op'), roles } });
-  expect(response.status()).toBe(200);
-  const body = (await response.json()) as { email: string; enrol_link: string };
-  return { email: body.email, link: new URL(body.enrol_link) };
-}
-
 for (const locale of ['ru', 'en'] as const) {
   test(`an operator enrols, signs in, sees /ops and signs out (${locale})`, async ({ page, context }) => {
     await context.addCookies([{ name: 'i18n_redirected', value: locale, url: BASE_URL }]);
     const { email, link } = await createOperator(page, ['admin']);
-    await page.goto(`${localPath(link)}${link.hash}`);
-    await islandsReady(page);
-    await expect(page.getByTestId('ops-enrol-email')).toHaveText(email);
-    await expect(page.locator('.tfa-qr')).toBeVisible();
-    const secret = (await page.getByTestId('ops-secret').getAttribute('data-secret')) ?? '';
-    await page.getByTestId('ops-password').fill(PASSWORD);
-    await page.getByTestId('ops-code').fill(totpCode(secret, Date.now()));
-    await page.getByTestId('ops-enrol-submit').click();
-    await expect(page.getByTestId('ops-enrol-done')).toBeVisible();
+    const secret = await enrolOperator(page, email, link);
+    await expect(page.locator('html')).toHaveAttribute('lang', locale);
     await page.getByTestId('ops-to-login').click();
     await expect(page).toHaveURL(/\/ops\/login$/);
     await islandsReady(page);
@@ -50,8 +22,7 @@ for (const locale of ['ru', 'en'] as const) {
 
     await page.getByTestId('ops-email').fill(email);
     await page.getByTestId('ops-password').fill(PASSWORD);
-    // A code counts once: the next step's (inside the accepted window).
-    await page.getByTestId('ops-code').fill(totpCode(secret, Date.now() + TOTP_STEP_S * 1000));
+    await page.getByTestId('ops-code').fill(freshCode(secret));
     await page.getByTestId('ops-login-submit').click();
     await expect(page).toHaveURL(/\/ops$/);
     await expect(page.getByTestId('ops-email')).toHaveText(email);

@@ -28,6 +28,8 @@ import opsGuard from './domains/ops/guard.ts';
 import opsRoutes from './domains/ops/routes.ts';
 import opsSupportRoutes from './domains/ops/support-routes.ts';
 import { deskSource } from './domains/ops/support.ts';
+import opsCustomerRoutes from './domains/ops/customers-routes.ts';
+import opsRequestRoutes from './domains/ops/requests-routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { registerPaymentProviders } from './domains/payments/providers.ts';
@@ -95,6 +97,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(chatRoutes);
   await fastify.register(opsRoutes, { now: clock });
   await fastify.register(opsSupportRoutes, { config, now: clock });
+  await fastify.register(opsCustomerRoutes, { now: clock });
+  await fastify.register(opsRequestRoutes, { now: clock });
   // The providers this configuration runs with: the domains reach them through their adapters.
   const providers = loadPaymentProviders(config);
   registerPaymentProviders(providers);

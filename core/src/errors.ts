@@ -31,6 +31,7 @@ export const ERRORS = {
   chat_file_not_found: { status: 404, key: 'api.chat_file_not_found' },
   recruit_not_found: { status: 404, key: 'api.recruit_not_found' },
   invite_code_not_found: { status: 404, key: 'api.invite_code_not_found' },
+  ops_request_not_found: { status: 404, key: 'api.ops_request_not_found' },
   rate_limited: { status: 429, key: 'error.rate_limited' },
   internal: { status: 500, key: 'error.internal' },
   database_unavailable: { status: 503, key: 'error.database_unavailable' },
@@ -51,11 +52,15 @@ export const ERRORS = {
   challenge_invalid: { status: 400, key: 'security.challenge_invalid' },
   session_not_found: { status: 404, key: 'api.session_not_found' },
   withdrawals_blocked: { status: 403, key: 'security.withdrawals_blocked' },
+  sign_in_blocked: { status: 403, key: 'auth.sign_in_blocked' },
   // the back office (domains/ops)
   ops_sign_in_failed: { status: 401, key: 'ops.sign_in_failed' },
   ops_forbidden: { status: 403, key: 'ops.forbidden' },
   step_up_required: { status: 403, key: 'ops.step_up_required' },
   ops_claimed: { status: 409, key: 'ops.claimed' },
+  ops_four_eyes: { status: 409, key: 'ops.four_eyes' },
+  ops_request_closed: { status: 409, key: 'ops.request_closed' },
+  ops_request_pending: { status: 409, key: 'ops.request_pending' },
   // withdrawals (the limit's message names the period: withdraw.limit_exceeded_24h / _30d)
   withdrawal_limit_exceeded: { status: 422, key: 'withdraw.limit_exceeded_24h', field: 'amount', fieldKey: 'withdraw.field_limit_exceeded' },
   deposit_limit_exceeded: { status: 422, key: 'withdraw.limit_exceeded_24h', field: 'amount', fieldKey: 'withdraw.field_limit_exceeded' },
@@ -194,6 +199,7 @@ export const MISSING_ENTITIES = [
   'chat_file',
   'recruit',
   'invite_code',
+  'ops_request',
 ] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 

@@ -30,6 +30,7 @@ export const OPS_PERMISSIONS = [
   'audit.view',
   'operators.manage',
   'queues.view',
+  'customers.reset_second_factor',
 ] as const;
 export type TOpsPermission = (typeof OPS_PERMISSIONS)[number];
 export type TOpsAccess = TOpsPermission | 'signed_in' | null;
@@ -41,6 +42,20 @@ export function opsCookie(token: string, secure: boolean): string {
 export function clearedOpsCookie(secure: boolean): string {
   return `${OPS_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }
+
+/** Why an operator acts: a closed catalogue, shown in ru and en (`ops.reason.<code>`). */
+export const OPS_REASONS = ['customer_request', 'fraud_suspected', 'compliance_review', 'security_incident', 'chargeback', 'duty_changed', 'other'] as const;
+export const ZOpsReason = z.enum(OPS_REASONS, 'validation.invalid');
+export type TOpsReason = z.infer<typeof ZOpsReason>;
+
+/** Every action: a reason from the catalogue and, for `other`, words of the operator's own. */
+export const ZOpsReasonGiven = z
+  .object({ reason: ZOpsReason, text: z.string().trim().max(500, 'validation.too_long').default('') })
+  .refine((body) => body.reason !== 'other' || body.text !== '', { path: ['text'], message: 'validation.required' });
+
+/** The roles the database holds (migration 098), each a set of permissions. */
+export const OPS_ROLES = ['support', 'compliance', 'finance', 'content', 'admin'] as const;
+export type TOpsRole = (typeof OPS_ROLES)[number];
 
 const ZEnrolToken = z.string().min(1, 'validation.required').max(200, 'validation.invalid');
 

@@ -5,6 +5,7 @@
 export const JOB_NAMES = [
   'purge',
   'deposit-expiry',
+  'ops-request-lapse',
   'card-fees',
   'referral-settlement',
   'webhook-retry',

@@ -231,11 +231,13 @@ async function describeState(db: Queryable, user: TAuthUser | null, locale: TLoc
 }
 
 /**
- * The signed-in end of every sign-in path: the old session of this browser is dropped
- * (fixation), and the sign-in is logged (`method`; null for a password change, which renews
+ * The signed-in end of every sign-in path: refused while an operator blocks the account's
+ * sign-in; the old session of this browser is dropped (fixation), and the sign-in is logged (`method`; null for a password change, which renews
  * the session of someone already signed in).
  */
 async function startSession(db: Queryable, client: TClient, userId: string, method: TSignInMethod | null): Promise<TSignedIn> {
+  const [blocked] = await db.query('SELECT 1 FROM users WHERE id = $1 AND sign_in_blocked_at IS NOT NULL', [userId]);
+  if (blocked) throw new AppError('sign_in_blocked');
   if (client.sessionId) await revokeSession(db, client.sessionId);
   if (method) await recordSignIn(db, userId, client, method, { success: true });
   const token = await createSession(db, userId, { ip: client.ip, ...(client.userAgent ? { userAgent: client.userAgent } : {}) });

@@ -76,6 +76,7 @@ const ZDevOperatorBody = z.object({ email: z.string().min(3), roles: z.array(z.s
  *   POST /api/dev/credit {account_id, currency, amount} → as balance:credit
  *   POST /api/dev/support {action: 'reply', account_id, text} | {action: 'close', account_id} → as support:reply / support:close
  *   POST /api/dev/operator {email, roles} → {email, enrol_link}  (as operator:create)
+ *   POST /api/dev/operator/stale-factor {email} → the operator's sessions need a step-up again
  *   and the providers' own commands (`providerCommands`, e.g. POST /api/dev/payments of the sandboxes)
  * They hand out sign-in and reset links, so they answer loopback clients only: the socket's peer
  * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
@@ -172,6 +173,19 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; cipher: TDocumentCip
   app.post('/api/dev/operator', { schema: { body: ZDevOperatorBody } }, async (request) => {
     const created = await createOperator(app.db, { email: request.body.email, roles: request.body.roles, actor: 'cli:dev', now: new Date() });
     return { email: created.email, enrol_link: `${publicUrl}/ops/enrol#${created.token}` };
+  });
+
+  // The second factor as if last given an hour ago (its TOTP step too): the next step-up route
+  // asks for it again, and the current code answers it (e2e cannot wait 5 minutes).
+  app.post('/api/dev/operator/stale-factor', { schema: { body: ZDevOperatorBody.pick({ email: true }) } }, async (request) => {
+    await app.db.transaction(async (tx) => {
+      const [operator] = await tx.query<{ id: string }>(
+        `UPDATE operators SET totp_last_step = totp_last_step - 120 WHERE email = lower($1) RETURNING id::text`,
+        [request.body.email],
+      );
+      await tx.query(`UPDATE ops_sessions SET second_factor_at = second_factor_at - interval '1 hour' WHERE operator_id = $1`, [operator?.id ?? null]);
+    });
+    return { status: 'ok' };
   });
 
   app.post('/api/dev/withdraw', { schema: { body: ZDevWithdrawBody } }, async (request) => ({

@@ -93,3 +93,16 @@ export async function userBalance(db: Queryable, userId: string, currency: strin
   ]);
   return row ? BigInt(row.balance) : 0n;
 }
+
+export type TLedgerLine = { transaction_id: string; at: Date; kind: string; memo: string | null; account: 'user' | 'hold'; currency: string; amount: string };
+
+/** The latest postings on a user's wallets and hold accounts, newest first (the back office's view). */
+export async function userLedgerHistory(db: Queryable, userId: string, limit: number): Promise<TLedgerLine[]> {
+  return db.query<TLedgerLine>(
+    `SELECT t.id::text AS transaction_id, t.created_at AS at, t.kind, t.memo, a.kind AS account, p.currency, p.amount::text AS amount
+       FROM ledger_accounts a JOIN postings p ON p.account_id = a.id JOIN ledger_transactions t ON t.id = p.transaction_id
+      WHERE (a.kind = 'user' AND a.user_id = $1) OR (a.kind = 'hold' AND a.holder_id = $1)
+      ORDER BY p.id DESC LIMIT $2`,
+    [userId, limit],
+  );
+}

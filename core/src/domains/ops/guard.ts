@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { OPS_API_PREFIX, OPS_SESSION_STATE_HEADER, OPS_TOKEN_HEADER, SESSION_CLEARED, type TOpsAccess } from '@obmen/shared';
+import { OPS_API_PREFIX, OPS_SESSION_STATE_HEADER, OPS_TOKEN_HEADER, SESSION_CLEARED, type TOpsAccess, type TOpsPermission } from '@obmen/shared';
+import type { Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { isAddressIn, parseCidrList } from '../../lib/cidr.ts';
 import { writeAudit } from '../audit/service.ts';
@@ -56,17 +57,12 @@ export default fp<TOpsGuardOptions>(
       if (!session) return hidden(reply);
       request.opsSession = session;
       request.locale = session.operator.locale;
-      if (access !== 'signed_in' && !session.operator.permissions.includes(access)) {
-        await writeAudit(app.db, {
-          actor: operatorActor(session.operator),
+      if (access !== 'signed_in')
+        await requirePermission(app.db, session.operator, access, {
           action: `${request.method} ${request.routeOptions.url}`,
-          outcome: 'denied',
-          reasonCode: `missing:${access}`,
           requestId: request.id,
           ip: request.ip,
         });
-        throw new AppError('ops_forbidden');
-      }
       if (request.routeOptions.config?.stepUp && now().getTime() - session.secondFactorAt.getTime() > OPS_STEP_UP_MS) throw new AppError('step_up_required');
     });
   },
@@ -77,4 +73,28 @@ export default fp<TOpsGuardOptions>(
 export function opsSessionOf(request: FastifyRequest): TOpsSession {
   if (!request.opsSession) throw new AppError('route_not_found');
   return request.opsSession;
+}
+
+/**
+ * 403 `ops_forbidden` for an operator without the permission, written to the audit trail as a
+ * denied attempt: the guard's check for a route's permission, and a service's for what depends
+ * on the request's content (which action a four-eyes request proposes).
+ */
+export async function requirePermission(
+  db: Queryable,
+  operator: TOpsSession['operator'],
+  permission: TOpsPermission,
+  attempt: { action: string; requestId: string; ip: string; subject?: string },
+): Promise<void> {
+  if (operator.permissions.includes(permission)) return;
+  await writeAudit(db, {
+    actor: operatorActor(operator),
+    action: attempt.action,
+    subject: attempt.subject ?? null,
+    outcome: 'denied',
+    reasonCode: `missing:${permission}`,
+    requestId: attempt.requestId,
+    ip: attempt.ip,
+  });
+  throw new AppError('ops_forbidden');
 }

@@ -195,9 +195,9 @@ export async function disableOperator(db: Db, email: string, actor: string, now:
 }
 
 export async function listOperators(db: Queryable) {
-  return db.query<{ email: string; roles: string[]; enrolled: boolean; disabled: boolean }>(
+  return db.query<{ email: string; roles: string[]; enrolled: boolean; disabled: boolean; created_at: string }>(
     `SELECT o.email, coalesce(array_agg(r.role ORDER BY r.role) FILTER (WHERE r.role IS NOT NULL), '{}') AS roles,
-       o.enrolled_at IS NOT NULL AS enrolled, o.disabled_at IS NOT NULL AS disabled
+       o.enrolled_at IS NOT NULL AS enrolled, o.disabled_at IS NOT NULL AS disabled, iso_time(o.created_at) AS created_at
      FROM operators o LEFT JOIN operator_roles r ON r.operator_id = o.id GROUP BY o.id ORDER BY o.email`,
   );
 }

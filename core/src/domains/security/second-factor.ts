@@ -100,11 +100,14 @@ export async function markSecurityChanged(db: Queryable, userId: string): Promis
   await db.query('UPDATE users SET security_changed_at = now() WHERE id = $1', [userId]);
 }
 
-/** Until when the user's withdrawals are held after a security change, or null when they are not. */
+/**
+ * Until when the user's withdrawals are held, or null when they are not: the later of the hold
+ * after a security change and an operator's block.
+ */
 export async function withdrawalsBlockedUntil(db: Queryable, userId: string): Promise<Date | null> {
   const [row] = await db.query<{ until: Date }>(
-    `SELECT security_changed_at + $2::int * interval '1 second' AS until FROM users
-     WHERE id = $1 AND security_changed_at + $2::int * interval '1 second' > now()`,
+    `SELECT until FROM (SELECT greatest(security_changed_at + $2::int * interval '1 second', withdrawals_blocked_until) AS until FROM users WHERE id = $1) u
+     WHERE until > now()`,
     [userId, SECURITY_HOLD_S],
   );
   return row ? new Date(row.until) : null;

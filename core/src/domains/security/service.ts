@@ -214,14 +214,21 @@ export async function enableTotp(
 export async function disableTotp(deps: TSecurityDeps, user: TSecurityUser, code: string, locale: TLocale): Promise<{ status: 'ok'; message: string }> {
   const method = await verifySecondFactor(deps.db, user.id, code, deps.now().getTime());
   if (method === 'none') throw new AppError('second_factor_not_enabled');
-  await deps.db.transaction(async (tx) => {
-    await tx.query('DELETE FROM user_totp WHERE user_id = $1', [user.id]);
-    await tx.query('DELETE FROM recovery_codes WHERE user_id = $1', [user.id]);
-    await markSecurityChanged(tx, user.id);
-    await queueMail(tx, { kind: 'second_factor_disabled', to: user.email, locale: user.locale, vars: { account_id: user.account_id } });
-  });
+  await deps.db.transaction((tx) => removeSecondFactor(tx, user));
   deps.mailer.kick();
   return { status: 'ok', message: translate(locale, 'security.disabled') };
+}
+
+/**
+ * 2FA off, by the user with a code or by two operators after a lost phone: the secret and the
+ * recovery codes go, withdrawals wait 24 hours, and the user is told by mail (the caller kicks
+ * the mailer after its transaction).
+ */
+export async function removeSecondFactor(tx: Queryable, user: Pick<TSecurityUser, 'id' | 'email' | 'locale' | 'account_id'>): Promise<void> {
+  await tx.query('DELETE FROM user_totp WHERE user_id = $1', [user.id]);
+  await tx.query('DELETE FROM recovery_codes WHERE user_id = $1', [user.id]);
+  await markSecurityChanged(tx, user.id);
+  await queueMail(tx, { kind: 'second_factor_disabled', to: user.email, locale: user.locale, vars: { account_id: user.account_id } });
 }
 
 /** Ten new recovery codes for a code (the old ones stop working). */

@@ -1,0 +1,168 @@
+import { OPS_REQUEST_TTL_MS, type TOpsPermission, type TOpsProposal, type TOpsRequest, type TOpsRequestAction } from '@obmen/shared';
+import type { Db, Queryable } from '../../db/index.ts';
+import { AppError, notFoundOf } from '../../errors.ts';
+import { fromDbError } from '../../money-errors.ts';
+import { writeAudit } from '../audit/service.ts';
+import { removeSecondFactor } from '../security/service.ts';
+import { customerSubject, findCustomer, type TOpsActor, type TOpsReason } from './customers.ts';
+import { requirePermission } from './guard.ts';
+import { operatorActor } from './service.ts';
+
+/*
+ * Four eyes: one mechanism for every action no operator may take alone. A proposal is stored as
+ * a pending request; a second operator with the action's permission approves it (the action runs
+ * in the same transaction as the approval) or declines it. The database refuses a decision by
+ * the proposer and any change once decided (sql/functions/ops_request_guard.sql), whatever this
+ * code does; a request not decided within 24 hours lapses.
+ */
+
+type TAction<P> = {
+  permission: TOpsPermission;
+  /** What the request is about, checked at proposal (a missing customer or operator is refused then). */
+  subjectOf: (db: Queryable, params: P) => Promise<string>;
+  run: (tx: Queryable, params: P) => Promise<object>;
+};
+type TParamsOf<A extends TOpsRequestAction> = Extract<TOpsProposal, { action: A }>['params'];
+
+const ACTIONS: { [A in TOpsRequestAction]: TAction<TParamsOf<A>> } = {
+  'operators.set_roles': {
+    permission: 'operators.manage',
+    subjectOf: async (db, { email }) => `operator:${(await operatorIdOf(db, email)).id}`,
+    run: async (tx, { email, roles }) => {
+      const { id } = await operatorIdOf(tx, email);
+      await tx.query('DELETE FROM operator_roles WHERE operator_id = $1', [id]);
+      await tx.query('INSERT INTO operator_roles (operator_id, role) SELECT $1, unnest($2::text[])', [id, roles]);
+      return { email, roles };
+    },
+  },
+  'customers.reset_second_factor': {
+    permission: 'customers.reset_second_factor',
+    subjectOf: async (db, { account_id }) => customerSubject((await findCustomer(db, account_id)).account_id),
+    run: async (tx, { account_id }) => {
+      const { id } = await findCustomer(tx, account_id);
+      const [user] = await tx.query<{ email: string; locale: 'ru' | 'en' }>('SELECT email, locale FROM users WHERE id = $1', [id]);
+      await removeSecondFactor(tx, { id, email: user!.email, locale: user!.locale, account_id });
+      return { second_factor: 'removed' };
+    },
+  },
+};
+
+async function operatorIdOf(db: Queryable, email: string): Promise<{ id: string }> {
+  const [row] = await db.query<{ id: string }>('SELECT id::text AS id FROM operators WHERE email = lower($1)', [email]);
+  if (!row) throw notFoundOf('account');
+  return row;
+}
+
+const actionOf = <A extends TOpsRequestAction>(action: A) => ACTIONS[action] as unknown as TAction<TParamsOf<A>>;
+
+type TRow = Omit<TOpsRequest, 'mine'> & { proposer_id: string };
+
+const SELECT = `SELECT r.id::text, r.action, r.params, r.subject, r.reason_code, r.reason_text, p.email AS proposed_by, r.proposed_by::text AS proposer_id,
+    iso_time(r.proposed_at) AS proposed_at, iso_time(r.expires_at) AS expires_at, r.state, d.email AS decided_by, iso_time(r.decided_at) AS decided_at
+  FROM ops_requests r JOIN operators p ON p.id = r.proposed_by LEFT JOIN operators d ON d.id = r.decided_by`;
+
+const shown = (row: TRow, operatorId: string): TOpsRequest => {
+  const { proposer_id, ...request } = row;
+  return { ...request, mine: proposer_id === operatorId };
+};
+
+/** Requests past their 24 hours are lapsed: nobody decided in time. */
+export async function lapseOpsRequests(db: Queryable, now: Date): Promise<number> {
+  const rows = await db.query(`UPDATE ops_requests SET state = 'lapsed', decided_at = expires_at WHERE state = 'pending' AND expires_at <= $1 RETURNING id`, [
+    now,
+  ]);
+  return rows.length;
+}
+
+/** A proposal: the proposer must hold the action's permission; audited with its reason. */
+export async function proposeRequest(db: Db, proposal: TOpsProposal & TOpsReason, actor: TOpsActor): Promise<TOpsRequest> {
+  const action = actionOf(proposal.action);
+  const subject = await action.subjectOf(db, proposal.params as never);
+  await requirePermission(db, actor.operator, action.permission, { action: `propose ${proposal.action}`, requestId: actor.requestId, ip: actor.ip, subject });
+  return db.transaction(async (tx) => {
+    await lapseOpsRequests(tx, actor.now);
+    const [open] = await tx.query("SELECT 1 FROM ops_requests WHERE action = $1 AND subject = $2 AND state = 'pending'", [proposal.action, subject]);
+    if (open) throw new AppError('ops_request_pending');
+    const [created] = await tx.query<{ id: string }>(
+      `INSERT INTO ops_requests (action, params, subject, reason_code, reason_text, proposed_by, proposed_at, expires_at)
+       VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7, $8) RETURNING id::text`,
+      [
+        proposal.action,
+        JSON.stringify(proposal.params),
+        subject,
+        proposal.reason,
+        proposal.text || null,
+        actor.operator.id,
+        actor.now,
+        new Date(actor.now.getTime() + OPS_REQUEST_TTL_MS),
+      ],
+    );
+    await writeAudit(tx, {
+      actor: operatorActor(actor.operator),
+      action: `request.propose:${proposal.action}`,
+      subject,
+      reasonCode: proposal.reason,
+      reasonText: proposal.text || null,
+      requestId: actor.requestId,
+      ip: actor.ip,
+      details: { request: created!.id },
+      after: proposal.params,
+    });
+    return requestById(tx, created!.id, actor.operator.id);
+  });
+}
+
+async function requestById(db: Queryable, id: string, operatorId: string, lock = false): Promise<TOpsRequest> {
+  const [row] = await db.query<TRow>(`${SELECT} WHERE r.id = $1${lock ? ' FOR UPDATE OF r' : ''}`, [id]);
+  if (!row) throw notFoundOf('ops_request');
+  return shown(row, operatorId);
+}
+
+/**
+ * A second operator's decision. Approval runs the action in this transaction, so the request is
+ * approved exactly when its effect happened; the database refuses the proposer as decider.
+ */
+export async function decideRequest(db: Db, id: string, decision: 'approve' | 'decline' | 'withdraw', actor: TOpsActor): Promise<TOpsRequest> {
+  await lapseOpsRequests(db, actor.now);
+  const before = await requestById(db, id, actor.operator.id);
+  const action = actionOf(before.action);
+  if (decision !== 'withdraw')
+    await requirePermission(db, actor.operator, action.permission, {
+      action: `${decision} ${before.action}`,
+      requestId: actor.requestId,
+      ip: actor.ip,
+      subject: before.subject,
+    });
+  try {
+    return await db.transaction(async (tx) => {
+      const request = await requestById(tx, id, actor.operator.id, true);
+      const state = decision === 'approve' ? 'approved' : decision === 'decline' ? 'declined' : 'withdrawn';
+      await tx.query('UPDATE ops_requests SET state = $2, decided_by = $3, decided_at = $4 WHERE id = $1', [id, state, actor.operator.id, actor.now]);
+      const outcome = decision === 'approve' ? await action.run(tx, request.params as never) : null;
+      await writeAudit(tx, {
+        actor: operatorActor(actor.operator),
+        action: `request.${decision}:${request.action}`,
+        subject: request.subject,
+        reasonCode: request.reason_code,
+        reasonText: request.reason_text,
+        requestId: actor.requestId,
+        ip: actor.ip,
+        details: { request: id, proposed_by: request.proposed_by },
+        ...(outcome ? { after: outcome } : {}),
+      });
+      return requestById(tx, id, actor.operator.id);
+    });
+  } catch (err) {
+    throw fromDbError(err, () => undefined);
+  }
+}
+
+/** The pending requests (oldest first) and the 50 latest decided ones. */
+export async function listRequests(db: Queryable, operatorId: string, now: Date): Promise<{ pending: TOpsRequest[]; decided: TOpsRequest[] }> {
+  await lapseOpsRequests(db, now);
+  const [pending, decided] = await Promise.all([
+    db.query<TRow>(`${SELECT} WHERE r.state = 'pending' ORDER BY r.proposed_at, r.id`),
+    db.query<TRow>(`${SELECT} WHERE r.state <> 'pending' ORDER BY r.decided_at DESC, r.id DESC LIMIT 50`),
+  ]);
+  return { pending: pending.map((row) => shown(row, operatorId)), decided: decided.map((row) => shown(row, operatorId)) };
+}

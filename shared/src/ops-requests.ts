@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { ZEmail } from './auth.ts';
+import { OPS_ROLES, ZOpsReasonGiven } from './ops.ts';
+
+/*
+ * Four eyes (/api/ops/requests): what no operator may do alone is proposed, then approved or
+ * declined by a second operator who holds the same permission; the database refuses a decision
+ * by the proposer. A request lapses 24 hours after it was proposed.
+ */
+
+export const OPS_REQUEST_TTL_MS = 24 * 60 * 60_000;
+
+/** What may be proposed, with its parameters. */
+export const ZOpsProposal = z.discriminatedUnion('action', [
+  z.object({
+    action: z.literal('operators.set_roles'),
+    params: z.object({ email: ZEmail, roles: z.array(z.enum(OPS_ROLES, 'validation.invalid')).max(OPS_ROLES.length) }),
+  }),
+  z.object({ action: z.literal('customers.reset_second_factor'), params: z.object({ account_id: z.number().int().min(10000000).max(99999999) }) }),
+]);
+export type TOpsProposal = z.infer<typeof ZOpsProposal>;
+export type TOpsRequestAction = TOpsProposal['action'];
+export const OPS_REQUEST_ACTIONS = ZOpsProposal.options.map((option) => option.shape.action.value);
+
+/** POST /api/ops/requests */
+export const ZOpsProposeBody = z.intersection(ZOpsProposal, ZOpsReasonGiven);
+
+export const ZOpsRequest = z.object({
+  id: z.string(),
+  action: z.enum(['operators.set_roles', 'customers.reset_second_factor']),
+  params: z.record(z.string(), z.unknown()),
+  subject: z.string(),
+  reason_code: z.string(),
+  reason_text: z.string().nullable(),
+  proposed_by: z.string(),
+  proposed_at: z.string(),
+  expires_at: z.string(),
+  state: z.enum(['pending', 'approved', 'declined', 'withdrawn', 'lapsed']),
+  decided_by: z.string().nullable(),
+  decided_at: z.string().nullable(),
+  /** Proposed by the operator asking: they may withdraw it, never decide it. */
+  mine: z.boolean(),
+});
+export type TOpsRequest = z.infer<typeof ZOpsRequest>;
+
+/** GET /api/ops/requests: the pending ones, oldest first, then the latest decided. */
+export const ZOpsRequestsResponse = z.object({ status: z.literal('ok'), pending: z.array(ZOpsRequest), decided: z.array(ZOpsRequest) });
+export const ZOpsRequestResponse = z.object({ status: z.literal('ok'), request: ZOpsRequest });
+export const ZOpsRequestParams = z.object({ id: z.string().regex(/^[1-9]\d{0,17}$/, 'validation.invalid') });
+
+/** GET /api/ops/operators */
+export const ZOpsOperatorRow = z.object({
+  email: z.string(),
+  roles: z.array(z.string()),
+  enrolled: z.boolean(),
+  disabled: z.boolean(),
+  created_at: z.string(),
+});
+export const ZOpsOperatorsResponse = z.object({ status: z.literal('ok'), operators: z.array(ZOpsOperatorRow) });

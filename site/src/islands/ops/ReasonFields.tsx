@@ -1,0 +1,44 @@
+import { useTranslation } from 'react-i18next';
+import { OPS_REASONS, type TOpsReason } from '@obmen/shared/ops';
+import { FieldNote } from '../FormParts.tsx';
+
+export type TReason = { reason: TOpsReason; text: string };
+export const NO_REASON: TReason = { reason: 'customer_request', text: '' };
+
+/** Why the operator acts: a reason from the catalogue and words of their own (needed for "other"). */
+export function ReasonFields({ id, value, error, onChange }: { id: string; value: TReason; error: string | undefined; onChange: (value: TReason) => void }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <label className="field">
+        <span className="field-label">{t('ops.reason_label')}</span>
+        <select
+          name="reason"
+          value={value.reason}
+          onChange={(event) => onChange({ ...value, reason: event.target.value as TOpsReason })}
+          data-testid={`${id}-reason`}
+        >
+          {OPS_REASONS.map((code) => (
+            <option key={code} value={code}>
+              {t(`ops.reason.${code}`)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span className="field-label">{t('ops.reason_text')}</span>
+        <input
+          name="text"
+          type="text"
+          maxLength={500}
+          value={value.text}
+          onChange={(event) => onChange({ ...value, text: event.target.value })}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={error ? `${id}-text-error` : undefined}
+          data-testid={`${id}-text`}
+        />
+        <FieldNote error={error} errorId={`${id}-text-error`} testId={`${id}-text-error`} />
+      </label>
+    </>
+  );
+}
