@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ZEmail } from './auth.ts';
-import { OPS_ROLES, ZOpsReasonGiven } from './ops.ts';
+import { OPS_ROLES, ZOpsReason, ZOpsReasonGiven } from './ops.ts';
 
 /*
  * Four eyes (/api/ops/requests): what no operator may do alone is proposed, then approved or
@@ -30,7 +30,7 @@ export const ZOpsRequest = z.object({
   action: z.enum(['operators.set_roles', 'customers.reset_second_factor']),
   params: z.record(z.string(), z.unknown()),
   subject: z.string(),
-  reason_code: z.string(),
+  reason_code: ZOpsReason,
   reason_text: z.string().nullable(),
   proposed_by: z.string(),
   proposed_at: z.string(),

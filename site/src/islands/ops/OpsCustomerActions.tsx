@@ -8,7 +8,7 @@ import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
 import { opsFailure } from './ops-failure.ts';
 
-const ACTIONS = ['block_sign_in', 'unblock_sign_in', 'block_withdrawals', 'revoke_sessions'] as const;
+const ACTIONS = ['block_sign_in', 'unblock_sign_in', 'block_withdrawals', 'revoke_sessions', 'reset_second_factor'] as const;
 type TAction = (typeof ACTIONS)[number];
 
 /** One action on the customer, by name: the declared call it makes with the reason given. */
@@ -23,12 +23,16 @@ function perform(action: TAction, account_id: number, reason: TReason, until: st
       return api(CALLS['POST /api/ops/customers/{account_id}/block-withdrawals'], { params, body: { ...reason, until: until || null } });
     case 'revoke_sessions':
       return api(CALLS['POST /api/ops/customers/{account_id}/revoke-sessions'], { params, body: reason });
+    case 'reset_second_factor':
+      // Four eyes: a proposal, done when a second operator approves it.
+      return api(CALLS['POST /api/ops/requests'], { body: { action: 'customers.reset_second_factor', params, ...reason } });
   }
 }
 
 /**
  * What an operator may do to a customer: block or unblock sign-in, block withdrawals until a day
- * (an empty day lifts the block), sign them out everywhere. Each with a catalogued reason and a
+ * (an empty day lifts the block), sign them out everywhere, propose a second-factor reset (a
+ * second operator approves it). Each with a catalogued reason and a
  * fresh second factor (the core asks; the code form appears here). The page reloads what it shows after.
  */
 export function OpsCustomerActions({ customer, onDone }: { customer: TOpsCustomer; onDone: () => void }) {
@@ -50,7 +54,7 @@ export function OpsCustomerActions({ customer, onDone }: { customer: TOpsCustome
     setFields({});
     try {
       await stepped(() => perform(action, customer.account_id, reason, until));
-      setSaved(t('ops.action_done'));
+      setSaved(t(action === 'reset_second_factor' ? 'ops.request_proposed' : 'ops.action_done'));
       setReason(NO_REASON);
       onDone();
     } catch (err) {
