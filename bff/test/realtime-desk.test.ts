@@ -13,7 +13,12 @@ describe('BFF /ws?ops=1 (real core)', () => {
   let bff: Awaited<ReturnType<typeof buildBff>>;
   let base: string;
   let clock = new Date();
-  const clockOf = { now: () => clock, tick: (ms: number) => void (clock = new Date(clock.getTime() + ms)) };
+  const clockOf = {
+    now: () => clock,
+    tick: (ms: number) => {
+      clock = new Date(clock.getTime() + ms);
+    },
+  };
   let support: TTestOperator;
 
   beforeAll(async () => {
