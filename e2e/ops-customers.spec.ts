@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
+import { verifyAuditLines, type TAuditLine } from '../core/src/domains/audit/service.ts';
 import { VIEWPORTS } from './a11y-routes.ts';
 import { authCheck, BASE_URL, islandsReady, signUp } from './helpers.ts';
 import { expectNoSeriousViolations, freshCode, signedInOperator, staleSecondFactor } from './ops-helpers.ts';
@@ -76,4 +78,33 @@ test('a support operator sees the customer but may not block', async ({ page }) 
   const reveal = await page.request.post(`/api/ops/customers/${customer.accountId}/reveal`, { data: { reason: 'customer_request' } });
   expect(reveal.status()).toBe(403);
   expect((await page.request.get('/ops/customers/123')).status()).toBe(404);
+});
+
+test('the audit page filters by subject and exports a period that verifies offline', async ({ page }) => {
+  const customer = await signUp(page, { prefix: 'cv-audit' });
+  await page.context().clearCookies();
+  await signedInOperator(page, ['compliance']);
+  await page.goto(`/ops/customers/${customer.accountId}`);
+  await expect(page.getByTestId('ops-customer-profile')).toContainText(customer.email);
+
+  await page.getByTestId('ops-nav-audit').click();
+  await page.getByTestId('ops-audit-subject').fill(`customer:${customer.accountId}`);
+  await page.getByTestId('ops-audit-apply').click();
+  await expect(page).toHaveURL(/subject=customer%3A/);
+  await islandsReady(page);
+  await expect(page.getByTestId('ops-audit-rows')).toContainText('customers.view');
+  for (const viewport of [VIEWPORTS.phone, VIEWPORTS.desktop]) {
+    await page.setViewportSize(viewport);
+    await expectNoSeriousViolations(page);
+  }
+
+  const download = page.waitForEvent('download');
+  await page.getByTestId('ops-audit-export-submit').click();
+  const file = await (await download).path();
+  const lines = (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as TAuditLine);
+  expect(lines.some((line) => line.subject === `customer:${customer.accountId}`)).toBe(true);
+  expect(verifyAuditLines(lines)).toMatchObject({ intact: true });
 });

@@ -91,7 +91,14 @@ export const ZOpsAuditQuery = z.object({
   from: z.iso.date().optional(),
   to: z.iso.date().optional(),
   after: z.coerce.number().int().min(0).optional(),
+  /** `desc`: newest first (the back office's page), older than `before` when given; oldest first after `after` otherwise. */
+  order: z.enum(['asc', 'desc']).default('asc'),
+  before: z.coerce.number().int().min(1).optional(),
 });
+/** GET /api/ops/audit/export: a whole period of the chain (from inclusive, to exclusive, UTC days). */
+export const ZOpsAuditExportQuery = z.object({ from: z.iso.date('validation.invalid'), to: z.iso.date('validation.invalid') });
+/** JSON Lines: each row with its hashes and the exact content its hash covers (`ops audit:verify <file>` checks it offline). */
+export const ZJsonLines = z.string().describe('application/jsonl; one audit row per line, oldest first');
 export const ZOpsAuditRow = z.object({
   id: z.number().int(),
   at: z.string(),
@@ -104,3 +111,6 @@ export const ZOpsAuditRow = z.object({
   content: z.string(),
 });
 export const ZOpsAuditResponse = z.object({ status: z.literal('ok'), rows: z.array(ZOpsAuditRow) });
+export type TOpsAuditRow = z.infer<typeof ZOpsAuditRow>;
+/** What the audit page filters by (its address). */
+export type TOpsAuditFilter = Pick<z.input<typeof ZOpsAuditQuery>, 'actor' | 'subject' | 'action' | 'from' | 'to'>;

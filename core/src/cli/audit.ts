@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { listAudit, verifyAuditChain, verifyAuditLines, type TAuditFilter, type TAuditLine } from '../domains/audit/service.ts';
+import { auditPages, verifyAuditChain, verifyAuditLines, type TAuditFilter, type TAuditLine } from '../domains/audit/service.ts';
 import { options, type TCommand } from './command.ts';
 
 const EXPORT_USAGE = 'usage: audit:export <file.jsonl> [from=<YYYY-MM-DD>] [to=<YYYY-MM-DD>] [actor=…] [subject=…] [action=…]  (to exclusive, UTC)';
@@ -10,17 +10,6 @@ function dayOf(text: string | undefined): Date | undefined {
   const date = new Date(`${text}T00:00:00Z`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(date.getTime())) throw new Error(EXPORT_USAGE);
   return date;
-}
-
-/** Every row of a filter, a page at a time. */
-async function* pagesOf(db: Parameters<TCommand>[0], filter: TAuditFilter): AsyncGenerator<TAuditLine[]> {
-  let afterId = 0;
-  for (;;) {
-    const page = await listAudit(db, { ...filter, afterId, limit: 1000 });
-    if (page.length === 0) return;
-    yield page;
-    afterId = page.at(-1)!.id;
-  }
 }
 
 /**
@@ -45,7 +34,7 @@ export const AUDIT_COMMANDS: Record<string, TCommand> = {
     const given = options(rest, ['from', 'to', 'actor', 'subject', 'action'], EXPORT_USAGE);
     const filter: TAuditFilter = { actor: given.actor, subject: given.subject, action: given.action, from: dayOf(given.from), to: dayOf(given.to) };
     const lines: string[] = [];
-    for await (const page of pagesOf(db, filter)) for (const line of page) lines.push(JSON.stringify(line));
+    for await (const page of auditPages(db, filter)) for (const line of page) lines.push(JSON.stringify(line));
     await writeFile(file, lines.length ? `${lines.join('\n')}\n` : '', { mode: 0o600 });
     return { file, rows: lines.length };
   },

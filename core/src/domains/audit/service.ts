@@ -91,19 +91,50 @@ export async function verifyAuditChain(db: Queryable): Promise<TChainReport> {
   return firstBreak(rows);
 }
 
-export type TAuditFilter = { actor?: string; subject?: string; action?: string; from?: Date; to?: Date; afterId?: number; limit?: number };
+export type TAuditFilter = {
+  actor?: string;
+  subject?: string;
+  action?: string;
+  from?: Date;
+  to?: Date;
+  afterId?: number;
+  /** Newest first (a page of the back office), below `beforeId` when given; otherwise oldest first after `afterId`. */
+  newestFirst?: boolean;
+  beforeId?: number;
+  limit?: number;
+};
 
-/** Rows of the trail, oldest first, with what an offline check needs (see verifyAuditLines). */
+/** Rows of the trail with what an offline check needs (see verifyAuditLines). */
 export async function listAudit(db: Queryable, filter: TAuditFilter = {}): Promise<TAuditLine[]> {
   return db.query<TAuditLine>(
     `SELECT id::int AS id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, operator AS actor, action, subject,
        outcome, encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash, operator_audit_content(a) AS content
      FROM operator_audit a
      WHERE ($1::text IS NULL OR operator = $1) AND ($2::text IS NULL OR subject = $2) AND ($3::text IS NULL OR action = $3)
-       AND ($4::timestamptz IS NULL OR at >= $4) AND ($5::timestamptz IS NULL OR at < $5) AND id > $6
-     ORDER BY id LIMIT $7`,
-    [filter.actor ?? null, filter.subject ?? null, filter.action ?? null, filter.from ?? null, filter.to ?? null, filter.afterId ?? 0, filter.limit ?? 1000],
+       AND ($4::timestamptz IS NULL OR at >= $4) AND ($5::timestamptz IS NULL OR at < $5) AND id > $6 AND id < $8
+     ORDER BY id ${filter.newestFirst ? 'DESC' : ''} LIMIT $7`,
+    [
+      filter.actor ?? null,
+      filter.subject ?? null,
+      filter.action ?? null,
+      filter.from ?? null,
+      filter.to ?? null,
+      filter.afterId ?? 0,
+      filter.limit ?? 1000,
+      filter.beforeId ?? Number.MAX_SAFE_INTEGER,
+    ],
   );
+}
+
+/** Every row of a filter, oldest first, a page at a time (exports). */
+export async function* auditPages(db: Queryable, filter: Omit<TAuditFilter, 'afterId' | 'beforeId' | 'newestFirst' | 'limit'>): AsyncGenerator<TAuditLine[]> {
+  let afterId = 0;
+  for (;;) {
+    const page = await listAudit(db, { ...filter, afterId, limit: 1000 });
+    if (page.length === 0) return;
+    yield page;
+    afterId = page.at(-1)!.id;
+  }
 }
 
 const sha256Hex = (prev: string | null, content: string) =>

@@ -4,6 +4,8 @@ import {
   OPS_TOKEN_HEADER,
   SESSION_CLEARED,
   ZOk,
+  ZJsonLines,
+  ZOpsAuditExportQuery,
   ZOpsAuditQuery,
   ZOpsAuditResponse,
   ZOpsEnrolFinishBody,
@@ -15,9 +17,9 @@ import {
   type TOpsOperator,
   type TOpsPermission,
 } from '@obmen/shared';
-import { listAudit } from '../audit/service.ts';
+import { auditPages, listAudit, writeAudit } from '../audit/service.ts';
 import { opsSessionOf } from './guard.ts';
-import { findOpsSession, finishEnrolment, signIn, signOut, startEnrolment, stepUp, type TOperator } from './service.ts';
+import { findOpsSession, finishEnrolment, operatorActor, signIn, signOut, startEnrolment, stepUp, type TOperator } from './service.ts';
 
 const tags = ['Ops'];
 
@@ -110,9 +112,52 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
       schema: { tags, summary: 'The audit trail, oldest first, with its hash chain', querystring: ZOpsAuditQuery, response: { 200: ZOpsAuditResponse } },
     },
     async (request) => {
-      const { actor, subject, action, from, to, after } = request.query;
-      const rows = await listAudit(app.db, { actor, subject, action, from: dayStart(from), to: dayStart(to), afterId: after, limit: 200 });
+      const { actor, subject, action, from, to, after, before, order } = request.query;
+      const rows = await listAudit(app.db, {
+        actor,
+        subject,
+        action,
+        from: dayStart(from),
+        to: dayStart(to),
+        afterId: after,
+        beforeId: before,
+        newestFirst: order === 'desc',
+        limit: 200,
+      });
       return { status: 'ok' as const, rows };
+    },
+  );
+
+  app.get(
+    '/api/ops/audit/export',
+    {
+      config: { ops: 'audit.view' },
+      schema: {
+        tags,
+        summary: 'A period of the audit chain as JSON Lines, verifiable offline with `ops audit:verify <file>`',
+        querystring: ZOpsAuditExportQuery,
+        response: { 200: { content: { 'application/jsonl': { schema: ZJsonLines } } } },
+      },
+    },
+    async (request, reply) => {
+      const { from, to } = request.query;
+      const session = opsSessionOf(request);
+      const lines: string[] = [];
+      for await (const page of auditPages(app.db, { from: dayStart(from), to: dayStart(to) })) for (const line of page) lines.push(JSON.stringify(line));
+      // The export is itself a view of personal data: on the trail, after the rows it holds.
+      await writeAudit(app.db, {
+        actor: operatorActor(session.operator),
+        action: 'audit.export',
+        outcome: 'viewed',
+        requestId: request.id,
+        ip: request.ip,
+        details: { from, to, rows: lines.length },
+      });
+      return reply
+        .type('application/jsonl; charset=utf-8')
+        .header('content-disposition', `attachment; filename="audit-${from}-${to}.jsonl"`)
+        .header('cache-control', 'no-store')
+        .send(lines.length ? `${lines.join('\n')}\n` : '');
     },
   );
 };

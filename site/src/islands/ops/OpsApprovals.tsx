@@ -62,7 +62,6 @@ function Approvals() {
   if (!lists) return error ? <FormError text={error} /> : <p className="ops-wait">{t('ops.loading')}</p>;
   const common = [
     { title: t('ops.request_action'), cell: (row: TOpsRequest) => t(`ops.request.${row.action}`) },
-    { title: t('ops.request_subject'), cell: (row: TOpsRequest) => <code>{row.subject}</code> },
     { title: t('ops.request_params'), cell: (row: TOpsRequest) => paramsText(row.params) },
     { title: t('ops.reason_label'), cell: (row: TOpsRequest) => [t(`ops.reason.${row.reason_code}`), row.reason_text].filter(Boolean).join(': ') },
     { title: t('ops.request_by'), cell: (row: TOpsRequest) => row.proposed_by },
@@ -79,7 +78,6 @@ function Approvals() {
         columns={[
           { title: t('ops.col_at'), cell: (row) => when(row.proposed_at) },
           ...common,
-          { title: t('ops.request_lapses'), cell: (row) => when(row.expires_at) },
           {
             title: t('ops.request_decide'),
             cell: (row) => (
@@ -119,6 +117,7 @@ function Approvals() {
               </span>
             ),
           },
+          { title: t('ops.request_lapses'), cell: (row) => when(row.expires_at) },
         ]}
       />
       <OpsTable
