@@ -19,7 +19,8 @@ export type TA11yState = {
   /**
    * Who sees it: signed-out visitors, the signed-in (verified) demo account, both, or a new
    * account at verification level 0 (locked payment systems and cards, the document forms), or
-   * a back-office operator of the compliance role with a passport waiting for review ('ops').
+   * a back-office operator of the compliance and support roles, with a passport waiting for
+   * review and a customer's question waiting on the desk ('ops').
    */
   auth: 'out' | 'in' | 'both' | 'new' | 'ops';
   /** Only at these widths (default both): the burger menu exists only on a phone. */
@@ -66,6 +67,18 @@ async function rejectWithNote(page: Page) {
   await openFirstReview(page);
   await page.locator('[data-testid^="kyc-reason-"]').first().selectOption('other');
   await expect(page.locator('[data-testid^="kyc-note-"]').first()).toBeVisible();
+}
+
+/** The desk with its first conversation open. */
+async function openFirstConversation(page: Page) {
+  await page.getByTestId('desk-item').first().click();
+  await expect(page.getByTestId('desk-thread')).toBeVisible();
+}
+
+async function deskView(page: Page, view: 'closed' | 'reports') {
+  await page.getByTestId(`desk-view-${view}`).click();
+  await expect(page.getByTestId(`desk-view-${view}`)).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('[data-testid="desk"] .ops-wait')).toHaveCount(0);
 }
 
 async function quote(page: Page) {
@@ -240,10 +253,21 @@ export const A11Y_STATES: readonly TA11yState[] = [
   // The hash state first: from /ops/enrol, a goto to /ops/enrol#… would not load the page again.
   { name: 'ops enrolment, spent link', path: '/ops/enrol#e2e-not-a-token', auth: 'out' },
   { name: 'ops enrolment, link without its token', path: '/ops/enrol', auth: 'out' },
-  // Signed in as an operator (a11y.spec.ts makes one, and a passport waiting for review).
+  // Signed in as an operator (a11y.spec.ts makes one, a passport waiting for review and a question on the desk).
   { name: 'ops identity queue', path: '/ops/kyc', auth: 'ops' },
   { name: 'ops identity review', path: '/ops/kyc', auth: 'ops', prepare: openFirstReview },
   { name: 'ops identity review, a file rejected', path: '/ops/kyc', auth: 'ops', prepare: rejectWithNote, scope: '[data-testid="kyc-decision"]' },
+  { name: 'ops home with the queues', path: '/ops', auth: 'ops' },
+  { name: 'ops support desk', path: '/ops/support', auth: 'ops' },
+  { name: 'ops support desk, a conversation open', path: '/ops/support', auth: 'ops', prepare: openFirstConversation, scope: '[data-testid="desk"]' },
+  {
+    name: 'ops support desk, closed conversations',
+    path: '/ops/support',
+    auth: 'ops',
+    prepare: (page) => deskView(page, 'closed'),
+    scope: '[data-testid="desk"]',
+  },
+  { name: 'ops support desk, reported chats', path: '/ops/support', auth: 'ops', prepare: (page) => deskView(page, 'reports'), scope: '[data-testid="desk"]' },
   { name: 'chats', path: '/chat', auth: 'in' },
   { name: 'chats, invalid account id', path: '/chat/private?id=123', auth: 'in' },
   { name: 'support chat', path: '/chat/support', auth: 'in' },

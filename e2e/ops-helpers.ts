@@ -70,3 +70,9 @@ export async function signedInOperator(page: Page, roles: string[]): Promise<TOp
 export async function staleSecondFactor(page: Page, operator: TOperator): Promise<void> {
   expect((await page.request.post('/api/dev/operator/stale-factor', { data: { email: operator.email } })).status()).toBe(200);
 }
+
+/** A fresh second factor through the real step-up (after `staleSecondFactor`, the current code counts): for walks longer than 5 minutes. */
+export async function freshSecondFactor(page: Page, operator: TOperator): Promise<void> {
+  await staleSecondFactor(page, operator);
+  expect((await page.request.post('/api/ops/step-up', { data: { code: freshCode(operator.secret, 0) } })).status()).toBe(200);
+}

@@ -14,9 +14,10 @@ export type TRefused = { refused: number; body: string };
 
 export function openSocket(
   base: string,
-  options: { origin?: string; cookie?: string; since?: number | string; bsince?: number | string } = {},
+  options: { origin?: string; cookie?: string; since?: number | string; bsince?: number | string; ops?: boolean } = {},
 ): Promise<TTestSocket | TRefused> {
   const url = new URL('/ws', base.replace(/^http/, 'ws'));
+  if (options.ops) url.searchParams.set('ops', '1');
   if (options.since !== undefined) url.searchParams.set('since', String(options.since));
   if (options.bsince !== undefined) url.searchParams.set('bsince', String(options.bsince));
   const headers: Record<string, string> = {};

@@ -27,6 +27,8 @@ import chatRoutes from './domains/chat/routes.ts';
 import opsGuard from './domains/ops/guard.ts';
 import opsRoutes from './domains/ops/routes.ts';
 import opsKycRoutes from './domains/ops/kyc-routes.ts';
+import opsSupportRoutes from './domains/ops/support-routes.ts';
+import { deskSource } from './domains/ops/support.ts';
 import opsCustomerRoutes from './domains/ops/customers-routes.ts';
 import opsRequestRoutes from './domains/ops/requests-routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
@@ -77,7 +79,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(opsGuard, { now: clock, ...(config.OPS_ALLOWED_IPS ? { allowedIps: config.OPS_ALLOWED_IPS } : {}) });
   await fastify.register(mailPlugin, { config });
   // The realtime bus and the BFFs' event stream (before any route that records events).
-  await fastify.register(eventsPlugin, { config });
+  await fastify.register(eventsPlugin, { config, desk: deskSource(fastify.db, clock) });
   await fastify.register(storagePlugin, { config, ...(storage ? { storage } : {}) });
   void prepareDummyHash();
   await fastify.register(siteRoutes);
@@ -100,6 +102,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
     targetMs: config.KYC_REVIEW_TARGET_MS,
     verification: { storage: fastify.storage, cipher: documents, publicUrl: config.PUBLIC_URL },
   });
+  await fastify.register(opsSupportRoutes, { config, now: clock });
   await fastify.register(opsCustomerRoutes, { now: clock });
   await fastify.register(opsRequestRoutes, { now: clock });
   // The providers this configuration runs with: the domains reach them through their adapters.

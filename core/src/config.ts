@@ -96,7 +96,13 @@ const ZConfig = z
       .string()
       .optional()
       .refine((value) => value === undefined || parseCidrList(value) !== null, { message: 'a comma-separated list of CIDR networks, e.g. 10.0.0.0/8,::1/128' }),
-    /** Identity review's target: a submitted verification waiting longer is overdue in the queue. */
+    /** The support desk's first-response target: a conversation waiting longer is overdue (queues, /metrics). */
+    SUPPORT_FIRST_RESPONSE_MS: z.coerce
+      .number()
+      .int()
+      .min(60_000)
+      .default(15 * 60_000),
+    /** Identity review's target: a submitted verification waiting longer is overdue (queues, /metrics). */
     KYC_REVIEW_TARGET_MS: z.coerce
       .number()
       .int()

@@ -29,5 +29,6 @@ export * from './mailing.ts';
 export * from './referral.ts';
 export * from './ops.ts';
 export * from './ops-kyc.ts';
+export * from './ops-support.ts';
 export * from './ops-customers.ts';
 export * from './ops-requests.ts';

@@ -57,7 +57,8 @@ export const SOCKET_CLOSE = {
 } as const;
 
 /** BFF → core. `sub` ids are the BFF's own, unique per link. */
-export type TLinkRequest = { op: 'sub'; sub: number; token: string; since: number | null; bsince: number | null } | { op: 'unsub'; sub: number };
+/** `ops`: the token is an operator's (ops_token): the desk's state, never a customer's events. */
+export type TLinkRequest = { op: 'sub'; sub: number; token: string; since: number | null; bsince: number | null; ops?: boolean } | { op: 'unsub'; sub: number };
 
 /**
  * core → BFF, one text frame each: this header as JSON, and for `relay` a newline and then the

@@ -115,9 +115,14 @@ export function createLink(upstreamUrl: string, log: TLog, options: { timeoutMs?
   return {
     /**
      * Asks the core: is this session alive, is `since` not from the future? Then events flow to
-     * `handlers`, and changes for everyone after `bsince`.
+     * `handlers`, and changes for everyone after `bsince`. `ops`: an operator's token, for the
+     * back office's desk state instead of a customer's events.
      */
-    async subscribe(token: string, { since, bsince }: { since: number | null; bsince: number | null }, handlers: TSubHandlers): Promise<TSubscribeResult> {
+    async subscribe(
+      token: string,
+      { since, bsince, ops = false }: { since: number | null; bsince: number | null; ops?: boolean },
+      handlers: TSubHandlers,
+    ): Promise<TSubscribeResult> {
       try {
         await open();
       } catch {
@@ -136,7 +141,7 @@ export function createLink(upstreamUrl: string, log: TLog, options: { timeoutMs?
             resolve(result);
           },
         });
-        send({ op: 'sub', sub, token, since, bsince });
+        send({ op: 'sub', sub, token, since, bsince, ...(ops && { ops }) });
       });
     },
     unsubscribe(sub: number): void {

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import websocket from '@fastify/websocket';
 import type { WebSocket } from '@fastify/websocket';
 import { createHash } from 'node:crypto';
-import { REALTIME_PATH, SESSION_COOKIE, SOCKET_CLOSE, TOKEN_PATTERN, clientKey, type TSocketMessage } from '@obmen/shared';
+import { OPS_COOKIE, REALTIME_PATH, SESSION_COOKIE, SOCKET_CLOSE, TOKEN_PATTERN, clientKey, type TSocketMessage } from '@obmen/shared';
 import { sendError } from '../errors.ts';
 import { writeFrame } from './frame.ts';
 import { createLink } from './link.ts';
@@ -45,7 +45,9 @@ export type TRealtimeOptions = {
  * session the core does not know (expired, revoked) 401; `since` beyond the user's newest
  * event 409; the core unreachable 503; a client address holding maxPerAddress sockets 429. The
  * session comes from the cookie only, never the URL. Then the BFF relays what the core's stream
- * sends for this subscription (link.ts). A session keeps at most maxPerSession sockets: a newer
+ * sends for this subscription (link.ts). `?ops=1` is the back office's desk: the ops_token cookie
+ * instead (a customer's session opens nothing there), and the core sends the desk's state, never
+ * a customer's events. A session keeps at most maxPerSession sockets: a newer
  * one closes its oldest (SOCKET_CLOSE.replaced), so one session cannot hold the BFF's
  * descriptors and memory (each socket costs ~10-20 KB and a descriptor).
  */
@@ -129,18 +131,20 @@ export default fp<TRealtimeOptions>(
             request.log.warn({ origin }, 'realtime: foreign origin refused');
             return sendError(request, reply, 403, 'csrf', 'error.csrf');
           }
-          const token = request.cookies[SESSION_COOKIE];
+          const query = request.query as { since?: unknown; bsince?: unknown; ops?: unknown };
+          // The back office's desk: the operator's own cookie, never the customer's session.
+          const ops = query.ops === '1';
+          const token = request.cookies[ops ? OPS_COOKIE : SESSION_COOKIE];
           if (!token || !TOKEN_PATTERN.test(token)) return sendError(request, reply, 401, 'unauthorized', 'error.unauthorized');
-          const query = request.query as { since?: unknown; bsince?: unknown };
-          const since = sequenceOf(query.since);
-          const bsince = sequenceOf(query.bsince);
+          const since = ops ? null : sequenceOf(query.since);
+          const bsince = ops ? null : sequenceOf(query.bsince);
           if (since === undefined || bsince === undefined) return sendError(request, reply, 400, 'bad_request', 'error.bad_request');
           const release = holdAddress(clientKey(request.ip));
           if (!release) {
             request.log.warn('realtime: sockets per address over the cap');
             return sendError(request, reply, 429, 'rate_limited', 'error.rate_limited');
           }
-          const result = await subscribe(token, { since, bsince }, release).catch((err: unknown) => {
+          const result = await subscribe(token, { since, bsince, ops }, release).catch((err: unknown) => {
             release();
             throw err;
           });
@@ -179,7 +183,7 @@ export default fp<TRealtimeOptions>(
      * Subscribes at the core; what arrives before the upgrade is done waits in `early`. Kept
      * apart from the request: nothing per socket holds on to Fastify's request or reply.
      */
-    async function subscribe(token: string, from: { since: number | null; bsince: number | null }, release: () => void) {
+    async function subscribe(token: string, from: { since: number | null; bsince: number | null; ops: boolean }, release: () => void) {
       let socket: WebSocket | null = null;
       const early: Array<Buffer | 'ended' | 'lost'> = [];
       const deliver = (frame: Buffer) => {

@@ -32,7 +32,7 @@ function chatCalls(chat: 'support' | number) {
   return chat === 'support' ? { ...SUPPORT_CALLS, params: { id: '' } } : { ...PRIVATE_CALLS, params: { id: chat } };
 }
 
-function size(bytes: number, locale: string): string {
+export function fileSize(bytes: number, locale: string): string {
   const kb = bytes / 1024;
   const format = (value: number, unit: string) => `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(value)} ${unit}`;
   return kb < 1024 ? format(Math.max(1, kb), locale === 'ru' ? 'КБ' : 'KB') : format(kb / 1024, locale === 'ru' ? 'МБ' : 'MB');
@@ -42,7 +42,7 @@ function size(bytes: number, locale: string): string {
 /** A chosen file, told apart from the others chosen (the same file chosen twice is kept once). */
 const fileKey = (file: File) => `${file.name}\u0000${file.size}\u0000${file.lastModified}`;
 
-function MessageText({ text }: { text: string }) {
+export function MessageText({ text }: { text: string }) {
   let at = 0;
   const parts = splitLinks(text).map((part) => {
     const key = at;
@@ -85,7 +85,7 @@ function Message({ message, other, locale }: { message: TChatMessage; other: str
                 </a>
               ) : (
                 <a href={file.url} target="_blank" rel="noopener" data-testid="chat-file">
-                  {t('chat.file', { size: size(file.size, locale) })}
+                  {t('chat.file', { size: fileSize(file.size, locale) })}
                 </a>
               )}
             </li>
@@ -318,7 +318,7 @@ function ChatThreadBody({ chat, initial, blocked: initiallyBlocked = false, clos
             <ul className="chat-pending" aria-label={t('chat.attached', { count: files.length })} data-testid="chat-pending-files">
               {files.map((file) => (
                 <li key={fileKey(file)}>
-                  <span className="chat-pending-name">{file.name}</span> <span className="muted chat-pending-size">{size(file.size, locale)}</span>
+                  <span className="chat-pending-name">{file.name}</span> <span className="muted chat-pending-size">{fileSize(file.size, locale)}</span>
                   <button
                     type="button"
                     className="btn btn-outline btn-sm"

@@ -31,7 +31,7 @@ const tooLong = (field: string) => new AppError('validation', { fields: { [field
  * A message arrives as multipart/form-data (text or message, file0..n) or, without files, as
  * JSON or a urlencoded form; either way the service checks the fields.
  */
-async function withMessage<T>(request: FastifyRequest, send: (input: TChatInput) => Promise<T>): Promise<T> {
+export async function withMessage<T>(request: FastifyRequest, send: (input: TChatInput) => Promise<T>): Promise<T> {
   if (!request.isMultipart()) return send({ fields: (request.body ?? {}) as Record<string, unknown>, files: [] });
   const upload = await receiveUpload(request, { fieldMaxBytes: CHAT_FIELD_MAX_BYTES, fieldTooLong: tooLong });
   try {
@@ -42,7 +42,7 @@ async function withMessage<T>(request: FastifyRequest, send: (input: TChatInput)
 }
 
 /** Sends a file of the caller's conversation, or 404 like a missing one (a reply is thenable: check `sent`, not the value). */
-async function sendFile(reply: FastifyReply, ctx: TChatContext, file: Awaited<ReturnType<typeof findSupportFile>>) {
+export async function sendFile(reply: FastifyReply, ctx: TChatContext, file: Awaited<ReturnType<typeof findSupportFile>>) {
   if (file) await sendStoredFile(reply, ctx.storage, { key: file.storage_key, mime: file.mime, reencoded: file.reencoded, name: file.name });
   if (!reply.sent) throw notFoundOf('chat_file');
   return reply;

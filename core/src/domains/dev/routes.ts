@@ -9,7 +9,7 @@ import { notFoundOf, routeNotFound } from '../../errors.ts';
 import { approveSubmission, rejectSubmission, ZRejection } from '../verification/operator.ts';
 import { setReferralTerms, settleReferralBonuses } from '../referral/service.ts';
 import { adjustBalance } from '../ledger/service.ts';
-import { closeSupport, replySupport } from '../chat/operator.ts';
+import { replySupport, setSupportStatus } from '../chat/operator.ts';
 import { approveWithdrawal } from '../payments/withdrawal-states.ts';
 import { createOperator } from '../ops/service.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
@@ -165,9 +165,10 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; cipher: TDocumentCip
 
   app.post('/api/dev/support', { schema: { body: ZDevSupportBody } }, async (request) => {
     const body = request.body;
-    return body.action === 'reply'
-      ? replySupport({ db: app.db, storage: app.storage }, 'dev', body.account_id, body.text)
-      : closeSupport(app.db, 'dev', body.account_id);
+    const who = { actor: 'cli:dev' };
+    if (body.action === 'close') await setSupportStatus(app.db, who, body.account_id, 'closed');
+    const message = body.action === 'reply' ? await replySupport({ db: app.db, storage: app.storage }, who, body.account_id, body.text, []) : null;
+    return { status: 'ok', account_id: body.account_id, ...(message ? { message_id: message.id } : { closed: true }) };
   });
 
   app.post('/api/dev/operator', { schema: { body: ZDevOperatorBody } }, async (request) => {

@@ -1,5 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { OPS_SESSION_STATE_HEADER, OPS_TOKEN_HEADER, SESSION_CLEARED, ZJsonLines, ZOpsAuditExportQuery, type TOpsOperator, type TOpsPermission } from '@obmen/shared';
+import {
+  OPS_SESSION_STATE_HEADER,
+  OPS_TOKEN_HEADER,
+  SESSION_CLEARED,
+  ZJsonLines,
+  ZOpsAuditExportQuery,
+  type TOpsOperator,
+  type TOpsPermission,
+} from '@obmen/shared';
 import { auditPages, listAudit, writeAudit } from '../audit/service.ts';
 import { opsSessionOf } from './guard.ts';
 import { findOpsSession, finishEnrolment, operatorActor, signIn, signOut, startEnrolment, stepUp, type TOperator } from './service.ts';

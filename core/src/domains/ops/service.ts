@@ -150,6 +150,18 @@ export async function findOpsSession(db: Queryable, token: string, now: Date): P
   return { id: row.session_id, secondFactorAt: row.second_factor_at, operator: { id: row.id, email: row.email, locale: row.locale, roles, permissions } };
 }
 
+/** Which of these sessions are live now (not revoked, idle and age within bounds), without touching them. */
+export async function liveOpsSessions(db: Queryable, sessionIds: string[], now: Date): Promise<Set<string>> {
+  if (!sessionIds.length) return new Set();
+  const rows = await db.query<{ id: string }>(
+    `SELECT s.id::text FROM ops_sessions s JOIN operators o ON o.id = s.operator_id
+      WHERE s.id = ANY($1::bigint[]) AND s.revoked_at IS NULL AND o.disabled_at IS NULL
+        AND s.last_seen_at > $2::timestamptz - make_interval(secs => $3) AND s.created_at > $2::timestamptz - make_interval(secs => $4)`,
+    [sessionIds, now, OPS_IDLE_MS / 1000, OPS_ABSOLUTE_MS / 1000],
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
 /** The second factor again: what needs a fresh one is open for OPS_STEP_UP_MS. */
 export async function stepUp(db: Db, session: TOpsSession, code: string, now: Date): Promise<void> {
   await db.transaction(async (tx) => {

@@ -42,9 +42,22 @@ const HYDRATED = new Set(['wallets', 'notifications']);
 
 type TLog = { warn: (obj: object, msg: string) => void };
 
+/**
+ * The back office's desk, as the hub needs it (the app wires it from the ops and chat domains):
+ * an operator's token to a live session allowed at the desk, which of some sessions are still
+ * alive (without touching them: a socket keeps no session awake), and the desk's state now.
+ */
+export type TDeskSource = {
+  session(token: string): Promise<{ sessionId: string } | null>;
+  alive(sessionIds: string[]): Promise<Set<string>>;
+  state(): Promise<object>;
+};
+/** An operator's subscription: the desk's state, sent again whenever it differs from `sent`. */
+type TDeskSub = { link: TLink; sub: number; sessionId: string; sent: string };
+
 export type THub = ReturnType<typeof createHub>;
 
-export function createHub(db: Db, log: TLog) {
+export function createHub(db: Db, log: TLog, desk?: TDeskSource) {
   const byUser = new Map<string, Set<TSub>>();
   const links = new Set<TLink>();
   /** Users with news not delivered yet, and whether a delivery is running. */
@@ -53,6 +66,42 @@ export function createHub(db: Db, log: TLog) {
   let idle: Promise<void> = Promise.resolve();
   /** The newest content_version broadcast to every subscription behind it. */
   let everyone = 0;
+  const deskSubs = new Set<TDeskSub>();
+  /** One read of the desk's state at a time; a change meanwhile reads it once more after. */
+  let deskReading: Promise<void> | null = null;
+  let deskAgain = false;
+
+  async function readDesk(): Promise<void> {
+    if (!desk) return;
+    do {
+      deskAgain = false;
+      if (!deskSubs.size) return;
+      const body = JSON.stringify({ type: 'ops.support', ...(await desk.state()) });
+      for (const entry of deskSubs) {
+        if (entry.sent === body) continue;
+        entry.sent = body;
+        entry.link.send({ op: 'relay', subs: [entry.sub] }, body);
+      }
+    } while (deskAgain);
+  }
+
+  /** Something may have changed on the desk: its operators get the new state if it differs. */
+  function refreshDesk(): Promise<void> {
+    if (deskReading) {
+      deskAgain = true;
+      return deskReading;
+    }
+    deskReading = readDesk()
+      .catch((err: unknown) => log.warn({ err }, 'events: the desk state failed (the next check retries)'))
+      .finally(() => {
+        deskReading = null;
+      });
+    return deskReading;
+  }
+
+  const removeDesk = (link: TLink, sub?: number) => {
+    for (const entry of deskSubs) if (entry.link === link && (sub === undefined || entry.sub === sub)) deskSubs.delete(entry);
+  };
 
   const contentVersion = async () => Number((await db.query<{ v: string }>('SELECT version::text AS v FROM content_version'))[0]?.v ?? 0);
 
@@ -165,6 +214,21 @@ export function createHub(db: Db, log: TLog) {
     idle = idle.then(() => run);
   }
 
+  /**
+   * Operators whose session ended (signed out, idle, revoked) lose their socket; the others get
+   * the desk's state if it changed without a customer's event (closed, reopened, a claim lapsed).
+   */
+  async function checkDesk(): Promise<void> {
+    if (!desk || !deskSubs.size) return;
+    const alive = await desk.alive([...new Set([...deskSubs].map((entry) => entry.sessionId))]);
+    for (const entry of [...deskSubs]) {
+      if (alive.has(entry.sessionId)) continue;
+      deskSubs.delete(entry);
+      entry.link.send({ op: 'ended', subs: [entry.sub] });
+    }
+    await refreshDesk();
+  }
+
   return {
     /** A BFF's link opened. */
     open(send: TLink['send']): TLink {
@@ -175,7 +239,18 @@ export function createHub(db: Db, log: TLog) {
     /** The link closed: every subscription on it goes. */
     close(link: TLink): void {
       for (const sub of [...link.subs.values()]) remove(sub);
+      removeDesk(link);
       links.delete(link);
+    },
+    /** An operator's socket: refused unless the token is a live ops session allowed at the desk. */
+    async subscribeDesk(link: TLink, sub: number, token: string): Promise<void> {
+      const session = desk ? await desk.session(token) : null;
+      if (!session) return link.send({ op: 'refused', sub, code: 'unauthorized' });
+      if (!links.has(link)) return;
+      removeDesk(link, sub);
+      deskSubs.add({ link, sub, sessionId: session.sessionId, sent: '' });
+      link.send({ op: 'ok', sub, seq: 0, bseq: 0 });
+      await refreshDesk();
     },
     async subscribe(link: TLink, sub: number, token: string, since: number | null, bsince: number | null = null): Promise<void> {
       const session = await findSession(db, token);
@@ -198,10 +273,13 @@ export function createHub(db: Db, log: TLog) {
     unsubscribe(link: TLink, sub: number): void {
       const entry = link.subs.get(sub);
       if (entry) remove(entry);
+      removeDesk(link, sub);
     },
     /** A bus message: users with news, or a feed item for every BFF. */
     onMessage(message: TBusMessage): void {
       for (const userId of message.users ?? []) if (byUser.has(userId)) pump(userId);
+      // A customer's message or an answer records events for that customer: the desk may have changed.
+      if (message.users?.length && deskSubs.size) void refreshDesk();
       if (!message.feed) return;
       const body = JSON.stringify({ type: 'feed', item: message.feed } satisfies TSocketMessage);
       for (const link of links) if (link.subs.size) link.send({ op: 'relay' }, body);
@@ -226,6 +304,7 @@ export function createHub(db: Db, log: TLog) {
     },
     /** Sessions that ended (logout, password change, revoked, expired): their subscriptions end. */
     async checkSessions(): Promise<void> {
+      await checkDesk();
       const subs = [...byUser.values()].flatMap((set) => [...set]);
       if (!subs.length) return;
       const ids = [...new Set(subs.map((sub) => sub.sessionId))];
@@ -241,9 +320,11 @@ export function createHub(db: Db, log: TLog) {
       for (const sub of ended) remove(sub);
       for (const [link, ids] of byLink(ended)) link.send({ op: 'ended', subs: ids });
     },
+    /** Resolves once the desk's operators have the state as it is now (tests). */
+    refreshDesk,
     /** Resolves once every delivery started so far is done (tests). */
     settled: () => idle,
-    stats: () => ({ links: links.size, users: byUser.size, subs: [...byUser.values()].reduce((n, set) => n + set.size, 0) }),
+    stats: () => ({ links: links.size, users: byUser.size, subs: [...byUser.values()].reduce((n, set) => n + set.size, 0), desk: deskSubs.size }),
   };
 }
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { REALTIME_LINK_PATH, encodeLinkMessage, type TLinkMessage } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { natsBus, postgresBus, type TEventBus } from './bus.ts';
-import { createHub, feedThrottle, type THub } from './hub.ts';
+import { createHub, feedThrottle, type TDeskSource, type THub } from './hub.ts';
 import { setFeed } from '../events/service.ts';
 
 declare module 'fastify' {
@@ -25,6 +25,7 @@ const ZLinkRequest = z.discriminatedUnion('op', [
     token: z.string().max(100),
     since: z.number().int().min(0).nullable(),
     bsince: z.number().int().min(0).nullable().default(null),
+    ops: z.boolean().default(false),
   }),
   z.object({ op: z.literal('unsub'), sub: z.number().int().min(0) }),
 ]);
@@ -34,9 +35,9 @@ const ZLinkRequest = z.discriminatedUnion('op', [
  * of the BFFs' subscriptions, and the BFF's websocket at /api/internal/events (hidden from the
  * document; the BFF never proxies /api/internal/*).
  */
-export default fp<{ config: TConfig }>(
-  async (app, { config }) => {
-    const hub = createHub(app.db, app.log);
+export default fp<{ config: TConfig; desk?: TDeskSource }>(
+  async (app, { config, desk }) => {
+    const hub = createHub(app.db, app.log, desk);
     const handlers = { onMessage: hub.onMessage, onGap: () => void hub.catchUp().catch(() => {}) };
     const bus = config.NATS_URL ? await natsBus(config.NATS_URL, handlers, app.log) : await postgresBus(app.db, handlers, app.log);
     app.db.onAnnounce = bus.announce;
@@ -69,7 +70,10 @@ export default fp<{ config: TConfig }>(
             return socket.close(1008, 'bad request');
           }
           if (parsed.op === 'unsub') return hub.unsubscribe(link, parsed.sub);
-          hub.subscribe(link, parsed.sub, parsed.token, parsed.since, parsed.bsince).catch((err: unknown) => {
+          const subscribed = parsed.ops
+            ? hub.subscribeDesk(link, parsed.sub, parsed.token)
+            : hub.subscribe(link, parsed.sub, parsed.token, parsed.since, parsed.bsince);
+          subscribed.catch((err: unknown) => {
             app.log.warn({ err }, 'events: subscribe failed');
             link.send({ op: 'refused', sub: parsed.sub, code: 'unavailable' });
           });

@@ -7,7 +7,15 @@ import { currentUser, requireUser } from '../user/current.ts';
 import { receiveUpload, refuseOversizedUpload } from '../../storage/upload.ts';
 import { toPublicUser } from '../user/public.ts';
 import { openDocumentCipher } from './cipher.ts';
-import { findOwnFile, getVerificationState, openDraft, sendDocumentFile, submitVerification, uploadVerificationFiles, type TVerificationContext } from './service.ts';
+import {
+  findOwnFile,
+  getVerificationState,
+  openDraft,
+  sendDocumentFile,
+  submitVerification,
+  uploadVerificationFiles,
+  type TVerificationContext,
+} from './service.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { schemaOf } from '../../lib/call-schema.ts';
 

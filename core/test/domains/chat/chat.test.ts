@@ -21,7 +21,7 @@ import {
   type TPart,
 } from '../../storage/upload-fixtures.ts';
 import { openLocalStorage } from '../../../src/storage/local.ts';
-import { closeSupport, listSupportQueue, replySupport } from '../../../src/domains/chat/operator.ts';
+import { replySupport as reply, setSupportStatus, supportQueue } from '../../../src/domains/chat/operator.ts';
 import { makeChatCommands } from '../../../src/cli/chat.ts';
 import type { TChatContext } from '../../../src/domains/chat/service.ts';
 import { readEvents } from '../../../src/domains/events/service.ts';
@@ -50,6 +50,9 @@ describe.each(ENGINES)('chats on %s', (engine) => {
   });
 
   const user = () => createFixtureUser(ctx.db);
+  const ann = { actor: 'cli:ann' };
+  const replySupport = (accountId: number, text: string) => reply(ops, ann, accountId, text, []);
+  const openQueue = () => supportQueue(ctx.db, 'open', { now: new Date(), targetMs: 15 * 60_000 });
 
   function upload(token: string, url: string, parts: TPart[]) {
     const { payload, headers } = multipart(parts);
@@ -89,12 +92,12 @@ describe.each(ENGINES)('chats on %s', (engine) => {
     // A second message (as from /support or /chat/support) lands in the same conversation.
     await call(ctx.app, '/api/support', { token: u.token, payload: { text: 'Hello?' } });
 
-    const queue = await listSupportQueue(ctx.db, 'ann', { now: new Date(Date.now() + 5 * 60_000) });
+    const queue = await supportQueue(ctx.db, 'open', { now: new Date(Date.now() + 5 * 60_000), targetMs: 60_000 });
     const item = queue.find((row) => row.account_id === u.accountId)!;
-    expect(item).toMatchObject({ status: 'open', messages: 2, last_message: 'Hello?' });
-    expect(item.waiting_minutes).toBeGreaterThanOrEqual(4);
+    expect(item).toMatchObject({ status: 'open', messages: 2, unread: 2, last_message: 'Hello?', overdue: true });
+    expect(item.waited_ms).toBeGreaterThanOrEqual(4 * 60_000);
 
-    const reply = await replySupport(ops, 'ann', u.accountId, 'It is on its way.');
+    const reply = await replySupport(u.accountId, 'It is on its way.');
     expect(await unread(u)).toEqual({ private: 0, support: 1 });
     const page = (await call(ctx.app, '/api/support', { token: u.token })).json<TSupportResponse>();
     expect(page.messages.map((m) => [m.author, m.text])).toEqual([
@@ -103,24 +106,24 @@ describe.each(ENGINES)('chats on %s', (engine) => {
       ['operator', 'It is on its way.'],
     ]);
     expect(page.unread_msgs.support).toBe(1);
-    expect(page.last_read_message).toBeLessThan(reply.message_id);
+    expect(page.last_read_message).toBeLessThan(reply.id);
     // Answered: nothing waits any more.
-    expect((await listSupportQueue(ctx.db, 'ann')).find((row) => row.account_id === u.accountId)?.waiting_minutes).toBeNull();
+    expect((await openQueue()).find((row) => row.account_id === u.accountId)).toMatchObject({ waited_ms: null, unread: 0, overdue: false });
 
     // A cursor beyond the last message stops at it; one before the current does not move it back.
     const read = await call(ctx.app, '/api/support/read', { token: u.token, payload: { last_read_message: Number.MAX_SAFE_INTEGER } });
-    expect(read.json()).toMatchObject({ status: 'ok', last_read_message: reply.message_id, unread_msgs: { private: 0, support: 0 } });
+    expect(read.json()).toMatchObject({ status: 'ok', last_read_message: reply.id, unread_msgs: { private: 0, support: 0 } });
     const back = await call(ctx.app, '/api/support/read', { token: u.token, payload: { last_read_message: 1 } });
-    expect(back.json().last_read_message).toBe(reply.message_id);
+    expect(back.json().last_read_message).toBe(reply.id);
     expect(await unread(u)).toEqual({ private: 0, support: 0 });
 
     // Closed by the operator, opened again by the user's next message.
-    await closeSupport(ctx.db, 'ann', u.accountId);
+    await setSupportStatus(ctx.db, ann, u.accountId, 'closed');
     expect((await call(ctx.app, '/api/support', { token: u.token })).json<TSupportResponse>().chat.closed).toBe(true);
-    expect((await listSupportQueue(ctx.db, 'ann')).some((row) => row.account_id === u.accountId)).toBe(false);
+    expect((await openQueue()).some((row) => row.account_id === u.accountId)).toBe(false);
     await call(ctx.app, '/api/support', { token: u.token, payload: { text: 'One more thing' } });
     expect((await call(ctx.app, '/api/support', { token: u.token })).json<TSupportResponse>().chat.closed).toBe(false);
-    const [audit] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM operator_audit WHERE operator = 'ann' AND subject = $1`, [
+    const [audit] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM operator_audit WHERE operator = 'cli:ann' AND subject = $1`, [
       `account:${u.accountId}`,
     ]);
     expect(audit!.n).toBe(2);
@@ -128,9 +131,9 @@ describe.each(ENGINES)('chats on %s', (engine) => {
 
   it('pages the conversation from the newest', async () => {
     const u = await user();
-    await expect(replySupport(ops, 'ann', u.accountId, 'nobody asked')).rejects.toThrow(/chat_not_found/);
+    await expect(replySupport(u.accountId, 'nobody asked')).rejects.toThrow(/chat_not_found/);
     await call(ctx.app, '/api/support', { token: u.token, payload: { text: 'start' } });
-    for (let i = 0; i < 3; i++) await replySupport(ops, 'ann', u.accountId, `m${i}`);
+    for (let i = 0; i < 3; i++) await replySupport(u.accountId, `m${i}`);
     const page1 = (await call(ctx.app, '/api/support?page=1', { token: u.token })).json<TSupportResponse>();
     expect(page1).toMatchObject({ page: 1, pages: 1, total: 4 });
     expect(page1.messages.at(-1)?.text).toBe('m2');
@@ -343,7 +346,7 @@ describe.each(ENGINES)('chats on %s', (engine) => {
     expect(await events(b)).toHaveLength(3);
     // An operator's reply reaches the user live too.
     await call(ctx.app, '/api/support', { token: b.token, payload: { text: 'help' } });
-    await replySupport(ops, 'ann', b.accountId, 'here');
+    await replySupport(b.accountId, 'here');
     expect((await events(b)).slice(-2)).toEqual([
       { type: 'chat.message', payload: { chat: 'support', message: expect.objectContaining({ author: 'operator', text: 'here' }) } },
       { type: 'unread_msgs', payload: { unread_msgs: { private: 0, support: 1 } } },
@@ -405,22 +408,22 @@ describe.each(ENGINES)('chats on %s', (engine) => {
     const picture = path.join(filesDir, 'reply.png');
     const { writeFile } = await import('node:fs/promises');
     await writeFile(picture, await png());
-    const list = (await commands['support:list']!(ctx.db, ['--operator', 'bob'])) as Array<{ account_id: number }>;
+    const list = (await commands['support:list']!(ctx.db, ['--as', 'bob'])) as Array<{ account_id: number }>;
     expect(list.some((row) => row.account_id === u.accountId)).toBe(true);
-    await commands['support:reply']!(ctx.db, [String(u.accountId), 'See', 'the', 'picture', '--file', picture, '--operator', 'bob']);
-    const shown = (await commands['support:show']!(ctx.db, [String(u.accountId), '--operator', 'bob'])) as {
-      messages: Array<{ from: string; text: string; files: unknown[] }>;
+    await commands['support:reply']!(ctx.db, [String(u.accountId), 'See', 'the', 'picture', '--file', picture, '--as', 'bob']);
+    const shown = (await commands['support:show']!(ctx.db, [String(u.accountId), '--as', 'bob'])) as {
+      messages: Array<{ author: string; text: string; files: unknown[] }>;
     };
-    expect(shown.messages.map((m) => [m.from, m.text, m.files.length])).toEqual([
-      ['user', 'help me', 0],
+    expect(shown.messages.map((m) => [m.author, m.text, m.files.length])).toEqual([
+      ['customer', 'help me', 0],
       ['operator', 'See the picture', 1],
     ]);
     const page = (await call(ctx.app, '/api/support', { token: u.token })).json<TSupportResponse>();
     const file = page.messages[1]!.files[0]!;
     expect((await call(ctx.app, file.url, { token: u.token })).statusCode).toBe(200);
-    await commands['support:close']!(ctx.db, [String(u.accountId), '--operator', 'bob']);
-    await expect(commands['support:reply']!(ctx.db, ['12345678', 'x', '--operator', 'bob'])).rejects.toThrow(/usage/);
-    const [audit] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM operator_audit WHERE operator = 'bob'`);
-    expect(audit!.n).toBe(4);
+    await commands['support:close']!(ctx.db, [String(u.accountId), '--as', 'bob']);
+    await expect(commands['support:reply']!(ctx.db, ['12345678', 'x', '--as', 'bob'])).rejects.toThrow(/usage/);
+    const audit = await ctx.db.query<{ action: string }>(`SELECT action FROM operator_audit WHERE operator = 'cli:bob' ORDER BY id`);
+    expect(audit.map((row) => row.action)).toEqual(['support.reply', 'support.show', 'support.close']);
   });
 });
