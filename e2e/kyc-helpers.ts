@@ -1,11 +1,9 @@
-import { expect, type BrowserContext, type Page } from '@playwright/test';
-import { totpCode, TOTP_STEP_S } from '../core/src/domains/security/totp.ts';
-import { BASE_URL, islandsReady, uniqueEmail } from './helpers.ts';
+import { expect, type Page } from '@playwright/test';
+import { islandsReady } from './helpers.ts';
 
 /*
- * What the identity specs share: document photos drawn by the browser, the upload and the form
- * of a document page, and an operator made and signed in without the door's pages (ops.spec.ts
- * walks those).
+ * What the identity specs share: document photos drawn by the browser, the upload, and the form
+ * of a document page.
  */
 
 /** A PNG drawn by the browser itself: nothing binary lives in the repository. */
@@ -51,31 +49,4 @@ export async function sendPassport(page: Page): Promise<void> {
 export async function currentId(page: Page): Promise<string> {
   const answer = (await (await page.request.get('/api/verification')).json()) as { verification: { current: { id: string } } };
   return answer.verification.current.id;
-}
-
-const OPERATOR_PASSWORD = 'operator-correct-horse-42';
-
-/**
- * An operator with these roles, signed in in this browser context: made as operator:create does
- * (the dev route), enrolled and signed in through /api/ops (a code counts once: sign-in takes the
- * next step's). Its second factor is fresh for the next 5 minutes.
- */
-export async function signedInOperator(context: BrowserContext, roles: string[]): Promise<{ email: string; secret: string }> {
-  const request = context.request;
-  const headers = { origin: BASE_URL };
-  const made = await request.post('/api/dev/operator', { data: { email: uniqueEmail('op'), roles }, headers });
-  expect(made.status()).toBe(200);
-  const { email, enrol_link } = (await made.json()) as { email: string; enrol_link: string };
-  const token = decodeURIComponent(new URL(enrol_link).hash.slice(1));
-  const started = await request.post('/api/ops/enrol/start', { data: { token }, headers });
-  expect(started.status(), await started.text()).toBe(200);
-  const { secret } = (await started.json()) as { secret: string };
-  const finished = await request.post('/api/ops/enrol/finish', { data: { token, password: OPERATOR_PASSWORD, code: totpCode(secret, Date.now()) }, headers });
-  expect(finished.status(), await finished.text()).toBe(200);
-  const signedIn = await request.post('/api/ops/sign-in', {
-    data: { email, password: OPERATOR_PASSWORD, code: totpCode(secret, Date.now() + TOTP_STEP_S * 1000) },
-    headers,
-  });
-  expect(signedIn.status(), await signedIn.text()).toBe(200);
-  return { email, secret };
 }

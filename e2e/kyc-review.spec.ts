@@ -1,6 +1,7 @@
 import { expect, test, type Browser } from '@playwright/test';
 import { BASE_URL, islandsReady, signUp } from './helpers.ts';
-import { currentId, fillDocument, PASSPORT, sendPassport, signedInOperator, upload } from './kyc-helpers.ts';
+import { currentId, fillDocument, PASSPORT, sendPassport, upload } from './kyc-helpers.ts';
+import { signedInOperator } from './ops-helpers.ts';
 
 /*
  * Identity review in the back office, end to end in two browsers: a customer sends a passport,
@@ -34,7 +35,7 @@ for (const locale of ['ru', 'en'] as const) {
 
     const opsContext = await contextIn(browser, locale);
     const operator = await opsContext.newPage();
-    await signedInOperator(opsContext, ['compliance']);
+    await signedInOperator(operator, ['compliance']);
     await operator.goto('/ops/kyc');
     await islandsReady(operator);
     const item = operator.locator(`[data-testid="kyc-item"][data-id="${id}"]`);
@@ -102,7 +103,7 @@ test('a support operator cannot open identity review or its document images: 403
 
   const supportContext = await contextIn(browser, 'en');
   const support = await supportContext.newPage();
-  const { email } = await signedInOperator(supportContext, ['support']);
+  const { email } = await signedInOperator(support, ['support']);
   for (const path of ['/ops/kyc', `/ops/kyc/${id}`]) {
     await support.goto(path);
     await expect(support.getByTestId('ops-forbidden')).toBeVisible();
@@ -112,7 +113,7 @@ test('a support operator cannot open identity review or its document images: 403
   expect(((await image.json()) as { code: string }).code).toBe('ops_forbidden');
 
   const auditorContext = await contextIn(browser, 'en');
-  await signedInOperator(auditorContext, ['compliance']);
+  await signedInOperator(await auditorContext.newPage(), ['compliance']);
   const action = encodeURIComponent('GET /api/ops/kyc/file/:id');
   const audit = (await (await auditorContext.request.get(`/api/ops/audit?action=${action}`)).json()) as {
     rows: Array<{ actor: string; outcome: string }>;

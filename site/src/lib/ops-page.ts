@@ -15,7 +15,10 @@ export function opsSignInRedirect(astro: Pick<AstroGlobal, 'cookies' | 'redirect
  * What a signed-in back-office page hands its island: the sign-in redirect when there is no ops
  * cookie (`away`, to return), else the locale, time zone and the ops messages.
  */
-export function opsPage(astro: Pick<AstroGlobal, 'cookies' | 'redirect'> & { locals: { t: TTranslate; locale: TLocale; timeZone: string } }) {
+export function opsPage(
+  astro: Pick<AstroGlobal, 'cookies' | 'redirect'> & { locals: { t: TTranslate; locale: TLocale; timeZone: string } },
+  prefixes: readonly string[] = OPS_MESSAGE_PREFIXES,
+) {
   const { t, locale, timeZone } = astro.locals;
-  return { away: opsSignInRedirect(astro), t, island: { locale, timeZone, messages: pickMessages(locale, OPS_MESSAGE_PREFIXES) } };
+  return { away: opsSignInRedirect(astro), t, island: { locale, timeZone, messages: pickMessages(locale, prefixes) } };
 }

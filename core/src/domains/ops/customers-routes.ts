@@ -1,15 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 import type { FastifyRequest } from 'fastify';
-import {
-  ZOk,
-  ZOpsBlockWithdrawalsBody,
-  ZOpsCustomerActionBody,
-  ZOpsCustomerNoteBody,
-  ZOpsCustomerParams,
-  ZOpsCustomerResponse,
-  ZOpsCustomerSearchQuery,
-  ZOpsCustomerSearchResponse,
-} from '@obmen/shared';
+import { ZOk, ZOpsCustomerActionBody, ZOpsCustomerParams } from '@obmen/shared';
 import {
   addCustomerNote,
   findCustomer,
@@ -42,12 +35,7 @@ const customerRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
     '/api/ops/customers',
     {
       config: { ops: 'customers.view' },
-      schema: {
-        tags,
-        summary: 'Finds customers by account id, e-mail, name, phone or deposit address',
-        querystring: ZOpsCustomerSearchQuery,
-        response: { 200: ZOpsCustomerSearchResponse },
-      },
+      schema: { tags, summary: 'Finds customers by account id, e-mail, name, phone or deposit address', ...schemaOf(CALLS['GET /api/ops/customers']) },
     },
     async (request) => ({ status: 'ok' as const, customers: await searchCustomers(app.db, request.query.q) }),
   );
@@ -56,7 +44,12 @@ const customerRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
     '/api/ops/customers/:account_id',
     {
       config: { ops: 'customers.view' },
-      schema: { tags, summary: 'Everything about one customer, personal data masked', params: ZOpsCustomerParams, response: { 200: ZOpsCustomerResponse } },
+      schema: {
+        tags,
+        summary: 'Everything about one customer, personal data masked',
+        params: ZOpsCustomerParams,
+        ...schemaOf(CALLS['GET /api/ops/customers/{account_id}']),
+      },
     },
     async (request) => ({ status: 'ok' as const, customer: await viewCustomer(app.db, await customerOf(request), actorOf(request)) }),
   );
@@ -69,8 +62,7 @@ const customerRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
         tags,
         summary: "The customer's personal data in full (audited)",
         params: ZOpsCustomerParams,
-        body: ZOpsCustomerActionBody,
-        response: { 200: ZOpsCustomerResponse },
+        ...schemaOf(CALLS['POST /api/ops/customers/{account_id}/reveal']),
       },
     },
     async (request) => ({ status: 'ok' as const, customer: await revealCustomer(app.db, await customerOf(request), { ...actorOf(request), ...request.body }) }),
@@ -107,8 +99,7 @@ const customerRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
         tags,
         summary: "Blocks the customer's withdrawals until a day, or lifts the block",
         params: ZOpsCustomerParams,
-        body: ZOpsBlockWithdrawalsBody,
-        response: { 200: ZOk },
+        ...schemaOf(CALLS['POST /api/ops/customers/{account_id}/block-withdrawals']),
       },
     },
     async (request) => {
@@ -122,7 +113,12 @@ const customerRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
     '/api/ops/customers/:account_id/revoke-sessions',
     {
       config: { ops: 'customers.block', stepUp: true },
-      schema: { tags, summary: 'Signs the customer out on every device', params: ZOpsCustomerParams, body: ZOpsCustomerActionBody, response: { 200: ZOk } },
+      schema: {
+        tags,
+        summary: 'Signs the customer out on every device',
+        params: ZOpsCustomerParams,
+        ...schemaOf(CALLS['POST /api/ops/customers/{account_id}/revoke-sessions']),
+      },
     },
     async (request) => {
       await revokeCustomerSessions(app.db, await customerOf(request), { ...actorOf(request), ...request.body });
@@ -134,7 +130,12 @@ const customerRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
     '/api/ops/customers/:account_id/notes',
     {
       config: { ops: 'customers.note' },
-      schema: { tags, summary: 'Adds a note on the customer for colleagues', params: ZOpsCustomerParams, body: ZOpsCustomerNoteBody, response: { 200: ZOk } },
+      schema: {
+        tags,
+        summary: 'Adds a note on the customer for colleagues',
+        params: ZOpsCustomerParams,
+        ...schemaOf(CALLS['POST /api/ops/customers/{account_id}/notes']),
+      },
     },
     async (request) => {
       await addCustomerNote(app.db, await customerOf(request), request.body.text, actorOf(request));

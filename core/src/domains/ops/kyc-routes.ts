@@ -1,14 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
 import type { FastifyRequest } from 'fastify';
-import {
-  STORED_FILE_RESPONSE,
-  ZOpsKycClaimResponse,
-  ZOpsKycDecisionResponse,
-  ZOpsKycParams,
-  ZOpsKycQueueResponse,
-  ZOpsKycRejectBody,
-  ZOpsKycReviewResponse,
-} from '@obmen/shared';
+import { STORED_FILE_RESPONSE, ZOpsKycParams } from '@obmen/shared';
 import { sendDocumentFile, type TVerificationContext } from '../verification/service.ts';
 import { opsSessionOf } from './guard.ts';
 import { claimKyc, decideKyc, kycFile, kycQueue, kycReview, type TKycActing } from './kyc.ts';
@@ -31,7 +25,7 @@ const opsKycRoutes: FastifyPluginAsyncZod<{ now: () => Date; targetMs: number; v
     '/api/ops/kyc',
     {
       config: { ops: 'kyc.review' },
-      schema: { tags, summary: 'Submitted verifications, oldest first, with waiting time and claims', response: { 200: ZOpsKycQueueResponse } },
+      schema: { tags, summary: 'Submitted verifications, oldest first, with waiting time and claims', ...schemaOf(CALLS['GET /api/ops/kyc']) },
     },
     async (request) => ({ status: 'ok' as const, target_ms: targetMs, items: await kycQueue(app.db, acting(request), targetMs) }),
   );
@@ -44,7 +38,7 @@ const opsKycRoutes: FastifyPluginAsyncZod<{ now: () => Date; targetMs: number; v
         tags,
         summary: 'Takes a submitted verification for review (409 while a colleague holds it)',
         params: ZOpsKycParams,
-        response: { 200: ZOpsKycClaimResponse },
+        ...schemaOf(CALLS['POST /api/ops/kyc/{id}/claim']),
       },
     },
     async (request) => ({ status: 'ok' as const, claim: await claimKyc(app.db, acting(request), request.params.id) }),
@@ -58,7 +52,7 @@ const opsKycRoutes: FastifyPluginAsyncZod<{ now: () => Date; targetMs: number; v
         tags,
         summary: "A verification's typed data, checks and files (audited view)",
         params: ZOpsKycParams,
-        response: { 200: ZOpsKycReviewResponse },
+        ...schemaOf(CALLS['GET /api/ops/kyc/{id}']),
       },
     },
     async (request) => ({ status: 'ok' as const, review: await kycReview(ctx, acting(request), request.params.id) }),
@@ -68,7 +62,12 @@ const opsKycRoutes: FastifyPluginAsyncZod<{ now: () => Date; targetMs: number; v
     '/api/ops/kyc/:id/approve',
     {
       config: { ops: 'kyc.review', stepUp: true },
-      schema: { tags, summary: 'Approves a verification: the customer reaches level 1', params: ZOpsKycParams, response: { 200: ZOpsKycDecisionResponse } },
+      schema: {
+        tags,
+        summary: 'Approves a verification: the customer reaches level 1',
+        params: ZOpsKycParams,
+        ...schemaOf(CALLS['POST /api/ops/kyc/{id}/approve']),
+      },
     },
     async (request) => ({ status: 'ok' as const, verification_status: await decideKyc(ctx, acting(request), request.params.id, { action: 'approve' }) }),
   );
@@ -81,8 +80,7 @@ const opsKycRoutes: FastifyPluginAsyncZod<{ now: () => Date; targetMs: number; v
         tags,
         summary: 'Rejects files of a verification, each with a reason from the catalogue; the customer sends those again',
         params: ZOpsKycParams,
-        body: ZOpsKycRejectBody,
-        response: { 200: ZOpsKycDecisionResponse },
+        ...schemaOf(CALLS['POST /api/ops/kyc/{id}/reject']),
       },
     },
     async (request) => ({

@@ -1,13 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  ZOpsOperatorsResponse,
-  ZOpsProposeBody,
-  ZOpsRequestParams,
-  ZOpsRequestResponse,
-  ZOpsRequestsResponse,
-  type TOpsProposal,
-  type TOpsReason,
-} from '@obmen/shared';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
+import { ZOpsRequestParams, ZOpsRequestResponse, type TOpsProposal, type TOpsReason } from '@obmen/shared';
 import { opsActorOf } from './customers-routes.ts';
 import { opsSessionOf } from './guard.ts';
 import { decideRequest, listRequests, proposeRequest } from './requests.ts';
@@ -25,7 +19,7 @@ const requestRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { 
     '/api/ops/requests',
     {
       config: { ops: 'signed_in' },
-      schema: { tags, summary: 'Requests waiting for a second operator, and the latest decided', response: { 200: ZOpsRequestsResponse } },
+      schema: { tags, summary: 'Requests waiting for a second operator, and the latest decided', ...schemaOf(CALLS['GET /api/ops/requests']) },
     },
     async (request) => ({ status: 'ok' as const, ...(await listRequests(app.db, opsSessionOf(request).operator.id, now())) }),
   );
@@ -34,7 +28,7 @@ const requestRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { 
     '/api/ops/requests',
     {
       config: { ops: 'signed_in', stepUp: true },
-      schema: { tags, summary: 'Proposes an action that a second operator must approve', body: ZOpsProposeBody, response: { 200: ZOpsRequestResponse } },
+      schema: { tags, summary: 'Proposes an action that a second operator must approve', ...schemaOf(CALLS['POST /api/ops/requests']) },
     },
     async (request) => ({
       status: 'ok' as const,
@@ -65,7 +59,7 @@ const requestRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { 
 
   app.get(
     '/api/ops/operators',
-    { config: { ops: 'operators.manage' }, schema: { tags, summary: 'The operators, their roles and state', response: { 200: ZOpsOperatorsResponse } } },
+    { config: { ops: 'operators.manage' }, schema: { tags, summary: 'The operators, their roles and state', ...schemaOf(CALLS['GET /api/ops/operators']) } },
     async () => ({ status: 'ok' as const, operators: await listOperators(app.db) }),
   );
 };

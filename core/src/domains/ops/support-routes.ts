@@ -1,23 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  OPS_TOKEN_HEADER,
-  ZOk,
-  ZOpsChatReportsResponse,
-  ZOpsClaimResponse,
-  ZOpsQueuesResponse,
-  ZOpsReportParams,
-  ZOpsReportResolveBody,
-  ZOpsSavedRepliesResponse,
-  ZOpsSupportFileParams,
-  ZOpsSupportListQuery,
-  ZOpsSupportListResponse,
-  ZOpsSupportParams,
-  ZOpsSupportReplyResponse,
-  ZOpsSupportThreadResponse,
-  STORED_FILE_RESPONSE,
-} from '@obmen/shared';
+import { CALLS } from '@obmen/shared/calls';
+import { schemaOf } from '../../lib/call-schema.ts';
+import { OPS_TOKEN_HEADER, ZOk, ZOpsReportParams, ZOpsSupportFileParams, ZOpsSupportParams, STORED_FILE_RESPONSE } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { isAddressIn, parseCidrList } from '../../lib/cidr.ts';
 import { refuseOversizedUpload } from '../../storage/upload.ts';
@@ -51,7 +37,7 @@ const supportRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }>
 
   app.get(
     '/api/ops/queues',
-    { config: { ops: 'queues.view' }, schema: { tags, summary: 'Every queue: target, count, oldest age, overdue', response: { 200: ZOpsQueuesResponse } } },
+    { config: { ops: 'queues.view' }, schema: { tags, summary: 'Every queue: target, count, oldest age, overdue', ...schemaOf(CALLS['GET /api/ops/queues']) } },
     async () => ({ status: 'ok' as const, queues: await queueFigures(app.db, targets, now()) }),
   );
 
@@ -65,19 +51,14 @@ const supportRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }>
     '/api/ops/support',
     {
       ...support,
-      schema: {
-        tags,
-        summary: 'Support conversations, the longest waiting first, with claims',
-        querystring: ZOpsSupportListQuery,
-        response: { 200: ZOpsSupportListResponse },
-      },
+      schema: { tags, summary: 'Support conversations, the longest waiting first, with claims', ...schemaOf(CALLS['GET /api/ops/support']) },
     },
     async (request) => ({ status: 'ok' as const, ...(await deskList(app.db, caller(request), request.query.status, desk)) }),
   );
 
   app.get(
     '/api/ops/support/replies',
-    { ...support, schema: { tags, summary: 'Saved replies in ru and en', response: { 200: ZOpsSavedRepliesResponse } } },
+    { ...support, schema: { tags, summary: 'Saved replies in ru and en', ...schemaOf(CALLS['GET /api/ops/support/replies']) } },
     async () => ({ status: 'ok' as const, replies: await savedReplies(app.db) }),
   );
 
@@ -89,7 +70,7 @@ const supportRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }>
         tags,
         summary: 'One support conversation: its newest messages (a view, audited)',
         params: ZOpsSupportParams,
-        response: { 200: ZOpsSupportThreadResponse },
+        ...schemaOf(CALLS['GET /api/ops/support/{account}']),
       },
     },
     async (request) => ({ status: 'ok' as const, ...(await deskThread(app.db, caller(request), request.params.account, desk)) }),
@@ -103,7 +84,7 @@ const supportRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }>
         tags,
         summary: 'Claim a conversation (409 ops_claimed when a colleague holds it)',
         params: ZOpsSupportParams,
-        response: { 200: ZOpsClaimResponse },
+        ...schemaOf(CALLS['POST /api/ops/support/{account}/claim']),
       },
     },
     async (request) => ({ status: 'ok' as const, claim: await deskClaim(app.db, caller(request), request.params.account) }),
@@ -111,7 +92,10 @@ const supportRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }>
 
   app.post(
     '/api/ops/support/:account/release',
-    { ...support, schema: { tags, summary: 'Give a claimed conversation back', params: ZOpsSupportParams, response: ok } },
+    {
+      ...support,
+      schema: { tags, summary: 'Give a claimed conversation back', params: ZOpsSupportParams, ...schemaOf(CALLS['POST /api/ops/support/{account}/release']) },
+    },
     async (request) => {
       await deskRelease(app.db, caller(request), request.params.account);
       return { status: 'ok' as const };
@@ -127,8 +111,9 @@ const supportRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }>
         tags,
         summary: 'Reply (multipart: text, file0..n); takes or refreshes the claim',
         params: ZOpsSupportParams,
+        ...schemaOf(CALLS['POST /api/ops/support/{account}/reply']),
+        // Files come as multipart, read by the upload path: the JSON declaration is not checked here.
         body: z.unknown().describe('multipart/form-data (text, file0..n) or JSON {text}'),
-        response: { 200: ZOpsSupportReplyResponse },
       },
     },
     async (request) => ({
@@ -174,7 +159,7 @@ const supportRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }>
     '/api/ops/chat-reports',
     {
       config: { ops: 'chat.reports' },
-      schema: { tags, summary: 'Reported private chats, oldest first, with their messages', response: { 200: ZOpsChatReportsResponse } },
+      schema: { tags, summary: 'Reported private chats, oldest first, with their messages', ...schemaOf(CALLS['GET /api/ops/chat-reports']) },
     },
     async (request) => ({ status: 'ok' as const, target_ms: CHAT_REPORT_TARGET_MS, reports: await deskReports(app.db, caller(request)) }),
   );
@@ -183,7 +168,12 @@ const supportRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }>
     '/api/ops/chat-reports/:id/resolve',
     {
       config: { ops: 'chat.reports' },
-      schema: { tags, summary: 'Resolve a report (audited with its outcome)', params: ZOpsReportParams, body: ZOpsReportResolveBody, response: ok },
+      schema: {
+        tags,
+        summary: 'Resolve a report (audited with its outcome)',
+        params: ZOpsReportParams,
+        ...schemaOf(CALLS['POST /api/ops/chat-reports/{id}/resolve']),
+      },
     },
     async (request) => {
       await deskResolveReport(app.db, caller(request), request.params.id, request.body);

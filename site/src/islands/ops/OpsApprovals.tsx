@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TOpsRequest } from '@obmen/shared/ops-requests';
 import { CALLS } from '@obmen/shared/calls';
@@ -7,7 +7,7 @@ import { FormError } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from '../IslandRoot.tsx';
 import { OpsTable } from './OpsTable.tsx';
 import { useStepUp } from './StepUp.tsx';
-import { opsFailure } from './ops-failure.ts';
+import { OpsLoadState, opsMessage, useOpsLoad } from './OpsLoad.tsx';
 
 /*
  * Four eyes: what colleagues proposed, waiting for a second operator (oldest first, with the
@@ -23,6 +23,8 @@ const CALL_OF = {
   withdraw: CALLS['POST /api/ops/requests/{id}/withdraw'],
 } as const;
 
+const loadRequests = () => api(CALLS['GET /api/ops/requests']);
+
 /** The request's parameters as one line (`roles: support, compliance`). */
 const paramsText = (params: Record<string, unknown>) =>
   Object.entries(params)
@@ -33,18 +35,9 @@ function Approvals() {
   const { t } = useTranslation();
   const when = useDisplayDateTime();
   const { stepped, prompt } = useStepUp();
-  const [lists, setLists] = useState<{ pending: TOpsRequest[]; decided: TOpsRequest[] } | null>(null);
+  const { data: lists, failure, reload } = useOpsLoad(loadRequests);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
-  const translate = useRef(t);
-  translate.current = t;
-
-  const load = useCallback(() => {
-    api(CALLS['GET /api/ops/requests'])
-      .then(({ pending, decided }) => setLists({ pending, decided }))
-      .catch((err: unknown) => setError(opsFailure(err, translate.current)));
-  }, []);
-  useEffect(load, [load]);
 
   async function decide(request: TOpsRequest, decision: TDecision) {
     setBusy(true);
@@ -52,14 +45,14 @@ function Approvals() {
     try {
       await stepped(() => api(CALL_OF[decision], { params: { id: request.id } }));
     } catch (err) {
-      setError(opsFailure(err, t));
+      setError(opsMessage(err, t('error.generic')));
     } finally {
       setBusy(false);
-      load();
+      void reload();
     }
   }
 
-  if (!lists) return error ? <FormError text={error} /> : <p className="ops-wait">{t('ops.loading')}</p>;
+  if (!lists) return <OpsLoadState failure={failure} />;
   const common = [
     { title: t('ops.request_action'), cell: (row: TOpsRequest) => t(`ops.request.${row.action}`) },
     { title: t('ops.request_params'), cell: (row: TOpsRequest) => paramsText(row.params) },

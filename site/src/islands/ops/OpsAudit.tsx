@@ -6,7 +6,7 @@ import { api } from '../../lib/api.ts';
 import { FormError } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from '../IslandRoot.tsx';
 import { OpsTable } from './OpsTable.tsx';
-import { opsFailure } from './ops-failure.ts';
+import { OpsLoadState, opsMessage } from './OpsLoad.tsx';
 
 /*
  * The audit trail, newest first, filtered by what the page's form put in the address (operator,
@@ -22,8 +22,8 @@ function Audit({ filter }: { filter: TOpsAuditFilter }) {
   const [rows, setRows] = useState<TOpsAuditRow[] | null>(null);
   const [more, setMore] = useState(false);
   const [error, setError] = useState('');
-  const translate = useRef(t);
-  translate.current = t;
+  const generic = useRef('');
+  generic.current = t('error.generic');
 
   async function load(before?: number) {
     try {
@@ -31,13 +31,13 @@ function Audit({ filter }: { filter: TOpsAuditFilter }) {
       setRows((shown) => [...(before ? (shown ?? []) : []), ...answer.rows]);
       setMore(answer.rows.length === PAGE);
     } catch (err) {
-      setError(opsFailure(err, translate.current));
+      setError(opsMessage(err, generic.current));
     }
   }
   // biome-ignore lint/correctness/useExhaustiveDependencies: once per filter (the page's address)
   useEffect(() => void load(), []);
 
-  if (!rows) return error ? <FormError text={error} /> : <p className="ops-wait">{t('ops.loading')}</p>;
+  if (!rows) return error ? <FormError text={error} /> : <OpsLoadState failure={null} />;
   return (
     <div className="ops-home" data-testid="ops-audit-page">
       <FormError text={error} />

@@ -1,4 +1,4 @@
-import { type FormEvent, Fragment, useCallback, useEffect, useRef, useState } from 'react';
+import { type FormEvent, Fragment, useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TOpsCustomer } from '@obmen/shared/ops-customers';
 import { CALLS } from '@obmen/shared/calls';
@@ -10,7 +10,7 @@ import { OpsCustomerNotes } from './OpsCustomerNotes.tsx';
 import { OpsCustomerTables } from './OpsCustomerTables.tsx';
 import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
-import { opsFailure } from './ops-failure.ts';
+import { OpsLoadState, opsMessage, useOpsLoad } from './OpsLoad.tsx';
 
 /*
  * One customer on one page: who they are (personal data masked until revealed), their blocks,
@@ -34,7 +34,7 @@ function Profile({ customer, onRevealed }: { customer: TOpsCustomer; onRevealed:
       );
       onRevealed(answer.customer);
     } catch (err) {
-      setError(opsFailure(err, t));
+      setError(opsMessage(err, t('error.generic')));
     }
   }
 
@@ -90,27 +90,22 @@ function Profile({ customer, onRevealed }: { customer: TOpsCustomer; onRevealed:
 }
 
 function Customer({ accountId }: { accountId: number }) {
-  const { t } = useTranslation();
-  const [customer, setCustomer] = useState<TOpsCustomer | null>(null);
-  const [error, setError] = useState('');
+  // Each load is a view the core audits; a reveal shows the answer it brought until the next load.
+  const load = useCallback(async () => (await api(CALLS['GET /api/ops/customers/{account_id}'], { params: { account_id: accountId } })).customer, [accountId]);
+  const { data, failure, reload } = useOpsLoad(load);
+  const [revealed, setRevealed] = useState<TOpsCustomer | null>(null);
+  const customer = revealed ?? data;
+  const refresh = useCallback(() => {
+    setRevealed(null);
+    void reload();
+  }, [reload]);
 
-  // Each load is a view the core audits: keyed to the customer only, not to `t`'s identity.
-  const translate = useRef(t);
-  translate.current = t;
-  const load = useCallback(() => {
-    api(CALLS['GET /api/ops/customers/{account_id}'], { params: { account_id: accountId } })
-      .then((answer) => setCustomer(answer.customer))
-      .catch((err: unknown) => setError(opsFailure(err, translate.current)));
-  }, [accountId]);
-  useEffect(load, [load]);
-
-  if (error) return <FormError text={error} testId="ops-customer-error" />;
-  if (!customer) return <p className="ops-wait">{t('ops.loading')}</p>;
+  if (!customer) return <OpsLoadState failure={failure} />;
   return (
     <div className="ops-home" data-testid="ops-customer">
-      <Profile customer={customer} onRevealed={setCustomer} />
-      <OpsCustomerActions customer={customer} onDone={load} />
-      <OpsCustomerNotes customer={customer} onDone={load} />
+      <Profile customer={customer} onRevealed={setRevealed} />
+      <OpsCustomerActions customer={customer} onDone={refresh} />
+      <OpsCustomerNotes customer={customer} onDone={refresh} />
       <OpsCustomerTables customer={customer} />
     </div>
   );

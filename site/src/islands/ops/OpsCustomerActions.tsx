@@ -6,7 +6,7 @@ import { api, ApiError } from '../../lib/api.ts';
 import { FormError, FormSaved } from '../FormParts.tsx';
 import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
-import { opsFailure } from './ops-failure.ts';
+import { opsMessage } from './OpsLoad.tsx';
 
 const ACTIONS = ['block_sign_in', 'unblock_sign_in', 'block_withdrawals', 'revoke_sessions', 'reset_second_factor'] as const;
 type TAction = (typeof ACTIONS)[number];
@@ -59,7 +59,7 @@ export function OpsCustomerActions({ customer, onDone }: { customer: TOpsCustome
       onDone();
     } catch (err) {
       if (err instanceof ApiError && err.status === 400) setFields(err.fields);
-      setError(opsFailure(err, t));
+      setError(opsMessage(err, t('error.generic')));
     } finally {
       setSending(false);
     }

@@ -5,7 +5,7 @@ import { CALLS } from '@obmen/shared/calls';
 import { api, ApiError } from '../../lib/api.ts';
 import { FieldNote, FormError } from '../FormParts.tsx';
 import { useDisplayDateTime } from '../IslandRoot.tsx';
-import { opsFailure } from './ops-failure.ts';
+import { opsMessage } from './OpsLoad.tsx';
 
 /** Operators' notes on the customer, newest first, and a form to add one (notes are never edited). */
 export function OpsCustomerNotes({ customer, onDone }: { customer: TOpsCustomer; onDone: () => void }) {
@@ -27,7 +27,7 @@ export function OpsCustomerNotes({ customer, onDone }: { customer: TOpsCustomer;
       onDone();
     } catch (err) {
       if (err instanceof ApiError && err.fields.text) setFieldError(err.fields.text);
-      else setError(opsFailure(err, t));
+      else setError(opsMessage(err, t('error.generic')));
     } finally {
       setSending(false);
     }

@@ -1,12 +1,10 @@
-import { useEffect, useState } from 'react';
+import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TOpsCustomerHit } from '@obmen/shared/ops-customers';
 import { CALLS } from '@obmen/shared/calls';
 import { api } from '../../lib/api.ts';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from '../IslandRoot.tsx';
-import { FormError } from '../FormParts.tsx';
 import { OpsTable } from './OpsTable.tsx';
-import { opsFailure } from './ops-failure.ts';
+import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 
 /*
  * The customers' finder: the page's plain GET form puts the words in the address (a search is a
@@ -16,17 +14,10 @@ import { opsFailure } from './ops-failure.ts';
 function Results({ q }: { q: string }) {
   const { t } = useTranslation();
   const displayDateTime = useDisplayDateTime();
-  const [hits, setHits] = useState<TOpsCustomerHit[] | null>(null);
-  const [error, setError] = useState('');
+  const load = useCallback(async () => (await api(CALLS['GET /api/ops/customers'], { query: { q } })).customers, [q]);
+  const { data: hits, failure } = useOpsLoad(load);
 
-  useEffect(() => {
-    void api(CALLS['GET /api/ops/customers'], { query: { q } })
-      .then((answer) => setHits(answer.customers))
-      .catch((err: unknown) => setError(opsFailure(err, t)));
-  }, [q, t]);
-
-  if (error) return <FormError text={error} />;
-  if (!hits) return <p className="ops-wait">{t('ops.loading')}</p>;
+  if (!hits) return <OpsLoadState failure={failure} />;
   return (
     <OpsTable
       id="ops-customer-hits"

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../lib/api.ts';
 import { FormError } from '../FormParts.tsx';
@@ -23,6 +23,9 @@ export function opsFailure(err: unknown, generic: string): TOpsFailure {
 /** Loads on arrival (and again on `reload`): the data, or why not. `load` must be stable (useCallback). */
 export function useOpsLoad<T>(load: () => Promise<T>) {
   const { t } = useTranslation();
+  // A load may be audited (a customer's page is a view): keyed to `load` only, not to `t`'s identity.
+  const generic = useRef('');
+  generic.current = t('error.generic');
   const [data, setData] = useState<T | null>(null);
   const [failure, setFailure] = useState<TOpsFailure | null>(null);
   const reload = useCallback(async () => {
@@ -30,9 +33,9 @@ export function useOpsLoad<T>(load: () => Promise<T>) {
       setData(await load());
       setFailure(null);
     } catch (err) {
-      setFailure(opsFailure(err, t('error.generic')));
+      setFailure(opsFailure(err, generic.current));
     }
-  }, [load, t]);
+  }, [load]);
   useEffect(() => {
     void reload();
   }, [reload]);
@@ -77,3 +80,6 @@ export function useDuration(): (ms: number) => string {
     [t],
   );
 }
+
+/** A failed action's message for the form that sent it (a lost session still goes to the sign-in). */
+export const opsMessage = (err: unknown, generic: string): string => opsFailure(err, generic).message;

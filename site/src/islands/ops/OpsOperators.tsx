@@ -1,4 +1,4 @@
-import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { OPS_ROLES, type TOpsRole } from '@obmen/shared/ops';
 import { CALLS } from '@obmen/shared/calls';
@@ -9,12 +9,14 @@ import { IslandRoot, type TIslandProps, useDisplayDateTime } from '../IslandRoot
 import { OpsTable } from './OpsTable.tsx';
 import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
-import { opsFailure } from './ops-failure.ts';
+import { OpsLoadState, opsMessage, useOpsLoad } from './OpsLoad.tsx';
 
 /*
  * The operators and their roles. A change of roles is a proposal: it takes effect when a second
  * operator with operators.manage approves it on the approvals page.
  */
+
+const loadOperators = async () => (await api(CALLS['GET /api/ops/operators'])).operators;
 
 type TOperatorRow = TAnswer<(typeof CALLS)['GET /api/ops/operators']>['operators'][number];
 
@@ -41,7 +43,7 @@ function RolesForm({ operators, onProposed }: { operators: TOperatorRow[]; onPro
       onProposed();
     } catch (err) {
       if (err instanceof ApiError) setFields(err.fields);
-      setError(opsFailure(err, t));
+      setError(opsMessage(err, t('error.generic')));
     }
   }
 
@@ -88,18 +90,9 @@ function RolesForm({ operators, onProposed }: { operators: TOperatorRow[]; onPro
 function Operators() {
   const { t } = useTranslation();
   const when = useDisplayDateTime();
-  const [operators, setOperators] = useState<TOperatorRow[] | null>(null);
-  const [error, setError] = useState('');
-  const translate = useRef(t);
-  translate.current = t;
-  const load = useCallback(() => {
-    api(CALLS['GET /api/ops/operators'])
-      .then((answer) => setOperators(answer.operators))
-      .catch((err: unknown) => setError(opsFailure(err, translate.current)));
-  }, []);
-  useEffect(load, [load]);
+  const { data: operators, failure, reload } = useOpsLoad(loadOperators);
 
-  if (!operators) return error ? <FormError text={error} /> : <p className="ops-wait">{t('ops.loading')}</p>;
+  if (!operators) return <OpsLoadState failure={failure} />;
   return (
     <div className="ops-home" data-testid="ops-operators">
       <OpsTable
@@ -117,7 +110,7 @@ function Operators() {
           { title: t('ops.customer_since'), cell: (row) => when(row.created_at) },
         ]}
       />
-      <RolesForm operators={operators} onProposed={load} />
+      <RolesForm operators={operators} onProposed={() => void reload()} />
     </div>
   );
 }
