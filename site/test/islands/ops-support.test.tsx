@@ -161,7 +161,7 @@ describe('OpsQueues', () => {
     const support = await screen.findByTestId('ops-queue-support');
     expect([...support.querySelectorAll('th, td')].map((cell) => cell.textContent)).toEqual(['Supporttarget 15 min', '2', '3', '1 h 30 min']);
     expect([...screen.getByTestId('ops-queue-kyc').querySelectorAll('th, td')].map((cell) => cell.textContent)).toEqual([
-      'Identity reviewtarget 1 d 0 h',
+      'Identity reviewtarget 1 d',
       '1',
       '1',
       '1 d 2 h',
