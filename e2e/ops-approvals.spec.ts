@@ -10,6 +10,8 @@ import { createOperator, expectNoSeriousViolations, signedInOperator } from './o
 
 for (const locale of ['ru', 'en'] as const) {
   test(`a role change waits for a second admin's approval (${locale})`, async ({ page, context, browser }) => {
+    // Two browsers, two enrolments and sign-ins through the pages: longer than one page's flow.
+    test.setTimeout(90_000);
     await context.addCookies([{ name: 'i18n_redirected', value: locale, url: BASE_URL }]);
     const target = await createOperator(page, ['support']);
     await signedInOperator(page, ['admin']);

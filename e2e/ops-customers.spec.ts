@@ -13,6 +13,8 @@ import { expectNoSeriousViolations, freshCode, signedInOperator, staleSecondFact
 
 for (const locale of ['ru', 'en'] as const) {
   test(`an operator finds a customer, reveals with step-up, blocks sign-in and notes it (${locale})`, async ({ page, context, browser }) => {
+    // Two browsers, two enrolments and sign-ins through the pages: longer than one page's flow.
+    test.setTimeout(90_000);
     const customerContext = await browser.newContext({ baseURL: BASE_URL });
     const customerPage = await customerContext.newPage();
     const customer = await signUp(customerPage, { prefix: `cv-${locale}` });
