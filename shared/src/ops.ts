@@ -82,6 +82,9 @@ export type TOpsOperator = z.infer<typeof ZOpsOperator>;
 /** GET /api/ops/me, and the answer of a sign-in */
 export const ZOpsMeResponse = z.object({ status: z.literal('ok'), operator: ZOpsOperator });
 
+/** POST /api/ops/locale: the operator's language, kept for their next sign-in and the core's messages. */
+export const ZOpsLocaleBody = z.object({ locale: z.enum(['ru', 'en'], 'validation.invalid') });
+
 /** POST /api/ops/step-up */
 export const ZOpsStepUpBody = z.object({ code: ZSecondFactorCode });
 

@@ -187,7 +187,7 @@ function OpsEnrol() {
 }
 
 function OpsLogin() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const form = useOpsForm();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -196,7 +196,9 @@ function OpsLogin() {
   async function signIn(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     await form.send(async () => {
-      await api(CALLS['POST /api/ops/sign-in'], { body: { email, password, code } });
+      const { operator } = await api(CALLS['POST /api/ops/sign-in'], { body: { email, password, code } });
+      // The operator's own language from now on (the site's language cookie), whatever this page was in.
+      if (operator.locale !== i18n.language) await api(CALLS['POST /api/lang'], { body: { lang: operator.locale } });
       window.location.assign('/ops');
     });
   }
@@ -211,7 +213,7 @@ function OpsLogin() {
 }
 
 function OpsHome() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const displayDateTime = useDisplayDateTime();
   const [operator, setOperator] = useState<TOpsOperator | null>(null);
   const [rows, setRows] = useState<TAuditRow[] | null>(null);
@@ -224,11 +226,12 @@ function OpsHome() {
       try {
         const me = await api(CALLS['GET /api/ops/me']);
         setOperator(me.operator);
+        // Switched with the header's language buttons since signing in: kept as the operator's own.
+        const locale = i18n.language === 'en' ? 'en' : 'ru';
+        if (me.operator.locale !== locale) await api(CALLS['POST /api/ops/locale'], { body: { locale } });
         if (me.operator.permissions.includes('audit.view')) {
-          // The trail comes oldest first: today's rows, the newest on top.
-          const today = new Date().toISOString().slice(0, 10);
-          const audit = await api(CALLS['GET /api/ops/audit'], { query: { from: today } });
-          setRows(audit.rows.slice(-AUDIT_ROWS_SHOWN).reverse());
+          const audit = await api(CALLS['GET /api/ops/audit'], { query: { order: 'desc' } });
+          setRows(audit.rows.slice(0, AUDIT_ROWS_SHOWN));
         }
       } catch (err) {
         // The core hides /api/ops from anyone without an ops session: 404 means "sign in".

@@ -10,7 +10,7 @@ import {
 } from '@obmen/shared';
 import { auditPages, listAudit, writeAudit } from '../audit/service.ts';
 import { opsSessionOf } from './guard.ts';
-import { findOpsSession, finishEnrolment, operatorActor, signIn, signOut, startEnrolment, stepUp, type TOperator } from './service.ts';
+import { findOpsSession, finishEnrolment, operatorActor, setOperatorLocale, signIn, signOut, startEnrolment, stepUp, type TOperator } from './service.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { schemaOf } from '../../lib/call-schema.ts';
 
@@ -47,7 +47,7 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
       schema: { tags, summary: 'Finishes an enrolment: a password and a code of the new secret', ...schemaOf(CALLS['POST /api/ops/enrol/finish']) },
     },
     async (request) => {
-      await finishEnrolment(app.db, { ...request.body, now: now() });
+      await finishEnrolment(app.db, { ...request.body, now: now(), locale: request.locale });
       return { status: 'ok' as const };
     },
   );
@@ -83,6 +83,15 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
       status: 'ok' as const,
       operator: publicOperator(opsSessionOf(request).operator),
     }),
+  );
+
+  app.post(
+    '/api/ops/locale',
+    { config: { ops: 'signed_in' }, schema: { tags, summary: "The operator's language, kept per operator", ...schemaOf(CALLS['POST /api/ops/locale']) } },
+    async (request) => {
+      await setOperatorLocale(app.db, opsSessionOf(request), request.body.locale);
+      return { status: 'ok' as const };
+    },
   );
 
   app.post(

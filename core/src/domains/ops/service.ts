@@ -72,15 +72,16 @@ export async function startEnrolment(db: Db, token: string, now: Date): Promise<
 }
 
 /** Step two: a password and a code of the new secret; the link is spent. */
-export async function finishEnrolment(db: Db, input: { token: string; password: string; code: string; now: Date }): Promise<void> {
+/** The operator's language starts as the enrolment page's (changed later on /ops). */
+export async function finishEnrolment(db: Db, input: { token: string; password: string; code: string; now: Date; locale: 'ru' | 'en' }): Promise<void> {
   const hash = await hashPassword(input.password);
   await db.transaction(async (tx) => {
     const row = await enrolmentOf(tx, input.token, input.now);
     const step = row.totp_secret === null ? null : matchTotp(row.totp_secret, input.code, input.now.getTime(), 0);
     if (step === null) throw new AppError('second_factor_invalid');
     await tx.query(
-      `UPDATE operators SET password_hash = $2, totp_last_step = $3, enrolled_at = $4, enrol_token_hash = NULL, enrol_expires_at = NULL WHERE id = $1`,
-      [row.id, hash, step, input.now],
+      `UPDATE operators SET password_hash = $2, totp_last_step = $3, enrolled_at = $4, locale = $5, enrol_token_hash = NULL, enrol_expires_at = NULL WHERE id = $1`,
+      [row.id, hash, step, input.now, input.locale],
     );
     await writeAudit(tx, { actor: `operator:${row.id}:${row.email}`, action: 'operators.enrol', subject: `operator:${row.id}` });
   });
@@ -175,6 +176,11 @@ export async function stepUp(db: Db, session: TOpsSession, code: string, now: Da
     await tx.query('UPDATE ops_sessions SET second_factor_at = $2 WHERE id = $1', [session.id, now]);
     await writeAudit(tx, { actor: operatorActor(session.operator), action: 'ops.step_up' });
   });
+}
+
+/** The operator's language: the pages' after sign-in and the core's messages to them. */
+export async function setOperatorLocale(db: Queryable, session: TOpsSession, locale: 'ru' | 'en'): Promise<void> {
+  await db.query('UPDATE operators SET locale = $2 WHERE id = $1', [session.operator.id, locale]);
 }
 
 export async function signOut(db: Queryable, session: TOpsSession, now: Date): Promise<void> {

@@ -6,6 +6,7 @@ import { call, freshEmail, signUp } from '../../auth-helpers.ts';
 import { asOperator, OPERATOR_PASSWORD as PASSWORD, operatorWith as operatorWithRoles } from '../../ops-helpers.ts';
 import { totpCode, TOTP_STEP_S } from '../../../src/domains/security/totp.ts';
 import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
+import { createOperator } from '../../../src/domains/ops/service.ts';
 
 describe.each(ENGINES)('the back office door on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
@@ -69,6 +70,20 @@ describe.each(ENGINES)('the back office door on %s', (engine) => {
       expect([403, 404], `${route.method} ${route.url} answered ${allowed.statusCode} ${allowed.body}`).not.toContain(allowed.statusCode);
     }
     expect(await verifyAuditChain(ctx.db)).toMatchObject({ intact: true });
+  });
+
+  it("an operator's language starts as the enrolment page's, is kept when changed, and the core answers in it", async () => {
+    const { email, token } = await createOperator(ctx.db, { email: freshEmail('lang'), roles: ['support'], actor: 'cli:test', now: clock });
+    const secret = (await call(ctx.app, '/api/ops/enrol/start', { payload: { token } })).json().secret as string;
+    await call(ctx.app, '/api/ops/enrol/finish', { payload: { token, password: PASSWORD, code: totpCode(secret, clock.getTime()) }, locale: 'en' });
+    tick(TOTP_STEP_S * 1000);
+    const signedIn = await call(ctx.app, '/api/ops/sign-in', { payload: { email, password: PASSWORD, code: totpCode(secret, clock.getTime()) } });
+    expect(signedIn.json().operator.locale).toBe('en');
+    const session = asOperator(signedIn.headers[OPS_TOKEN_HEADER] as string);
+    expect((await call(ctx.app, '/api/ops/locale', { payload: { locale: 'ru' }, ...session })).statusCode).toBe(200);
+    expect((await call(ctx.app, '/api/ops/me', session)).json().operator.locale).toBe('ru');
+    expect((await call(ctx.app, '/api/ops/audit', session)).json().message).toBe('У вашей роли нет права на это действие.');
+    expect((await call(ctx.app, '/api/ops/locale', { payload: { locale: 'de' }, ...session })).statusCode).toBe(400);
   });
 
   it('an enrolment link works once; a wrong code or password is one answer, audited; sessions end when idle, at 8 hours and at sign-out', async () => {
