@@ -1,7 +1,8 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { OPS_TOKEN_HEADER } from '@obmen/shared';
 import type { Db } from '../src/db/index.ts';
+import { build, type TEngine } from './helpers.ts';
 import { createOperator } from '../src/domains/ops/service.ts';
 import { totpCode, TOTP_STEP_S } from '../src/domains/security/totp.ts';
 import { call, freshEmail } from './auth-helpers.ts';
@@ -56,4 +57,28 @@ export async function stepUpOperator(app: FastifyInstance, clock: TTestClock, op
   clock.tick(TOTP_STEP_S * 1000);
   const answer = await call(app, '/api/ops/step-up', { payload: { code: totpCode(operator.secret, clock.now().getTime()) }, ...asOperator(operator.token) });
   expect(answer.statusCode).toBe(200);
+}
+
+/** The real app on `engine` for a file's tests, on a test clock: built before them, closed after. */
+export function useOpsApp(engine: TEngine, clock: TTestClock = testClock()) {
+  let built: Awaited<ReturnType<typeof build>> | undefined;
+  beforeAll(async () => {
+    built = await build(engine, {}, { now: clock.now });
+  });
+  afterAll(async () => {
+    await built?.close();
+  });
+  const ready = () => {
+    if (!built) throw new Error('the app is built in beforeAll');
+    return built;
+  };
+  return {
+    clock,
+    get app() {
+      return ready().app;
+    },
+    get db() {
+      return ready().db;
+    },
+  };
 }

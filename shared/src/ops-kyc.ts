@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REJECT_REASONS, VERIFICATION_SIDES, VERIFICATION_STATUSES, VERIFICATION_TYPES, ZVerificationFile } from './verification.ts';
+import { REJECT_REASONS, VERIFICATION_SIDES, VERIFICATION_STATUSES, VERIFICATION_TYPES, ZDocumentData, ZVerificationFile } from './verification.ts';
 
 /*
  * Identity review in the back office (/api/ops/kyc): the queue of submitted verifications with
@@ -47,17 +47,8 @@ export const ZOpsKycReview = z.object({
   status: z.enum(VERIFICATION_STATUSES),
   submitted_at: z.string().nullable(),
   waiting_ms: z.number().int(),
-  document: z.object({
-    /** In full: the review is a view of personal data (step-up, audited). */
-    number: z.string(),
-    issuing_country: z.string(),
-    issue_date: z.string(),
-    expiry_date: z.string(),
-    first_name: z.string(),
-    last_name: z.string(),
-    middle_name: z.string().nullable(),
-    birth_date: z.string(),
-  }),
+  /** The number in full: the review is a view of personal data (step-up, audited). */
+  document: ZDocumentData.extend({ number: z.string() }),
   /** What the core checked already, on its own clock. */
   checks: z.object({
     expired: z.boolean(),

@@ -129,6 +129,17 @@ export const ZVerificationFile = z.object({
 });
 export type TVerificationFile = z.infer<typeof ZVerificationFile>;
 
+/** A document's typed data as submitted, but its number (masked for the customer, whole for a reviewer). */
+export const ZDocumentData = z.object({
+  issuing_country: z.string(),
+  issue_date: z.string(),
+  expiry_date: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  middle_name: z.string().nullable(),
+  birth_date: z.string(),
+});
+
 export const ZVerificationSubmission = z.object({
   id: z.string(),
   type: z.enum(VERIFICATION_TYPES),
@@ -141,18 +152,7 @@ export const ZVerificationSubmission = z.object({
   required_sides: z.array(z.enum(VERIFICATION_SIDES)),
   /** What the user may upload now: every side of a draft, only the rejected ones on retry. */
   uploadable_sides: z.array(z.enum(VERIFICATION_SIDES)),
-  document: z
-    .object({
-      number_masked: z.string(),
-      issuing_country: z.string(),
-      issue_date: z.string(),
-      expiry_date: z.string(),
-      first_name: z.string(),
-      last_name: z.string(),
-      middle_name: z.string().nullable(),
-      birth_date: z.string(),
-    })
-    .nullable(),
+  document: ZDocumentData.extend({ number_masked: z.string() }).nullable(),
   files: z.array(ZVerificationFile),
 });
 export type TVerificationSubmission = z.infer<typeof ZVerificationSubmission>;

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, ENGINES } from '../../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ENGINES } from '../../helpers.ts';
 import { call } from '../../auth-helpers.ts';
-import { asOperator, operatorWith, testClock } from '../../ops-helpers.ts';
+import { asOperator, operatorWith, useOpsApp } from '../../ops-helpers.ts';
 import { verifyAuditLines, type TAuditLine } from '../../../src/domains/audit/service.ts';
 
 describe.each(ENGINES)("the back office's audit page on %s", (engine) => {
-  let ctx: Awaited<ReturnType<typeof build>>;
-  const clockOf = testClock();
-
-  beforeAll(async () => {
-    ctx = await build(engine, {}, { now: clockOf.now });
-  });
-  afterAll(async () => {
-    await ctx?.close();
-  });
+  const ctx = useOpsApp(engine);
+  const clockOf = ctx.clock;
 
   it('lists newest first with paging, and exports a period as JSON Lines that verify offline; the export is audited', async () => {
     const admin = await operatorWith(ctx, clockOf, ['admin']);

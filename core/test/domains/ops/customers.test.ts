@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, ENGINES } from '../../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ENGINES } from '../../helpers.ts';
 import { call, expectRefusal, freshEmail, logIn, signUp } from '../../auth-helpers.ts';
-import { asOperator, operatorWith, stepUpOperator, testClock, type TTestOperator } from '../../ops-helpers.ts';
+import { asOperator, operatorWith, stepUpOperator, type TTestOperator, useOpsApp } from '../../ops-helpers.ts';
 import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
 import { withdrawalsBlockedUntil } from '../../../src/domains/security/second-factor.ts';
 
 const PASSWORD = 'correct horse battery';
 
 describe.each(ENGINES)('the customer view on %s', (engine) => {
-  let ctx: Awaited<ReturnType<typeof build>>;
-  const clockOf = testClock();
-
-  beforeAll(async () => {
-    ctx = await build(engine, {}, { now: clockOf.now });
-  });
-  afterAll(async () => {
-    await ctx?.close();
-  });
+  const ctx = useOpsApp(engine);
+  const clockOf = ctx.clock;
 
   /** A signed-up customer with a name and phone: e-mail, account id, session. */
   async function customer() {

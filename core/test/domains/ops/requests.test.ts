@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, ENGINES } from '../../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ENGINES } from '../../helpers.ts';
 import { call, freshEmail, signUp } from '../../auth-helpers.ts';
-import { asOperator, operatorWith, stepUpOperator, testClock, type TTestOperator } from '../../ops-helpers.ts';
+import { asOperator, operatorWith, stepUpOperator, type TTestOperator, useOpsApp } from '../../ops-helpers.ts';
 import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
 import { secondFactorEnabled } from '../../../src/domains/security/second-factor.ts';
 
 describe.each(ENGINES)('four eyes on %s', (engine) => {
-  let ctx: Awaited<ReturnType<typeof build>>;
-  const clockOf = testClock();
-
-  beforeAll(async () => {
-    ctx = await build(engine, {}, { now: clockOf.now });
-  });
-  afterAll(async () => {
-    await ctx?.close();
-  });
+  const ctx = useOpsApp(engine);
+  const clockOf = ctx.clock;
 
   const post = (op: TTestOperator, url: string, payload: object = {}) => call(ctx.app, url, { payload, ...asOperator(op.token), locale: 'en' });
   const rolesOf = async (email: string) =>

@@ -10,7 +10,8 @@ import { OpsCustomerNotes } from './OpsCustomerNotes.tsx';
 import { OpsCustomerTables } from './OpsCustomerTables.tsx';
 import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
-import { OpsLoadState, opsMessage, useOpsLoad } from './OpsLoad.tsx';
+import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
+import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
 
 /*
  * One customer on one page: who they are (personal data masked until revealed), their blocks,
@@ -22,21 +23,17 @@ function Profile({ customer, onRevealed }: { customer: TOpsCustomer; onRevealed:
   const when = useDisplayDateTime();
   const { stepped, prompt } = useStepUp();
   const [reason, setReason] = useState<TReason>(NO_REASON);
-  const [error, setError] = useState('');
+  const { sending, error, submit } = useOpsAction();
   const { personal } = customer;
 
-  async function reveal(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setError('');
-    try {
+  const reveal = (event: FormEvent<HTMLFormElement>) =>
+    submit(event, async () => {
       const answer = await stepped(() =>
         api(CALLS['POST /api/ops/customers/{account_id}/reveal'], { params: { account_id: customer.account_id }, body: reason }),
       );
       onRevealed(answer.customer);
-    } catch (err) {
-      setError(opsMessage(err, t('error.generic')));
-    }
-  }
+      return undefined;
+    });
 
   const name = [personal.last_name, personal.first_name, personal.middle_name].filter(Boolean).join(' ') || '—';
   const rows: Array<[string, string]> = [
@@ -75,13 +72,7 @@ function Profile({ customer, onRevealed }: { customer: TOpsCustomer; onRevealed:
         <form className="ops-form" noValidate onSubmit={reveal} data-testid="ops-reveal">
           <ReasonFields id="ops-reveal" value={reason} error={undefined} onChange={setReason} />
           <FormError text={error} testId="ops-reveal-error" />
-          {!prompt && (
-            <div className="settings-actions">
-              <button className="btn btn-outline" type="submit" data-testid="ops-reveal-submit">
-                {t('ops.reveal')}
-              </button>
-            </div>
-          )}
+          <OpsSubmit label={t('ops.reveal')} testId="ops-reveal-submit" sending={sending} hidden={Boolean(prompt)} outline />
         </form>
       )}
       {prompt}

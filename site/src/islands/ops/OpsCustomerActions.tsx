@@ -2,11 +2,11 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TOpsCustomer } from '@obmen/shared/ops-customers';
 import { CALLS } from '@obmen/shared/calls';
-import { api, ApiError } from '../../lib/api.ts';
+import { api } from '../../lib/api.ts';
 import { FormError, FormSaved } from '../FormParts.tsx';
 import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
-import { opsMessage } from './OpsLoad.tsx';
+import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
 
 const ACTIONS = ['block_sign_in', 'unblock_sign_in', 'block_withdrawals', 'revoke_sessions', 'reset_second_factor'] as const;
 type TAction = (typeof ACTIONS)[number];
@@ -41,29 +41,15 @@ export function OpsCustomerActions({ customer, onDone }: { customer: TOpsCustome
   const [action, setAction] = useState<TAction>(customer.sign_in_blocked_at ? 'unblock_sign_in' : 'block_sign_in');
   const [reason, setReason] = useState<TReason>(NO_REASON);
   const [until, setUntil] = useState('');
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [error, setError] = useState('');
-  const [saved, setSaved] = useState('');
-  const [sending, setSending] = useState(false);
+  const { sending, error, fields, done, submit } = useOpsAction();
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setSending(true);
-    setError('');
-    setSaved('');
-    setFields({});
-    try {
+  const onSubmit = (event: FormEvent<HTMLFormElement>) =>
+    submit(event, async () => {
       await stepped(() => perform(action, customer.account_id, reason, until));
-      setSaved(t(action === 'reset_second_factor' ? 'ops.request_proposed' : 'ops.action_done'));
       setReason(NO_REASON);
       onDone();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 400) setFields(err.fields);
-      setError(opsMessage(err, t('error.generic')));
-    } finally {
-      setSending(false);
-    }
-  }
+      return t(action === 'reset_second_factor' ? 'ops.request_proposed' : 'ops.action_done');
+    });
 
   return (
     <section className="ops-audit" aria-labelledby="ops-actions-title">
@@ -88,14 +74,8 @@ export function OpsCustomerActions({ customer, onDone }: { customer: TOpsCustome
         )}
         <ReasonFields id="ops-action" value={reason} error={fields.text} onChange={setReason} />
         <FormError text={error} testId="ops-action-error" />
-        <FormSaved text={saved} testId="ops-action-done" />
-        {!prompt && (
-          <div className="settings-actions">
-            <button className="btn btn-primary" type="submit" disabled={sending} data-testid="ops-action-submit">
-              {t('ops.action_submit')}
-            </button>
-          </div>
-        )}
+        <FormSaved text={done} testId="ops-action-done" />
+        <OpsSubmit label={t('ops.action_submit')} testId="ops-action-submit" sending={sending} hidden={Boolean(prompt)} />
       </form>
       {prompt}
     </section>

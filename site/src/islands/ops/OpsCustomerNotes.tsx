@@ -2,36 +2,26 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TOpsCustomer } from '@obmen/shared/ops-customers';
 import { CALLS } from '@obmen/shared/calls';
-import { api, ApiError } from '../../lib/api.ts';
+import { api } from '../../lib/api.ts';
 import { FieldNote, FormError } from '../FormParts.tsx';
 import { useDisplayDateTime } from '../IslandRoot.tsx';
-import { opsMessage } from './OpsLoad.tsx';
+import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
 
 /** Operators' notes on the customer, newest first, and a form to add one (notes are never edited). */
 export function OpsCustomerNotes({ customer, onDone }: { customer: TOpsCustomer; onDone: () => void }) {
   const { t } = useTranslation();
   const when = useDisplayDateTime();
   const [text, setText] = useState('');
-  const [fieldError, setFieldError] = useState<string | undefined>();
-  const [error, setError] = useState('');
-  const [sending, setSending] = useState(false);
+  const { sending, error, fields, submit } = useOpsAction();
+  const fieldError = fields.text;
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setSending(true);
-    setError('');
-    setFieldError(undefined);
-    try {
+  const onSubmit = (event: FormEvent<HTMLFormElement>) =>
+    submit(event, async () => {
       await api(CALLS['POST /api/ops/customers/{account_id}/notes'], { params: { account_id: customer.account_id }, body: { text } });
       setText('');
       onDone();
-    } catch (err) {
-      if (err instanceof ApiError && err.fields.text) setFieldError(err.fields.text);
-      else setError(opsMessage(err, t('error.generic')));
-    } finally {
-      setSending(false);
-    }
-  }
+      return undefined;
+    });
 
   return (
     <section className="ops-audit" aria-labelledby="ops-notes-title">
@@ -61,12 +51,8 @@ export function OpsCustomerNotes({ customer, onDone }: { customer: TOpsCustomer;
           />
           <FieldNote error={fieldError} errorId="ops-note-error" testId="ops-note-error" />
         </label>
-        <FormError text={error} />
-        <div className="settings-actions">
-          <button className="btn btn-outline" type="submit" disabled={sending} data-testid="ops-note-submit">
-            {t('ops.note_submit')}
-          </button>
-        </div>
+        <FormError text={fieldError ? '' : error} />
+        <OpsSubmit label={t('ops.note_submit')} testId="ops-note-submit" sending={sending} outline />
       </form>
     </section>
   );

@@ -3,13 +3,14 @@ import { useTranslation } from 'react-i18next';
 import { OPS_ROLES, type TOpsRole } from '@obmen/shared/ops';
 import { CALLS } from '@obmen/shared/calls';
 import type { TAnswer } from '@obmen/shared/calls';
-import { api, ApiError } from '../../lib/api.ts';
+import { api } from '../../lib/api.ts';
 import { FormError, FormSaved } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from '../IslandRoot.tsx';
 import { OpsTable } from './OpsTable.tsx';
 import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
-import { OpsLoadState, opsMessage, useOpsLoad } from './OpsLoad.tsx';
+import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
+import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
 
 /*
  * The operators and their roles. A change of roles is a proposal: it takes effect when a second
@@ -26,26 +27,16 @@ function RolesForm({ operators, onProposed }: { operators: TOperatorRow[]; onPro
   const [email, setEmail] = useState(operators[0]?.email ?? '');
   const [roles, setRoles] = useState<TOpsRole[]>([]);
   const [reason, setReason] = useState<TReason>({ ...NO_REASON, reason: 'duty_changed' });
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [error, setError] = useState('');
-  const [saved, setSaved] = useState('');
+  const { sending, error, fields, done, submit } = useOpsAction();
 
   useEffect(() => setRoles((operators.find((row) => row.email === email)?.roles ?? []) as TOpsRole[]), [email, operators]);
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setError('');
-    setSaved('');
-    setFields({});
-    try {
+  const onSubmit = (event: FormEvent<HTMLFormElement>) =>
+    submit(event, async () => {
       await stepped(() => api(CALLS['POST /api/ops/requests'], { body: { action: 'operators.set_roles', params: { email, roles }, ...reason } }));
-      setSaved(t('ops.request_proposed'));
       onProposed();
-    } catch (err) {
-      if (err instanceof ApiError) setFields(err.fields);
-      setError(opsMessage(err, t('error.generic')));
-    }
-  }
+      return t('ops.request_proposed');
+    });
 
   const toggle = (role: TOpsRole) => setRoles((held) => (held.includes(role) ? held.filter((r) => r !== role) : [...held, role]));
   return (
@@ -73,14 +64,8 @@ function RolesForm({ operators, onProposed }: { operators: TOperatorRow[]; onPro
         </fieldset>
         <ReasonFields id="ops-roles" value={reason} error={fields.text} onChange={setReason} />
         <FormError text={error} testId="ops-roles-error" />
-        <FormSaved text={saved} testId="ops-roles-proposed" />
-        {!prompt && (
-          <div className="settings-actions">
-            <button className="btn btn-primary" type="submit" data-testid="ops-roles-submit">
-              {t('ops.roles_propose')}
-            </button>
-          </div>
-        )}
+        <FormSaved text={done} testId="ops-roles-proposed" />
+        <OpsSubmit label={t('ops.roles_propose')} testId="ops-roles-submit" sending={sending} hidden={Boolean(prompt)} />
       </form>
       {prompt}
     </section>
