@@ -19,8 +19,8 @@ export type TA11yState = {
   /**
    * Who sees it: signed-out visitors, the signed-in (verified) demo account, both, or a new
    * account at verification level 0 (locked payment systems and cards, the document forms), or
-   * a back-office operator of the compliance and support roles, with a passport waiting for
-   * review and a customer's question waiting on the desk ('ops').
+   * a back-office operator of the compliance, support and admin roles, with a passport waiting
+   * for review and a customer's question waiting on the desk ('ops').
    */
   auth: 'out' | 'in' | 'both' | 'new' | 'ops';
   /** Only at these widths (default both): the burger menu exists only on a phone. */
@@ -67,6 +67,13 @@ async function rejectWithNote(page: Page) {
   await openFirstReview(page);
   await page.locator('[data-testid^="kyc-reason-"]').first().selectOption('other');
   await expect(page.locator('[data-testid^="kyc-note-"]').first()).toBeVisible();
+}
+
+/** The customer view of the first customer the search found. */
+async function openFirstCustomer(page: Page) {
+  await page.getByTestId('ops-customer-hits').getByRole('link').first().click();
+  await expect(page.getByTestId('ops-customer-profile')).toBeVisible();
+  await islandsReady(page);
 }
 
 /** The desk with its first conversation open. */
@@ -258,6 +265,11 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'ops identity review', path: '/ops/kyc', auth: 'ops', prepare: openFirstReview },
   { name: 'ops identity review, a file rejected', path: '/ops/kyc', auth: 'ops', prepare: rejectWithNote, scope: '[data-testid="kyc-decision"]' },
   { name: 'ops home with the queues', path: '/ops', auth: 'ops' },
+  { name: 'ops customer search', path: '/ops/customers?q=demo%40obmen.local', auth: 'ops' },
+  { name: 'ops customer view', path: '/ops/customers?q=demo%40obmen.local', auth: 'ops', prepare: openFirstCustomer },
+  { name: 'ops approvals', path: '/ops/approvals', auth: 'ops' },
+  { name: 'ops operators', path: '/ops/operators', auth: 'ops' },
+  { name: 'ops audit trail', path: '/ops/audit', auth: 'ops' },
   { name: 'ops support desk', path: '/ops/support', auth: 'ops' },
   { name: 'ops support desk, a conversation open', path: '/ops/support', auth: 'ops', prepare: openFirstConversation, scope: '[data-testid="desk"]' },
   {

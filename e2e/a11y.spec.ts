@@ -177,7 +177,7 @@ test('axe-core: every page state of a new account at level 0, ru and en', async 
 });
 
 /**
- * The back office as an operator of the compliance and support roles sees it, with a passport
+ * The back office as an operator of the compliance, support and admin roles sees it, with a passport
  * waiting for review and the demo account's question waiting on the desk: every `auth: 'ops'`
  * state, ru and en, at both widths.
  */
@@ -193,7 +193,7 @@ test('axe-core: the back office, ru and en', async ({ browser }) => {
   await asker.close();
   const context = await newContext(browser, 'ru');
   const page = await context.newPage();
-  const operator = await signedInOperator(page, ['compliance', 'support']);
+  const operator = await signedInOperator(page, ['compliance', 'support', 'admin']);
   const findings: TFinding[] = [];
   for (const locale of LOCALES) {
     await withLocale(context, locale);

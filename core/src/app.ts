@@ -103,7 +103,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
     verification: { storage: fastify.storage, cipher: documents, publicUrl: config.PUBLIC_URL },
   });
   await fastify.register(opsSupportRoutes, { config, now: clock });
-  await fastify.register(opsCustomerRoutes, { now: clock });
+  await fastify.register(opsCustomerRoutes, { now: clock, cipher: documents });
   await fastify.register(opsRequestRoutes, { now: clock });
   // The providers this configuration runs with: the domains reach them through their adapters.
   const providers = loadPaymentProviders(config);

@@ -9,7 +9,7 @@ import { ZSecurityResponse } from './security.ts';
  * unless the operator reveals it (a permission, a fresh second factor, an audit row).
  */
 
-/** GET /api/ops/customers?q= : account id, e-mail, name, phone or wallet address. */
+/** GET /api/ops/customers?q= : account id, e-mail, name, phone, deposit address or document number. */
 export const ZOpsCustomerSearchQuery = z.object({ q: z.string().trim().min(2, 'validation.invalid').max(200, 'validation.too_long') });
 export const ZOpsCustomerHit = z.object({
   account_id: z.number().int(),
@@ -17,7 +17,7 @@ export const ZOpsCustomerHit = z.object({
   name: z.string().nullable(),
   level: z.number().int(),
   created_at: z.string(),
-  matched: z.enum(['account_id', 'email', 'name', 'phone', 'address']),
+  matched: z.enum(['account_id', 'email', 'name', 'phone', 'address', 'document']),
 });
 export type TOpsCustomerHit = z.infer<typeof ZOpsCustomerHit>;
 export const ZOpsCustomerSearchResponse = z.object({ status: z.literal('ok'), customers: z.array(ZOpsCustomerHit) });

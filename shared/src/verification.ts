@@ -77,12 +77,15 @@ export function isoDay(now: Date): string {
  * capitals. The rules that depend on today's date are `documentDateIssues` (the core's clock
  * decides them, not the caller's); `verificationSubmitSchema(today)` is both, for the browser.
  */
+/** A document number as stored and looked up: no spaces or dashes, upper case. */
+export const normalizeDocumentNumber = (value: string) => value.replace(/[\s-]/g, '').toUpperCase();
+
 export const ZVerificationSubmit = z
   .object({
     id: ZVerificationId,
     number: z
       .string({ error: 'validation.required' })
-      .transform((value) => value.replace(/[\s-]/g, '').toUpperCase())
+      .transform(normalizeDocumentNumber)
       .pipe(z.string().min(1, 'validation.required').regex(DOCUMENT_NUMBER, 'verification.number_invalid')),
     issuing_country: required(ZCountry),
     issue_date: ZDate,

@@ -15,6 +15,7 @@ import {
   type TOpsActor,
 } from './customers.ts';
 import { opsSessionOf } from './guard.ts';
+import type { TDocumentCipher } from '../verification/cipher.ts';
 
 const tags = ['Ops'];
 
@@ -27,7 +28,7 @@ export const opsActorOf = (request: FastifyRequest, now: () => Date): TOpsActor 
 });
 
 /** The customer view's calls: find, see, reveal, and the audited actions (each with a fresh second factor). */
-const customerRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
+const customerRoutes: FastifyPluginAsyncZod<{ now: () => Date; cipher: Pick<TDocumentCipher, 'lookupHash'> }> = async (app, { now, cipher }) => {
   const actorOf = (request: FastifyRequest) => opsActorOf(request, now);
   const customerOf = (request: FastifyRequest<{ Params: { account_id: number } }>) => findCustomer(app.db, request.params.account_id);
 
@@ -37,7 +38,7 @@ const customerRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
       config: { ops: 'customers.view' },
       schema: { tags, summary: 'Finds customers by account id, e-mail, name, phone or deposit address', ...schemaOf(CALLS['GET /api/ops/customers']) },
     },
-    async (request) => ({ status: 'ok' as const, customers: await searchCustomers(app.db, request.query.q) }),
+    async (request) => ({ status: 'ok' as const, customers: await searchCustomers(app.db, request.query.q, (plain) => cipher.lookupHash(plain)) }),
   );
 
   app.get(

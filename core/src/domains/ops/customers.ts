@@ -1,4 +1,4 @@
-import { formatAmount, type TOpsCustomer, type TOpsCustomerHit, type TOpsReason as TOpsReasonCode } from '@obmen/shared';
+import { formatAmount, normalizeDocumentNumber, type TOpsCustomer, type TOpsCustomerHit, type TOpsReason as TOpsReasonCode } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { notFoundOf } from '../../errors.ts';
 import { writeAudit } from '../audit/service.ts';
@@ -32,10 +32,14 @@ export async function findCustomer(db: Queryable, accountId: number): Promise<TC
   return row;
 }
 
-/** Up to 20 customers matching an account id, e-mail, name, phone or deposit address (exact or prefix). */
-export async function searchCustomers(db: Queryable, q: string): Promise<TOpsCustomerHit[]> {
+/**
+ * Up to 20 customers matching an account id, e-mail, name, phone, deposit address (exact or
+ * prefix) or document number: the number is found by its keyed hash, never decrypted.
+ */
+export async function searchCustomers(db: Queryable, q: string, numberHash: (plain: string) => Promise<Buffer>): Promise<TOpsCustomerHit[]> {
   const text = q.trim();
   const digits = text.replace(/[\s()+-]/g, '');
+  const documentHash = await numberHash(normalizeDocumentNumber(text));
   const rows = await db.query<TOpsCustomerHit & { created_at: Date }>(
     `WITH hits AS (
        SELECT id, 'account_id' AS matched, 0 AS rank FROM users WHERE $2 ~ '^[0-9]{8}$' AND account_id = $2::int
@@ -44,11 +48,12 @@ export async function searchCustomers(db: Queryable, q: string): Promise<TOpsCus
        UNION ALL SELECT id, 'name', 3 FROM users WHERE lower(concat_ws(' ', first_name, last_name)) LIKE '%' || lower($3) || '%'
           OR lower(concat_ws(' ', last_name, first_name)) LIKE '%' || lower($3) || '%'
        UNION ALL SELECT user_id, 'address', 4 FROM deposit_addresses WHERE address = $1
+       UNION ALL SELECT user_id, 'document', 5 FROM verifications WHERE number_hash = $4
      ), best AS (SELECT DISTINCT ON (id) id, matched, rank FROM hits ORDER BY id, rank)
      SELECT u.account_id, u.email, nullif(concat_ws(' ', u.first_name, u.last_name), '') AS name, u.verification_level AS level,
             u.created_at, b.matched
        FROM best b JOIN users u ON u.id = b.id ORDER BY b.rank, u.account_id LIMIT 20`,
-    [text, digits, text.replace(/[%_\\]/g, '\\$&')],
+    [text, digits, text.replace(/[%_\\]/g, '\\$&'), documentHash],
   );
   // Names stay masked in a list, whatever matched: the full name is shown only by a reveal.
   return rows.map((row) => ({ ...row, name: row.name && row.name.split(' ').map(mask).join(' '), created_at: new Date(row.created_at).toISOString() }));

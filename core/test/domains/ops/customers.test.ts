@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINES } from '../../helpers.ts';
+import { ENGINES, testCipher } from '../../helpers.ts';
 import { call, expectRefusal, freshEmail, logIn, signUp } from '../../auth-helpers.ts';
 import { asOperator, operatorWith, stepUpOperator, type TTestOperator, useOpsApp } from '../../ops-helpers.ts';
 import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
@@ -37,6 +37,14 @@ describe.each(ENGINES)('the customer view on %s', (engine) => {
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().customers.map((hit: { account_id: number }) => hit.account_id)).toContain(cust.accountId);
     }
+    // The document number by its keyed hash (as the customer's submission stored it), written as the operator types it.
+    await ctx.db.query(
+      `INSERT INTO verifications (user_id, type, status, number_enc, number_tail, submitted_at, number_hash)
+       VALUES ($1, 'passport', 'submitted', '\\x00', '4567', now(), $2)`,
+      [cust.id, await testCipher().lookupHash('AB1234567')],
+    );
+    const byNumber = await call(ctx.app, `/api/ops/customers?q=${encodeURIComponent('ab 123-4567')}`, asOperator(support.token));
+    expect(byNumber.json().customers).toEqual([expect.objectContaining({ account_id: cust.accountId, matched: 'document' })]);
     const page = await call(ctx.app, `/api/ops/customers/${cust.accountId}`, asOperator(support.token));
     expect(page.statusCode, page.body).toBe(200);
     const shown = page.json().customer;
