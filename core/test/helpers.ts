@@ -3,6 +3,8 @@ import { makeGenReqId } from '../src/request-id.ts';
 import { oneLineRequestLogs } from '@obmen/shared';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { inject } from 'vitest';
 import app from '../src/app.ts';
 import { loadConfig, type TConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
@@ -65,9 +67,13 @@ export async function holdRowLock(db: Db, sql: string, params: unknown[]) {
 
 const silent = { error: () => {}, warn: () => {}, info: () => {} };
 
+let template: Promise<Blob> | undefined;
+/** The migrated PGlite data directory global-setup.ts dumped, read once per test file. */
+const pgliteTemplate = () => (template ??= readFile(inject('pgliteTemplate')).then((bytes) => new Blob([bytes])));
+
 /**
- * A fresh, empty database: PGlite in memory, or a new PostgreSQL database created beside
- * TEST_DATABASE_URL and dropped by `drop()`. Nothing is shared between test files.
+ * A fresh, migrated database (global-setup.ts): PGlite in memory, or a new PostgreSQL database
+ * created beside TEST_DATABASE_URL and dropped by `drop()`. Nothing is shared between test files.
  */
 export async function openTestDb(
   engine: TEngine,
@@ -75,14 +81,14 @@ export async function openTestDb(
   timeouts: Partial<Pick<TConfig, 'DB_CONNECT_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'>> = {},
 ): Promise<{ db: Db; url?: string; drop: () => Promise<void> }> {
   if (engine === 'pglite') {
-    const db = await openDb({ DATA_DIR: 'memory://', DB_POOL_SIZE: 1 }, silent);
+    const db = await openDb({ DATA_DIR: 'memory://', DB_POOL_SIZE: 1 }, silent, await pgliteTemplate());
     return { db, drop: () => db.close() };
   }
   const admin = new URL(process.env.TEST_DATABASE_URL!);
   const name = `obmen_test_${randomBytes(6).toString('hex')}`;
   const adminClient = new pg.Client({ connectionString: admin.href });
   await adminClient.connect();
-  await adminClient.query(`CREATE DATABASE ${name}`);
+  await adminClient.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`);
   await adminClient.end();
   const url = new URL(admin.href);
   url.pathname = `/${name}`;

@@ -62,8 +62,12 @@ type Logger = {
 
 type TDbConfig = Pick<TConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_SIZE'> & Partial<Pick<TConfig, 'DB_CONNECT_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'>>;
 
-export async function openDb(config: TDbConfig, log: Logger): Promise<Db> {
-  return config.DATABASE_URL ? openPostgres(config.DATABASE_URL, config, log) : openPglite(config.DATA_DIR);
+/**
+ * `from` (PGlite only): a dump of a data directory (PGlite's dumpDataDir) to start from instead of
+ * an empty one; the tests start every database from one migrated dump.
+ */
+export async function openDb(config: TDbConfig, log: Logger, from?: Blob): Promise<Db> {
+  return config.DATABASE_URL ? openPostgres(config.DATABASE_URL, config, log) : openPglite(config.DATA_DIR, from);
 }
 
 async function openPostgres(url: string, config: TDbConfig, log: Logger): Promise<Db> {
@@ -130,12 +134,12 @@ async function openPostgres(url: string, config: TDbConfig, log: Logger): Promis
   return db;
 }
 
-async function openPglite(dataDir: string): Promise<Db> {
+async function openPglite(dataDir: string, from?: Blob): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { mkdir } = await import('node:fs/promises');
   // "memory://" keeps everything in memory: tests and throw-away runs.
   if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
+  const db = await PGlite.create(dataDir, from ? { loadDataDir: from } : {});
   // Queries take a leaner path than PGlite's query(), reading values as node-postgres does (pglite.ts).
   const { leanQueries } = await import('./pglite.ts');
   const lean = leanQueries(db);
