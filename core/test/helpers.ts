@@ -10,6 +10,7 @@ import { loadConfig, type TConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
 import { openDocumentCipher, type TDocumentCipher } from '../src/domains/verification/cipher.ts';
 import { seedDatabase } from '../src/seed/demo.ts';
+import type { TTemplate } from './global-setup.ts';
 
 export type TEngine = 'pglite' | 'postgres';
 
@@ -67,28 +68,34 @@ export async function holdRowLock(db: Db, sql: string, params: unknown[]) {
 
 const silent = { error: () => {}, warn: () => {}, info: () => {} };
 
-let template: Promise<Blob> | undefined;
-/** The migrated PGlite data directory global-setup.ts dumped, read once per test file. */
-const pgliteTemplate = () => (template ??= readFile(inject('pgliteTemplate')).then((bytes) => new Blob([bytes])));
+const templates = new Map<TTemplate, Promise<Blob>>();
+/** A PGlite data directory global-setup.ts dumped, read once per test file. */
+function pgliteTemplate(template: TTemplate): Promise<Blob> {
+  let blob = templates.get(template);
+  if (!blob) templates.set(template, (blob = readFile(inject('pgliteTemplates')[template]).then((bytes) => new Blob([bytes]))));
+  return blob;
+}
 
 /**
- * A fresh, migrated database (global-setup.ts): PGlite in memory, or a new PostgreSQL database
- * created beside TEST_DATABASE_URL and dropped by `drop()`. Nothing is shared between test files.
+ * A fresh database, copied from a template global-setup.ts made (migrated, or also seeded as
+ * build() seeds): PGlite in memory, or a new PostgreSQL database created beside TEST_DATABASE_URL
+ * and dropped by `drop()`. Nothing is shared between test files.
  */
 export async function openTestDb(
   engine: TEngine,
   poolSize = 16,
   timeouts: Partial<Pick<TConfig, 'DB_CONNECT_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'>> = {},
+  template: TTemplate = 'migrated',
 ): Promise<{ db: Db; url?: string; drop: () => Promise<void> }> {
   if (engine === 'pglite') {
-    const db = await openDb({ DATA_DIR: 'memory://', DB_POOL_SIZE: 1 }, silent, await pgliteTemplate());
+    const db = await openDb({ DATA_DIR: 'memory://', DB_POOL_SIZE: 1 }, silent, await pgliteTemplate(template));
     return { db, drop: () => db.close() };
   }
   const admin = new URL(process.env.TEST_DATABASE_URL!);
   const name = `obmen_test_${randomBytes(6).toString('hex')}`;
   const adminClient = new pg.Client({ connectionString: admin.href });
   await adminClient.connect();
-  await adminClient.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`);
+  await adminClient.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplates')[template]}`);
   await adminClient.end();
   const url = new URL(admin.href);
   url.pathname = `/${name}`;
@@ -153,7 +160,9 @@ export async function build(
   const { loggerInstance, onRoute, ...appOptions } = options;
   const config = testConfig(overrides);
   const { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS } = config;
-  const { db, url, drop } = await openTestDb(engine, 16, { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS });
+  // A core seeded as the tests' template was is copied from it (its seed then finds everything there).
+  const template = config.SEED && config.NODE_ENV === 'test' ? 'seeded' : 'migrated';
+  const { db, url, drop } = await openTestDb(engine, 16, { DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS }, template);
   // As server.ts: X-Forwarded-For and X-Request-Id count only from TRUST_PROXY (inject comes from 127.0.0.1).
   // A generous plugin timeout: migrations on a loaded shared machine may take longer than Fastify's 10 s.
   const logging = loggerInstance ? { loggerInstance } : { logger: false };

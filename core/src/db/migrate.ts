@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db, Queryable } from './index.ts';
 
-export const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url).pathname;
+const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url).pathname;
 export const FUNCTIONS_DIR = new URL('../../sql/functions/', import.meta.url).pathname;
 /** Any constant: one migrator at a time across every core instance on one database. */
 const MIGRATION_LOCK = 727_001;
