@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { axeOn } from './axe.ts';
 import { A11Y_STATES, VIEWPORTS, type TA11yState, type TViewport } from './a11y-routes.ts';
 import { BASE_URL, DEMO, islandsReady, logIn, sendNotification, signUp } from './helpers.ts';
 import { sendPassport } from './kyc-helpers.ts';
@@ -14,7 +14,6 @@ import { freshSecondFactor, signedInOperator } from './ops-helpers.ts';
  * together, so one run shows everything that is wrong.
  */
 
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 const LOCALES = ['ru', 'en'] as const;
 const WIDTHS: readonly TViewport[] = ['desktop', 'phone'];
 
@@ -22,8 +21,7 @@ type TFinding = { state: string; rule: string; impact: string; help: string; tar
 
 /** The serious and critical violations on the page as it is now. */
 async function audit(page: Page, state: string, scope?: string): Promise<TFinding[]> {
-  // Only violations are read: axe then skips collecting every passing node (faster).
-  const builder = new AxeBuilder({ page }).withTags(TAGS).options({ resultTypes: ['violations'] });
+  const builder = axeOn(page);
   const result = await (scope ? builder.include(scope) : builder).analyze();
   return result.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')

@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
 import { BASE_URL, islandsReady, signUp, type TAccount } from './helpers.ts';
+import { axeOn } from './axe.ts';
 
 /*
  * Chats with two browser contexts, A and B (two sign-ups of the run's budget).
@@ -75,7 +75,7 @@ test('A writes to B privately; B sees the badge, the popup and the message witho
   await expect(popup).toContainText('1');
   // Only a private message is unread: the popup opens the chats, not the support chat.
   await expect(popup.getByTestId('unread-popup-open')).toHaveAttribute('href', '/chat');
-  const axe = await new AxeBuilder({ page: pageB }).include('[data-testid="unread-popup"]').analyze();
+  const axe = await axeOn(pageB).include('[data-testid="unread-popup"]').analyze();
   expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
   // After a navigation the server renders the same: support first, then A's chat with its badge.
   await pageB.goto('/transfer');

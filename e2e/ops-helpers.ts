@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 import { totpCode, TOTP_STEP_S } from '../core/src/domains/security/totp.ts';
 import { islandsReady, localPath, uniqueEmail } from './helpers.ts';
+import { axeOn } from './axe.ts';
 
 /*
  * The back office in a browser: operators are created as `operator:create` does (through its dev
@@ -15,10 +15,7 @@ export type TOperator = { email: string; secret: string };
 
 /** The signed-in back-office pages need an operator, out of a11y-routes.ts's reach: audited here, as there. */
 export async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const result = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
-    .options({ resultTypes: ['violations'] })
-    .analyze();
+  const result = await axeOn(page).analyze();
   const serious = result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
 }
