@@ -33,6 +33,7 @@ export const OPS_PERMISSIONS = [
   'operators.manage',
   'queues.view',
   'customers.reset_second_factor',
+  'ledger.adjust',
 ] as const;
 export type TOpsPermission = (typeof OPS_PERMISSIONS)[number];
 export type TOpsAccess = TOpsPermission | 'signed_in' | null;
