@@ -49,6 +49,8 @@ export const ZOpsProposal = z.discriminatedUnion('action', [
     action: z.literal('ledger.reverse'),
     params: z.object({ account_id: ZOpsAccountId, transaction_id: ZLedgerTransactionId, memo: ZLedgerMemo }),
   }),
+  /** A withdrawal at or above its currency's four-eyes amount, approved by a second operator. */
+  z.object({ action: z.literal('withdrawals.approve_large'), params: z.object({ withdrawal_id: z.uuid('validation.invalid') }) }),
 ]);
 export type TOpsProposal = z.infer<typeof ZOpsProposal>;
 export type TOpsRequestAction = TOpsProposal['action'];

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { isAccountId, LEDGER_ADJUSTMENT_REASONS, OPS_REASONS, ZOpsProposeBody } from '@obmen/shared';
 import type { Db } from '../db/index.ts';
@@ -6,8 +5,8 @@ import { checkLedger } from '../domains/ledger/invariants.ts';
 import { transactionParties } from '../domains/ledger/service.ts';
 import type { TOpsActor } from '../domains/ops/customers.ts';
 import { decideRequest, listRequests, proposeRequest } from '../domains/ops/requests.ts';
-import { activeOperatorByEmail } from '../domains/ops/service.ts';
 import type { TCommand } from './command.ts';
+import { cliOperator } from './ops-actor.ts';
 
 const AS = '--as <operator e-mail>';
 const BALANCE_USAGE = (verb: string) =>
@@ -18,18 +17,6 @@ const REVERSE_USAGE = `usage: ledger:reverse <ledger transaction id> <memo…> $
 const DECIDE_USAGE = (verb: string) => `usage: request:${verb} <request id> ${AS}`;
 
 const OPTIONS = { as: { type: 'string' }, reason: { type: 'string' }, why: { type: 'string' }, account: { type: 'string' } } as const;
-
-/**
- * Who acts: an enrolled, enabled operator named by --as, acting through the same services as on
- * /ops (their permissions checked, the audit trail written as them). The database refuses a
- * decision by the proposer, so one operator can never propose and approve.
- */
-async function actorOf(db: Db, email: string | undefined, usage: string): Promise<TOpsActor> {
-  if (!email) throw new Error(usage);
-  const operator = await activeOperatorByEmail(db, email);
-  if (!operator) throw new Error(`no enrolled, enabled operator ${email}`);
-  return { operator, requestId: `cli:${randomUUID()}`, ip: 'cli', now: new Date() };
-}
 
 function parsed(args: string[]) {
   return parseArgs({ args, strict: true, allowPositionals: true, options: OPTIONS });
@@ -52,7 +39,7 @@ function adjust(direction: 'credit' | 'debit'): TCommand {
     const memo = words.join(' ').trim();
     if (!account || !isAccountId(account) || !currency || !amount || !memo) throw new Error(usage);
     const params = { account_id: Number(account), currency, amount, direction, reason: values.reason ?? 'correction', memo };
-    return propose(db, 'ledger.adjust', params, values.why, memo, await actorOf(db, values.as, usage));
+    return propose(db, 'ledger.adjust', params, values.why, memo, await cliOperator(db, values.as, usage));
   };
 }
 
@@ -61,7 +48,7 @@ function decide(decision: 'approve' | 'decline' | 'withdraw'): TCommand {
     const { values, positionals } = parsed(args);
     const [id] = positionals;
     if (!id || !/^[1-9]\d{0,17}$/.test(id) || positionals.length !== 1) throw new Error(DECIDE_USAGE(decision));
-    return decideRequest(db, id, decision, await actorOf(db, values.as, DECIDE_USAGE(decision)));
+    return decideRequest(db, id, decision, await cliOperator(db, values.as, DECIDE_USAGE(decision)));
   };
 }
 
@@ -77,7 +64,7 @@ export const LEDGER_COMMANDS: Record<string, TCommand> = {
     const [transaction, ...words] = positionals;
     const memo = words.join(' ').trim();
     if (!transaction || !/^[1-9]\d{0,17}$/.test(transaction) || !memo || (values.account && !isAccountId(values.account))) throw new Error(REVERSE_USAGE);
-    const actor = await actorOf(db, values.as, REVERSE_USAGE);
+    const actor = await cliOperator(db, values.as, REVERSE_USAGE);
     // Without --account: the customer whose money it moved (the first, for a transfer between two).
     const [user] = (await transactionParties(db, transaction)).users;
     const [owner] = user ? await db.query<{ account_id: number }>('SELECT account_id FROM users WHERE id = $1', [user]) : [];
@@ -87,7 +74,7 @@ export const LEDGER_COMMANDS: Record<string, TCommand> = {
   },
   'request:list': async (db, args) => {
     const { values } = parsed(args);
-    const actor = await actorOf(db, values.as, `usage: request:list ${AS}`);
+    const actor = await cliOperator(db, values.as, `usage: request:list ${AS}`);
     return listRequests(db, actor.operator.id, actor.now);
   },
   'request:approve': decide('approve'),

@@ -6,8 +6,10 @@ import { writeAudit } from '../audit/service.ts';
 import { currencies, enabledCurrency, parseUserAmount, precisionLookup } from '../currencies/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { postAdjustment, postReversal, transactionParties } from '../ledger/service.ts';
+import { approveIn } from '../payments/withdrawal-states.ts';
 import { removeSecondFactor } from '../security/service.ts';
 import { customerSubject, findCustomer, type TOpsActor, type TOpsReason } from './customers.ts';
+import { releaseClaim } from './claims.ts';
 import { requirePermission } from './guard.ts';
 import { operatorActor } from './service.ts';
 
@@ -24,7 +26,7 @@ type TAction<P> = {
   /** What the request is about, checked at proposal (a missing customer or operator is refused then). */
   subjectOf: (db: Queryable, params: P) => Promise<string>;
   /** Runs in the approval's transaction; `by` names the request on the ledger (the transaction's actor). */
-  run: (tx: Queryable, params: P, by: string) => Promise<object>;
+  run: (tx: Queryable, params: P, by: string, now: Date) => Promise<object>;
 };
 type TParamsOf<A extends TOpsRequestAction> = Extract<TOpsProposal, { action: A }>['params'];
 
@@ -87,7 +89,24 @@ const ACTIONS: { [A in TOpsRequestAction]: TAction<TParamsOf<A>> } = {
       return done;
     },
   },
+  'withdrawals.approve_large': {
+    permission: 'withdrawals.approve_large',
+    subjectOf: async (db, { withdrawal_id }) => {
+      const [row] = await db.query<{ state: string }>('SELECT state FROM withdrawals WHERE public_id = $1', [withdrawal_id]);
+      if (!row) throw notFoundOf('withdrawal');
+      if (row.state !== 'requested') throw new AppError('withdrawal_state', { vars: { state: row.state } });
+      return withdrawalSubject(withdrawal_id);
+    },
+    // Approved here (the desk's claim on it given back); the payouts job hands it to its provider after the commit.
+    run: async (tx, { withdrawal_id }, by, now) => {
+      await approveIn(tx, withdrawal_id, by, now);
+      await releaseClaim(tx, { queue: 'withdrawals', itemId: withdrawal_id });
+      return { withdrawal: withdrawal_id, state: 'approved' };
+    },
+  },
 };
+
+export const withdrawalSubject = (publicId: string) => `withdrawal:${publicId}`;
 
 async function operatorIdOf(db: Queryable, email: string): Promise<{ id: string }> {
   const [row] = await db.query<{ id: string }>('SELECT id::text AS id FROM operators WHERE email = lower($1)', [email]);
@@ -180,7 +199,7 @@ export async function decideRequest(db: Db, id: string, decision: 'approve' | 'd
       const request = await requestById(tx, id, actor.operator.id, true);
       const state = decision === 'approve' ? 'approved' : decision === 'decline' ? 'declined' : 'withdrawn';
       await tx.query('UPDATE ops_requests SET state = $2, decided_by = $3, decided_at = $4 WHERE id = $1', [id, state, actor.operator.id, actor.now]);
-      const outcome = decision === 'approve' ? await action.run(tx, request.params as never, `ops_request:${id}`) : null;
+      const outcome = decision === 'approve' ? await action.run(tx, request.params as never, `ops_request:${id}`, actor.now) : null;
       await writeAudit(tx, {
         actor: operatorActor(actor.operator),
         action: `request.${decision}:${request.action}`,
@@ -199,6 +218,13 @@ export async function decideRequest(db: Db, id: string, decision: 'approve' | 'd
     // with it: the request stays pending, to be declined or approved once the balance allows.
     throw fromDbError(err, precisionLookup(await currencies(db)));
   }
+}
+
+/** The pending requests of an action about these subjects, by subject (a desk's rows). */
+export async function pendingRequestsFor(db: Queryable, action: TOpsRequestAction, subjects: string[], operatorId: string): Promise<Map<string, TOpsRequest>> {
+  if (subjects.length === 0) return new Map();
+  const rows = await db.query<TRow>(`${SELECT} WHERE r.state = 'pending' AND r.action = $1 AND r.subject = ANY($2::text[])`, [action, subjects]);
+  return new Map(rows.map((row) => [row.subject, shown(row, operatorId)]));
 }
 
 /** The pending requests (oldest first) and the 50 latest decided ones; with `accountId`, those about that customer. */

@@ -263,3 +263,40 @@ export async function seedWithdrawAutoApproval(tx: Queryable): Promise<boolean> 
   );
   return true;
 }
+
+/**
+ * Operators: from `amount` (major units) of `currency` on, approving a withdrawal by hand needs a
+ * second operator (four eyes); 0 removes the rule for that currency.
+ */
+export async function setLargeAmount(db: Queryable, code: string, amount: string): Promise<{ currency: string; min_amount: string | null }> {
+  const currency = await operatorCurrency(db, code);
+  const value = BigInt(parseOperatorAmount('amount', amount, currency));
+  if (value === 0n) {
+    await db.query('DELETE FROM withdraw_large_amounts WHERE currency = $1', [currency.code]);
+    return { currency: currency.code, min_amount: null };
+  }
+  await db.query(
+    `INSERT INTO withdraw_large_amounts (currency, min_amount) VALUES ($1, $2)
+     ON CONFLICT (currency) DO UPDATE SET min_amount = EXCLUDED.min_amount`,
+    [currency.code, value.toString()],
+  );
+  return { currency: currency.code, min_amount: formatAmount(value, currency.precision) };
+}
+
+/** Whether a withdrawal of `amount` minor units of `currency` needs a second operator's approval. */
+export async function isLargeWithdrawal(db: Queryable, currency: string, amount: bigint): Promise<boolean> {
+  const [row] = await db.query<{ min_amount: string }>('SELECT min_amount::text FROM withdraw_large_amounts WHERE currency = $1', [currency]);
+  return row !== undefined && amount >= BigInt(row.min_amount);
+}
+
+/** The four-eyes amounts a fresh database starts with (major units: ten times the auto-approval ones), on an empty table only. */
+export async function seedWithdrawLargeAmounts(tx: Queryable): Promise<boolean> {
+  const [existing] = await tx.query('SELECT 1 FROM withdraw_large_amounts LIMIT 1');
+  if (existing) return false;
+  await tx.query(
+    `INSERT INTO withdraw_large_amounts (currency, min_amount)
+     SELECT c.code, 10 * t.amount::numeric * power(10::numeric, c.precision) FROM unnest($1::text[], $2::text[]) AS t (code, amount) JOIN currencies c ON c.code = t.code`,
+    [Object.keys(SEED_AUTO_APPROVAL), Object.values(SEED_AUTO_APPROVAL)],
+  );
+  return true;
+}

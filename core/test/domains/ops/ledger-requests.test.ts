@@ -49,7 +49,10 @@ describe.each(ENGINES)('money by four eyes on %s', (engine) => {
     expect(approved.json().request).toMatchObject({ state: 'approved', decided_by: bob.email });
     expect(await usdt(cust)).toBe(50_000_000n);
     expect(await ledgerRows(id)).toEqual([expect.objectContaining({ kind: 'adjustment', memo: 'compensation: outage on 26 November' })]);
-    const events = await ctx.db.query<{ type: string }>('SELECT type FROM events WHERE user_id = $1 ORDER BY seq OFFSET $2', [cust.id, Number(seqBefore[0]!.n)]);
+    const events = await ctx.db.query<{ type: string }>('SELECT type FROM events WHERE user_id = $1 ORDER BY seq OFFSET $2', [
+      cust.id,
+      Number(seqBefore[0]!.n),
+    ]);
     expect(events).toEqual([{ type: 'wallets' }]);
     // The other side is the adjustment account named by the reason.
     const [house] = await ctx.db.query<{ balance: string }>(
