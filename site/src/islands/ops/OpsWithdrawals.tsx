@@ -44,7 +44,7 @@ function Desk() {
     setDone('');
     try {
       const answer = await stepped(() => api(CALL_OF[action], { params: { id } }));
-      if (action === 'approve' && 'request' in answer) setDone(t(answer.request ? 'ops.wd_done_proposed' : 'ops.wd_done_approved'));
+      if (action === 'approve') setDone(t('request' in answer && answer.request ? 'ops.wd_done_proposed' : 'ops.wd_done_approved'));
       else if (action !== 'claim') setDone(t(`ops.wd_done.${action}`));
     } catch (err) {
       setError(opsMessage(err, t('error.generic')));

@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { displayMoney } from '@obmen/shared/format';
-import type { TOpsRequest } from '@obmen/shared/ops-requests';
+import type { TLedgerAdjustmentReason, TOpsRequest } from '@obmen/shared/ops-requests';
 
 /** The request's parameters as one line (`roles: support, compliance`). */
 const paramsText = (params: Record<string, unknown>) =>
@@ -19,7 +19,7 @@ export function useRequestText(): (request: Pick<TOpsRequest, 'action' | 'params
         return t(`ops.adjust_text.${text('direction') === 'debit' ? 'debit' : 'credit'}`, {
           amount: displayMoney(text('amount').replace(',', '.'), text('currency'), locale),
           account: text('account_id'),
-          reason: t(`ops.adjustment.${text('reason')}`),
+          reason: t(`ops.adjustment.${text('reason') as TLedgerAdjustmentReason}`),
           memo: text('memo'),
         });
       case 'ledger.reverse':
