@@ -71,6 +71,10 @@ describe.each(ENGINES)('money by four eyes on %s', (engine) => {
       const refused = await post(ann, '/api/ops/requests', adjustment(cust, amount, 'debit'));
       expect(refused.statusCode, amount).toBeGreaterThanOrEqual(400);
     }
+    // Nothing typed: each field says what it needs (the form shows them by name).
+    const empty = await post(ann, '/api/ops/requests', { ...adjustment(cust, ''), params: { ...adjustment(cust, '').params, memo: '' } });
+    expect(empty.statusCode).toBe(400);
+    expect(Object.keys(empty.json().fields).sort()).toEqual(['params.amount', 'params.memo']);
     const { id } = (await post(ann, '/api/ops/requests', adjustment(cust, '25', 'debit'))).json().request;
     const refused = await post(bob, `/api/ops/requests/${id}/approve`);
     expect({ status: refused.statusCode, code: refused.json().code }).toEqual({ status: 422, code: 'insufficient_funds' });
