@@ -62,7 +62,10 @@ for (const locale of ['ru', 'en'] as const) {
     // The proposer may only withdraw it.
     await page.goto('/ops/approvals');
     await islandsReady(page);
-    const mine = page.getByTestId('ops-requests-pending').getByRole('row').filter({ hasText: `e2e outage ${locale}` });
+    const mine = page
+      .getByTestId('ops-requests-pending')
+      .getByRole('row')
+      .filter({ hasText: `e2e outage ${locale}` });
     await expect(mine.getByRole('button')).toHaveCount(1);
     await expect(mine.locator('[data-testid^="ops-withdraw-"]')).toBeVisible();
     expect(toMinor(await walletBalance(customer, 'USDT'), 6)).toBe(1_000_000n);

@@ -79,7 +79,12 @@ const opsWithdrawalRoutes: FastifyPluginAsyncZod<{ now: () => Date; targetMs: nu
     '/api/ops/withdrawals/:id/retry',
     {
       config: decision,
-      schema: { tags, summary: 'Hands a stuck payout to its provider again', params: ZOpsWithdrawalParams, ...schemaOf(CALLS['POST /api/ops/withdrawals/{id}/retry']) },
+      schema: {
+        tags,
+        summary: 'Hands a stuck payout to its provider again',
+        params: ZOpsWithdrawalParams,
+        ...schemaOf(CALLS['POST /api/ops/withdrawals/{id}/retry']),
+      },
     },
     async (request) => ({ status: 'ok' as const, ...(await retryOnDesk(deps, opsActorOf(request, now), request.params.id)) }),
   );

@@ -122,7 +122,10 @@ describe.each(ENGINES)('the withdrawals desk on %s', (engine) => {
     const [stuck, lost] = [await withdraw(user, '15000'), await withdraw(user, '16000')];
     const [ann] = await finance();
     for (const id of [stuck, lost]) expect((await post(ann, `/api/ops/withdrawals/${id}/approve`)).json().state).toBe('processing');
-    await ctx.db.query("UPDATE withdrawals SET expected_at = $2::timestamptz - interval '1 hour' WHERE public_id = ANY($1::uuid[])", [[stuck, lost], clock.now()]);
+    await ctx.db.query("UPDATE withdrawals SET expected_at = $2::timestamptz - interval '1 hour' WHERE public_id = ANY($1::uuid[])", [
+      [stuck, lost],
+      clock.now(),
+    ]);
     const troubled = (await desk(ann)).troubled.filter((row: { id: string }) => row.id === stuck || row.id === lost);
     expect(troubled).toEqual([expect.objectContaining({ state: 'processing', stuck: true }), expect.objectContaining({ state: 'processing', stuck: true })]);
 

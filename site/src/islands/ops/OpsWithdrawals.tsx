@@ -139,8 +139,7 @@ function Waiting({
         {item.overdue && <span className="ops-badge danger">{t('ops.kyc.overdue')}</span>}
       </div>
       <p className="kyc-queue-meta">
-        {t('ops.kyc.waiting', { waited: duration(item.waiting_ms), target: duration(targetMs) })} ·{' '}
-        {t('ops.kyc.submitted_at', { at: when(item.created_at) })}
+        {t('ops.kyc.waiting', { waited: duration(item.waiting_ms), target: duration(targetMs) })} · {t('ops.kyc.submitted_at', { at: when(item.created_at) })}
       </p>
       <dl className="kyc-dl">
         {facts.map(([label, value]) => (
@@ -270,7 +269,13 @@ function Troubled({ rows, busy, onAct }: { rows: TOpsPayoutTrouble[]; busy: stri
           cell: (row) =>
             row.stuck ? (
               <span className="ops-row-actions">
-                <button className="btn btn-outline" type="button" disabled={busy === row.id} onClick={() => onAct(row.id, 'retry')} data-testid={`ops-wd-retry-${row.id}`}>
+                <button
+                  className="btn btn-outline"
+                  type="button"
+                  disabled={busy === row.id}
+                  onClick={() => onAct(row.id, 'retry')}
+                  data-testid={`ops-wd-retry-${row.id}`}
+                >
                   {t('ops.wd_retry')}
                 </button>
                 <button
