@@ -78,15 +78,16 @@ export async function postReversal(tx: Queryable, transactionId: string, reason:
   return { transaction_id: row!.tx, reverses: transactionId };
 }
 
-/** Whose wallets or holds a ledger transaction moved (none for a missing one), and whether it was reversed already. */
-export async function transactionParties(db: Queryable, transactionId: string): Promise<{ users: string[]; reversed: boolean }> {
-  const rows = await db.query<{ user_id: string | null; reversed: boolean }>(
-    `SELECT u.uid::text AS user_id, EXISTS (SELECT 1 FROM ledger_transactions r WHERE r.reverses = $1) AS reversed
-       FROM (SELECT DISTINCT coalesce(a.user_id, a.holder_id) AS uid FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
-              WHERE p.transaction_id = $1 AND a.kind IN ('user', 'hold')) u RIGHT JOIN (SELECT 1) one ON true ORDER BY u.uid`,
+/** Whose wallets or holds a ledger transaction moved (none for a missing one), whether it moved a hold, whether it was reversed already. */
+export async function transactionParties(db: Queryable, transactionId: string): Promise<{ users: string[]; holds: boolean; reversed: boolean }> {
+  const rows = await db.query<{ user_id: string | null; holds: boolean; reversed: boolean }>(
+    `SELECT u.uid::text AS user_id, coalesce(bool_or(u.hold) OVER (), false) AS holds,
+            EXISTS (SELECT 1 FROM ledger_transactions r WHERE r.reverses = $1) AS reversed
+       FROM (SELECT coalesce(a.user_id, a.holder_id) AS uid, bool_or(a.kind = 'hold') AS hold FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
+              WHERE p.transaction_id = $1 AND a.kind IN ('user', 'hold') GROUP BY 1) u RIGHT JOIN (SELECT 1) one ON true ORDER BY u.uid`,
     [transactionId],
   );
-  return { users: rows.flatMap((row) => (row.user_id ? [row.user_id] : [])), reversed: rows[0]?.reversed ?? false };
+  return { users: rows.flatMap((row) => (row.user_id ? [row.user_id] : [])), holds: rows[0]?.holds ?? false, reversed: rows[0]?.reversed ?? false };
 }
 
 /** A user's balances in minor units by currency (accounts that exist). */

@@ -81,6 +81,8 @@ const ACTIONS: { [A in TOpsRequestAction]: TAction<TParamsOf<A>> } = {
       const parties = await transactionParties(db, transaction_id);
       if (!parties.users.includes(id)) throw new AppError('transaction_not_found');
       if (parties.reversed) throw new AppError('already_reversed');
+      // Held money is released or captured by its own state machine, which a reversal would leave stranded.
+      if (parties.holds) throw new AppError('ops_reverse_hold');
       return `ledger_transaction:${transaction_id}`;
     },
     run: async (tx, { transaction_id, memo }, by) => {

@@ -5,6 +5,7 @@ import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { asOperator, operatorWith, stepUpOperator, type TTestOperator, useOpsApp } from '../../ops-helpers.ts';
 import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
+import { placeHold } from '../../../src/domains/ledger/holds.ts';
 import { userBalance } from '../../../src/domains/ledger/service.ts';
 
 describe.each(ENGINES)('money by four eyes on %s', (engine) => {
@@ -107,6 +108,15 @@ describe.each(ENGINES)('money by four eyes on %s', (engine) => {
     expect(await usdt(cust)).toBe(0n);
     const again = await post(bob, '/api/ops/requests', reverse(cust.accountId));
     expect(again.json().code).toBe('already_reversed');
+    // A transaction that moved held money is ended by its own state machine, never reversed.
+    await fund(ctx.db, cust.id, 'USDT', 2_000_000n);
+    await ctx.db.transaction((tx) => placeHold(tx, { userId: cust.id, currency: 'USDT', amount: 1_000_000n, purpose: 'test hold' }));
+    const [held] = await ctx.db.query<{ id: string }>(
+      "SELECT p.transaction_id::text AS id FROM postings p JOIN ledger_accounts a ON a.id = p.account_id WHERE a.kind = 'hold' AND a.holder_id = $1 ORDER BY p.id DESC LIMIT 1",
+      [cust.id],
+    );
+    const hold = await post(bob, '/api/ops/requests', { ...reverse(cust.accountId), params: { ...reverse(cust.accountId).params, transaction_id: held!.id } });
+    expect({ status: hold.statusCode, code: hold.json().code }).toEqual({ status: 409, code: 'ops_reverse_hold' });
     expect(await checkLedger(ctx.db)).toMatchObject({ ok: true });
   });
 

@@ -48,8 +48,11 @@ export function OpsCustomerMoney({ customer }: { customer: TOpsCustomer }) {
     return { allowed: me.operator.permissions.includes('ledger.adjust'), pending: requests.pending };
   }, [accountId]);
   const { data, reload } = useOpsLoad(load);
-  // Transactions of the customer's own wallets (not holds), newest first, each once.
-  const transactions = [...new Map(customer.ledger.filter((line) => line.account === 'user').map((line) => [line.transaction_id, line])).values()];
+  // Transactions of the customer's wallets that moved no held money (those end with their withdrawal or card order), newest first, each once.
+  const held = new Set(customer.ledger.filter((line) => line.account === 'hold').map((line) => line.transaction_id));
+  const transactions = [
+    ...new Map(customer.ledger.filter((line) => line.account === 'user' && !held.has(line.transaction_id)).map((line) => [line.transaction_id, line])).values(),
+  ];
   const blank: TDraft = {
     kind: 'credit',
     currency: customer.wallets[0]?.currency ?? 'USDT',
