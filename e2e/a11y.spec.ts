@@ -3,7 +3,7 @@ import { expect, test, type Browser, type BrowserContext, type Page } from '@pla
 import { closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { A11Y_STATES, VIEWPORTS, type TA11yState, type TViewport } from './a11y-routes.ts';
-import { authCheck, BASE_URL, DEMO, islandsReady, logIn, sendNotification, signUp } from './helpers.ts';
+import { BASE_URL, DEMO, islandsReady, logIn, sendNotification, signUp } from './helpers.ts';
 import { sendPassport } from './kyc-helpers.ts';
 import { freshSecondFactor, signedInOperator } from './ops-helpers.ts';
 
@@ -178,8 +178,8 @@ test('axe-core: every page state of a new account at level 0, ru and en', async 
 
 /**
  * The back office as an operator of the compliance, support, finance and admin roles sees it, with a
- * passport waiting for review, the demo account's question waiting on the desk and its withdrawal
- * waiting for an operator: every `auth: 'ops'`
+ * passport waiting for review, the demo account's question waiting on the desk and a customer's
+ * withdrawal waiting for an operator: every `auth: 'ops'`
  * state, ru and en, at both widths.
  */
 test('axe-core: the back office, ru and en', async ({ browser }) => {
@@ -188,18 +188,18 @@ test('axe-core: the back office, ru and en', async ({ browser }) => {
   const customerPage = await customer.newPage();
   await signUp(customerPage, { prefix: 'a11y-kyc' });
   await sendPassport(customerPage);
-  await customer.close();
-  const asker = await newContext(browser, 'ru', await demoSession(browser));
-  const askerPage = await asker.newPage();
-  expect((await askerPage.request.post('/api/support', { data: { text: 'a11y: a question for the desk' } })).status()).toBe(200);
   // A withdrawal above the auto-approval amount waits on the withdrawals desk.
-  const demo = await authCheck(askerPage.request);
-  expect((await askerPage.request.post('/api/dev/credit', { data: { account_id: demo.user.account_id, currency: 'RUB', amount: '20000' } })).ok()).toBe(true);
-  const withdrawal = await askerPage.request.post('/api/withdraw/form/sandbox-card', {
+  const waiting = await signUp(customerPage, { prefix: 'a11y-withdraw' });
+  expect((await customerPage.request.post('/api/dev/level', { data: { account_id: waiting.accountId, level: 1 } })).ok()).toBe(true);
+  expect((await customerPage.request.post('/api/dev/credit', { data: { account_id: waiting.accountId, currency: 'RUB', amount: '20000' } })).ok()).toBe(true);
+  const withdrawal = await customerPage.request.post('/api/withdraw/form/sandbox-card', {
     form: { amount: '15000', currency: 'RUB', card_number: '4242 4242 4242 4242', card_holder: 'IVAN PETROV' },
     headers: { 'idempotency-key': `a11y-withdrawal-${Date.now()}` },
   });
   expect(withdrawal.ok(), await withdrawal.text()).toBe(true);
+  await customer.close();
+  const asker = await newContext(browser, 'ru', await demoSession(browser));
+  expect((await (await asker.newPage()).request.post('/api/support', { data: { text: 'a11y: a question for the desk' } })).status()).toBe(200);
   await asker.close();
   const context = await newContext(browser, 'ru');
   const page = await context.newPage();
