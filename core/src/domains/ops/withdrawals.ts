@@ -3,9 +3,9 @@ import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { withRetry } from '../../money-errors.ts';
 import { currencies } from '../currencies/service.ts';
-import { limitState, userLevel } from '../limits/service.ts';
+import { limitState, type TLimitState, userLevel } from '../limits/service.ts';
 import { approveIn, dispatchWithdrawal, failStuckPayout, rejectIn, retryPayout, type TPayoutDeps } from '../payments/withdrawal-states.ts';
-import { isLargeWithdrawal } from '../payments/withdrawals.ts';
+import { isLarge, largeAmounts } from '../payments/withdrawals.ts';
 import { claimItem, claimsOf, releaseClaim, type TClaim } from './claims.ts';
 import type { TOpsActor } from './customers.ts';
 import { pendingRequestsFor, proposeRequest, withdrawalSubject } from './requests.ts';
@@ -56,19 +56,25 @@ async function waitingWithdrawals(db: Queryable, acting: TOpsActor, targetMs: nu
                 AND p.created_at > w.created_at - interval '24 hours' AND p.created_at <= w.created_at
                 AND p.state NOT IN ('rejected', 'cancelled'))::text AS sum_24h
        FROM withdrawals w JOIN users u ON u.id = w.user_id
-      WHERE w.state = 'requested' ORDER BY w.created_at, w.id LIMIT 200`,
+      WHERE w.state = 'requested' ORDER BY w.created_at, w.id LIMIT 100`,
   );
   const ids = rows.map((row) => row.id);
-  const [claims, requests, byCode] = await Promise.all([
-    claimsOf(db, OPS_WITHDRAWALS_QUEUE, ids, acting.now),
-    pendingRequestsFor(db, 'withdrawals.approve_large', ids.map(withdrawalSubject), acting.operator.id),
-    currencies(db),
-  ]);
+  const claims = await claimsOf(db, OPS_WITHDRAWALS_QUEUE, ids, acting.now);
+  const requests = await pendingRequestsFor(db, 'withdrawals.approve_large', ids.map(withdrawalSubject), acting.operator.id);
+  const byCode = await currencies(db);
+  const large = await largeAmounts(db);
+  // A customer's level and limits once, however many of their requests wait.
+  const limitsOf = new Map<string, Promise<TLimitState>>();
   const items: TOpsWithdrawalItem[] = [];
   for (const row of rows) {
     const precision = byCode.get(row.currency)?.precision ?? 0;
-    const level = await userLevel(db, row.user_id);
-    const limits = await limitState(db, row.user_id, level, acting.now);
+    if (!limitsOf.has(row.user_id))
+      limitsOf.set(
+        row.user_id,
+        userLevel(db, row.user_id).then((level) => limitState(db, row.user_id, level, acting.now)),
+      );
+    const limits = await limitsOf.get(row.user_id)!;
+    const level = limits.level;
     const money = (value: bigint) => formatAmount(value, limits.precision);
     const waiting = Math.max(0, acting.now.getTime() - new Date(row.created_at).getTime());
     items.push({
@@ -93,7 +99,7 @@ async function waitingWithdrawals(db: Queryable, acting: TOpsActor, targetMs: nu
       account_created_at: new Date(row.account_created_at).toISOString(),
       same_destination: { own: row.own, others: row.others },
       sum_24h: formatAmount(row.sum_24h, precision),
-      large: await isLargeWithdrawal(db, row.currency, BigInt(row.amount)),
+      large: isLarge(large, row.currency, BigInt(row.amount)),
       request: requests.get(withdrawalSubject(row.id)) ?? null,
       claim: holder(claims.get(row.id), acting.operator),
     });
@@ -170,7 +176,7 @@ async function underClaim<T>(db: Db, acting: TOpsActor, publicId: string, decide
  */
 export async function approveOnDesk(deps: TPayoutDeps, acting: TOpsActor, publicId: string): Promise<{ state: string; request: TOpsRequest | null }> {
   const row = await waitingRow(deps.db, publicId);
-  if (await isLargeWithdrawal(deps.db, row.currency, BigInt(row.amount))) {
+  if (isLarge(await largeAmounts(deps.db), row.currency, BigInt(row.amount))) {
     await claimWithdrawal(deps.db, acting, publicId);
     const request = await proposeRequest(
       deps.db,

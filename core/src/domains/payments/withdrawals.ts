@@ -283,11 +283,17 @@ export async function setLargeAmount(db: Queryable, code: string, amount: string
   return { currency: currency.code, min_amount: formatAmount(value, currency.precision) };
 }
 
-/** Whether a withdrawal of `amount` minor units of `currency` needs a second operator's approval. */
-export async function isLargeWithdrawal(db: Queryable, currency: string, amount: bigint): Promise<boolean> {
-  const [row] = await db.query<{ min_amount: string }>('SELECT min_amount::text FROM withdraw_large_amounts WHERE currency = $1', [currency]);
-  return row !== undefined && amount >= BigInt(row.min_amount);
+/** Per currency, from which amount (minor units) approving a withdrawal needs a second operator. */
+export async function largeAmounts(db: Queryable): Promise<Map<string, bigint>> {
+  const rows = await db.query<{ currency: string; min_amount: string }>('SELECT currency, trunc(min_amount)::text AS min_amount FROM withdraw_large_amounts');
+  return new Map(rows.map((row) => [row.currency, BigInt(row.min_amount)]));
 }
+
+/** Whether a withdrawal of `amount` minor units of `currency` needs a second operator's approval. */
+export const isLarge = (large: Map<string, bigint>, currency: string, amount: bigint): boolean => {
+  const from = large.get(currency);
+  return from !== undefined && amount >= from;
+};
 
 /** The four-eyes amounts a fresh database starts with (major units: ten times the auto-approval ones), on an empty table only. */
 export async function seedWithdrawLargeAmounts(tx: Queryable): Promise<boolean> {
@@ -295,7 +301,7 @@ export async function seedWithdrawLargeAmounts(tx: Queryable): Promise<boolean> 
   if (existing) return false;
   await tx.query(
     `INSERT INTO withdraw_large_amounts (currency, min_amount)
-     SELECT c.code, 10 * t.amount::numeric * power(10::numeric, c.precision) FROM unnest($1::text[], $2::text[]) AS t (code, amount) JOIN currencies c ON c.code = t.code`,
+     SELECT c.code, trunc(10 * t.amount::numeric * power(10::numeric, c.precision)) FROM unnest($1::text[], $2::text[]) AS t (code, amount) JOIN currencies c ON c.code = t.code`,
     [Object.keys(SEED_AUTO_APPROVAL), Object.values(SEED_AUTO_APPROVAL)],
   );
   return true;

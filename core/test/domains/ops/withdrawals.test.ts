@@ -7,7 +7,7 @@ import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { heldBalance } from '../../../src/domains/ledger/holds.ts';
 import { userBalance } from '../../../src/domains/ledger/service.ts';
-import { setLargeAmount } from '../../../src/domains/payments/withdrawals.ts';
+import { largeAmounts, setLargeAmount } from '../../../src/domains/payments/withdrawals.ts';
 
 const CARD = { card_number: '4111 1111 1111 1111', card_holder: 'IVAN PETROV' };
 
@@ -79,6 +79,12 @@ describe.each(ENGINES)('the withdrawals desk on %s', (engine) => {
 
     const queues = (await call(ctx.app, '/api/ops/queues', asOperator(ann.token))).json().queues;
     expect(queues.find((queue: { name: string }) => queue.name === 'withdrawals')).toMatchObject({ count: expect.any(Number), target_ms: 4 * 60 * 60_000 });
+  });
+
+  it('the seeded four-eyes amounts hold: ten times the auto-approval amount', async () => {
+    const large = await largeAmounts(ctx.db);
+    expect(large.get('USDT')).toBe(1_000_000_000n);
+    expect(large.get('BTC')).toBe(1_000_000n);
   });
 
   it('a large withdrawal is approved only when a second operator confirms the request', async () => {
