@@ -141,7 +141,7 @@ function Waiting({
       <p className="kyc-queue-meta">
         {t('ops.kyc.waiting', { waited: duration(item.waiting_ms), target: duration(targetMs) })} · {t('ops.kyc.submitted_at', { at: when(item.created_at) })}
       </p>
-      <dl className="kyc-dl">
+      <dl className="kyc-dl ops-wd-facts">
         {facts.map(([label, value]) => (
           <div key={label} className="kyc-dl-row">
             <dt>{label}</dt>
