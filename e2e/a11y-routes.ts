@@ -19,8 +19,9 @@ export type TA11yState = {
   /**
    * Who sees it: signed-out visitors, the signed-in (verified) demo account, both, or a new
    * account at verification level 0 (locked payment systems and cards, the document forms), or
-   * a back-office operator of the compliance, support and admin roles, with a passport waiting
-   * for review and a customer's question waiting on the desk ('ops').
+   * a back-office operator of the compliance, support, finance and admin roles, with a passport
+   * waiting for review, a customer's question waiting on the desk and a withdrawal waiting for an
+   * operator ('ops').
    */
   auth: 'out' | 'in' | 'both' | 'new' | 'ops';
   /** Only at these widths (default both): the burger menu exists only on a phone. */
@@ -74,6 +75,19 @@ async function openFirstCustomer(page: Page) {
   await page.getByTestId('ops-customer-hits').getByRole('link').first().click();
   await expect(page.getByTestId('ops-customer-profile')).toBeVisible();
   await islandsReady(page);
+}
+
+/** The customer view's money form sent without an amount or memo: the core's field errors show. */
+async function proposeEmptyMoney(page: Page) {
+  await openFirstCustomer(page);
+  await page.getByTestId('ops-money-submit').click();
+  await expect(page.locator('[data-testid="ops-money-form"] [aria-invalid="true"]').first()).toBeVisible();
+}
+
+/** The withdrawals desk with the first waiting request's rejection form open. */
+async function openRejection(page: Page) {
+  await page.getByTestId('ops-wd-reject').first().click();
+  await expect(page.getByTestId('ops-wd-reject-form')).toBeVisible();
 }
 
 /** The desk with its first conversation open. */
@@ -267,6 +281,15 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'ops home with the queues', path: '/ops', auth: 'ops' },
   { name: 'ops customer search', path: '/ops/customers?q=demo%40obmen.local', auth: 'ops' },
   { name: 'ops customer view', path: '/ops/customers?q=demo%40obmen.local', auth: 'ops', prepare: openFirstCustomer },
+  {
+    name: 'ops customer view, a money proposal refused',
+    path: '/ops/customers?q=demo%40obmen.local',
+    auth: 'ops',
+    prepare: proposeEmptyMoney,
+    scope: '[data-testid="ops-customer-money"]',
+  },
+  { name: 'ops withdrawals desk', path: '/ops/withdrawals', auth: 'ops' },
+  { name: 'ops withdrawals desk, a rejection open', path: '/ops/withdrawals', auth: 'ops', prepare: openRejection, scope: '[data-testid="ops-wd-waiting"]' },
   { name: 'ops approvals', path: '/ops/approvals', auth: 'ops' },
   { name: 'ops operators', path: '/ops/operators', auth: 'ops' },
   { name: 'ops audit trail', path: '/ops/audit', auth: 'ops' },

@@ -175,8 +175,9 @@ test('axe-core: every page state of a new account at level 0, ru and en', async 
 });
 
 /**
- * The back office as an operator of the compliance, support and admin roles sees it, with a passport
- * waiting for review and the demo account's question waiting on the desk: every `auth: 'ops'`
+ * The back office as an operator of the compliance, support, finance and admin roles sees it, with a
+ * passport waiting for review, the demo account's question waiting on the desk and a customer's
+ * withdrawal waiting for an operator: every `auth: 'ops'`
  * state, ru and en, at both widths.
  */
 test('axe-core: the back office, ru and en', async ({ browser }) => {
@@ -185,13 +186,22 @@ test('axe-core: the back office, ru and en', async ({ browser }) => {
   const customerPage = await customer.newPage();
   await signUp(customerPage, { prefix: 'a11y-kyc' });
   await sendPassport(customerPage);
+  // A withdrawal above the auto-approval amount waits on the withdrawals desk.
+  const waiting = await signUp(customerPage, { prefix: 'a11y-withdraw' });
+  expect((await customerPage.request.post('/api/dev/level', { data: { account_id: waiting.accountId, level: 1 } })).ok()).toBe(true);
+  expect((await customerPage.request.post('/api/dev/credit', { data: { account_id: waiting.accountId, currency: 'RUB', amount: '20000' } })).ok()).toBe(true);
+  const withdrawal = await customerPage.request.post('/api/withdraw/form/sandbox-card', {
+    form: { amount: '15000', currency: 'RUB', card_number: '4242 4242 4242 4242', card_holder: 'IVAN PETROV' },
+    headers: { 'idempotency-key': `a11y-withdrawal-${Date.now()}` },
+  });
+  expect(withdrawal.ok(), await withdrawal.text()).toBe(true);
   await customer.close();
   const asker = await newContext(browser, 'ru', await demoSession(browser));
   expect((await (await asker.newPage()).request.post('/api/support', { data: { text: 'a11y: a question for the desk' } })).status()).toBe(200);
   await asker.close();
   const context = await newContext(browser, 'ru');
   const page = await context.newPage();
-  const operator = await signedInOperator(page, ['compliance', 'support', 'admin']);
+  const operator = await signedInOperator(page, ['compliance', 'support', 'finance', 'admin']);
   const findings: TFinding[] = [];
   for (const locale of LOCALES) {
     await withLocale(context, locale);

@@ -9,8 +9,9 @@
  * Notifications (cli/notifications.ts): notify:send, notify:list, notify:delete.
  * Rates (cli/rates.ts): rates:list [SRC/DST], rates:set <SRC> <DST> key=value…, rates:sync (from RATES_FEED_URL).
  * Transfers (cli/transfer.ts): transfer:set <CUR> key=value….
- * Ledger (cli/ledger.ts): balance:credit|balance:debit <account_id> <CUR> <amount> <reason…>,
- *   ledger:reverse <transaction id> <reason…>, ledger:check.
+ * Ledger (cli/ledger.ts), four eyes as named operators (--as <e-mail>): balance:credit|balance:debit
+ *   <account_id> <CUR> <amount> <memo…> and ledger:reverse <transaction id> <memo…> propose;
+ *   request:list, request:approve|decline|withdraw <request id>; ledger:check.
  * Identity (cli/verification.ts): kyc:queue, kyc:show <id>, kyc:file <file id> <path>,
  *   kyc:approve <id>, kyc:reject <id> --file side=reason[:note]… --retry|--final, kyc:limits.
  * Referral (cli/referral.ts): referral:terms [share= currency= hold= min= enabled=], referral:settle.
@@ -18,8 +19,9 @@
  *   cards:order:show <id>, cards:issuer, cards:issuer:advance [at=…], cards:callbacks, cards:callback:replay <id>.
  * Support (cli/chat.ts): support:list [--all], support:show <account id>, support:reply <account id>
  *   <text> [--file path]…, support:close <account id>, support:file <file id> <path>, chat:reports.
- * Withdrawals (cli/withdraw.ts): withdraw:list [state=…], withdraw:approve <id>, withdraw:reject <id>
- *   <reason…>, withdraw:auto <CUR> <amount>, payouts:sandbox [id=<id>] [outcome=succeeded|failed],
+ * Withdrawals (cli/withdraw.ts): withdraw:list [state=…], withdraw:approve <id> --as <e-mail> (a large
+ *   one becomes a request), withdraw:reject <id> <reason> [words…] --as, withdraw:retry|fail <id> --as,
+ *   withdraw:auto <CUR> <amount>, withdraw:large <CUR> <amount>, payouts:sandbox [id=<id>] [outcome=succeeded|failed],
  *   payments:reconcile from=<day> to=<day>.
  * Audit (cli/audit.ts): audit:verify [file.jsonl] (the hash chain, in the database or an export,
  *   offline), audit:export <file.jsonl> [from= to= actor= subject= action=].

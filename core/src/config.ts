@@ -108,6 +108,12 @@ const ZConfig = z
       .int()
       .min(60_000)
       .default(24 * 60 * 60_000),
+    /** The withdrawals desk's target: a request waiting for an operator longer is overdue (queues, /metrics). */
+    WITHDRAWAL_REVIEW_TARGET_MS: z.coerce
+      .number()
+      .int()
+      .min(60_000)
+      .default(4 * 60 * 60_000),
     /** Realtime events go between the cores through this NATS server (nats://host:4222); unset: PostgreSQL LISTEN/NOTIFY. */
     NATS_URL: z.url({ protocol: /^(nats|tls)$/ }).optional(),
     /** How often the realtime stream re-checks its sessions (logout closes sockets within this) and catches up. */

@@ -66,6 +66,7 @@ export const ERRORS = {
   ops_four_eyes: error(409, 'ops.four_eyes'),
   ops_request_closed: error(409, 'ops.request_closed'),
   ops_request_pending: error(409, 'ops.request_pending'),
+  ops_reverse_hold: error(409, 'ops.reverse_hold'),
   // withdrawals (the limit's message names the period: withdraw.limit_exceeded_24h / _30d)
   withdrawal_limit_exceeded: error(422, 'withdraw.limit_exceeded_24h', 'amount', 'withdraw.field_limit_exceeded'),
   deposit_limit_exceeded: error(422, 'withdraw.limit_exceeded_24h', 'amount', 'withdraw.field_limit_exceeded'),

@@ -32,3 +32,4 @@ export * from './ops-kyc.ts';
 export * from './ops-support.ts';
 export * from './ops-customers.ts';
 export * from './ops-requests.ts';
+export * from './ops-withdrawals.ts';

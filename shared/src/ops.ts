@@ -33,6 +33,9 @@ export const OPS_PERMISSIONS = [
   'operators.manage',
   'queues.view',
   'customers.reset_second_factor',
+  'ledger.adjust',
+  'withdrawals.review',
+  'withdrawals.approve_large',
 ] as const;
 export type TOpsPermission = (typeof OPS_PERMISSIONS)[number];
 export type TOpsAccess = TOpsPermission | 'signed_in' | null;

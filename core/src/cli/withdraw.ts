@@ -1,21 +1,24 @@
-import { userInfo } from 'node:os';
 import { loadConfig } from '../config.ts';
 import { openDocumentCipher } from '../domains/verification/cipher.ts';
 import { loadPaymentProviders } from '../providers/index.ts';
 import { reconcile } from '../domains/payments/reconcile.ts';
 import { runSandboxPayouts } from '../providers/sandbox/payouts.ts';
-import { approveWithdrawal, rejectWithdrawal } from '../domains/payments/withdrawal-states.ts';
-import { listWithdrawals, setAutoApproval } from '../domains/payments/withdrawals.ts';
+import { parseArgs } from 'node:util';
+import { WITHDRAWAL_REJECT_REASONS } from '@obmen/shared';
+import type { Db } from '../db/index.ts';
+import { listWithdrawals, setAutoApproval, setLargeAmount } from '../domains/payments/withdrawals.ts';
+import type { TPayoutDeps } from '../domains/payments/withdrawal-states.ts';
+import { approveOnDesk, failOnDesk, rejectOnDesk, retryOnDesk } from '../domains/ops/withdrawals.ts';
 import { options, type TCommand } from './command.ts';
+import { cliOperator } from './ops-actor.ts';
 
 const LIST_USAGE = 'usage: withdraw:list [state=requested|approved|processing|paid|rejected|failed|cancelled] [limit=<1..1000>]';
 const SANDBOX_USAGE = 'usage: payouts:sandbox [id=<withdrawal id>] [outcome=succeeded|failed]  (settles due payouts; with id: that one now)';
 const RECONCILE_USAGE = 'usage: payments:reconcile from=<YYYY-MM-DD> to=<YYYY-MM-DD>  (to inclusive, UTC days)';
 
-/** Who is acting, for the audit log: OBMEN_OPERATOR, else the login name. */
-function operator(): string {
-  return `operator:${(process.env.OBMEN_OPERATOR ?? userInfo().username).trim() || 'unknown'}`;
-}
+const AS = { as: { type: 'string' } } as const;
+
+const payoutDeps = (db: Db): TPayoutDeps => ({ db, cipher: openDocumentCipher(loadConfig(), (msg) => console.error(msg)) });
 
 function day(text: string | undefined, end: boolean): Date {
   if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text)) throw new Error(RECONCILE_USAGE);
@@ -25,8 +28,9 @@ function day(text: string | undefined, end: boolean): Date {
 }
 
 /**
- * Withdrawals for operators: the queue, approve, reject with a reason, the auto-approval
- * amounts; the sandbox providers' payouts; reconciliation of providers against the ledger.
+ * Withdrawals for operators, as the desk (/ops/withdrawals) does them and as a named operator
+ * (--as): the queue, approve (a large one becomes a four-eyes request), reject with a catalogued
+ * reason, retry or give up a stuck payout; the auto-approval and four-eyes amounts; the sandbox providers' payouts; reconciliation of providers against the ledger.
  */
 export const WITHDRAW_COMMANDS: Record<string, TCommand> = {
   'withdraw:list': async (db, args) => {
@@ -35,13 +39,35 @@ export const WITHDRAW_COMMANDS: Record<string, TCommand> = {
     if (!Number.isInteger(count) || count < 1 || count > 1000) throw new Error(LIST_USAGE);
     return listWithdrawals(db, { state, limit: count });
   },
-  'withdraw:approve': async (db, [id]) => {
-    if (!id) throw new Error('usage: withdraw:approve <withdrawal id>');
-    return approveWithdrawal({ db, cipher: openDocumentCipher(loadConfig(), (msg) => console.error(msg)) }, id, operator(), new Date());
+  'withdraw:approve': async (db, args) => {
+    const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: AS });
+    const usage = 'usage: withdraw:approve <withdrawal id> --as <operator e-mail>  (a large one becomes a request: request:approve)';
+    if (positionals.length !== 1) throw new Error(usage);
+    return approveOnDesk(payoutDeps(db), await cliOperator(db, values.as, usage), positionals[0]!);
   },
-  'withdraw:reject': async (db, [id, ...reason]) => {
-    if (!id || !reason.join(' ').trim()) throw new Error('usage: withdraw:reject <withdrawal id> <reason…>');
-    return rejectWithdrawal(db, id, reason.join(' '), operator(), new Date());
+  'withdraw:reject': async (db, args) => {
+    const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: AS });
+    const usage = `usage: withdraw:reject <withdrawal id> <${WITHDRAWAL_REJECT_REASONS.join('|')}> [words…] --as <operator e-mail>`;
+    const [id, reason, ...words] = positionals;
+    const code = WITHDRAWAL_REJECT_REASONS.find((known) => known === reason);
+    if (!id || !code) throw new Error(usage);
+    return rejectOnDesk(db, await cliOperator(db, values.as, usage), id, code, words.join(' '));
+  },
+  'withdraw:retry': async (db, args) => {
+    const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: AS });
+    const usage = 'usage: withdraw:retry <withdrawal id> --as <operator e-mail>  (a stuck payout, to its provider again)';
+    if (positionals.length !== 1) throw new Error(usage);
+    return retryOnDesk(payoutDeps(db), await cliOperator(db, values.as, usage), positionals[0]!);
+  },
+  'withdraw:fail': async (db, args) => {
+    const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: AS });
+    const usage = 'usage: withdraw:fail <withdrawal id> --as <operator e-mail>  (a stuck payout given up; the hold released)';
+    if (positionals.length !== 1) throw new Error(usage);
+    return failOnDesk(db, await cliOperator(db, values.as, usage), positionals[0]!);
+  },
+  'withdraw:large': async (db, [currency, amount]) => {
+    if (!currency || !amount) throw new Error('usage: withdraw:large <CURRENCY> <amount>  (from it on, an approval needs a second operator; 0: never)');
+    return setLargeAmount(db, currency, amount);
   },
   'withdraw:auto': async (db, [currency, amount]) => {
     if (!currency || !amount) throw new Error('usage: withdraw:auto <CURRENCY> <amount>  (requests up to it are approved without an operator; 0: none)');

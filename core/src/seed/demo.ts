@@ -8,7 +8,7 @@ import { seedCardProducts } from '../domains/cards/catalogue.ts';
 import { postTransaction, systemAccount, userAccount } from '../domains/ledger/posting.ts';
 import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
 import { SANDBOX_PAYMENT_SYSTEMS } from '../providers/sandbox/catalogue.ts';
-import { seedWithdrawAutoApproval } from '../domains/payments/withdrawals.ts';
+import { seedWithdrawAutoApproval, seedWithdrawLargeAmounts } from '../domains/payments/withdrawals.ts';
 import { seedDemoOperator } from '../domains/ops/service.ts';
 
 /**
@@ -147,6 +147,8 @@ export async function seedDemoData(db: Db, options: { demoAccount: boolean; sand
   await seedReferralTerms(db);
   // Withdrawals up to these amounts need no operator (an empty table only).
   if (await db.transaction((tx) => seedWithdrawAutoApproval(tx))) seeded.push('withdrawal auto-approval limits');
+  // From these amounts a withdrawal approved by hand needs a second operator (an empty table only).
+  if (await db.transaction((tx) => seedWithdrawLargeAmounts(tx))) seeded.push('withdrawal four-eyes amounts');
   if (options.sandboxCatalogue) {
     // On an empty catalogue only (also on a database seeded before it existed).
     if (await db.transaction((tx) => seedPaymentSystems(tx, SANDBOX_PAYMENT_SYSTEMS))) seeded.push('sandbox payment systems');

@@ -62,6 +62,7 @@ describe('ops seed and the demo account', () => {
       'currencies, site settings, menus, articles',
       'rates and transfer limits',
       'withdrawal auto-approval limits',
+      'withdrawal four-eyes amounts',
       'sandbox payment systems',
       'card products (sandbox issuer)',
       'verified demo user',
@@ -91,7 +92,9 @@ describe('ops seed and the demo account', () => {
   it('production: no demo account and nothing printed', async () => {
     const data = join(dir, 'production');
     const seed = opsSeed(data, 'production');
-    expect(seed).toEqual({ seeded: ['currencies, site settings, menus, articles', 'rates and transfer limits', 'withdrawal auto-approval limits'] });
+    expect(seed).toEqual({
+      seeded: ['currencies, site settings, menus, articles', 'rates and transfer limits', 'withdrawal auto-approval limits', 'withdrawal four-eyes amounts'],
+    });
     const core = await start(data, 'production');
     try {
       expect(core.lines.some((line) => JSON.stringify(line).includes(DEMO.password))).toBe(false);

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { fireEvent, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { DICTIONARIES, type TOpsCustomer } from '@obmen/shared';
 import OpsCustomer from '../../src/islands/ops/OpsCustomer.tsx';
@@ -46,13 +46,18 @@ const customer: TOpsCustomer = {
 const page = `/ops/customers/${customer.account_id}`;
 const en = DICTIONARIES.en;
 
+const requests = `/ops/requests?account_id=${customer.account_id}`;
+const me = (permissions: string[]) => ok({ operator: { email: 'ann@obmen.test', locale: 'en', roles: [], permissions } });
+/** What the money section asks: who the operator is and what waits about this customer (none). */
+const moneyLoad = (permissions = ['customers.view']) => ({ '/ops/me': [me(permissions)], [requests]: [ok({ pending: [], decided: [] })] });
+
 const show = () => render(<OpsCustomer locale="en" messages={DICTIONARIES.en} timeZone="UTC" accountId={customer.account_id} />);
 
 resetAfterEach();
 
 describe('OpsCustomer', () => {
   it('shows the customer masked, with wallets in the shared format', async () => {
-    mockApi({ [page]: [ok({ customer })] });
+    mockApi({ [page]: [ok({ customer })], ...moneyLoad() });
     show();
     expect((await screen.findByTestId('ops-customer-profile')).textContent).toContain('P*** I***');
     expect(screen.getByTestId('ops-customer-wallets').textContent).toContain('125.5');
@@ -65,6 +70,7 @@ describe('OpsCustomer', () => {
       [page]: [ok({ customer }), ok({ customer: blocked })],
       [`${page}/block-sign-in`]: [refused(403, 'step_up_required', en['ops.step_up_required']!), ok({})],
       '/ops/step-up': [refused(400, 'second_factor_invalid', 'Wrong code', { code: 'Wrong code' }), ok({})],
+      ...moneyLoad(),
     });
     show();
     await screen.findByTestId('ops-customer-profile');
@@ -83,10 +89,53 @@ describe('OpsCustomer', () => {
   });
 
   it('names the refusal when the role may not act', async () => {
-    mockApi({ [page]: [ok({ customer })], [`${page}/block-sign-in`]: [refused(403, 'ops_forbidden', en['ops.forbidden']!)] });
+    mockApi({ [page]: [ok({ customer })], [`${page}/block-sign-in`]: [refused(403, 'ops_forbidden', en['ops.forbidden']!)], ...moneyLoad() });
     show();
     await screen.findByTestId('ops-customer-profile');
     fireEvent.click(screen.getByTestId('ops-action-submit'));
     expect((await screen.findByTestId('ops-action-error')).textContent).toBe(en['ops.forbidden']);
+  });
+
+  it('shows money only to an operator who may move it; a credit is proposed, not made', async () => {
+    const pending = {
+      id: '9',
+      action: 'ledger.adjust',
+      params: { account_id: customer.account_id, currency: 'USDT', amount: '50', direction: 'credit', reason: 'compensation', memo: 'outage' },
+      subject: `customer:${customer.account_id}`,
+      reason_code: 'customer_request',
+      reason_text: null,
+      proposed_by: 'ann@obmen.test',
+      proposed_at: '2026-11-27T09:00:00.000Z',
+      expires_at: '2026-11-28T09:00:00.000Z',
+      state: 'pending',
+      decided_by: null,
+      decided_at: null,
+      mine: true,
+    };
+    mockApi({ [page]: [ok({ customer })], ...moneyLoad() });
+    show();
+    await screen.findByTestId('ops-customer-profile');
+    await screen.findByTestId('ops-customer-actions');
+    expect(screen.queryByTestId('ops-customer-money')).toBeNull();
+    cleanup();
+
+    const calls = mockApi({
+      [page]: [ok({ customer })],
+      '/ops/me': [me(['customers.view', 'ledger.adjust']), me(['customers.view', 'ledger.adjust'])],
+      [requests]: [ok({ pending: [], decided: [] }), ok({ pending: [pending], decided: [] })],
+      '/ops/requests': [ok({ request: pending })],
+    });
+    show();
+    const money = await screen.findByTestId('ops-customer-money');
+    expect(money.textContent).toContain(en['ops.money_title']);
+    fireEvent.change(screen.getByTestId('ops-money-amount'), { target: { value: '50' } });
+    fireEvent.change(screen.getByTestId('ops-money-memo'), { target: { value: 'outage' } });
+    fireEvent.click(screen.getByTestId('ops-money-submit'));
+    expect((await screen.findByTestId('ops-money-done')).textContent).toBe(en['ops.request_proposed']);
+    await waitFor(() => expect(calls.filter((call) => call.path === requests)).toHaveLength(2));
+    await waitFor(() =>
+      expect(screen.getByTestId('ops-money-pending').textContent).toContain('Credit 50\u00a0USDT to account 12345674 (Compensation): outage'),
+    );
+    expect(calls.filter((call) => call.path === '/ops/requests' && call.method === 'POST')).toHaveLength(1);
   });
 });

@@ -29,53 +29,65 @@ export type TAdjustment = {
  * An operator credits or debits a user through the ledger, against the house's adjustment
  * account, with a reason kept as the transaction memo. A debit never takes a balance below 0.
  */
-export async function adjustBalance(db: Db, input: TAdjustment): Promise<{ transaction_id: string; currency: string; balance: string }> {
+export async function adjustBalance(db: Db, input: TAdjustment): Promise<TAdjusted> {
+  return withRetry(() => ledgerCall(db, () => db.transaction((tx) => postAdjustment(tx, input))));
+}
+
+type TAdjusted = { transaction_id: string; currency: string; balance: string };
+
+/**
+ * adjustBalance in the caller's transaction (a four-eyes approval's); `account` names the
+ * adjustment account on the other side. A refusal comes back as a database error (ledgerCall).
+ */
+export async function postAdjustment(tx: Queryable, input: TAdjustment & { account?: string }): Promise<TAdjusted> {
   const reason = input.reason.trim();
   if (!reason) throw new AppError('validation', { fields: { reason: 'validation.required' } });
-  const currency = await enabledCurrency(db, input.currency.toUpperCase());
+  const currency = await enabledCurrency(tx, input.currency.toUpperCase());
   const amount = parseUserAmount(input.amount, currency);
   const signed = input.direction === 'credit' ? amount : -amount;
-  return withRetry(() =>
-    ledgerCall(db, () =>
-      db.transaction(async (tx) => {
-        const [user] = await tx.query<{ id: string }>('SELECT id::text AS id FROM users WHERE account_id = $1', [input.accountId]);
-        if (!user) throw moneyError('recipient_not_found', { account_id: input.accountId });
-        const transactionId = await postTransaction(tx, {
-          kind: 'adjustment',
-          postings: [
-            { account: userAccount(user.id, currency.code), amount: signed },
-            { account: systemAccount('adjustment', currency.code), amount: -signed },
-          ],
-          memo: reason,
-          actor: input.actor ?? 'operator',
-        });
-        const [balance] = await tx.query<{ balance: string }>('SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = $2', [
-          user.id,
-          currency.code,
-        ]);
-        return { transaction_id: transactionId, currency: currency.code, balance: formatAmount(balance!.balance, currency.precision) };
-      }),
-    ),
-  );
+  const [user] = await tx.query<{ id: string }>('SELECT id::text AS id FROM users WHERE account_id = $1', [input.accountId]);
+  if (!user) throw moneyError('recipient_not_found', { account_id: input.accountId });
+  const transactionId = await postTransaction(tx, {
+    kind: 'adjustment',
+    postings: [
+      { account: userAccount(user.id, currency.code), amount: signed },
+      { account: systemAccount('adjustment', currency.code, input.account), amount: -signed },
+    ],
+    memo: reason,
+    actor: input.actor ?? 'operator',
+  });
+  const [balance] = await tx.query<{ balance: string }>('SELECT balance::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = $2', [
+    user.id,
+    currency.code,
+  ]);
+  return { transaction_id: transactionId, currency: currency.code, balance: formatAmount(balance!.balance, currency.precision) };
 }
 
 /** A correction: posts the opposite of a ledger transaction (once), with a reason. */
-export async function reverseTransaction(
-  db: Db,
-  transactionId: string,
-  reason: string,
-  actor = 'operator',
-): Promise<{ transaction_id: string; reverses: string }> {
+export async function reverseTransaction(db: Db, transactionId: string, reason: string, actor = 'operator'): Promise<TReversed> {
+  return withRetry(() => ledgerCall(db, () => db.transaction((tx) => postReversal(tx, transactionId, reason, actor))));
+}
+
+type TReversed = { transaction_id: string; reverses: string };
+
+/** reverseTransaction in the caller's transaction (a four-eyes approval's); refusals as database errors. */
+export async function postReversal(tx: Queryable, transactionId: string, reason: string, actor = 'operator'): Promise<TReversed> {
   if (!reason.trim()) throw new AppError('validation', { fields: { reason: 'validation.required' } });
   if (!/^\d{1,18}$/.test(transactionId)) throw new AppError('validation', { fields: { transaction: 'validation.invalid' } });
-  return withRetry(() =>
-    ledgerCall(db, () =>
-      db.transaction(async (tx) => {
-        const [row] = await tx.query<{ tx: string }>('SELECT ledger_reverse($1, $2, $3)::text AS tx', [transactionId, reason.trim(), actor]);
-        return { transaction_id: row!.tx, reverses: transactionId };
-      }),
-    ),
+  const [row] = await tx.query<{ tx: string }>('SELECT ledger_reverse($1, $2, $3)::text AS tx', [transactionId, reason.trim(), actor]);
+  return { transaction_id: row!.tx, reverses: transactionId };
+}
+
+/** Whose wallets or holds a ledger transaction moved (none for a missing one), whether it moved a hold, whether it was reversed already. */
+export async function transactionParties(db: Queryable, transactionId: string): Promise<{ users: string[]; holds: boolean; reversed: boolean }> {
+  const rows = await db.query<{ user_id: string | null; holds: boolean; reversed: boolean }>(
+    `SELECT u.uid::text AS user_id, coalesce(bool_or(u.hold) OVER (), false) AS holds,
+            EXISTS (SELECT 1 FROM ledger_transactions r WHERE r.reverses = $1) AS reversed
+       FROM (SELECT coalesce(a.user_id, a.holder_id) AS uid, bool_or(a.kind = 'hold') AS hold FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
+              WHERE p.transaction_id = $1 AND a.kind IN ('user', 'hold') GROUP BY 1) u RIGHT JOIN (SELECT 1) one ON true ORDER BY u.uid`,
+    [transactionId],
   );
+  return { users: rows.flatMap((row) => (row.user_id ? [row.user_id] : [])), holds: rows[0]?.holds ?? false, reversed: rows[0]?.reversed ?? false };
 }
 
 /** A user's balances in minor units by currency (accounts that exist). */

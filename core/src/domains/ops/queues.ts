@@ -8,7 +8,7 @@ import type { Queryable } from '../../db/index.ts';
  * every core answers the same). GET /api/ops/queues and /metrics read the same figures.
  */
 
-export type TQueueTargets = { supportMs: number; kycMs: number };
+export type TQueueTargets = { supportMs: number; kycMs: number; withdrawalsMs: number };
 
 /** Reported chats have no configurable target: a day, like a document check. */
 export const CHAT_REPORT_TARGET_MS = 24 * 60 * 60_000;
@@ -25,6 +25,8 @@ const QUEUES: TQueueDef[] = [
   { name: 'chat_reports', target: () => CHAT_REPORT_TARGET_MS, since: 'SELECT created_at AS since FROM chat_reports WHERE reviewed_at IS NULL' },
   // Submitted, not yet decided.
   { name: 'kyc', target: (targets) => targets.kycMs, since: `SELECT submitted_at AS since FROM verifications WHERE status = 'submitted'` },
+  // Requested, waiting for an operator (auto-approved ones never wait here).
+  { name: 'withdrawals', target: (targets) => targets.withdrawalsMs, since: `SELECT created_at AS since FROM withdrawals WHERE state = 'requested'` },
 ];
 
 export async function queueFigures(db: Queryable, targets: TQueueTargets, now: Date): Promise<TOpsQueue[]> {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CALLS } from '@obmen/shared/calls';
 import { schemaOf } from '../../lib/call-schema.ts';
-import { ZOpsRequestParams, ZOpsRequestResponse, type TOpsProposal, type TOpsReason } from '@obmen/shared';
+import { ZOpsRequestParams, ZOpsRequestResponse, type TOpsProposal, type TOpsReason, type TOpsRequestsQuery } from '@obmen/shared';
 import { opsActorOf } from './customers-routes.ts';
 import { opsSessionOf } from './guard.ts';
 import { decideRequest, listRequests, proposeRequest } from './requests.ts';
@@ -21,7 +21,10 @@ const requestRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { 
       config: { ops: 'signed_in' },
       schema: { tags, summary: 'Requests waiting for a second operator, and the latest decided', ...schemaOf(CALLS['GET /api/ops/requests']) },
     },
-    async (request) => ({ status: 'ok' as const, ...(await listRequests(app.db, opsSessionOf(request).operator.id, now())) }),
+    async (request) => ({
+      status: 'ok' as const,
+      ...(await listRequests(app.db, opsSessionOf(request).operator.id, now(), (request.query as TOpsRequestsQuery).account_id)),
+    }),
   );
 
   app.post(

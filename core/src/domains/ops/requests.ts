@@ -3,8 +3,13 @@ import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { fromDbError } from '../../money-errors.ts';
 import { writeAudit } from '../audit/service.ts';
+import { currencies, enabledCurrency, parseUserAmount, precisionLookup } from '../currencies/service.ts';
+import { recordEvent } from '../events/service.ts';
+import { postAdjustment, postReversal, transactionParties } from '../ledger/service.ts';
+import { approveIn } from '../payments/withdrawal-states.ts';
 import { removeSecondFactor } from '../security/service.ts';
 import { customerSubject, findCustomer, type TOpsActor, type TOpsReason } from './customers.ts';
+import { releaseClaim } from './claims.ts';
 import { requirePermission } from './guard.ts';
 import { operatorActor } from './service.ts';
 
@@ -20,7 +25,8 @@ type TAction<P> = {
   permission: TOpsPermission;
   /** What the request is about, checked at proposal (a missing customer or operator is refused then). */
   subjectOf: (db: Queryable, params: P) => Promise<string>;
-  run: (tx: Queryable, params: P) => Promise<object>;
+  /** Runs in the approval's transaction; `by` names the request on the ledger (the transaction's actor). */
+  run: (tx: Queryable, params: P, by: string, now: Date) => Promise<object>;
 };
 type TParamsOf<A extends TOpsRequestAction> = Extract<TOpsProposal, { action: A }>['params'];
 
@@ -45,7 +51,64 @@ const ACTIONS: { [A in TOpsRequestAction]: TAction<TParamsOf<A>> } = {
       return { second_factor: 'removed' };
     },
   },
+  'ledger.adjust': {
+    permission: 'ledger.adjust',
+    subjectOf: async (db, params) => {
+      const { account_id } = await findCustomer(db, params.account_id);
+      parseUserAmount(params.amount, await enabledCurrency(db, params.currency));
+      return customerSubject(account_id);
+    },
+    run: async (tx, params, by) => {
+      const { id } = await findCustomer(tx, params.account_id);
+      const done = await postAdjustment(tx, {
+        accountId: params.account_id,
+        currency: params.currency,
+        amount: params.amount,
+        direction: params.direction,
+        reason: `${params.reason}: ${params.memo}`,
+        account: params.reason,
+        actor: by,
+      });
+      await recordEvent(tx, id, 'wallets', null);
+      return done;
+    },
+  },
+  'ledger.reverse': {
+    permission: 'ledger.adjust',
+    // The transaction must have moved this customer's money: a stranger's answers as a missing one.
+    subjectOf: async (db, { account_id, transaction_id }) => {
+      const { id } = await findCustomer(db, account_id);
+      const parties = await transactionParties(db, transaction_id);
+      if (!parties.users.includes(id)) throw new AppError('transaction_not_found');
+      if (parties.reversed) throw new AppError('already_reversed');
+      // Held money is released or captured by its own state machine, which a reversal would leave stranded.
+      if (parties.holds) throw new AppError('ops_reverse_hold');
+      return `ledger_transaction:${transaction_id}`;
+    },
+    run: async (tx, { transaction_id, memo }, by) => {
+      const done = await postReversal(tx, transaction_id, memo, by);
+      for (const user of (await transactionParties(tx, transaction_id)).users) await recordEvent(tx, user, 'wallets', null);
+      return done;
+    },
+  },
+  'withdrawals.approve_large': {
+    permission: 'withdrawals.approve_large',
+    subjectOf: async (db, { withdrawal_id }) => {
+      const [row] = await db.query<{ state: string }>('SELECT state FROM withdrawals WHERE public_id = $1', [withdrawal_id]);
+      if (!row) throw notFoundOf('withdrawal');
+      if (row.state !== 'requested') throw new AppError('withdrawal_state', { vars: { state: row.state } });
+      return withdrawalSubject(withdrawal_id);
+    },
+    // Approved here (the desk's claim on it given back); the payouts job hands it to its provider after the commit.
+    run: async (tx, { withdrawal_id }, by, now) => {
+      await approveIn(tx, withdrawal_id, by, now);
+      await releaseClaim(tx, { queue: 'withdrawals', itemId: withdrawal_id });
+      return { withdrawal: withdrawal_id, state: 'approved' };
+    },
+  },
 };
+
+export const withdrawalSubject = (publicId: string) => `withdrawal:${publicId}`;
 
 async function operatorIdOf(db: Queryable, email: string): Promise<{ id: string }> {
   const [row] = await db.query<{ id: string }>('SELECT id::text AS id FROM operators WHERE email = lower($1)', [email]);
@@ -138,7 +201,7 @@ export async function decideRequest(db: Db, id: string, decision: 'approve' | 'd
       const request = await requestById(tx, id, actor.operator.id, true);
       const state = decision === 'approve' ? 'approved' : decision === 'decline' ? 'declined' : 'withdrawn';
       await tx.query('UPDATE ops_requests SET state = $2, decided_by = $3, decided_at = $4 WHERE id = $1', [id, state, actor.operator.id, actor.now]);
-      const outcome = decision === 'approve' ? await action.run(tx, request.params as never) : null;
+      const outcome = decision === 'approve' ? await action.run(tx, request.params as never, `ops_request:${id}`, actor.now) : null;
       await writeAudit(tx, {
         actor: operatorActor(actor.operator),
         action: `request.${decision}:${request.action}`,
@@ -153,16 +216,32 @@ export async function decideRequest(db: Db, id: string, decision: 'approve' | 'd
       return requestById(tx, id, actor.operator.id);
     });
   } catch (err) {
-    throw fromDbError(err, () => undefined);
+    // A ledger refusal (an overdraft, a transaction reversed meanwhile) rolls the approval back
+    // with it: the request stays pending, to be declined or approved once the balance allows.
+    throw fromDbError(err, precisionLookup(await currencies(db)));
   }
 }
 
-/** The pending requests (oldest first) and the 50 latest decided ones. */
-export async function listRequests(db: Queryable, operatorId: string, now: Date): Promise<{ pending: TOpsRequest[]; decided: TOpsRequest[] }> {
+/** The pending requests of an action about these subjects, by subject (a desk's rows). */
+export async function pendingRequestsFor(db: Queryable, action: TOpsRequestAction, subjects: string[], operatorId: string): Promise<Map<string, TOpsRequest>> {
+  if (subjects.length === 0) return new Map();
+  const rows = await db.query<TRow>(`${SELECT} WHERE r.state = 'pending' AND r.action = $1 AND r.subject = ANY($2::text[])`, [action, subjects]);
+  return new Map(rows.map((row) => [row.subject, shown(row, operatorId)]));
+}
+
+/** The pending requests (oldest first) and the 50 latest decided ones; with `accountId`, those about that customer. */
+export async function listRequests(
+  db: Queryable,
+  operatorId: string,
+  now: Date,
+  accountId?: number,
+): Promise<{ pending: TOpsRequest[]; decided: TOpsRequest[] }> {
   await lapseOpsRequests(db, now);
+  const about = accountId === undefined ? '' : ` AND (r.subject = $1 OR r.params->>'account_id' = $2)`;
+  const params = accountId === undefined ? [] : [customerSubject(accountId), String(accountId)];
   const [pending, decided] = await Promise.all([
-    db.query<TRow>(`${SELECT} WHERE r.state = 'pending' ORDER BY r.proposed_at, r.id`),
-    db.query<TRow>(`${SELECT} WHERE r.state <> 'pending' ORDER BY r.decided_at DESC, r.id DESC LIMIT 50`),
+    db.query<TRow>(`${SELECT} WHERE r.state = 'pending'${about} ORDER BY r.proposed_at, r.id`, params),
+    db.query<TRow>(`${SELECT} WHERE r.state <> 'pending'${about} ORDER BY r.decided_at DESC, r.id DESC LIMIT 50`, params),
   ]);
   return { pending: pending.map((row) => shown(row, operatorId)), decided: decided.map((row) => shown(row, operatorId)) };
 }

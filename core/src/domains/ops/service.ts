@@ -142,13 +142,30 @@ export async function findOpsSession(db: Queryable, token: string, now: Date): P
   const at = now.getTime();
   if (at - row.last_seen_at.getTime() > OPS_IDLE_MS || at - row.created_at.getTime() > OPS_ABSOLUTE_MS) return null;
   await db.query('UPDATE ops_sessions SET last_seen_at = $2 WHERE id = $1', [row.session_id, now]);
+  return { id: row.session_id, secondFactorAt: row.second_factor_at, operator: await withGrants(db, row) };
+}
+
+/** An operator with their roles and the permissions those roles grant. */
+async function withGrants(db: Queryable, row: Pick<TOperator, 'id' | 'email' | 'locale'>): Promise<TOperator> {
   const grants = await db.query<{ role: string; permission: string | null }>(
     `SELECT r.role, p.permission FROM operator_roles r LEFT JOIN ops_role_permissions p ON p.role = r.role WHERE r.operator_id = $1`,
     [row.id],
   );
   const roles = [...new Set(grants.map((grant) => grant.role))].sort();
   const permissions = [...new Set(grants.flatMap((grant) => (grant.permission ? [grant.permission] : [])))].sort();
-  return { id: row.session_id, secondFactorAt: row.second_factor_at, operator: { id: row.id, email: row.email, locale: row.locale, roles, permissions } };
+  return { id: row.id, email: row.email, locale: row.locale, roles, permissions };
+}
+
+/**
+ * An enrolled, enabled operator by e-mail, with their permissions: who a command acts as when it
+ * proposes or decides a four-eyes request (the CLI's `--as <email>`); else null.
+ */
+export async function activeOperatorByEmail(db: Queryable, email: string): Promise<TOperator | null> {
+  const [row] = await db.query<Pick<TOperator, 'id' | 'email' | 'locale'>>(
+    'SELECT id::text, email, locale FROM operators WHERE email = lower($1) AND enrolled_at IS NOT NULL AND disabled_at IS NULL',
+    [email.trim()],
+  );
+  return row ? withGrants(db, row) : null;
 }
 
 /** Which of these sessions are live now (not revoked, idle and age within bounds), without touching them. */

@@ -30,7 +30,11 @@ async function mayScrape(app: { db: Parameters<typeof findOpsSession>[0] }, requ
 const supportRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }> = async (app, { config, now }) => {
   const ctx: TChatContext = { db: app.db, storage: app.storage };
   const desk = { targetMs: config.SUPPORT_FIRST_RESPONSE_MS };
-  const targets = { supportMs: config.SUPPORT_FIRST_RESPONSE_MS, kycMs: config.KYC_REVIEW_TARGET_MS };
+  const targets = {
+    supportMs: config.SUPPORT_FIRST_RESPONSE_MS,
+    kycMs: config.KYC_REVIEW_TARGET_MS,
+    withdrawalsMs: config.WITHDRAWAL_REVIEW_TARGET_MS,
+  };
   const caller = (request: FastifyRequest): TDeskCaller => ({ operator: opsSessionOf(request).operator, requestId: request.id, ip: request.ip, now: now() });
   const ok = { 200: ZOk };
   const support = { config: { ops: 'support.reply' as const } };

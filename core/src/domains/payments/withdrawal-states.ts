@@ -209,40 +209,91 @@ export async function cancelWithdrawal(deps: TWithdrawDeps, userId: string, publ
 
 /** An operator approves a request waiting for review; the payout is then handed to its provider. */
 export async function approveWithdrawal(deps: TPayoutDeps, publicId: string, actor: string, now: Date): Promise<{ id: string; state: TWithdrawalState }> {
-  const { db } = deps;
-  const id = await withRetry(() =>
-    db.transaction(async (tx) => {
-      const row = await lockWithdrawal(tx, { publicId });
-      if (!row) throw notFoundOf('withdrawal');
-      if (row.state !== 'requested') throw stateError(row);
-      const expected = new Date(now.getTime() + paymentProvider(row.provider).payoutEtaMs);
-      await tx.query(`UPDATE withdrawals SET state = 'approved', approved_at = $2, updated_at = $2, expected_at = $3, reason_text = NULL WHERE id = $1`, [
-        row.id,
-        now,
-        expected,
-      ]);
-      await writeAudit(tx, { actor, action: 'withdraw:approve', subject: publicId });
-      await recordEvent(tx, row.user_id, 'withdrawal', { id: row.public_id, state: 'approved' });
-      return row.id;
-    }),
-  );
+  const id = await withRetry(() => deps.db.transaction((tx) => approveIn(tx, publicId, actor, now)));
   return { id: publicId, state: await dispatchWithdrawal(deps, id, now) };
 }
 
-/** An operator rejects a request (requested or approved, not yet with the provider), with a reason. */
-export async function rejectWithdrawal(db: Db, publicId: string, reason: string, actor: string, now: Date): Promise<{ id: string; state: TWithdrawalState }> {
-  const text = reason.trim();
-  if (!text) throw new AppError('validation', { fields: { reason: 'validation.required' } });
+/**
+ * requested → approved in the caller's transaction (a four-eyes approval's); the payouts job or
+ * approveWithdrawal hands it to the provider after the commit. Answers the row's id.
+ */
+export async function approveIn(tx: Queryable, publicId: string, actor: string, now: Date): Promise<string> {
+  const row = await lockWithdrawal(tx, { publicId });
+  if (!row) throw notFoundOf('withdrawal');
+  if (row.state !== 'requested') throw stateError(row);
+  const expected = new Date(now.getTime() + paymentProvider(row.provider).payoutEtaMs);
+  await tx.query(`UPDATE withdrawals SET state = 'approved', approved_at = $2, updated_at = $2, expected_at = $3, reason_text = NULL WHERE id = $1`, [
+    row.id,
+    now,
+    expected,
+  ]);
+  await writeAudit(tx, { actor, action: 'withdraw:approve', subject: publicId });
+  await recordEvent(tx, row.user_id, 'withdrawal', { id: row.public_id, state: 'approved' });
+  return row.id;
+}
+
+/**
+ * An operator rejects a request (requested or approved, not yet with the provider): the reason
+ * the customer reads (`key`, in their language) and the operator's words, at least one of them.
+ */
+export async function rejectWithdrawal(
+  db: Db,
+  publicId: string,
+  reason: string,
+  actor: string,
+  now: Date,
+  key: TI18nKey = 'withdraw.reason_rejected',
+): Promise<{ id: string; state: TWithdrawalState }> {
+  if (!reason.trim() && key === 'withdraw.reason_rejected') throw new AppError('validation', { fields: { reason: 'validation.required' } });
+  await withRetry(() => db.transaction((tx) => rejectIn(tx, publicId, reason, actor, now, key)));
+  return { id: publicId, state: 'rejected' };
+}
+
+/** rejectWithdrawal in the caller's transaction (the desk's, with the operator's claim). */
+export async function rejectIn(tx: Queryable, publicId: string, reason: string, actor: string, now: Date, key: TI18nKey): Promise<void> {
+  const text = reason.trim().slice(0, 500);
+  const row = await lockWithdrawal(tx, { publicId });
+  if (!row) throw notFoundOf('withdrawal');
+  if (row.state !== 'requested' && row.state !== 'approved') throw stateError(row);
+  await endUnpaid(tx, row, 'rejected', key, text || null, actor, now);
+  await writeAudit(tx, { actor, action: 'withdraw:reject', subject: publicId, details: { reason: key, text } });
+}
+
+/**
+ * A payout stuck at its provider (or approved and never handed over) is given up: failed, the
+ * hold released, in one transaction. Whoever does it answers for it on the audit trail.
+ */
+export async function failStuckPayout(db: Db, publicId: string, actor: string, now: Date): Promise<{ id: string; state: TWithdrawalState }> {
   await withRetry(() =>
     db.transaction(async (tx) => {
       const row = await lockWithdrawal(tx, { publicId });
       if (!row) throw notFoundOf('withdrawal');
-      if (row.state !== 'requested' && row.state !== 'approved') throw stateError(row);
-      await endUnpaid(tx, row, 'rejected', 'withdraw.reason_rejected', text.slice(0, 500), actor, now);
-      await writeAudit(tx, { actor, action: 'withdraw:reject', subject: publicId, details: { reason: text.slice(0, 500) } });
+      if (row.state !== 'processing' && row.state !== 'approved') throw stateError(row);
+      await endUnpaid(tx, row, 'failed', 'withdraw.reason_failed', null, actor, now);
+      await writeAudit(tx, { actor, action: 'withdraw:fail', subject: publicId, details: { was: row.state } });
     }),
   );
-  return { id: publicId, state: 'rejected' };
+  return { id: publicId, state: 'failed' };
+}
+
+/**
+ * Hands a stuck payout to its provider again: an approved one for the first time, a processing
+ * one once more under the same reference (the provider pays a reference once). Answers the state.
+ */
+export async function retryPayout(deps: TPayoutDeps, publicId: string, actor: string, now: Date): Promise<{ id: string; state: TWithdrawalState }> {
+  const id = await withRetry(() =>
+    deps.db.transaction(async (tx) => {
+      const row = await lockWithdrawal(tx, { publicId });
+      if (!row) throw notFoundOf('withdrawal');
+      if (row.state !== 'processing' && row.state !== 'approved') throw stateError(row);
+      // Back to approved: dispatch hands it over as the first time, with a new expected time.
+      const expected = new Date(now.getTime() + paymentProvider(row.provider).payoutEtaMs);
+      await tx.query(`UPDATE withdrawals SET state = 'approved', updated_at = $2, expected_at = $3 WHERE id = $1`, [row.id, now, expected]);
+      await writeAudit(tx, { actor, action: 'withdraw:retry', subject: publicId, details: { was: row.state } });
+      return row.id;
+    }),
+  );
+  return { id: publicId, state: await dispatchWithdrawal(deps, id, now) };
 }
 
 /**

@@ -263,3 +263,46 @@ export async function seedWithdrawAutoApproval(tx: Queryable): Promise<boolean> 
   );
   return true;
 }
+
+/**
+ * Operators: from `amount` (major units) of `currency` on, approving a withdrawal by hand needs a
+ * second operator (four eyes); 0 removes the rule for that currency.
+ */
+export async function setLargeAmount(db: Queryable, code: string, amount: string): Promise<{ currency: string; min_amount: string | null }> {
+  const currency = await operatorCurrency(db, code);
+  const value = BigInt(parseOperatorAmount('amount', amount, currency));
+  if (value === 0n) {
+    await db.query('DELETE FROM withdraw_large_amounts WHERE currency = $1', [currency.code]);
+    return { currency: currency.code, min_amount: null };
+  }
+  await db.query(
+    `INSERT INTO withdraw_large_amounts (currency, min_amount) VALUES ($1, $2)
+     ON CONFLICT (currency) DO UPDATE SET min_amount = EXCLUDED.min_amount`,
+    [currency.code, value.toString()],
+  );
+  return { currency: currency.code, min_amount: formatAmount(value, currency.precision) };
+}
+
+/** Per currency, from which amount (minor units) approving a withdrawal needs a second operator. */
+export async function largeAmounts(db: Queryable): Promise<Map<string, bigint>> {
+  const rows = await db.query<{ currency: string; min_amount: string }>('SELECT currency, trunc(min_amount)::text AS min_amount FROM withdraw_large_amounts');
+  return new Map(rows.map((row) => [row.currency, BigInt(row.min_amount)]));
+}
+
+/** Whether a withdrawal of `amount` minor units of `currency` needs a second operator's approval. */
+export const isLarge = (large: Map<string, bigint>, currency: string, amount: bigint): boolean => {
+  const from = large.get(currency);
+  return from !== undefined && amount >= from;
+};
+
+/** The four-eyes amounts a fresh database starts with (major units: ten times the auto-approval ones), on an empty table only. */
+export async function seedWithdrawLargeAmounts(tx: Queryable): Promise<boolean> {
+  const [existing] = await tx.query('SELECT 1 FROM withdraw_large_amounts LIMIT 1');
+  if (existing) return false;
+  await tx.query(
+    `INSERT INTO withdraw_large_amounts (currency, min_amount)
+     SELECT c.code, trunc(10 * t.amount::numeric * power(10::numeric, c.precision)) FROM unnest($1::text[], $2::text[]) AS t (code, amount) JOIN currencies c ON c.code = t.code`,
+    [Object.keys(SEED_AUTO_APPROVAL), Object.values(SEED_AUTO_APPROVAL)],
+  );
+  return true;
+}

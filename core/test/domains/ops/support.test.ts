@@ -178,7 +178,7 @@ describe.each(ENGINES)('the support desk on %s', (engine) => {
     await customerWrites('waiting');
     await pass(20 * 60_000);
     const queues = (await call(ctx.app, '/api/ops/queues', as(ann))).json<{ queues: TOpsQueue[] }>().queues;
-    expect(queues.map((queue) => queue.name)).toEqual(['support', 'chat_reports', 'kyc']);
+    expect(queues.map((queue) => queue.name)).toEqual(['support', 'chat_reports', 'kyc', 'withdrawals']);
     const support = queues.find((queue) => queue.name === 'support')!;
     expect(support.target_ms).toBe(15 * 60_000);
     expect(support.count).toBeGreaterThan(0);
@@ -191,6 +191,7 @@ describe.each(ENGINES)('the support desk on %s', (engine) => {
     expect(local.headers['content-type']).toContain('text/plain');
     expect(local.body).toMatch(new RegExp(`obmen_queue_items\\{queue="support"\\} ${support.count}`));
     expect(local.body).toContain('obmen_queue_target_seconds{queue="kyc"} 86400');
+    expect(local.body).toContain('obmen_queue_target_seconds{queue="withdrawals"} 14400');
     const customer = await createFixtureUser(ctx.db);
     for (const outside of [{ ip: '203.0.113.9' }, { ip: '203.0.113.9', token: customer.token }]) {
       const res = await call(ctx.app, '/metrics', outside);

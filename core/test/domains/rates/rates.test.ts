@@ -246,7 +246,7 @@ describe.each(ENGINES)('rate sources on %s', (engine) => {
 });
 
 describe('operator commands', () => {
-  it('rates:set, balance:credit and ledger:check work from the command line', async () => {
+  it('rates:set, balance:credit (its usage) and ledger:check work from the command line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'obmen-cli-'));
     try {
       const db = await openDb({ DATA_DIR: dir, DB_POOL_SIZE: 1 }, { error: () => {}, warn: () => {}, info: () => {} });
@@ -259,10 +259,9 @@ describe('operator commands', () => {
         promisify(execFile)(process.execPath, ['core/src/cli.ts', ...args], { env: { ...env, DATA_DIR: dir }, cwd: join(import.meta.dirname, '../../../..') });
       const set = JSON.parse((await run('rates:set', 'TON', 'USDT', 'rate=6.25', 'spread=0.01', 'fee_percent=0', 'min=1', 'max=none')).stdout);
       expect(set).toEqual([expect.objectContaining({ src: 'TON', dst: 'USDT', rate: '6.25', spread: '0.01', min_amount: '1.000000000', max_amount: null })]);
-      const credit = JSON.parse((await run('balance:credit', String(user.accountId), 'TON', '12.5', 'welcome', 'bonus')).stdout);
-      expect(credit).toMatchObject({ currency: 'TON', balance: '12.500000000' });
-      await expect(run('balance:debit', String(user.accountId), 'TON', '20', 'too much')).rejects.toMatchObject({
-        stderr: expect.stringContaining('insufficient_funds: Not enough TON: the balance is 12.5, 20 is needed'),
+      // Without a named operator a credit is not even proposed (four eyes: core/test/cli/ledger.test.ts).
+      await expect(run('balance:credit', String(user.accountId), 'TON', '12.5', 'welcome', 'bonus')).rejects.toMatchObject({
+        stderr: expect.stringContaining('usage: balance:credit'),
       });
       const check = JSON.parse((await run('ledger:check')).stdout);
       expect(check).toMatchObject({ ok: true, violations: [] });

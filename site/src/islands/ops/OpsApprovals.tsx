@@ -8,6 +8,7 @@ import { IslandRoot, type TIslandProps, useDisplayDateTime } from '../IslandRoot
 import { OpsTable } from './OpsTable.tsx';
 import { useStepUp } from './StepUp.tsx';
 import { OpsLoadState, opsMessage, useOpsLoad } from './OpsLoad.tsx';
+import { useRequestText } from './request-text.ts';
 
 /*
  * Four eyes: what colleagues proposed, waiting for a second operator (oldest first, with the
@@ -25,15 +26,10 @@ const CALL_OF = {
 
 const loadRequests = () => api(CALLS['GET /api/ops/requests']);
 
-/** The request's parameters as one line (`roles: support, compliance`). */
-const paramsText = (params: Record<string, unknown>) =>
-  Object.entries(params)
-    .map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') || '—' : String(value)}`)
-    .join('; ');
-
 function Approvals() {
   const { t } = useTranslation();
   const when = useDisplayDateTime();
+  const requestText = useRequestText();
   const { stepped, prompt } = useStepUp();
   const { data: lists, failure, reload } = useOpsLoad(loadRequests);
   const [error, setError] = useState('');
@@ -55,7 +51,7 @@ function Approvals() {
   if (!lists) return <OpsLoadState failure={failure} />;
   const common = [
     { title: t('ops.request_action'), cell: (row: TOpsRequest) => t(`ops.request.${row.action}`) },
-    { title: t('ops.request_params'), cell: (row: TOpsRequest) => paramsText(row.params) },
+    { title: t('ops.request_params'), cell: (row: TOpsRequest) => requestText(row) },
     { title: t('ops.reason_label'), cell: (row: TOpsRequest) => [t(`ops.reason.${row.reason_code}`), row.reason_text].filter(Boolean).join(': ') },
     { title: t('ops.request_by'), cell: (row: TOpsRequest) => row.proposed_by },
   ];

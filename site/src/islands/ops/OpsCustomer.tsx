@@ -6,6 +6,7 @@ import { api } from '../../lib/api.ts';
 import { FormError } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from '../IslandRoot.tsx';
 import { OpsCustomerActions } from './OpsCustomerActions.tsx';
+import { OpsCustomerMoney } from './OpsCustomerMoney.tsx';
 import { OpsCustomerNotes } from './OpsCustomerNotes.tsx';
 import { OpsCustomerTables } from './OpsCustomerTables.tsx';
 import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
@@ -96,6 +97,7 @@ function Customer({ accountId }: { accountId: number }) {
     <div className="ops-home" data-testid="ops-customer">
       <Profile customer={customer} onRevealed={setRevealed} />
       <OpsCustomerActions customer={customer} onDone={refresh} />
+      <OpsCustomerMoney customer={customer} />
       <OpsCustomerNotes customer={customer} onDone={refresh} />
       <OpsCustomerTables customer={customer} />
     </div>

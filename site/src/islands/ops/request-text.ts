@@ -1,0 +1,33 @@
+import { useTranslation } from 'react-i18next';
+import { displayMoney } from '@obmen/shared/format';
+import type { TLedgerAdjustmentReason, TOpsRequest } from '@obmen/shared/ops-requests';
+
+/** The request's parameters as one line (`roles: support, compliance`). */
+const paramsText = (params: Record<string, unknown>) =>
+  Object.entries(params)
+    .map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') || '—' : String(value)}`)
+    .join('; ');
+
+/** What a request would do, in words: money in the operator's language, anything else as its parameters. */
+export function useRequestText(): (request: Pick<TOpsRequest, 'action' | 'params'>) => string {
+  const { t, i18n } = useTranslation();
+  const locale = i18n.language === 'en' ? 'en' : 'ru';
+  return ({ action, params }) => {
+    const text = (name: string) => String(params[name] ?? '');
+    switch (action) {
+      case 'ledger.adjust':
+        return t(`ops.adjust_text.${text('direction') === 'debit' ? 'debit' : 'credit'}`, {
+          amount: displayMoney(text('amount').replace(',', '.'), text('currency'), locale),
+          account: text('account_id'),
+          reason: t(`ops.adjustment.${text('reason') as TLedgerAdjustmentReason}`),
+          memo: text('memo'),
+        });
+      case 'ledger.reverse':
+        return t('ops.reverse_text', { transaction: text('transaction_id'), account: text('account_id'), memo: text('memo') });
+      case 'withdrawals.approve_large':
+        return t('ops.approve_large_text', { id: text('withdrawal_id') });
+      default:
+        return paramsText(params);
+    }
+  };
+}
