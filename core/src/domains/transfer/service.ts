@@ -90,7 +90,15 @@ const MONEY_TRANSFER_MANY = statement(
 
 export type TTransferResult = { transfer: TTransferRecord; replayed: boolean } & TWalletEnvelope;
 
-type TTransferItem = { userId: string; key: string; hash: string; accountId: TTransferBody['account_id']; currency: string; amount: string; comment: string | null };
+type TTransferItem = {
+  userId: string;
+  key: string;
+  hash: string;
+  accountId: TTransferBody['account_id'];
+  currency: string;
+  amount: string;
+  comment: string | null;
+};
 type TTransferDone = { replayed: boolean; result: { transfer: TRawTransfer }; wallet: TWalletState; users?: string[] };
 type TTransferAnswer = TTransferDone | { refused: string; detail: string | null };
 

@@ -17,10 +17,11 @@ import { INITIAL, PRECISION, currencySums, seedLedgerUsers } from './ledger-work
  */
 
 const usdt = (minor: bigint) => formatAmount(minor, PRECISION.USDT);
-const settled = <T>(work: Promise<T>) => work.then(
-  (value) => ({ ok: true as const, value }),
-  (error: unknown) => ({ ok: false as const, code: error instanceof AppError ? error.code : String(error) }),
-);
+const settled = <T>(work: Promise<T>) =>
+  work.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, code: error instanceof AppError ? error.code : String(error) }),
+  );
 
 describe.each(ENGINES)('transfers in one batch on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof openTestDb>> & { users: TFixtureUser[] };
