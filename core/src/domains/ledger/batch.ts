@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.ts';
+import { AppError } from '../../errors.ts';
 
 /*
  * Concurrent money calls of one kind made as one statement: one round trip and one commit for
@@ -7,8 +8,10 @@ import type { Db } from '../../db/index.ts';
  * wait and leave together as soon as one frees, so a batch grows with the load and a lone call
  * waits for nothing. The statement answers each item for itself (its own result or its own
  * refusal); the SQL function keeps the locking order and the per-item savepoints
- * (money_transfer_many). A batch that fails as a whole (a broken rule, a lost connection, a
- * deadlock beyond its retries) is run again item by item, so one bad item fails only itself.
+ * (money_transfer_many). A batch that fails as a whole on something an item may have caused (a
+ * broken rule, an unexpected SQL error) is run again item by item, so one bad item fails only
+ * itself; what any item would meet alone too (the database unavailable, a statement timeout,
+ * "busy" after the deadlock retries: AppErrors) is every item's answer at once.
  */
 
 /** What the statement says of one item: its result, or the error its caller gets. */
@@ -49,7 +52,11 @@ export function batchedCall<I, R>(options: TBatchOptions<I, R>): (db: Db, item: 
         ),
       );
     } catch (error) {
-      if (batch.length === 1) return batch[0]!.reject(error);
+      if (batch.length === 1 || error instanceof AppError)
+        return settle(
+          batch,
+          batch.map(() => ({ error })),
+        );
       await Promise.all(batch.map((waiting) => send(db, [waiting])));
     }
   };

@@ -117,4 +117,19 @@ describe('batchedCall', () => {
     ]);
     expect(runs).toEqual([[1, 2, 3, 4], [1], [2], [3], [4]]);
   });
+
+  it('gives every item of a batch the error any of them would meet alone (an AppError), without running them again', async () => {
+    let runs = 0;
+    const call = batchedCall<number, number>({
+      max: 10,
+      slots: 1,
+      run: async () => {
+        runs++;
+        throw new AppError('database_unavailable');
+      },
+    });
+    const answers = await Promise.all([1, 2, 3].map((item) => settled(call(db, item))));
+    expect(answers).toEqual([1, 2, 3].map(() => ({ ok: false, code: 'database_unavailable' })));
+    expect(runs).toBe(1);
+  });
 });
