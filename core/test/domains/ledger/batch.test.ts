@@ -32,7 +32,7 @@ describe.each(ENGINES)('transfers in one batch on %s', (engine) => {
   afterAll(() => ctx.drop());
 
   const send = (from: TFixtureUser, to: TFixtureUser, key: string, amount: bigint) =>
-    settled(makeTransfer(ctx.db, from.id, key, { account_id: String(to.accountId), currency: 'USDT', amount: usdt(amount) }));
+    settled(makeTransfer(ctx.db, from.id, key, { account_id: to.accountId, currency: 'USDT', amount: usdt(amount) }));
 
   const batchesOf = async (prefix: string) =>
     (await ctx.db.query<{ n: number }>('SELECT count(DISTINCT created_at)::int AS n FROM transfers WHERE idempotency_key LIKE $1', [`${prefix}-%`]))[0]!.n;
