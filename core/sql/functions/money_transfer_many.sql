@@ -14,7 +14,7 @@
 -- Each item is checked in its savepoint (limits, recipient, its sender's balance as the items
 -- before it left it); the accepted ones are then posted together by ledger_post_many, one
 -- ledger transaction each, which checks the posting rules again (zero sum per transaction, no
--- balance below zero after any of them, in their order). Anything but a refusal (a broken rule
+-- balance below zero after any of them, in their order); then the transfers in one insert. Anything but a refusal (a broken rule
 -- OB9xx, a deadlock) fails the whole batch: the caller retries it or runs its items alone.
 CREATE OR REPLACE FUNCTION money_transfer_many(
   p_users bigint[], p_keys text[], p_hashes text[], p_recipient_accounts integer[], p_currencies text[], p_amounts numeric[],
@@ -148,9 +148,10 @@ BEGIN
         'status', 'completed', 'created_at', iso_time(t.created_at))),
         'users', jsonb_build_array(p_users[i]::text, v_recipients[i]::text));
       v_events := v_events || p_users[i] || v_recipients[i];
+      -- Key by key (an index lookup each): a join with the batch's keys would read the whole index
+      -- and, under SERIALIZABLE, conflict with every other writer of keys.
+      PERFORM idempotency_store(p_users[i], p_keys[i], v_out[i] -> 'result');
     END LOOP;
-    UPDATE idempotency_keys k SET response = v_out[x.item] -> 'result'
-      FROM unnest(g_items) AS x(item) WHERE k.user_id = p_users[x.item] AND k.key = p_keys[x.item];
     PERFORM event_record_many(v_events, array_fill('wallets'::text, ARRAY[cardinality(v_events)]),
       array_fill(NULL::jsonb, ARRAY[cardinality(v_events)]));
   END IF;

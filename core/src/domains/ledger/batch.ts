@@ -9,9 +9,11 @@ import { AppError } from '../../errors.ts';
  * waits for nothing. The statement answers each item for itself (its own result or its own
  * refusal); the SQL function keeps the locking order and the per-item savepoints
  * (money_transfer_many). A batch that fails as a whole on something an item may have caused (a
- * broken rule, an unexpected SQL error) is run again item by item, so one bad item fails only
- * itself; what any item would meet alone too (the database unavailable, a statement timeout,
- * "busy" after the deadlock retries: AppErrors) is every item's answer at once.
+ * broken rule, an unexpected SQL error) or on contention ("busy": serialization failures or
+ * deadlocks beyond the retries, likelier for a big transaction) is run again item by item, so
+ * one bad item fails only itself and a small transaction gets its own retries; the database
+ * unavailable or a statement timeout (what any item would meet alone too) is every item's
+ * answer at once.
  */
 
 /** What the statement says of one item: its result, or the error its caller gets. */
@@ -52,7 +54,7 @@ export function batchedCall<I, R>(options: TBatchOptions<I, R>): (db: Db, item: 
         ),
       );
     } catch (error) {
-      if (batch.length === 1 || error instanceof AppError)
+      if (batch.length === 1 || (error instanceof AppError && error.code !== 'busy'))
         return settle(
           batch,
           batch.map(() => ({ error })),
