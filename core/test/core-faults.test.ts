@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb } from './helpers.ts';
 import { openDb, type Db } from '../src/db/index.ts';
 import type { TFixtureUser } from './fixtures.ts';
-import { currencySums, seedLedgerUsers } from './domains/ledger/ledger-workload.ts';
+import { batchedTransfers, currencySums, seedLedgerUsers } from './domains/ledger/ledger-workload.ts';
 import { expectTransfersExactlyOnce, newHttpRun, runHttpTransfers, settleUnknown } from './domains/ledger/http-transfers.ts';
 import { startCore, type TCoreProcess } from './core-process.ts';
 import { createDatabase, startThrowawayPostgres, type TThrowawayPostgres } from './pg-throwaway.ts';
@@ -79,6 +79,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the core under faults (PostgreS
       );
       expect(run.answers.network ?? 0, 'requests cut by the kills').toBeGreaterThan(0);
       await expectTransfersExactlyOnce(ctx.db, run, prefix, before);
+      // The kills met transfers gathered in batches: a batch is one transaction, all or nothing.
+      expect(await batchedTransfers(ctx.db, prefix), 'transfers committed in batches').toBeGreaterThan(0);
     }, 180_000);
   });
 

@@ -6,8 +6,8 @@ import type { Queryable } from '../../db/index.ts';
  * transaction as the change, numbered per user without gaps (migration 030, event_record.sql).
  *
  * To emit from a new domain: call `recordEvent(tx, userId, type, payload)` inside the
- * transaction that makes the change (an SQL function calls `event_record()` and its TS caller
- * announces the users, as money_transfer does). `payload` is what the browser gets; pass null
+ * transaction that makes the change (an SQL function calls `event_record()` or `event_record_many()` and its TS caller
+ * announces the users, as money_transfer_many does). `payload` is what the browser gets; pass null
  * for a type with a hydrator (below), which fills it in at delivery with the state as it is
  * then. Types are lower-case words joined by dots; the browser applies the known ones
  * (site/src/lib/realtime.ts) and ignores the rest.
@@ -29,7 +29,7 @@ export const EVENTS_KEEP_HOURS = 24;
 /**
  * Records one event inside the caller's transaction and returns its sequence number. The bus
  * is told after COMMIT (`tx.announce`). Two users in one transaction: record in ascending user
- * id (as money_transfer does), so crosswise transactions do not deadlock on the counters.
+ * id (as money_transfer_many does), so crosswise transactions do not deadlock on the counters.
  */
 export async function recordEvent(tx: Queryable, userId: string, type: TEventType, payload: unknown): Promise<number> {
   const [row] = await tx.query<{ seq: string }>('SELECT event_record($1, $2, $3::jsonb) AS seq', [

@@ -15,7 +15,7 @@ import { fromDbError, withRetry } from '../../money-errors.ts';
  *     replays the stored answer (20 at once: one applies, 19 replay);
  *   - if the first attempt fails, it rolls back and leaves no row: the key is free again;
  *   - the same key with another request (hash of route + normalized body) is refused (422).
- * A call that is one SQL function (money_transfer, exchange_execute) claims and stores inside
+ * A call that is one SQL function (money_transfer_many, exchange_execute) claims and stores inside
  * it, in one round trip; a call made of several statements goes through runIdempotent().
  */
 

@@ -2,6 +2,7 @@ import { formatAmount, type TTransferBody, type TTransferCheck, type TTransferCu
 import { statement, type Db, type Queryable } from '../../db/index.ts';
 import { currencies, enabledCurrency, operatorCurrency, parseFraction, parseOperatorAmount, parseUserAmount } from '../currencies/service.ts';
 import { moneyError, withRetry } from '../../money-errors.ts';
+import { batchedCall, type TBatchOutcome } from '../ledger/batch.ts';
 import { ledgerCall } from '../ledger/service.ts';
 import { requestHash } from '../idempotency/service.ts';
 import { formatWalletState, type TWalletEnvelope, type TWalletState } from '../wallets/service.ts';
@@ -9,7 +10,7 @@ import { offerFeed } from '../events/service.ts';
 
 export const TRANSFER_SCOPE = 'POST /api/transfer';
 
-/** A transfer as stored by money_transfer(): amounts in minor units. */
+/** A transfer as stored by money_transfer_many(): amounts in minor units. */
 type TRawTransfer = Omit<TTransferRecord, 'amount' | 'fee'> & { amount: string; fee: string };
 
 async function formatTransfer(db: Queryable, raw: TRawTransfer): Promise<TTransferRecord> {
@@ -82,35 +83,71 @@ export async function checkTransfer(db: Queryable, userId: string, body: TTransf
   };
 }
 
-const MONEY_TRANSFER = statement('money_transfer', 'SELECT money_transfer($1, $2, $3, $4, $5, $6, $7) AS r');
+const MONEY_TRANSFER_MANY = statement(
+  'money_transfer_many',
+  'SELECT i, r FROM money_transfer_many($1::bigint[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::numeric[], $7::text[])',
+);
 
 export type TTransferResult = { transfer: TTransferRecord; replayed: boolean } & TWalletEnvelope;
 
+type TTransferItem = {
+  userId: string;
+  key: string;
+  hash: string;
+  accountId: TTransferBody['account_id'];
+  currency: string;
+  amount: string;
+  comment: string | null;
+};
+type TTransferDone = { replayed: boolean; result: { transfer: TRawTransfer }; wallet: TWalletState; users?: string[] };
+type TTransferAnswer = TTransferDone | { refused: string; detail: string | null };
+
+/** A refusal of one item as the database error it would have been alone (ledgerCall reads it). */
+function refusalError(answer: { refused: string; detail: string | null }): Error {
+  return Object.assign(new Error(answer.refused), { code: 'OB000', detail: answer.detail ?? undefined });
+}
+
 /**
- * POST /api/transfer: moves the money in ONE round trip (the SQL function money_transfer():
- * idempotency key, checks, locks in id order, ledger, record, the sender's wallets).
- * Deadlocks are retried; the same key replays the first answer.
+ * Concurrent transfers go out together (ledger/batch.ts): one money_transfer_many() call, one
+ * commit, each item answered for itself. Deadlocks retry the whole batch (nothing of it was
+ * committed). At most 48 items: each applied item is a subtransaction, and past 64 of them in
+ * one transaction PostgreSQL's snapshots of every other session get slower.
+ */
+const transferInBatch = batchedCall<TTransferItem, TTransferDone>({
+  max: 48,
+  slots: 2,
+  run: async (db, items) => {
+    const column = <K extends keyof TTransferItem>(name: K) => items.map((item) => item[name]);
+    const rows = await withRetry(() =>
+      db.query<{ i: number; r: TTransferAnswer }>(MONEY_TRANSFER_MANY, [
+        column('userId'),
+        column('key'),
+        column('hash'),
+        column('accountId'),
+        column('currency'),
+        column('amount'),
+        column('comment'),
+      ]),
+    );
+    const answers = new Array<TBatchOutcome<TTransferDone>>(items.length);
+    for (const { i, r } of rows) answers[i - 1] = 'refused' in r ? { error: refusalError(r) } : { value: r };
+    return answers;
+  },
+});
+
+/**
+ * POST /api/transfer: moves the money in ONE round trip, shared with the transfers arriving at
+ * the same moment (money_transfer_many(): idempotency key, checks, locks in id order, ledger,
+ * record, the sender's wallets). The same key replays the first answer.
  */
 export async function makeTransfer(db: Db, userId: string, key: string, body: TTransferBody): Promise<TTransferResult> {
   const currency = await enabledCurrency(db, body.currency);
   const amount = parseUserAmount(body.amount, currency);
   const comment = body.comment ?? null;
   const hash = requestHash(TRANSFER_SCOPE, { account_id: body.account_id, currency: currency.code, amount, comment });
-  const [row] = await withRetry(() =>
-    ledgerCall(db, () =>
-      db.query<{ r: { replayed: boolean; result: { transfer: TRawTransfer }; wallet: TWalletState; users?: string[] } }>(MONEY_TRANSFER, [
-        userId,
-        key,
-        hash,
-        body.account_id,
-        currency.code,
-        amount.toString(),
-        comment,
-      ]),
-    ),
-  );
-  const { replayed, result, wallet, users } = row!.r;
-  // Both users' "wallets" events were recorded by money_transfer() and are committed now.
+  const item = { userId, key, hash, accountId: body.account_id, currency: currency.code, amount: amount.toString(), comment };
+  const { replayed, result, wallet, users } = await ledgerCall(db, () => transferInBatch(db, item));
+  // Both users' "wallets" events were recorded with the transfer and are committed now.
   if (users) db.announce?.(users);
   if (!replayed) offerFeed(db, { kind: 'transfer', currency: currency.code, amount: formatAmount(amount, currency.precision) });
   return { transfer: await formatTransfer(db, result.transfer), replayed, ...formatWalletState(wallet) };

@@ -151,7 +151,12 @@ export async function runLedgerWorkload(
           record(key, answer);
           return answer;
         };
-        await run();
+        // 5 %: the first attempt sent twice at once (a client's double submit): both in one batch
+        // as a rule, where the second must replay the first.
+        if (random() < 0.05) {
+          result.repeats++;
+          await Promise.all([run(), run()]);
+        } else await run();
         done.push(run);
       } else {
         result.exchanges++;
@@ -187,6 +192,18 @@ export async function runLedgerWorkload(
   await Promise.all(Array.from({ length: workers }, (_, index) => worker(index)));
   result.seconds = (Date.now() - started) / 1000;
   return result;
+}
+
+/**
+ * Transfers under `prefix` committed together with others (ledger/batch.ts): a batch is one
+ * transaction, and created_at is its start time.
+ */
+export async function batchedTransfers(db: Db, prefix: string): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    'SELECT coalesce(sum(n), 0)::int AS n FROM (SELECT count(*) AS n FROM transfers WHERE idempotency_key LIKE $1 GROUP BY created_at HAVING count(*) > 1) AS b',
+    [`${prefix}-%`],
+  );
+  return row!.n;
 }
 
 /** How many transfers and exchanges the database holds under keys starting with `prefix`. */
