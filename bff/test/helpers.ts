@@ -121,8 +121,6 @@ export type TBuildOptions = {
   env?: Partial<Record<keyof TConfig, string>>;
   /** As server.ts would pass them (e.g. trustProxy). */
   fastifyOptions?: FastifyServerOptions;
-  /** Root hooks for a test to observe every request (added before the app loads, so it inherits them). */
-  observe?: (fastify: FastifyInstance) => void;
   /** The page cache's time (a test moves it instead of sleeping). */
   clock?: TClock;
 };
@@ -152,7 +150,6 @@ export async function build(options: TBuildOptions = {}) {
     genReqId: genRequestId,
     ...options.fastifyOptions,
   });
-  options.observe?.(fastify);
   await fastify.register(app, { config, frontDoor, clock: options.clock, frontendVersion: options.frontendVersion });
   await fastify.ready();
   return {

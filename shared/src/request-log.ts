@@ -82,6 +82,19 @@ function accessLogOf(root: TRootLog): TLineLog {
   return log;
 }
 
+/** One access line: what Fastify's serializers take of the request and the answer, and the time. */
+export type TAccessLine = {
+  reqId: string;
+  req: unknown;
+  res: { statusCode: number };
+  responseTime: number;
+};
+
+/** The access line of an answered request, also of one answered before Fastify (the BFF's front door). */
+export function writeAccessLine(root: TRootLog, line: TAccessLine): void {
+  accessLogOf(root).info(line, 'request completed');
+}
+
 /**
  * Fastify's LogController made to write ONE access line per request, when it has been answered
  * (method, URL, status, time), instead of two (incoming, completed): each log line is a large
@@ -98,7 +111,7 @@ export function oneLineRequestLogs<T extends TRequestLogController>(controller: 
       return;
     }
     const reqId = (request as { id: string }).id;
-    accessLogOf(answered.server.log).info({ reqId, req: request, res: reply, responseTime: answered.elapsedTime }, 'request completed');
+    writeAccessLine(answered.server.log, { reqId, req: request, res: reply as { statusCode: number }, responseTime: answered.elapsedTime });
   };
   return controller;
 }
