@@ -85,6 +85,84 @@ function accessLogOf(root: TRootLog): TLineLog {
   return log;
 }
 
+/** What a request's logger is made from: pino's logger, as Fastify hands it to its childLoggerFactory. */
+type TLogMethod = (...args: unknown[]) => void;
+type TChildLog = Record<'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent', TLogMethod> & {
+  level: string;
+  child(bindings: object, options?: object): TChildLog;
+  isLevelEnabled(level: string): boolean;
+  bindings(): object;
+  flush(): void;
+};
+
+/**
+ * A request's logger, made when the request first logs: most requests never do (their access
+ * line goes through writeAccessLine), and pino's child() costs about as much as a log line (it
+ * runs the `reqId` binding through every wildcard redaction path, LOG_REDACT_PATHS).
+ */
+class RequestLog {
+  #made: TChildLog | null = null;
+  readonly #parent: TChildLog;
+  readonly #bindings: object;
+  readonly #options: object;
+  constructor(parent: TChildLog, bindings: object, options: object) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#options = options;
+  }
+  #log(): TChildLog {
+    this.#made ??= this.#parent.child(this.#bindings, this.#options);
+    return this.#made;
+  }
+  get level(): string {
+    return this.#made?.level ?? this.#parent.level;
+  }
+  set level(level: string) {
+    this.#log().level = level;
+  }
+  fatal(...args: unknown[]) {
+    this.#log().fatal(...args);
+  }
+  error(...args: unknown[]) {
+    this.#log().error(...args);
+  }
+  warn(...args: unknown[]) {
+    this.#log().warn(...args);
+  }
+  info(...args: unknown[]) {
+    this.#log().info(...args);
+  }
+  debug(...args: unknown[]) {
+    this.#log().debug(...args);
+  }
+  trace(...args: unknown[]) {
+    this.#log().trace(...args);
+  }
+  silent(...args: unknown[]) {
+    this.#log().silent(...args);
+  }
+  child(bindings: object, options?: object): TChildLog {
+    return this.#log().child(bindings, options);
+  }
+  isLevelEnabled(level: string): boolean {
+    return (this.#made ?? this.#parent).isLevelEnabled(level);
+  }
+  bindings(): object {
+    return this.#log().bindings();
+  }
+  flush(): void {
+    this.#parent.flush();
+  }
+}
+
+/** Fastify's `childLoggerFactory` (both services): the request's logger made on its first line. */
+export function childLoggerOnFirstUse<T>(logger: T, bindings: object, options: object): T {
+  const { level } = options as { level?: string };
+  // A route's own level changes the request's logger: made at once, as Fastify would.
+  if (level !== undefined) return (logger as TChildLog).child(bindings, options) as T;
+  return new RequestLog(logger as TChildLog, bindings, options) as unknown as T;
+}
+
 /** One access line: what Fastify's serializers take of the request and the answer, and the time. */
 export type TAccessLine = {
   reqId: string;
