@@ -56,7 +56,7 @@ export function serializeRequestForLog(req: { method: string; url: string; host?
  * is done, the lines of a busy moment in one write (pino's default, a write per line as it is
  * made, cost the BFF about a tenth of its CPU per proxied call; pino flushes what is left at exit).
  */
-export function loggerOptions(level: string, service: 'core' | 'bff' | 'site', stream?: object) {
+export function loggerOptions(level: string, service: 'core' | 'bff' | 'site', stream?: { write(line: string): unknown }) {
   return { level, base: { service }, redact: LOG_REDACT_PATHS, serializers: { req: serializeRequestForLog }, ...(stream ? { stream } : {}) };
 }
 
