@@ -337,7 +337,8 @@ export function createProxy(options: TProxyOptions): (call: TProxyCall) => void 
 
   function sendJson(call: TProxyCall, status: number, headers: IncomingHttpHeaders, json: Buffer): void {
     const { res } = call;
-    if (call.req.method === 'HEAD') {
+    // No body to carry (HEAD, 204, 304): the core's headers as they are.
+    if (call.req.method === 'HEAD' || status === 204 || status === 304) {
       res.writeHead(status, headers);
       res.end();
       return;

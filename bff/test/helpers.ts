@@ -123,6 +123,8 @@ export type TBuildOptions = {
   fastifyOptions?: FastifyServerOptions;
   /** The page cache's time (a test moves it instead of sleeping). */
   clock?: TClock;
+  /** Root hooks for a test to see which requests pass Fastify (added before the app loads, so it inherits them). */
+  observe?: (fastify: FastifyInstance) => void;
 };
 
 /**
@@ -150,6 +152,7 @@ export async function build(options: TBuildOptions = {}) {
     genReqId: genRequestId,
     ...options.fastifyOptions,
   });
+  options.observe?.(fastify);
   await fastify.register(app, { config, frontDoor, clock: options.clock, frontendVersion: options.frontendVersion });
   await fastify.ready();
   return {
