@@ -235,7 +235,8 @@ describe('BFF /api proxy: the front door and the Fastify route', () => {
     expect(route.body).toBe(door.body);
     expect(door.headers[REQUEST_ID_HEADER]).toBe('door-1');
     expect(route.headers[REQUEST_ID_HEADER]).toBe('door-2');
-    for (const name of ['content-type', 'content-security-policy', 'x-frame-options', 'x-content-type-options']) expect(route.headers[name], name).toBe(door.headers[name]);
+    for (const name of ['content-type', 'content-security-policy', 'x-frame-options', 'x-content-type-options'])
+      expect(route.headers[name], name).toBe(door.headers[name]);
     const sent = ctx.upstream.hits.slice(-2).map((hit) => hit.headers);
     expect(sent.map((headers) => headers['x-obmen-locale'])).toEqual(['en', 'en']);
     expect(sent.map((headers) => headers[REQUEST_ID_HEADER])).toEqual(['door-1', 'door-2']);
