@@ -1,6 +1,6 @@
 import Fastify, { LogController } from 'fastify';
 import pino from 'pino';
-import { API_BODY_LIMIT_BYTES, childLoggerOnFirstUse, loggerOptions, oneLineRequestLogs } from '@obmen/shared';
+import { API_BODY_LIMIT_BYTES, loggerOptions, oneLineRequestLogs } from '@obmen/shared';
 import app from './app.ts';
 import { answerError } from './errors.ts';
 import { loadConfig } from './config.ts';
@@ -13,7 +13,6 @@ const frontDoor = createFrontDoor();
 const server = Fastify({
   serverFactory: frontDoor.serverFactory,
   logger: loggerOptions(config.LOG_LEVEL, 'bff', pino.destination({ sync: false })),
-  childLoggerFactory: childLoggerOnFirstUse,
   genReqId: genRequestId,
   // Per-request lines cost CPU on every request: one per request, none with LOG_REQUESTS=false.
   logController: oneLineRequestLogs(new LogController({ disableRequestLogging: !config.LOG_REQUESTS })),

@@ -3,14 +3,13 @@ import { API_BODY_LIMIT_BYTES } from '@obmen/shared';
 import app from './app.ts';
 import { loadConfig } from './config.ts';
 import pino from 'pino';
-import { childLoggerOnFirstUse, loggerOptions, oneLineRequestLogs } from '@obmen/shared';
+import { loggerOptions, oneLineRequestLogs } from '@obmen/shared';
 import { makeGenReqId } from './request-id.ts';
 import { stopOnSignals } from '@obmen/shared/shutdown';
 
 const config = loadConfig();
 const server = Fastify({
   logger: loggerOptions(config.LOG_LEVEL, 'core', pino.destination({ sync: false })),
-  childLoggerFactory: childLoggerOnFirstUse,
   logController: oneLineRequestLogs(new LogController()),
   genReqId: makeGenReqId(config.TRUST_PROXY),
   // Bodies bigger than this are never legitimate for the JSON/form API; uploads get their own limit.

@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import { makeGenReqId } from '../src/request-id.ts';
-import { childLoggerOnFirstUse, oneLineRequestLogs } from '@obmen/shared';
+import { oneLineRequestLogs } from '@obmen/shared';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import app from '../src/app.ts';
@@ -154,7 +154,6 @@ export async function build(
   const fastify = Fastify({
     ...logging,
     logController: oneLineRequestLogs(new LogController()),
-    childLoggerFactory: childLoggerOnFirstUse,
     trustProxy: config.TRUST_PROXY,
     genReqId: makeGenReqId(config.TRUST_PROXY),
     pluginTimeout: 120_000,
