@@ -15,6 +15,9 @@
  * processes used per request (from /proc), which other load on the machine disturbs far less
  * than requests/s, and from it the "CPU ratio": the req/s ratio on a CPU of their own.
  *
+ * The transfer rows post POST /api/transfer between 100 prepared users (bench-money.ts makes the
+ * requests) straight to the core and through the BFF: the BFF's own CPU per transfer has a target.
+ *
  * Output: a Markdown table on stdout, the figures as JSON in bench-results.json.
  * Knobs (environment): BENCH_ROUNDS (3), BENCH_DURATION (8 s), BENCH_WARMUP (2 s),
  * BENCH_CONNECTIONS (50), BENCH_ONLY (comma-separated scenario ids), BENCH_OUT (file),
@@ -41,6 +44,7 @@ import {
   type TMeasuredLoad,
   type TServer as TStarted,
 } from './bench-common.ts';
+import { freshDatabase, prepare, type TDatabase, type TTransferPlan } from './bench-money.ts';
 
 // ---------------------------------------------------------------------------------------------
 // What is measured. Later issues add scenarios (article page against nginx, transfers/s, …):
@@ -66,8 +70,13 @@ type TScenario = {
   headers?: Record<string, string>;
   body?: string;
   connections?: number;
-  /** Checked once before the load: a benchmark of error pages measures nothing. */
-  check: (response: { status: number; type: string; body: string }) => string | null;
+  /**
+   * Checked once before the load: a benchmark of error pages measures nothing. Without one (the
+   * transfers, each request its own), a non-2xx answer during the load fails the bench instead.
+   */
+  check?: (response: { status: number; type: string; body: string }) => string | null;
+  /** POST /api/transfer between the bench's users (bench-money.ts makes the requests), through the BFF or not. */
+  transfers?: 'core' | 'bff';
 };
 
 type TComparison = {
@@ -86,6 +95,9 @@ type TComparison = {
 };
 
 const dataDir = tempDir('obmen-bench-');
+/** The core's database when transfers are measured: 100 users with sessions and balances (bench-money.ts). */
+let moneyDb: TDatabase | null = null;
+let transferUsers: { tokens: string[]; accountIds: number[] } | null = null;
 const quiet = { ...QUIET, NODE_ENV: process.env.BENCH_NODE_ENV ?? 'production' };
 // The servers measured against targets run as the README's start ships them: a log line per request.
 const shipped = { ...quiet, LOG_LEVEL: 'info', LOG_REQUESTS: 'true' };
@@ -98,7 +110,7 @@ const SERVERS: TServer[] = [
     health: '/api/health',
     env: () => ({
       ...shipped,
-      ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : { DATA_DIR: join(dataDir, 'pglite') }),
+      ...(moneyDb?.env ?? (process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : { DATA_DIR: join(dataDir, 'pglite') })),
     }),
   },
   {
@@ -137,6 +149,8 @@ const SCENARIOS: TScenario[] = [
   { id: 'stub-api', title: `GET ${API_PATH} straight to a stub upstream (no database)`, server: 'stub', path: API_PATH, check: isJsonObject(false) },
   { id: 'bff-stub-api', title: `GET ${API_PATH} through the BFF to the stub`, server: 'bff-stub', path: API_PATH, check: isJsonObject(true) },
   { id: 'bff-ssr', title: 'GET / (SSR page) through the BFF', server: 'bff', path: '/', check: isHtml },
+  { id: 'core-transfer', title: 'POST /api/transfer straight to the core', server: 'core', path: '/api/transfer', transfers: 'core', connections: 16 },
+  { id: 'bff-transfer', title: 'POST /api/transfer through the BFF', server: 'bff', path: '/api/transfer', transfers: 'bff', connections: 16 },
 ];
 
 const COMPARISONS: TComparison[] = [
@@ -152,6 +166,14 @@ const COMPARISONS: TComparison[] = [
   // No target: a database-free upstream answers in ~25 µs of CPU, less than any HTTP hop costs;
   // this row shows what the proxy itself costs (server CPU µs/req of bff-stub above).
   { id: 'proxy', title: '/api through the BFF vs straight to the stub (proxy cost alone)', subject: 'bff-stub-api', baseline: 'stub-api' },
+  // A money call through the BFF: its own CPU per transfer (the database's time is the core's).
+  {
+    id: 'transfer',
+    title: 'POST /api/transfer through the BFF vs straight to the core',
+    subject: 'bff-transfer',
+    baseline: 'core-transfer',
+    maxCpuUs: { server: 'bff', us: 100 },
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -202,6 +224,7 @@ async function measure(scenario: TScenario): Promise<TRun> {
       connections: scenario.connections ?? settings.connections,
       duration: settings.duration,
       warmup: settings.warmup,
+      ...(scenario.transfers ? { requestsFrom: { module: 'scripts/bench-money.ts', name: 'transferRequests', plan: transferPlan(scenario.transfers) } } : {}),
     },
     ids.map((id) => cpuMeter([running.get(id)!.pid])),
   );
@@ -213,7 +236,13 @@ async function measure(scenario: TScenario): Promise<TRun> {
   return { ...run, cpuUsPerRequest };
 }
 
+/** Transfers of 0.1 USDT between random users, a fresh idempotency key each. */
+function transferPlan(path: 'core' | 'bff'): TTransferPlan {
+  return { viaBff: path === 'bff', tokens: transferUsers!.tokens, accountIds: transferUsers!.accountIds, hot: false, runId: `bench-api-${path}-${Date.now()}` };
+}
+
 async function checkOnce(scenario: TScenario): Promise<void> {
+  if (!scenario.check) return;
   const res = await fetch(urlOf(scenario.server) + scenario.path, {
     method: scenario.method ?? 'GET',
     headers: scenario.headers,
@@ -225,6 +254,7 @@ async function checkOnce(scenario: TScenario): Promise<void> {
 
 async function shutdown(code: number): Promise<never> {
   await stopAll();
+  await moneyDb?.drop();
   process.exit(code);
 }
 
@@ -318,6 +348,11 @@ try {
     console.error(`[bench] the machine is busy before the bench starts (load average ${loadBefore}): expect noisy req/s; the CPU µs/req figures suffer less`);
   }
   if (!canPin) console.error('[bench] taskset or a second CPU is missing: servers and load generator share the CPUs (figures are rougher)');
+  if (scenarios.some((s) => s.transfers)) {
+    // Before the core starts (PGlite is one process's): the users the transfers move money between.
+    moneyDb = await freshDatabase(process.env.BENCH_DATABASE_URL ? 'postgres' : 'pglite');
+    transferUsers = await prepare(moneyDb);
+  }
   for (const scenario of scenarios) await start(scenario.server);
   for (const scenario of scenarios) await checkOnce(scenario);
 

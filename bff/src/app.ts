@@ -11,7 +11,7 @@ import ownErrors from './plugins/own-errors.ts';
 import loadShedding from './plugins/load-shedding.ts';
 import csrf from './plugins/csrf.ts';
 import devGuard from './plugins/dev-guard.ts';
-import apiProxy from './plugins/api-proxy.ts';
+import apiProxy, { watchOwnApiRoutes } from './plugins/api-proxy.ts';
 import upstream from './plugins/upstream.ts';
 import health from './plugins/health.ts';
 import language from './plugins/language.ts';
@@ -29,7 +29,7 @@ import realtime from './realtime/plugin.ts';
 export type TAppOptions = {
   config: TConfig;
   frontendVersion?: string;
-  /** The http server's front door (Fastify's serverFactory), where page-cache hits are answered. */
+  /** The http server's front door (Fastify's serverFactory): page-cache hits and plain /api calls answered there. */
   frontDoor?: TFrontDoor;
   /** The page cache's time (tests move it). */
   clock?: TClock;
@@ -42,6 +42,8 @@ export type TAppOptions = {
 const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendVersion, frontDoor, clock }) => {
   // The dev server's pages say "dev" too (site middleware), so no answer asks them to reload.
   const fv = frontendVersion ?? (config.SITE_DEV_URL ? 'dev' : readFrontendVersion(config.SITE_DIST));
+  // Before any route: the /api paths the BFF answers itself, which the proxy's front door leaves alone.
+  const ownApiPaths = watchOwnApiRoutes(fastify);
   await fastify.register(requestId);
   const publicHttps = config.PUBLIC_URL?.startsWith('https:') ?? false;
   await fastify.register(cookie);
@@ -74,7 +76,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, frontendV
     maxPerSession: config.WS_MAX_PER_SESSION,
     maxPerAddress: config.WS_MAX_PER_ADDRESS,
   });
-  await fastify.register(apiProxy, { config, frontendVersion: fv });
+  await fastify.register(apiProxy, { config, frontendVersion: fv, frontDoor, ownApiPaths });
   if (config.SITE_DEV_URL) {
     // Development: the Astro dev server renders every page afresh, so no page cache either.
     await fastify.register(siteDev, { devServerUrl: config.SITE_DEV_URL });

@@ -2,7 +2,17 @@ import type { FastifyCompressOptions } from '@fastify/compress';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { toBuffer } from './page-cache/capture.ts';
-import { brotliCompress, constants as zlib, createBrotliCompress, createGzip, gzip, type BrotliCompress, type Gzip } from 'node:zlib';
+import {
+  brotliCompress,
+  brotliCompressSync,
+  constants as zlib,
+  createBrotliCompress,
+  createGzip,
+  gzip,
+  gzipSync,
+  type BrotliCompress,
+  type Gzip,
+} from 'node:zlib';
 
 /*
  * Compression. Answers made per request (JSON, pages rendered afresh) are compressed as they go
@@ -63,6 +73,18 @@ export function varyOnEncoding(vary: OutgoingHttpHeaders[string]): string {
           .split(',')
           .map((name) => name.trim());
   return names.some((name) => name.toLowerCase() === 'accept-encoding' || name === '*') ? names.join(', ') : [...names, 'Accept-Encoding'].join(', ');
+}
+
+/**
+ * A whole body made per request (a proxied JSON answer), compressed at once as the client takes
+ * it, or null when it goes out as it is (too small, or no encoding of ours taken). Small enough
+ * to compress in one go on the event loop, as @fastify/compress does with such bodies.
+ */
+export function compressWhole(acceptEncoding: string | undefined, body: Buffer): { encoding: TEncoding; body: Buffer } | null {
+  if (body.length < COMPRESS_MIN_BYTES) return null;
+  const encoding = chooseEncoding(acceptEncoding);
+  if (encoding === null) return null;
+  return { encoding, body: encoding === 'br' ? brotliCompressSync(body, ONLINE_COMPRESSION.brotliOptions) : gzipSync(body) };
 }
 
 const gzipAsync = promisify(gzip);

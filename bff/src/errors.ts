@@ -1,17 +1,21 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, translate, type TApiError, type TI18nKey, type TLocale } from '@obmen/shared';
 import type { BFF_FAILURES } from '@obmen/shared/calls';
 
 const LOCALE_IN_COOKIE = new RegExp(`(?:^|;)\\s*${LOCALE_COOKIE}=([^;\\s]*)`);
 
+/** What the caller's language is read from: Fastify's request, or the /api proxy's own (proxy.ts). */
+type TLocaleSource = { cookies?: Readonly<Record<string, string | undefined>>; headers: { cookie?: string | undefined } };
+
 /** The caller's language; also before the cookie plugin ran (a URL the router refused). */
-export function requestLocale(request: FastifyRequest): TLocale {
+export function requestLocale(request: TLocaleSource): TLocale {
   const fromCookie = request.cookies?.[LOCALE_COOKIE] ?? LOCALE_IN_COOKIE.exec(request.headers.cookie ?? '')?.[1];
   return isLocale(fromCookie) ? fromCookie : DEFAULT_LOCALE;
 }
 
 /** The shared error shape, localized for the caller; `vars` fill the message's placeholders. */
-export function errorBody(request: FastifyRequest, code: string, key: TI18nKey, vars?: Record<string, string | number>): TApiError {
+export function errorBody(request: TLocaleSource, code: string, key: TI18nKey, vars?: Record<string, string | number>): TApiError {
   return { status: 'error', code, message: translate(requestLocale(request), key, vars) };
 }
 
@@ -35,6 +39,25 @@ export function sendError<S extends number>(
     .code(status)
     .type('application/json; charset=utf-8')
     .send(errorBody(request, code, key, vars));
+}
+
+/**
+ * The same answer as sendError, written to the raw response: for what answers before Fastify
+ * (the /api proxy at the front door) or past it (a hijacked reply). `headers` go along (the
+ * security headers, Retry-After).
+ */
+export function writeError<S extends number>(
+  request: TLocaleSource,
+  res: ServerResponse,
+  status: S,
+  code: TErrorCode<S>,
+  key: TI18nKey,
+  vars: Record<string, string | number> | undefined,
+  headers: OutgoingHttpHeaders,
+): void {
+  const body = JSON.stringify(errorBody(request, code, key, vars));
+  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 type TOwnError<S extends number> = { code: TErrorCode<S>; key: TI18nKey };

@@ -9,18 +9,21 @@ import type { FastifyServerFactory } from 'fastify';
 export type TFrontHandler = (req: IncomingMessage, res: ServerResponse, toFastify: () => void) => boolean;
 
 export type TFrontDoor = {
-  /** For `Fastify({ serverFactory })`: the http server whose requests pass the front handler first. */
+  /** For `Fastify({ serverFactory })`: the http server whose requests pass the front handlers first. */
   serverFactory: FastifyServerFactory<Server>;
-  /** Sets (or, with null, removes) the front handler; a plugin does it once the app is built. */
-  use: (handler: TFrontHandler | null) => void;
+  /**
+   * Adds a front handler (a plugin does it once the app is built); the first that takes a
+   * request answers it. Returns its removal (a plugin calls it as the server closes).
+   */
+  use: (handler: TFrontHandler) => () => void;
 };
 
 /**
- * The BFF's http server, made through Fastify's documented `serverFactory`: one place where a
- * plugin (the page cache's fast path) may answer a request from the `request` event itself.
+ * The BFF's http server, made through Fastify's documented `serverFactory`: where plugins (the
+ * page cache's hits, the /api proxy) may answer a request from the `request` event itself.
  */
 export function createFrontDoor(): TFrontDoor {
-  let front: TFrontHandler | null = null;
+  let handlers: TFrontHandler[] = [];
   return {
     serverFactory: (handler, opts) => {
       // Fastify's own options, its defaults filled in.
@@ -32,7 +35,9 @@ export function createFrontDoor(): TFrontDoor {
         maxRequestsPerSocket: number;
       };
       const server: Server = createServer(options.http ?? {}, (req, res) => {
-        if (!front?.(req, res, () => handler(req, res))) handler(req, res);
+        const toFastify = () => handler(req, res);
+        for (const front of handlers) if (front(req, res, toFastify)) return;
+        handler(req, res);
       });
       // What Fastify sets on the server it makes itself (lib/server.js), from its own defaults.
       server.keepAliveTimeout = options.keepAliveTimeout;
@@ -42,7 +47,10 @@ export function createFrontDoor(): TFrontDoor {
       return server;
     },
     use: (handler) => {
-      front = handler;
+      handlers = [...handlers, handler];
+      return () => {
+        handlers = handlers.filter((known) => known !== handler);
+      };
     },
   };
 }

@@ -1,4 +1,5 @@
 import Fastify, { LogController } from 'fastify';
+import pino from 'pino';
 import { API_BODY_LIMIT_BYTES, loggerOptions, oneLineRequestLogs } from '@obmen/shared';
 import app from './app.ts';
 import { answerError } from './errors.ts';
@@ -11,7 +12,7 @@ const config = loadConfig();
 const frontDoor = createFrontDoor();
 const server = Fastify({
   serverFactory: frontDoor.serverFactory,
-  logger: loggerOptions(config.LOG_LEVEL, 'bff'),
+  logger: loggerOptions(config.LOG_LEVEL, 'bff', pino.destination({ sync: false })),
   genReqId: genRequestId,
   // Per-request lines cost CPU on every request: one per request, none with LOG_REQUESTS=false.
   logController: oneLineRequestLogs(new LogController({ disableRequestLogging: !config.LOG_REQUESTS })),

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   LINK_BINDING_COOKIE,
@@ -35,12 +34,15 @@ import {
 /** A cookie that cannot be a token still goes as a Bearer core refuses, so core says "cleared". */
 const NOT_A_TOKEN = 'Bearer invalid';
 
-function isOpsRequest(request: FastifyRequest): boolean {
+/** What the session rules read of a request: Fastify's request, or the /api proxy's own (proxy.ts). */
+export type TSessionRequest = { url: string; cookies: Readonly<Record<string, string | undefined>>; https: boolean };
+
+function isOpsRequest(request: TSessionRequest): boolean {
   return request.url.startsWith(OPS_API_PREFIX);
 }
 
-/** For rewriteRequestHeaders, after the client's own Authorization/Cookie were removed. */
-export function forwardSession(request: FastifyRequest, headers: IncomingHttpHeaders): void {
+/** For the headers to the core, after the client's own Authorization/Cookie were removed. */
+export function forwardSession(request: TSessionRequest, headers: IncomingHttpHeaders): void {
   if (isOpsRequest(request)) {
     const opsToken = request.cookies[OPS_COOKIE];
     // A malformed cookie is sent anyway: the core answers "cleared" and the cookie goes.
@@ -59,8 +61,8 @@ function appendSetCookie(headers: IncomingHttpHeaders, cookie: string): void {
   headers['set-cookie'] = existing === undefined ? [cookie] : [...existing, cookie];
 }
 
-/** For rewriteHeaders: turns core's session headers into Set-Cookie and strips them. */
-export function applySessionHeaders(headers: IncomingHttpHeaders, request: FastifyRequest): void {
+/** For the core's answer headers: turns its session headers into Set-Cookie and strips them. */
+export function applySessionHeaders(headers: IncomingHttpHeaders, request: TSessionRequest): void {
   const binding = headers[LINK_BINDING_HEADER];
   if (binding !== undefined) {
     delete headers[LINK_BINDING_HEADER];
@@ -80,7 +82,7 @@ export function applySessionHeaders(headers: IncomingHttpHeaders, request: Fasti
 }
 
 /** The ops session's pair of headers: read on /api/ops answers only, stripped from every answer. */
-function applyOpsHeaders(headers: IncomingHttpHeaders, request: FastifyRequest): void {
+function applyOpsHeaders(headers: IncomingHttpHeaders, request: TSessionRequest): void {
   const token = headers[OPS_TOKEN_HEADER];
   const state = headers[OPS_SESSION_STATE_HEADER];
   if (token === undefined && state === undefined) return;

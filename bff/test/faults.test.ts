@@ -82,25 +82,17 @@ describe('a hung core', () => {
   let ctx: Awaited<ReturnType<typeof build>>;
   let origin: string;
   let client: Agent;
-  /** How long each request stayed in the BFF, from its arrival to the end of its answer. */
+  /** How long each request waited for its answer, from its sending to the end of its answer. */
   const waits: number[] = [];
-  /** When each request (by its id) arrived at the BFF, and when it reached the core if it did. */
+  /**
+   * When each request (by the id it was sent with, which the BFF keeps and sends on) was sent,
+   * and when it reached the core if it did. Measured at the client: plain /api calls are proxied
+   * at the front door, before any Fastify hook could see them.
+   */
   const arrived = new Map<string, number>();
   const reached: { id: string; at: number }[] = [];
   beforeAll(async () => {
-    ctx = await build({
-      env: { UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS) },
-      observe: (fastify) => {
-        fastify.addHook('onRequest', (request, _reply, done) => {
-          arrived.set(request.id, performance.now());
-          done();
-        });
-        fastify.addHook('onResponse', (request, _reply, done) => {
-          waits.push(performance.now() - arrived.get(request.id)!);
-          done();
-        });
-      },
-    });
+    ctx = await build({ env: { UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS) } });
     ctx.upstream.handle = (req) => {
       reached.push({ id: String(req.headers[REQUEST_ID_HEADER]), at: performance.now() });
     };
@@ -121,9 +113,13 @@ describe('a hung core', () => {
     const lag = monitorEventLoopDelay({ resolution: 10 });
     lag.enable();
     const results = await Promise.all(
-      Array.from({ length: CONCURRENT }, async () => {
-        const res = await request(`${origin}/api/exchange/list`, { dispatcher: client });
-        return { status: res.statusCode, body: await res.body.json() };
+      Array.from({ length: CONCURRENT }, async (_, i) => {
+        const id = `hung-${i}`;
+        arrived.set(id, performance.now());
+        const res = await request(`${origin}/api/exchange/list`, { dispatcher: client, headers: { [REQUEST_ID_HEADER]: id } });
+        const body = await res.body.json();
+        waits.push(performance.now() - arrived.get(id)!);
+        return { status: res.statusCode, body };
       }),
     );
     for (const res of results) {

@@ -121,10 +121,10 @@ export type TBuildOptions = {
   env?: Partial<Record<keyof TConfig, string>>;
   /** As server.ts would pass them (e.g. trustProxy). */
   fastifyOptions?: FastifyServerOptions;
-  /** Root hooks for a test to observe every request (added before the app loads, so it inherits them). */
-  observe?: (fastify: FastifyInstance) => void;
   /** The page cache's time (a test moves it instead of sleeping). */
   clock?: TClock;
+  /** Root hooks for a test to see which requests pass Fastify (added before the app loads, so it inherits them). */
+  observe?: (fastify: FastifyInstance) => void;
 };
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
-import { DICTIONARIES, ROUTE_NOT_FOUND_HEADER } from '@obmen/shared';
+import { DICTIONARIES, REQUEST_ID_HEADER, ROUTE_NOT_FOUND_HEADER } from '@obmen/shared';
 import { CONTENT_SECURITY_POLICY } from '../src/plugins/security-headers.ts';
 import { build, defaultUpstreamHandler, json } from './helpers.ts';
 import { rawRequest } from '../../core/test/raw-http.ts';
@@ -202,5 +202,60 @@ describe('BFF missing /api paths are limited per client (real sockets)', () => {
     expect(answers.slice(LIMIT).map((answer) => answer.status)).toEqual([429, 429, 429]);
     // The BFF's own misses share the one window.
     expect((await rawRequest(origin, '/no-such-page-here')).status).toBe(429);
+  });
+});
+
+/** Plain /api calls are proxied at the front door, before Fastify; everything else through Fastify, to the same proxy. */
+describe('BFF /api proxy: the front door and the Fastify route', () => {
+  let ctx: Awaited<ReturnType<typeof build>>;
+  let origin: string;
+  /** The URLs Fastify's hooks saw. */
+  const throughFastify: string[] = [];
+  beforeAll(async () => {
+    ctx = await build({
+      frontendVersion: 'fv-door',
+      observe: (fastify) =>
+        fastify.addHook('onRequest', (request, _reply, done) => {
+          throughFastify.push(request.url);
+          done();
+        }),
+    });
+    origin = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    ctx.upstream.handle = (_req, res) => json(res, 200, { ok: true });
+  });
+  afterAll(() => ctx.close());
+
+  it('answers a plain call on a socket before Fastify, and the same call through Fastify alike', async () => {
+    throughFastify.length = 0;
+    const door = await rawRequest(origin, '/api/exchange/list', { headers: { cookie: 'i18n_redirected=en', [REQUEST_ID_HEADER]: 'door-1' } });
+    expect(throughFastify).toEqual([]);
+    const route = await ctx.app.inject({ url: '/api/exchange/list', headers: { cookie: 'i18n_redirected=en', [REQUEST_ID_HEADER]: 'door-2' } });
+    expect(throughFastify).toEqual(['/api/exchange/list']);
+    expect(JSON.parse(door.body)).toEqual({ fv: 'fv-door', ok: true });
+    expect(route.body).toBe(door.body);
+    expect(door.headers[REQUEST_ID_HEADER]).toBe('door-1');
+    expect(route.headers[REQUEST_ID_HEADER]).toBe('door-2');
+    for (const name of ['content-type', 'content-security-policy', 'x-frame-options', 'x-content-type-options'])
+      expect(route.headers[name], name).toBe(door.headers[name]);
+    const sent = ctx.upstream.hits.slice(-2).map((hit) => hit.headers);
+    expect(sent.map((headers) => headers['x-obmen-locale'])).toEqual(['en', 'en']);
+    expect(sent.map((headers) => headers[REQUEST_ID_HEADER])).toEqual(['door-1', 'door-2']);
+  });
+
+  it("leaves to Fastify the BFF's own /api paths, a cross-site write and a development helper", async () => {
+    throughFastify.length = 0;
+    const hitsBefore = ctx.upstream.hits.length;
+    expect((await rawRequest(origin, '/api/openapi.json')).status).toBe(200);
+    const crossSite = await rawRequest(origin, '/api/transfer', {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(crossSite.status).toBe(403);
+    expect(JSON.parse(crossSite.body).code).toBe('csrf');
+    await rawRequest(origin, '/api/dev/mailbox');
+    expect(throughFastify).toEqual(['/api/openapi.json', '/api/transfer', '/api/dev/mailbox']);
+    // The cross-site write never reached the core.
+    expect(ctx.upstream.hits.slice(hitsBefore).map((hit) => hit.url)).not.toContain('/api/transfer');
   });
 });

@@ -2,13 +2,14 @@ import Fastify, { LogController } from 'fastify';
 import { API_BODY_LIMIT_BYTES } from '@obmen/shared';
 import app from './app.ts';
 import { loadConfig } from './config.ts';
+import pino from 'pino';
 import { loggerOptions, oneLineRequestLogs } from '@obmen/shared';
 import { makeGenReqId } from './request-id.ts';
 import { stopOnSignals } from '@obmen/shared/shutdown';
 
 const config = loadConfig();
 const server = Fastify({
-  logger: loggerOptions(config.LOG_LEVEL, 'core'),
+  logger: loggerOptions(config.LOG_LEVEL, 'core', pino.destination({ sync: false })),
   logController: oneLineRequestLogs(new LogController()),
   genReqId: makeGenReqId(config.TRUST_PROXY),
   // Bodies bigger than this are never legitimate for the JSON/form API; uploads get their own limit.

@@ -190,7 +190,7 @@ export default fp<TPageCacheOptions>(
      */
     const frontDoor = options.frontDoor;
     if (frontDoor) {
-      frontDoor.use((req, res, toFastify) => {
+      const leave = frontDoor.use((req, res, toFastify) => {
         const method = req.method;
         if ((method !== 'GET' && method !== 'HEAD') || !cacheable.test(req.url ?? '')) return false;
         const headers: IncomingHttpHeaders = req.headers;
@@ -213,7 +213,7 @@ export default fp<TPageCacheOptions>(
         return taken;
       });
       app.addHook('preClose', (done) => {
-        frontDoor.use(null);
+        leave();
         done();
       });
     }

@@ -1,9 +1,11 @@
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
 import { sendError } from '../errors.ts';
 import { redactUrl } from '@obmen/shared';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** What the check reads of a request: Fastify's, or the raw one at the front door (api-proxy.ts). */
+type TOriginSource = { headers: { origin?: string | undefined; 'sec-fetch-site'?: string | string[] | undefined }; protocol: string; host: string };
 
 /**
  * Is this state-changing request from a page of another site? Browsers send Origin on every
@@ -13,7 +15,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  *
  * "same-site" (another subdomain) counts as foreign too: only our own origin may change state.
  */
-export function isForeignRequest(request: FastifyRequest, allowedOrigins: ReadonlySet<string>): boolean {
+function isForeignRequest(request: TOriginSource, allowedOrigins: ReadonlySet<string>): boolean {
   const origin = request.headers.origin;
   if (origin !== undefined) {
     if (allowedOrigins.has(origin)) return false;
@@ -24,6 +26,16 @@ export function isForeignRequest(request: FastifyRequest, allowedOrigins: Readon
 }
 
 /**
+ * The one CSRF rule, for the hook below and the /api proxy's front door (api-proxy.ts, which
+ * leaves a refused request to this hook): true when a state-changing request comes from a page
+ * of another site. `allowedOrigins`: extra exact origins (e.g. the public URL).
+ */
+export function crossSiteRule(allowedOrigins: readonly string[]): (method: string, request: TOriginSource) => boolean {
+  const allowed = new Set(allowedOrigins.map((url) => new URL(url).origin));
+  return (method, request) => !SAFE_METHODS.has(method) && isForeignRequest(request, allowed);
+}
+
+/**
  * CSRF defence for everything the session cookie authenticates: a cross-site POST, PUT, PATCH
  * or DELETE gets 403 JSON in onRequest, before any body is read or anything is proxied. GETs
  * change nothing by design; SameSite=Lax keeps the cookie off cross-site subresource requests.
@@ -31,10 +43,9 @@ export function isForeignRequest(request: FastifyRequest, allowedOrigins: Readon
  */
 export default fp<{ allowedOrigins?: readonly string[] }>(
   async (app, { allowedOrigins = [] }) => {
-    const allowed = new Set(allowedOrigins.map((url) => new URL(url).origin));
+    const isCrossSite = crossSiteRule(allowedOrigins);
     app.addHook('onRequest', async (request, reply) => {
-      if (SAFE_METHODS.has(request.method)) return;
-      if (!isForeignRequest(request, allowed)) return;
+      if (!isCrossSite(request.method, request)) return;
       request.log.warn({ origin: request.headers.origin, site: request.headers['sec-fetch-site'], url: redactUrl(request.url) }, 'cross-site request refused');
       return sendError(request, reply, 403, 'csrf', 'error.csrf');
     });

@@ -11,7 +11,7 @@ declare module 'fastify' {
 }
 
 /** Seconds a shed client is asked to wait. */
-const RETRY_AFTER_S = 5;
+export const RETRY_AFTER_S = 5;
 export const LIVENESS_PATH = '/local/livez';
 
 /** The answer of a shed request: 503 `overloaded`, localized, with Retry-After. */

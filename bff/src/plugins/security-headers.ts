@@ -22,15 +22,23 @@ export function applySecurityHeaders(res: { setHeader(name: string, value: strin
   if (https) res.setHeader('strict-transport-security', HSTS);
 }
 
+const OVER_HTTP: Readonly<Record<string, string>> = SECURITY_HEADERS;
+const OVER_HTTPS: Readonly<Record<string, string>> = { ...SECURITY_HEADERS, 'strict-transport-security': HSTS };
+
+/**
+ * The headers every answer but a page gets (through Fastify, and the /api proxy's own). A
+ * stricter policy the core chose stays: private files carry `default-src 'none'; sandbox` (core
+ * storage/files.ts), which the site's policy would loosen to script-capable.
+ */
+export function securityHeaders(https: boolean, ownPolicy: unknown): Readonly<Record<string, string>> {
+  const headers = https ? OVER_HTTPS : OVER_HTTP;
+  return ownPolicy === undefined ? headers : { ...headers, 'content-security-policy': String(ownPolicy) };
+}
+
 export default fp(
   async (app) => {
     app.addHook('onSend', async (request, reply) => {
-      // A stricter policy the core chose stays: private files carry `default-src 'none'; sandbox`
-      // (core storage/files.ts), which the site's policy would loosen to script-capable.
-      const own = reply.getHeader('content-security-policy');
-      reply.headers(SECURITY_HEADERS);
-      if (own !== undefined) reply.header('content-security-policy', own);
-      if (request.https) reply.header('strict-transport-security', HSTS);
+      reply.headers(securityHeaders(request.https, reply.getHeader('content-security-policy')));
     });
   },
   { name: 'security-headers' },
