@@ -9,8 +9,19 @@ export default defineConfig({
     projects: [
       { test: { name: 'shared', include: ['shared/test/**/*.test.ts'], retry } },
       { test: { name: 'site', include: ['site/test/**/*.test.{ts,tsx}'], retry } },
-      { test: { name: 'core', include: ['core/test/**/*.test.ts'], globalSetup: ['core/test/global-setup.ts'], testTimeout: 60_000, hookTimeout: 60_000, retry } },
-      { test: { name: 'bff', include: ['bff/test/**/*.test.ts'], globalSetup: ['core/test/global-setup.ts'], testTimeout: 30_000, hookTimeout: 60_000, retry } },
+      {
+        test: {
+          name: 'core',
+          include: ['core/test/**/*.test.ts'],
+          globalSetup: ['core/test/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          retry,
+        },
+      },
+      {
+        test: { name: 'bff', include: ['bff/test/**/*.test.ts'], globalSetup: ['core/test/global-setup.ts'], testTimeout: 30_000, hookTimeout: 60_000, retry },
+      },
     ],
   },
 });

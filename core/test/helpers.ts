@@ -76,6 +76,9 @@ function pgliteTemplate(template: TTemplate): Promise<Blob> {
   return blob;
 }
 
+/** Outside a vitest run (scripts/openapi-lint.ts builds a core too) there is no template: an empty database. */
+const inVitest = () => process.env.VITEST === 'true';
+
 /**
  * A fresh database, copied from a template global-setup.ts made (migrated, or also seeded as
  * build() seeds): PGlite in memory, or a new PostgreSQL database created beside TEST_DATABASE_URL
@@ -88,14 +91,14 @@ export async function openTestDb(
   template: TTemplate = 'migrated',
 ): Promise<{ db: Db; url?: string; drop: () => Promise<void> }> {
   if (engine === 'pglite') {
-    const db = await openDb({ DATA_DIR: 'memory://', DB_POOL_SIZE: 1 }, silent, await pgliteTemplate(template));
+    const db = await openDb({ DATA_DIR: 'memory://', DB_POOL_SIZE: 1 }, silent, inVitest() ? await pgliteTemplate(template) : undefined);
     return { db, drop: () => db.close() };
   }
   const admin = new URL(process.env.TEST_DATABASE_URL!);
   const name = `obmen_test_${randomBytes(6).toString('hex')}`;
   const adminClient = new pg.Client({ connectionString: admin.href });
   await adminClient.connect();
-  await adminClient.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplates')[template]}`);
+  await adminClient.query(`CREATE DATABASE ${name}${inVitest() ? ` TEMPLATE ${inject('postgresTemplates')[template]}` : ''}`);
   await adminClient.end();
   const url = new URL(admin.href);
   url.pathname = `/${name}`;
