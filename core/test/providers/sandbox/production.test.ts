@@ -45,7 +45,9 @@ describe('sandbox providers in production', () => {
       expect(await count('card_products')).toBe(0);
       expect(await count('users')).toBe(0);
       expect(await count('currencies')).toBeGreaterThan(0);
-      expect(seed).toEqual({ seeded: ['currencies, site settings, menus, articles', 'rates and transfer limits', 'withdrawal auto-approval limits'] });
+      expect(seed).toEqual({
+        seeded: ['currencies, site settings, menus, articles', 'rates and transfer limits', 'withdrawal auto-approval limits', 'withdrawal four-eyes amounts'],
+      });
       expect(log().some((line) => /demo|sandbox/i.test(line.msg))).toBe(false);
     } finally {
       await ctx.close();
