@@ -107,7 +107,7 @@ run_vitest() {
 
 run_playwright() {
   PLAYWRIGHT_JSON_OUTPUT_FILE="$RESULTS/playwright.json" PLAYWRIGHT_JSON_OUTPUT_NAME="$RESULTS/playwright.json" \
-    timeout --kill-after=30 1500 "${PNPM[@]}" --filter @obmen/e2e exec playwright test --reporter=list,json
+    timeout --kill-after=30 2800 "${PNPM[@]}" --filter @obmen/e2e exec playwright test --reporter=list,json
 }
 
 # Totals from both runners' JSON reports, as one "N passed, N failed" line.
