@@ -32,6 +32,15 @@ function day(text: string | undefined, end: boolean): Date {
  * (--as): the queue, approve (a large one becomes a four-eyes request), reject with a catalogued
  * reason, retry or give up a stuck payout; the auto-approval and four-eyes amounts; the sandbox providers' payouts; reconciliation of providers against the ledger.
  */
+/** A desk action on one withdrawal, as the operator named by --as. */
+function onOneWithdrawal(usage: string, run: (db: Db, actor: Awaited<ReturnType<typeof cliOperator>>, id: string) => Promise<unknown>): TCommand {
+  return async (db, args) => {
+    const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: AS });
+    if (positionals.length !== 1) throw new Error(usage);
+    return run(db, await cliOperator(db, values.as, usage), positionals[0]!);
+  };
+}
+
 export const WITHDRAW_COMMANDS: Record<string, TCommand> = {
   'withdraw:list': async (db, args) => {
     const { state, limit } = options(args, ['state', 'limit'], LIST_USAGE);
@@ -39,12 +48,10 @@ export const WITHDRAW_COMMANDS: Record<string, TCommand> = {
     if (!Number.isInteger(count) || count < 1 || count > 1000) throw new Error(LIST_USAGE);
     return listWithdrawals(db, { state, limit: count });
   },
-  'withdraw:approve': async (db, args) => {
-    const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: AS });
-    const usage = 'usage: withdraw:approve <withdrawal id> --as <operator e-mail>  (a large one becomes a request: request:approve)';
-    if (positionals.length !== 1) throw new Error(usage);
-    return approveOnDesk(payoutDeps(db), await cliOperator(db, values.as, usage), positionals[0]!);
-  },
+  'withdraw:approve': onOneWithdrawal(
+    'usage: withdraw:approve <withdrawal id> --as <operator e-mail>  (a large one becomes a request: request:approve)',
+    (db, actor, id) => approveOnDesk(payoutDeps(db), actor, id),
+  ),
   'withdraw:reject': async (db, args) => {
     const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: AS });
     const usage = `usage: withdraw:reject <withdrawal id> <${WITHDRAWAL_REJECT_REASONS.join('|')}> [words…] --as <operator e-mail>`;
@@ -53,18 +60,10 @@ export const WITHDRAW_COMMANDS: Record<string, TCommand> = {
     if (!id || !code) throw new Error(usage);
     return rejectOnDesk(db, await cliOperator(db, values.as, usage), id, code, words.join(' '));
   },
-  'withdraw:retry': async (db, args) => {
-    const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: AS });
-    const usage = 'usage: withdraw:retry <withdrawal id> --as <operator e-mail>  (a stuck payout, to its provider again)';
-    if (positionals.length !== 1) throw new Error(usage);
-    return retryOnDesk(payoutDeps(db), await cliOperator(db, values.as, usage), positionals[0]!);
-  },
-  'withdraw:fail': async (db, args) => {
-    const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: AS });
-    const usage = 'usage: withdraw:fail <withdrawal id> --as <operator e-mail>  (a stuck payout given up; the hold released)';
-    if (positionals.length !== 1) throw new Error(usage);
-    return failOnDesk(db, await cliOperator(db, values.as, usage), positionals[0]!);
-  },
+  'withdraw:retry': onOneWithdrawal('usage: withdraw:retry <withdrawal id> --as <operator e-mail>  (a stuck payout, to its provider again)', (db, actor, id) =>
+    retryOnDesk(payoutDeps(db), actor, id),
+  ),
+  'withdraw:fail': onOneWithdrawal('usage: withdraw:fail <withdrawal id> --as <operator e-mail>  (a stuck payout given up; the hold released)', failOnDesk),
   'withdraw:large': async (db, [currency, amount]) => {
     if (!currency || !amount) throw new Error('usage: withdraw:large <CURRENCY> <amount>  (from it on, an approval needs a second operator; 0: never)');
     return setLargeAmount(db, currency, amount);
