@@ -8,6 +8,7 @@ import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { heldBalance } from '../../../src/domains/ledger/holds.ts';
 import { userBalance } from '../../../src/domains/ledger/service.ts';
 import { largeAmounts, setLargeAmount } from '../../../src/domains/payments/withdrawals.ts';
+import { WITHDRAW_COMMANDS } from '../../../src/cli/withdraw.ts';
 
 const CARD = { card_number: '4111 1111 1111 1111', card_holder: 'IVAN PETROV' };
 
@@ -153,5 +154,20 @@ describe.each(ENGINES)('the withdrawals desk on %s', (engine) => {
     const me = (await call(ctx.app, '/api/ops/me', asOperator(support.token))).json().operator;
     expect(me.permissions).not.toContain('withdrawals.review');
     expect(me.permissions).not.toContain('ledger.adjust');
+  });
+
+  it('withdraw:approve, retry and fail read one id and the operator --as; a waiting request is no payout to give up', async () => {
+    const run = (name: string, ...args: string[]) => WITHDRAW_COMMANDS[name]!(ctx.db, args);
+    const user = await customer();
+    const id = await withdraw(user, '12000');
+    const [ann] = await finance();
+    for (const name of ['withdraw:approve', 'withdraw:retry', 'withdraw:fail']) {
+      await expect(run(name, id)).rejects.toThrow(new RegExp(`usage: ${name} `));
+      await expect(run(name, '--as', ann.email)).rejects.toThrow(new RegExp(`usage: ${name} `));
+      await expect(run(name, id, id, '--as', ann.email)).rejects.toThrow(new RegExp(`usage: ${name} `));
+      await expect(run(name, id, '--as', 'nobody@obmen.test')).rejects.toThrow(/no enrolled/);
+    }
+    await expect(run('withdraw:fail', id, '--as', ann.email)).rejects.toThrow();
+    expect(await stateOf(id)).toBe('requested');
   });
 });
