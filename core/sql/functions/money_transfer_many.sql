@@ -3,7 +3,8 @@
 -- with idempotency key p_keys[i]; each answers for itself, as (i, r):
 --   - {replayed, result, wallet, users}: applied, or the first answer again for its key (the same
 --     key twice in one batch: the second replays the first); `wallet` is the sender's wallets
---     as the batch leaves them, `users` the two users whose "wallets" event it recorded;
+--     as the batch's items up to this one (in the order below) leave them, as if the item had
+--     been alone after them; `users` the two users whose "wallets" event it recorded;
 --   - {refused, detail}: a refusal (SQLSTATE OB000: insufficient funds, limits, unknown
 --     recipient, key reused...) rolled back to the item's own savepoint, so it leaves nothing
 --     behind (its key is free again) and its neighbours go on.
@@ -38,16 +39,20 @@ DECLARE
   v_detail text;
   -- The accounts locked, with their balances as the accepted items leave them.
   v_ids bigint[];
+  v_owners bigint[];
   v_kinds text[];
   v_balances numeric[];
   v_kind text;
   v_balance numeric;
+  v_owner bigint;
   -- Per item: its answer, or what it became.
   v_out jsonb[] := array_fill(NULL::jsonb, ARRAY[n]);
   v_same integer[] := array_fill(NULL::integer, ARRAY[n]);
   v_recipients bigint[] := array_fill(NULL::bigint, ARRAY[n]);
   v_names text[] := array_fill(NULL::text, ARRAY[n]);
   v_fees numeric[] := array_fill(NULL::numeric, ARRAY[n]);
+  -- How many items were accepted up to and including this one: its place among the postings.
+  v_pos integer[] := array_fill(NULL::integer, ARRAY[n]);
   -- The postings of the accepted items: ledger transaction k is item g_items[k].
   g_items integer[] := '{}';
   g_of integer[] := '{}';
@@ -60,9 +65,12 @@ DECLARE
   v_result jsonb;
   v_wallet jsonb;
   v_wallet_of bigint;
+  v_at_ids bigint[];
+  v_at_balances numeric[];
 BEGIN
-  SELECT array_agg(id ORDER BY id), array_agg(kind ORDER BY id), array_agg(balance ORDER BY id) INTO v_ids, v_kinds, v_balances
-    FROM (SELECT a.id, a.kind, a.balance FROM ledger_accounts a WHERE a.id = ANY (ARRAY(
+  SELECT array_agg(id ORDER BY id), array_agg(user_id ORDER BY id), array_agg(kind ORDER BY id), array_agg(balance ORDER BY id)
+    INTO v_ids, v_owners, v_kinds, v_balances
+    FROM (SELECT a.id, a.user_id, a.kind, a.balance FROM ledger_accounts a WHERE a.id = ANY (ARRAY(
         SELECT s.id FROM unnest(p_users, p_currencies) AS x(u, c) JOIN ledger_accounts s ON s.user_id = x.u AND s.currency = x.c
         UNION
         SELECT s.id FROM unnest(p_recipient_accounts, p_currencies) AS x(num, c) JOIN users u ON u.account_id = x.num
@@ -72,6 +80,7 @@ BEGIN
           JOIN transfer_settings s ON s.currency = x.c WHERE s.fee_percent > 0 OR s.fee_fixed > 0))
       ORDER BY a.id FOR UPDATE) AS locked;
   v_ids := coalesce(v_ids, '{}');
+  v_owners := coalesce(v_owners, '{}');
   v_kinds := coalesce(v_kinds, '{}');
   v_balances := coalesce(v_balances, '{}');
   v_order := ARRAY(SELECT x.o FROM unnest(p_users, p_keys) WITH ORDINALITY AS x(u, k, o) ORDER BY x.u, x.k, x.o);
@@ -101,8 +110,9 @@ BEGIN
           -- An account made or found after the batch's lock (a recipient's first account): locked now.
           FOREACH v_account IN ARRAY array_remove(ARRAY[v_from, v_to, v_house], NULL) LOOP
             IF array_position(v_ids, v_account) IS NULL THEN
-              SELECT a.kind, a.balance INTO v_kind, v_balance FROM ledger_accounts a WHERE a.id = v_account FOR UPDATE;
+              SELECT a.user_id, a.kind, a.balance INTO v_owner, v_kind, v_balance FROM ledger_accounts a WHERE a.id = v_account FOR UPDATE;
               v_ids := v_ids || v_account;
+              v_owners := v_owners || v_owner;
               v_kinds := v_kinds || v_kind;
               v_balances := v_balances || v_balance;
             END IF;
@@ -131,6 +141,7 @@ BEGIN
       v_out[i] := jsonb_build_object('refused', v_message, 'detail', v_detail);
     END;
     v_last := i;
+    v_pos[i] := cardinality(g_items);
   END LOOP;
 
   IF cardinality(g_items) > 0 THEN
@@ -156,7 +167,8 @@ BEGIN
       array_fill(NULL::jsonb, ARRAY[cardinality(v_events)]));
   END IF;
 
-  -- The answers, in the items' order (by user: each sender's wallets read once).
+  -- The answers, in the items' order (by user: each sender's wallets read once unless later items
+  -- of the batch moved them).
   FOREACH i IN ARRAY v_order LOOP
     IF v_same[i] IS NOT NULL THEN
       v_result := jsonb_build_object('replayed', true, 'result', v_out[v_same[i]] -> 'result');
@@ -164,11 +176,22 @@ BEGIN
       v_result := v_out[i];
     END IF;
     IF NOT v_result ? 'refused' THEN
-      IF v_wallet_of IS DISTINCT FROM p_users[i] THEN
-        v_wallet := wallet_state(p_users[i]);
-        v_wallet_of := p_users[i];
+      IF v_pos[i] < cardinality(g_items) AND EXISTS (
+          SELECT 1 FROM unnest(g_of, g_accounts) AS g(k, account) JOIN unnest(v_ids, v_owners) AS a(id, owner) ON a.id = g.account
+          WHERE g.k > v_pos[i] AND a.owner = p_users[i]) THEN
+        -- Items after this one moved the sender's money too: its accounts as they stood here.
+        SELECT array_agg(a.id), array_agg(a.balance - coalesce(
+            (SELECT sum(g.amount) FROM unnest(g_of, g_accounts, g_amounts) AS g(k, account, amount) WHERE g.k > v_pos[i] AND g.account = a.id), 0))
+          INTO v_at_ids, v_at_balances
+          FROM unnest(v_ids, v_owners, v_balances) AS a(id, owner, balance) WHERE a.owner = p_users[i];
+        v_result := v_result || jsonb_build_object('wallet', wallet_state(p_users[i], v_at_ids, v_at_balances));
+      ELSE
+        IF v_wallet_of IS DISTINCT FROM p_users[i] THEN
+          v_wallet := wallet_state(p_users[i]);
+          v_wallet_of := p_users[i];
+        END IF;
+        v_result := v_result || jsonb_build_object('wallet', v_wallet);
       END IF;
-      v_result := v_result || jsonb_build_object('wallet', v_wallet);
     END IF;
     r := v_result;
     RETURN NEXT;

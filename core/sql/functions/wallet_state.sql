@@ -2,7 +2,10 @@
 -- rates (rounded down), as JSON: what getWalletEnvelope formats. Each wallet has its available
 -- balance and its held one (holds: migration 025); the total counts both. Enabled currencies,
 -- plus any disabled one that still holds money. plpgsql rather than sql: its plan is cached per session.
-CREATE OR REPLACE FUNCTION wallet_state(p_user bigint) RETURNS jsonb LANGUAGE plpgsql STABLE
+-- p_ids/p_balances: balances to show instead of the stored ones for those accounts (a batched
+-- transfer answers with its sender's wallets as its own item left them, not as the whole batch did).
+CREATE OR REPLACE FUNCTION wallet_state(p_user bigint, p_ids bigint[] DEFAULT NULL, p_balances numeric[] DEFAULT NULL)
+  RETURNS jsonb LANGUAGE plpgsql STABLE
   SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
   RETURN (WITH u AS (
@@ -13,8 +16,10 @@ BEGIN
   w AS (
     SELECT c.code, c.precision, c.logo, c.position, coalesce(a.balance, 0) AS balance, coalesce(h.balance, 0) AS held
     FROM currencies c
-    LEFT JOIN (SELECT currency, balance FROM ledger_accounts WHERE user_id = p_user) a ON a.currency = c.code
-    LEFT JOIN (SELECT currency, balance FROM ledger_accounts WHERE holder_id = p_user) h ON h.currency = c.code
+    LEFT JOIN (SELECT currency, coalesce(p_balances[array_position(p_ids, id)], balance) AS balance FROM ledger_accounts WHERE user_id = p_user) a
+      ON a.currency = c.code
+    LEFT JOIN (SELECT currency, coalesce(p_balances[array_position(p_ids, id)], balance) AS balance FROM ledger_accounts WHERE holder_id = p_user) h
+      ON h.currency = c.code
     WHERE c.enabled OR coalesce(a.balance, 0) <> 0 OR coalesce(h.balance, 0) <> 0
   ),
   -- Rates are looked up only for wallets holding money: directly, else through USD.

@@ -50,9 +50,11 @@ describe.each(ENGINES)('transfers in one batch on %s', (engine) => {
     expect(await batchesOf('refusal'), 'the three applied transfers committed together').toBe(1);
     const [refusedKey] = await ctx.db.query('SELECT 1 FROM idempotency_keys WHERE user_id = $1 AND key = $2', [b!.id, 'refusal-2']);
     expect(refusedKey, 'the refused key is free again').toBeUndefined();
-    // Each answer carries its sender's wallets as the batch leaves them: a sent 1 and got 3 from d.
-    const first = answers[0]!.ok ? answers[0]!.value : null;
-    expect(first?.wallets.find((wallet) => wallet.currency === 'USDT')?.balance).toBe(usdt(INITIAL.USDT - 1_000_000n + 3_000_000n));
+    // Each answer carries its sender's wallets as its own item left them, the batch's items being
+    // taken in the order of their senders: a's 3 from d came after a's transfer, d's 2 from c before d's.
+    const usdtOf = (answer: (typeof answers)[number]) => (answer.ok ? answer.value.wallets.find((wallet) => wallet.currency === 'USDT')?.balance : null);
+    expect(usdtOf(answers[0]!)).toBe(usdt(INITIAL.USDT - 1_000_000n));
+    expect(usdtOf(answers[3]!)).toBe(usdt(INITIAL.USDT + 2_000_000n - 3_000_000n));
     expect(await currencySums(ctx.db)).toEqual(before);
     expect((await checkLedger(ctx.db)).violations).toEqual([]);
   });
@@ -73,6 +75,14 @@ describe.each(ENGINES)('transfers in one batch on %s', (engine) => {
     expect(await batchesOf('twice')).toBe(1);
     const [stored] = await ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM transfers WHERE idempotency_key = 'twice-1'");
     expect(stored!.n).toBe(1);
+  });
+
+  it("a sender's two transfers in one batch each answer with the balance their own transfer left", async () => {
+    const [, , , , e, f] = ctx.users;
+    const answers = await Promise.all([send(e!, f!, 'own-1', 1_000_000n), send(e!, f!, 'own-2', 2_000_000n)]);
+    expect(await batchesOf('own')).toBe(1);
+    const balances = answers.map((answer) => (answer.ok ? answer.value.wallets.find((wallet) => wallet.currency === 'USDT')?.balance : answer.code));
+    expect(balances).toEqual([usdt(INITIAL.USDT - 1_000_000n), usdt(INITIAL.USDT - 3_000_000n)]);
   });
 });
 
