@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // As Playwright does (e2e/playwright.config.ts): in CI a failed test runs once more, and one that
@@ -6,6 +7,10 @@ const retry = process.env.CI ? 1 : 0;
 
 export default defineConfig({
   test: {
+    // Vitest's default is one worker fewer than the CPUs: one on a 2-CPU machine, where most files
+    // spend their time waiting on PostgreSQL, a child process or a socket. At most 4, so that the
+    // files' pools stay within PostgreSQL's 100 connections.
+    maxWorkers: Math.max(2, Math.min(4, availableParallelism())),
     projects: [
       { test: { name: 'shared', include: ['shared/test/**/*.test.ts'], retry } },
       { test: { name: 'site', include: ['site/test/**/*.test.{ts,tsx}'], retry } },

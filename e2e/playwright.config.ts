@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Playwright against the real stack (scripts/start.ts: core on PGlite + BFF) in Debian's
+ * Playwright against the real stack (scripts/start.ts: core on PGlite, or on PostgreSQL when
+ * E2E_DATABASE_URL names a database, + BFF) in Debian's
  * Chromium (/usr/bin/chromium; scripts/test.sh installs it). The site must be built first
  * (`pnpm build`; scripts/test.sh does it): start.ts does not build.
  */
@@ -94,6 +95,8 @@ export default defineConfig({
       PORT: String(PORT),
       CORE_PORT: String(CORE_PORT),
       DATA_DIR: dataDir,
+      // The test command gives the suite a fresh PostgreSQL database of its own (scripts/test.sh).
+      ...(process.env.E2E_DATABASE_URL ? { DATABASE_URL: process.env.E2E_DATABASE_URL } : {}),
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
       // Every browser comes from 127.0.0.1: the specs' sign-ups together exceed one address's hourly limit.

@@ -22,6 +22,7 @@ PG_THROWAWAY_NODE="$ROOT/node_modules/.bin/node"
 
 RESULTS=$(mktemp -d "${TMPDIR:-/tmp}/obmen-test-results.XXXXXX")
 cleanup() {
+  e2e_database_drop
   pg_throwaway_stop || true
   rm -rf "$RESULTS"
 }
@@ -105,9 +106,29 @@ run_vitest() {
     --reporter=default --reporter=json --reporter=./scripts/vitest-flaky.ts --outputFile.json="$RESULTS/vitest.json"
 }
 
+# The end-to-end suite's core on a fresh PostgreSQL database of its own beside the test database
+# (dropped after): PostgreSQL's server processes take the suite's queries off the core's event
+# loop, where PGlite runs them. Without psql the core runs on PGlite as `pnpm start` does.
+E2E_DB=obmen_e2e_$$
+e2e_database() {
+  [[ -n "${TEST_DATABASE_URL:-}" ]] && command -v psql >/dev/null 2>&1 || return 0
+  psql "$TEST_DATABASE_URL" -qAt -c "DROP DATABASE IF EXISTS $E2E_DB" -c "CREATE DATABASE $E2E_DB" </dev/null >/dev/null || return 0
+  E2E_DATABASE_URL="${TEST_DATABASE_URL%/*}/$E2E_DB"
+  export E2E_DATABASE_URL
+  echo "the e2e suite's database: $E2E_DATABASE_URL"
+}
+e2e_database_drop() {
+  [[ -n "${E2E_DATABASE_URL:-}" ]] || return 0
+  psql "$TEST_DATABASE_URL" -qAt -c "DROP DATABASE IF EXISTS $E2E_DB WITH (FORCE)" </dev/null >/dev/null || true
+}
+
 run_playwright() {
+  e2e_database
+  local rc=0
   PLAYWRIGHT_JSON_OUTPUT_FILE="$RESULTS/playwright.json" PLAYWRIGHT_JSON_OUTPUT_NAME="$RESULTS/playwright.json" \
-    timeout --kill-after=30 2800 "${PNPM[@]}" --filter @obmen/e2e exec playwright test --reporter=list,json
+    timeout --kill-after=30 2800 "${PNPM[@]}" --filter @obmen/e2e exec playwright test --reporter=list,json || rc=$?
+  e2e_database_drop
+  return $rc
 }
 
 # Totals from both runners' JSON reports, as one "N passed, N failed" line.
