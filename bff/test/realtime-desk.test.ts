@@ -72,6 +72,8 @@ describe('BFF /ws?ops=1 (real core)', () => {
     const desk = await mustOpen(base, { origin: base, cookie: `${OPS_COOKIE}=${support.token}`, ops: true });
     await desk.next((m) => isDesk(m));
     await core.db.query('UPDATE ops_sessions SET revoked_at = now()');
+    // The core's jobs run on its clock: the next session check is due once it moves on.
+    clockOf.tick(1_000);
     expect((await desk.closed).code).toBe(4401);
   });
 });
