@@ -42,7 +42,13 @@ export const PAYMENT_COMMANDS: Record<string, TCommand> = {
   'payments:bank:received': async (db, [reference, ...rest]) => {
     if (!reference) throw new Error(BANK_USAGE);
     const { amount, currency, payer } = options(rest, ['amount', 'currency', 'payer'], BANK_USAGE);
-    return bankReceived(db, providers(), { reference, now: new Date(), ...(amount ? { amount } : {}), ...(currency ? { currency } : {}), ...(payer ? { payer } : {}) });
+    return bankReceived(db, providers(), {
+      reference,
+      now: new Date(),
+      ...(amount ? { amount } : {}),
+      ...(currency ? { currency } : {}),
+      ...(payer ? { payer } : {}),
+    });
   },
   'payments:chain:send': async (db, [address, ...rest]) => {
     const { amount } = options(rest, ['amount'], CHAIN_SEND_USAGE);

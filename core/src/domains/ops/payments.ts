@@ -70,13 +70,16 @@ type THeldRow = {
 async function heldBankPayments(db: Queryable, acting: TOpsActor, q: string | undefined): Promise<TOpsBankPayment[]> {
   const byCode = await currencies(db);
   const search = q?.trim() || null;
+  // An amount as typed ("5 000,50"): compared in major units, in numbers, never as text.
+  const typed = search?.replace(/\s/g, '').replace(',', '.') ?? '';
+  const amount = /^\d{1,30}(\.\d{1,30})?$/.test(typed) ? typed : null;
   const rows = await db.query<THeldRow>(
     `SELECT h.id::text AS id, h.provider, h.reference, h.payer, h.currency, h.amount::text AS amount, h.why, h.received_at
        FROM bank_payments_held h JOIN currencies c ON c.code = h.currency
       WHERE h.state = 'held' AND ($1::text IS NULL OR h.reference ILIKE '%' || $1 || '%' OR h.payer ILIKE '%' || $1 || '%'
-            OR h.amount / power(10::numeric, c.precision) = CASE WHEN $1 ~ '^\\d{1,30}(\\.\\d{1,30})?$' THEN $1::numeric END)
+            OR h.amount / power(10::numeric, c.precision) = $2::numeric)
       ORDER BY h.received_at, h.id LIMIT 100`,
-    [search],
+    [search, amount],
   );
   const candidates = await db.query<TOpsBankDeposit & { held: string }>(
     `SELECT h.id::text AS held, p.public_id::text AS id, u.account_id, p.reference, p.currency, p.amount::text AS amount, p.state, iso_time(p.created_at) AS created_at
@@ -88,7 +91,12 @@ async function heldBankPayments(db: Queryable, acting: TOpsActor, q: string | un
       ORDER BY h.id, (p.reference = upper(trim(h.reference))) DESC, p.created_at DESC`,
     [rows.map((row) => row.id)],
   );
-  const requests = await pendingRequestsFor(db, 'payments.match', rows.map((row) => bankPaymentSubject(row.id)), acting.operator.id);
+  const requests = await pendingRequestsFor(
+    db,
+    'payments.match',
+    rows.map((row) => bankPaymentSubject(row.id)),
+    acting.operator.id,
+  );
   return rows.map((row) => {
     const precision = byCode.get(row.currency)?.precision ?? 0;
     return {
@@ -195,9 +203,19 @@ export async function replayOnDesk(db: Db, providers: TProviders, acting: TOpsAc
  * same pair credits nothing). They differ: a `payments.match` request, which credits what arrived
  * once a second operator approves it.
  */
-export async function matchOnDesk(db: Db, acting: TOpsActor, id: string, deposit: string): Promise<{ state: 'credited' | 'requested'; request: TOpsRequest | null }> {
+export async function matchOnDesk(
+  db: Db,
+  acting: TOpsActor,
+  id: string,
+  deposit: string,
+): Promise<{ state: 'credited' | 'requested'; request: TOpsRequest | null }> {
   // The route's guard checked it already; a command (`payments:bank:match --as`) is checked here.
-  await requirePermission(db, acting.operator, 'payments.review', { action: 'payments.match', requestId: acting.requestId, ip: acting.ip, subject: bankPaymentSubject(id) });
+  await requirePermission(db, acting.operator, 'payments.review', {
+    action: 'payments.match',
+    requestId: acting.requestId,
+    ip: acting.ip,
+    subject: bankPaymentSubject(id),
+  });
   const held = await heldPayment(db, id);
   const target = await depositFor(db, held.provider, deposit);
   const again = held.state === 'matched' && held.payment_id === target.id;
@@ -215,7 +233,13 @@ export async function matchOnDesk(db: Db, acting: TOpsActor, id: string, deposit
   }
   await withRetry(() =>
     db.transaction(async (tx) => {
-      const done = await matchHeldPayment(tx, { heldId: id, deposit: target.public_id, otherAmount: false, by: operatorActor(acting.operator), now: acting.now });
+      const done = await matchHeldPayment(tx, {
+        heldId: id,
+        deposit: target.public_id,
+        otherAmount: false,
+        by: operatorActor(acting.operator),
+        now: acting.now,
+      });
       if (done.replayed) return;
       const [owner] = await tx.query<{ account_id: number }>('SELECT account_id FROM users WHERE id = $1', [done.deposit.user_id]);
       await writeAudit(tx, {

@@ -33,7 +33,11 @@ const QUEUES: TQueueDef[] = [
     target: () => OPS_PAYMENT_TARGETS_MS.webhooks_failed,
     since: 'SELECT received_at AS since FROM payment_webhooks WHERE processed_at IS NULL AND signature_valid AND attempts > 0',
   },
-  { name: 'bank_unmatched', target: () => OPS_PAYMENT_TARGETS_MS.bank_unmatched, since: `SELECT received_at AS since FROM bank_payments_held WHERE state = 'held'` },
+  {
+    name: 'bank_unmatched',
+    target: () => OPS_PAYMENT_TARGETS_MS.bank_unmatched,
+    since: `SELECT received_at AS since FROM bank_payments_held WHERE state = 'held'`,
+  },
   {
     name: 'chain_waiting',
     target: () => OPS_PAYMENT_TARGETS_MS.chain_waiting,

@@ -34,7 +34,17 @@ export async function holdBankPayment(
   await tx.query(
     `INSERT INTO bank_payments_held (provider, event_id, transfer_id, reference, payer, currency, amount, why, received_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (provider, event_id) DO NOTHING`,
-    [input.provider, event.id, event.payment_id, event.reference?.trim() || null, event.payer?.trim() || null, currency.code, amount.toString(), input.why, input.now],
+    [
+      input.provider,
+      event.id,
+      event.payment_id,
+      event.reference?.trim() || null,
+      event.payer?.trim() || null,
+      currency.code,
+      amount.toString(),
+      input.why,
+      input.now,
+    ],
   );
 }
 

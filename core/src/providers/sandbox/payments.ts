@@ -178,11 +178,7 @@ const SANDBOX_PAYER = 'Sandbox Payer';
  * reference no deposit has (then `amount` and `currency` are needed), is reported as such: our
  * side credits nothing and holds it for an operator to match (the payments desk).
  */
-export async function bankReceived(
-  db: Db,
-  providers: TProviders,
-  input: { reference: string; amount?: string; currency?: string; payer?: string; now: Date },
-) {
+export async function bankReceived(db: Db, providers: TProviders, input: { reference: string; amount?: string; currency?: string; payer?: string; now: Date }) {
   const reference = input.reference.trim().toUpperCase();
   const [payment] = await db.query<{ public_id: string; currency: string; amount: string }>(
     `SELECT public_id::text AS public_id, currency, amount::text AS amount FROM payments WHERE provider = 'sandbox-bank' AND reference = $1`,

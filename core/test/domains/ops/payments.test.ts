@@ -33,7 +33,11 @@ describe.each(cases)('the payments desk on %s', (engine, concurrent) => {
   }
   /** A bank deposit the customer opened: its id and the reference to quote. */
   async function bankDeposit(user: TFixtureUser, amount: string): Promise<{ id: string; reference: string; receive: string }> {
-    const answer = await call(ctx.app, '/api/deposit/integration_json', { token: user.token, payload: { ps: 'sandbox-bank', currency: 'RUB', amount }, locale: 'en' });
+    const answer = await call(ctx.app, '/api/deposit/integration_json', {
+      token: user.token,
+      payload: { ps: 'sandbox-bank', currency: 'RUB', amount },
+      locale: 'en',
+    });
     expect(answer.statusCode, answer.body).toBe(200);
     const { payment } = answer.json();
     return { id: payment.id, reference: payment.bank.reference, receive: payment.receive };
@@ -61,11 +65,22 @@ describe.each(cases)('the payments desk on %s', (engine, concurrent) => {
     const [ann] = await finance();
     const listed = await desk(ann);
     const item = listed.bank.find((row: { id: string }) => row.id === id);
-    expect(item).toMatchObject({ reference: typo, payer: 'Maria Sidorova', currency: 'RUB', amount: '5000.00', why: 'unknown_payment', overdue: false, request: null });
+    expect(item).toMatchObject({
+      reference: typo,
+      payer: 'Maria Sidorova',
+      currency: 'RUB',
+      amount: '5000.00',
+      why: 'unknown_payment',
+      overdue: false,
+      request: null,
+    });
     expect(item.candidates).toContainEqual(expect.objectContaining({ id: deposit.id, account_id: user.accountId, amount: '5000.00' }));
     expect(listed.targets.bank_unmatched).toBe(4 * 60 * 60_000);
     for (const q of [typo.slice(4).toLowerCase(), 'sidorova', '5000', '5000.00'])
-      expect((await desk(ann, q)).bank.map((row: { id: string }) => row.id), q).toContain(id);
+      expect(
+        (await desk(ann, q)).bank.map((row: { id: string }) => row.id),
+        q,
+      ).toContain(id);
     expect((await desk(ann, 'nobody-like-this')).bank).toEqual([]);
     // The payer's name is personal data: each look at the held payments is on the audit trail.
     const [viewed] = await ctx.db.query<{ n: number }>(
@@ -141,7 +156,7 @@ describe.each(cases)('the payments desk on %s', (engine, concurrent) => {
     for (const answer of answers) expect(answer.statusCode, answer.body).toBe(200);
     expect((await userBalance(ctx.db, user.id, 'RUB')) - before).toBe(BigInt(deposit.receive.replace('.', '')));
     const [postings] = await ctx.db.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM payments p JOIN ledger_transactions t ON t.id = p.ledger_transaction_id WHERE p.public_id = $1",
+      'SELECT count(*)::int AS n FROM payments p JOIN ledger_transactions t ON t.id = p.ledger_transaction_id WHERE p.public_id = $1',
       [deposit.id],
     );
     expect(postings!.n).toBe(1);
@@ -153,7 +168,9 @@ describe.each(cases)('the payments desk on %s', (engine, concurrent) => {
     // The payer quoted the right reference but sent less: the inbox holds it (amount_mismatch).
     const sent = await bankReceived(ctx.db, providers, { reference: deposit.reference, amount: '4500', now: clock.now() });
     expect(sent.result).toBe('amount_mismatch');
-    const [held] = await ctx.db.query<{ id: string; why: string }>("SELECT id::text AS id, why FROM bank_payments_held WHERE reference = $1", [deposit.reference]);
+    const [held] = await ctx.db.query<{ id: string; why: string }>('SELECT id::text AS id, why FROM bank_payments_held WHERE reference = $1', [
+      deposit.reference,
+    ]);
     expect(held!.why).toBe('amount_mismatch');
     const [ann, bob] = await finance();
     const before = await userBalance(ctx.db, user.id, 'RUB');
@@ -208,9 +225,10 @@ describe.each(cases)('the payments desk on %s', (engine, concurrent) => {
     expect(twice.json()).toMatchObject({ result: 'duplicate', was_processed: true });
     expect((await userBalance(ctx.db, user.id, 'RUB')) - before).toBe(BigInt(deposit.receive.replace('.', '')));
     expect((await desk(ann)).webhooks.find((item: { id: string }) => item.id === stored!.id)).toBeUndefined();
-    const [audit] = await ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM operator_audit WHERE action = 'payments.webhook_replay' AND subject = $1", [
-      `payment_webhook:${stored!.id}`,
-    ]);
+    const [audit] = await ctx.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM operator_audit WHERE action = 'payments.webhook_replay' AND subject = $1",
+      [`payment_webhook:${stored!.id}`],
+    );
     expect(audit!.n).toBe(2);
     expect((await post(ann, '/api/ops/payments/webhooks/999999999/replay')).statusCode).toBe(404);
   });
