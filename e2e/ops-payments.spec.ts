@@ -48,7 +48,6 @@ for (const locale of ['ru', 'en'] as const) {
     for (const viewport of [VIEWPORTS.phone, VIEWPORTS.desktop]) {
       await page.setViewportSize(viewport);
       await expectNoSeriousViolations(page);
-      await page.screenshot({ path: `/tmp/pay-${locale}-${viewport.width}.png`, fullPage: true }); // TEMP
     }
 
     await held.getByTestId('ops-pay-deposit').fill(reference);
