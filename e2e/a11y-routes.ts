@@ -289,6 +289,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
     scope: '[data-testid="ops-customer-money"]',
   },
   { name: 'ops withdrawals desk', path: '/ops/withdrawals', auth: 'ops' },
+  { name: 'ops payments desk', path: '/ops/payments', auth: 'ops' },
   { name: 'ops withdrawals desk, a rejection open', path: '/ops/withdrawals', auth: 'ops', prepare: openRejection, scope: '[data-testid="ops-wd-waiting"]' },
   { name: 'ops approvals', path: '/ops/approvals', auth: 'ops' },
   { name: 'ops operators', path: '/ops/operators', auth: 'ops' },

@@ -197,7 +197,7 @@ export async function islandsReady(page: Page): Promise<void> {
 export async function sandboxPayments(
   request: APIRequestContext,
   body:
-    | { action: 'bank_received'; reference: string; amount?: string }
+    | { action: 'bank_received'; reference: string; amount?: string; currency?: string; payer?: string }
     | { action: 'chain_send'; address: string; amount: string }
     | { action: 'chain_mine'; blocks: number },
 ): Promise<void> {

@@ -32,6 +32,7 @@ import { deskSource } from './domains/ops/support.ts';
 import opsCustomerRoutes from './domains/ops/customers-routes.ts';
 import opsRequestRoutes from './domains/ops/requests-routes.ts';
 import opsWithdrawalRoutes from './domains/ops/withdrawals-routes.ts';
+import opsPaymentRoutes from './domains/ops/payments-routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { registerPaymentProviders } from './domains/payments/providers.ts';
@@ -110,6 +111,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   // The providers this configuration runs with: the domains reach them through their adapters.
   const providers = loadPaymentProviders(config);
   registerPaymentProviders(providers);
+  await fastify.register(opsPaymentRoutes, { now: clock, providers });
   await fastify.register(providerRoutes, { providers, now: clock });
   await fastify.register(paymentRoutes, { providers, now: clock });
   await fastify.register(withdrawRoutes, { now: clock, cipher: documents });

@@ -92,6 +92,9 @@ export const ERRORS = {
   invite_code_default: error(409, 'referral.code_default'),
   // payments
   webhook_signature_invalid: error(401, 'payments.webhook_signature_invalid'),
+  bank_payment_matched: error(409, 'payments.bank_matched'),
+  bank_match_currency: error(409, 'payments.bank_match_currency'),
+  bank_match_deposit_state: error(409, 'payments.bank_match_deposit_state'),
   // cards (the state conflicts name their reason by key)
   card_state: error(409, 'cards.state_conflict'),
   card_verification_required: error(403, 'cards.verification_required'),

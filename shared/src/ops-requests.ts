@@ -51,6 +51,18 @@ export const ZOpsProposal = z.discriminatedUnion('action', [
   }),
   /** A withdrawal at or above its currency's four-eyes amount, approved by a second operator. */
   z.object({ action: z.literal('withdrawals.approve_large'), params: z.object({ withdrawal_id: z.uuid('validation.invalid') }) }),
+  /** A held bank payment matched to a deposit expecting another amount: credited with what arrived once a second operator approves. */
+  z.object({
+    action: z.literal('payments.match'),
+    params: z.object({
+      bank_payment_id: z.string().regex(/^[1-9]\d{0,17}$/, 'validation.invalid'),
+      deposit_id: z.uuid('validation.invalid'),
+      /** What arrived and what the deposit expected, as the desk showed them (checked at proposal): what the approver reads. */
+      currency: ZCurrencyCode,
+      amount: ZAmountText,
+      expected: ZAmountText,
+    }),
+  }),
 ]);
 export type TOpsProposal = z.infer<typeof ZOpsProposal>;
 export type TOpsRequestAction = TOpsProposal['action'];

@@ -36,6 +36,7 @@ export const OPS_PERMISSIONS = [
   'ledger.adjust',
   'withdrawals.review',
   'withdrawals.approve_large',
+  'payments.review',
 ] as const;
 export type TOpsPermission = (typeof OPS_PERMISSIONS)[number];
 export type TOpsAccess = TOpsPermission | 'signed_in' | null;

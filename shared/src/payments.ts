@@ -95,6 +95,9 @@ export const ZPaymentWebhookEvent = z.object({
   confirmations: z.number().int().min(0).max(1_000_000).optional(),
   /** Chain providers: which output (or log entry) of the transaction pays `address` (0 when absent); one transaction may pay several deposits. */
   output: z.number().int().min(0).max(1_000_000).optional(),
+  /** Bank providers: the reference the payer quoted (a payment that matches no open deposit by it is held for an operator) and who paid. */
+  reference: z.string().max(140).optional(),
+  payer: z.string().max(140).optional(),
 });
 export type TPaymentWebhookEvent = z.infer<typeof ZPaymentWebhookEvent>;
 

@@ -1,4 +1,7 @@
+import { parseArgs } from 'node:util';
 import { listWebhooks, replayWebhook } from '../domains/payments/webhooks.ts';
+import { matchOnDesk } from '../domains/ops/payments.ts';
+import { cliOperator } from './ops-actor.ts';
 import { bankReceived, chainMine, chainSend } from '../providers/sandbox/payments.ts';
 import { loadPaymentProviders } from '../providers/index.ts';
 import { loadConfig } from '../config.ts';
@@ -14,9 +17,12 @@ const PRICE_USAGE = `usage: payments:system:price <deposit|withdraw|purchase> <i
     [min=<amount>] [max=<amount>] [confirmations=<n>]   (amounts in major units of the currency)
   e.g. payments:system:price withdraw sandbox-card currency=RUB fee_percent=1.2 fee_fixed=50 min=500 max=150000`;
 
-const BANK_USAGE = 'usage: payments:bank:received <reference> [amount=<amount>]   (amount: what arrived, by default the expected amount)';
+const BANK_USAGE =
+  'usage: payments:bank:received <reference> [amount=<amount>] [currency=<code>] [payer=<name>]   (amount: what arrived, by default the expected amount; an unknown reference needs amount and currency)';
 const CHAIN_SEND_USAGE = 'usage: payments:chain:send <address> amount=<amount>';
 const CHAIN_MINE_USAGE = 'usage: payments:chain:mine [blocks=<1..100>]';
+const MATCH_USAGE =
+  'usage: payments:bank:match <held payment id> <deposit reference or id> --as <operator e-mail>  (another amount becomes a request: request:approve)';
 const REPLAY_USAGE = 'usage: payments:webhook:replay <webhook id>';
 
 /** The providers as this machine's core has them (their webhook secrets come from the same environment). */
@@ -35,8 +41,14 @@ const enable =
 export const PAYMENT_COMMANDS: Record<string, TCommand> = {
   'payments:bank:received': async (db, [reference, ...rest]) => {
     if (!reference) throw new Error(BANK_USAGE);
-    const { amount } = options(rest, ['amount'], BANK_USAGE);
-    return bankReceived(db, providers(), { reference, now: new Date(), ...(amount ? { amount } : {}) });
+    const { amount, currency, payer } = options(rest, ['amount', 'currency', 'payer'], BANK_USAGE);
+    return bankReceived(db, providers(), {
+      reference,
+      now: new Date(),
+      ...(amount ? { amount } : {}),
+      ...(currency ? { currency } : {}),
+      ...(payer ? { payer } : {}),
+    });
   },
   'payments:chain:send': async (db, [address, ...rest]) => {
     const { amount } = options(rest, ['amount'], CHAIN_SEND_USAGE);
@@ -48,6 +60,11 @@ export const PAYMENT_COMMANDS: Record<string, TCommand> = {
     const count = blocks === undefined ? 1 : Number(blocks);
     if (!Number.isInteger(count) || count < 1 || count > 100) throw new Error(CHAIN_MINE_USAGE);
     return chainMine(db, providers(), { blocks: count, now: new Date() });
+  },
+  'payments:bank:match': async (db, args) => {
+    const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { as: { type: 'string' } } });
+    if (positionals.length !== 2) throw new Error(MATCH_USAGE);
+    return matchOnDesk(db, await cliOperator(db, values.as, MATCH_USAGE), positionals[0]!, positionals[1]!);
   },
   'payments:webhook:replay': async (db, [id, ...rest]) => {
     if (!id || rest.length) throw new Error(REPLAY_USAGE);

@@ -1,5 +1,5 @@
 import { Gauge, Registry } from 'prom-client';
-import type { TOpsQueue } from '@obmen/shared';
+import { OPS_PAYMENT_TARGETS_MS, type TOpsQueue } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 
 /*
@@ -27,6 +27,27 @@ const QUEUES: TQueueDef[] = [
   { name: 'kyc', target: (targets) => targets.kycMs, since: `SELECT submitted_at AS since FROM verifications WHERE status = 'submitted'` },
   // Requested, waiting for an operator (auto-approved ones never wait here).
   { name: 'withdrawals', target: (targets) => targets.withdrawalsMs, since: `SELECT created_at AS since FROM withdrawals WHERE state = 'requested'` },
+  // The payments desk (ops/payments.ts): deliveries whose processing failed and are not done yet.
+  {
+    name: 'webhooks_failed',
+    target: () => OPS_PAYMENT_TARGETS_MS.webhooks_failed,
+    since: 'SELECT received_at AS since FROM payment_webhooks WHERE processed_at IS NULL AND signature_valid AND attempts > 0',
+  },
+  {
+    name: 'bank_unmatched',
+    target: () => OPS_PAYMENT_TARGETS_MS.bank_unmatched,
+    since: `SELECT received_at AS since FROM bank_payments_held WHERE state = 'held'`,
+  },
+  {
+    name: 'chain_waiting',
+    target: () => OPS_PAYMENT_TARGETS_MS.chain_waiting,
+    since: `SELECT created_at AS since FROM payments WHERE direction = 'deposit' AND address IS NOT NULL AND state = 'pending'`,
+  },
+  {
+    name: 'card_orders',
+    target: () => OPS_PAYMENT_TARGETS_MS.card_orders,
+    since: `SELECT coalesce(confirmed_at, created_at) AS since FROM cards WHERE status IN ('confirmed', 'issuing')`,
+  },
 ];
 
 export async function queueFigures(db: Queryable, targets: TQueueTargets, now: Date): Promise<TOpsQueue[]> {

@@ -1,4 +1,4 @@
-import { OPS_REQUEST_TTL_MS, type TOpsPermission, type TOpsProposal, type TOpsRequest, type TOpsRequestAction } from '@obmen/shared';
+import { formatAmount, OPS_REQUEST_TTL_MS, type TOpsPermission, type TOpsProposal, type TOpsRequest, type TOpsRequestAction } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { fromDbError } from '../../money-errors.ts';
@@ -6,6 +6,7 @@ import { writeAudit } from '../audit/service.ts';
 import { currencies, enabledCurrency, parseUserAmount, precisionLookup } from '../currencies/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { postAdjustment, postReversal, transactionParties } from '../ledger/service.ts';
+import { checkMatch, depositFor, heldPayment, matchHeldPayment } from '../payments/bank-held.ts';
 import { approveIn } from '../payments/withdrawal-states.ts';
 import { removeSecondFactor } from '../security/service.ts';
 import { customerSubject, findCustomer, type TOpsActor, type TOpsReason } from './customers.ts';
@@ -104,6 +105,24 @@ const ACTIONS: { [A in TOpsRequestAction]: TAction<TParamsOf<A>> } = {
       await approveIn(tx, withdrawal_id, by, now);
       await releaseClaim(tx, { queue: 'withdrawals', itemId: withdrawal_id });
       return { withdrawal: withdrawal_id, state: 'approved' };
+    },
+  },
+  'payments.match': {
+    permission: 'payments.review',
+    subjectOf: async (db, { bank_payment_id, deposit_id, currency, amount, expected }) => {
+      const held = await heldPayment(db, bank_payment_id);
+      const deposit = await depositFor(db, held.provider, deposit_id);
+      checkMatch(held, deposit);
+      const precision = (await currencies(db)).get(held.currency)?.precision ?? 0;
+      // The amounts the approver reads are the real ones.
+      if (currency !== held.currency || amount !== formatAmount(held.amount, precision) || expected !== formatAmount(deposit.amount, precision))
+        throw new AppError('validation', { fields: { amount: 'validation.invalid' } });
+      return `bank_payment:${bank_payment_id}`;
+    },
+    // The deposit credited with what arrived, in the approval's transaction.
+    run: async (tx, { bank_payment_id, deposit_id }, by, now) => {
+      const done = await matchHeldPayment(tx, { heldId: bank_payment_id, deposit: deposit_id, otherAmount: true, by, now });
+      return { deposit: deposit_id, state: 'credited', replayed: done.replayed };
     },
   },
 };

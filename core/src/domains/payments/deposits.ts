@@ -86,6 +86,18 @@ export async function createDeposit(
   return row!;
 }
 
+/**
+ * Paid and credited in one step: a deposit has nothing to wait for once the provider has the
+ * money. The provider owes us the whole amount (its clearing account goes down by it); the user
+ * gets it less the system's fee, which goes to the house's fee account. All of them in one
+ * statement (deposit_credit), which also announces them.
+ */
+export async function creditDeposits(tx: Queryable, paymentIds: string[], now: Date): Promise<void> {
+  if (!paymentIds.length) return;
+  const credited = await tx.query<{ user_id: string }>('SELECT credited_user::text AS user_id FROM deposit_credit($1::bigint[], $2)', [paymentIds, now]);
+  tx.announce?.(credited.map((row) => row.user_id));
+}
+
 /** GET /api/deposit/ps: per enabled currency (named in the reader's language), the systems that take deposits in it, with their terms. */
 export async function listDepositSystems(db: Queryable, userId: string, locale: TLocale): Promise<TDepositSystems> {
   const entries = await listPaymentSystems(db, { direction: 'deposit', userLevel: await userLevel(db, userId) });

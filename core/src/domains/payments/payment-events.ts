@@ -10,7 +10,8 @@ import {
 import type { Queryable } from '../../db/index.ts';
 import { currencies } from '../currencies/service.ts';
 import { recordEvent } from '../events/service.ts';
-import { createDeposit, DEPOSIT_COLUMNS, type TDepositRow } from './deposits.ts';
+import { holdBankPayment } from './bank-held.ts';
+import { createDeposit, creditDeposits, DEPOSIT_COLUMNS, type TDepositRow } from './deposits.ts';
 import { settlePurchase } from './purchase.ts';
 
 /*
@@ -68,9 +69,13 @@ export async function applyDepositEvents(
       continue;
     }
     const payment = payments.get(`${provider}/${event.payment_id.toLowerCase()}`);
-    outcomes.push(
-      payment ? { result: await applyToPayment(tx, payment, event, now, credits), paymentId: payment.id } : { result: 'unknown_payment', paymentId: null },
-    );
+    const outcome: { result: TEventResult; paymentId: string | null } = payment
+      ? { result: await applyToPayment(tx, payment, event, now, credits), paymentId: payment.id }
+      : { result: 'unknown_payment', paymentId: null };
+    // A bank transfer that credits nothing is money at our bank all the same: held for an operator.
+    if (event.reference !== undefined && event.type === 'payment.paid' && outcome.result !== 'credited')
+      await holdBankPayment(tx, { provider, event, why: outcome.result, now });
+    outcomes.push(outcome);
   }
   await creditDeposits(tx, credits, now);
   return outcomes;
@@ -129,18 +134,6 @@ function matchesPayment(payment: TDepositRow, event: TPaymentWebhookEvent, preci
     return 'amount_mismatch';
   }
   return amount === BigInt(payment.amount) ? null : 'amount_mismatch';
-}
-
-/**
- * Paid and credited in one step: a deposit has nothing to wait for once the provider has the
- * money. The provider owes us the whole amount (its clearing account goes down by it); the user
- * gets it less the system's fee, which goes to the house's fee account. All of them in one
- * statement (deposit_credit), which also announces them.
- */
-async function creditDeposits(tx: Queryable, paymentIds: string[], now: Date): Promise<void> {
-  if (!paymentIds.length) return;
-  const credited = await tx.query<{ user_id: string }>('SELECT credited_user::text AS user_id FROM deposit_credit($1::bigint[], $2)', [paymentIds, now]);
-  tx.announce?.(credited.map((row) => row.user_id));
 }
 
 /**

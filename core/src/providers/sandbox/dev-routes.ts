@@ -5,13 +5,19 @@ import { bankReceived, chainMine, chainSend } from './payments.ts';
 
 /** The operator's payments:bank:received, payments:chain:send and payments:chain:mine, for e2e runs beside a live PGlite. */
 const ZDevPaymentsBody = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('bank_received'), reference: z.string().min(1), amount: z.string().optional() }),
+  z.object({
+    action: z.literal('bank_received'),
+    reference: z.string().min(1),
+    amount: z.string().optional(),
+    currency: z.string().optional(),
+    payer: z.string().optional(),
+  }),
   z.object({ action: z.literal('chain_send'), address: z.string().min(1), amount: z.string().min(1) }),
   z.object({ action: z.literal('chain_mine'), blocks: z.number().int().min(1).max(100).default(1) }),
 ]);
 
 /**
- * POST /api/dev/payments {action: 'bank_received', reference, amount?} | {action: 'chain_send', address, amount}
+ * POST /api/dev/payments {action: 'bank_received', reference, amount?, currency?, payer?} | {action: 'chain_send', address, amount}
  *   | {action: 'chain_mine', blocks} → as payments:bank:received / payments:chain:send / payments:chain:mine.
  * Registered inside the dev routes' scope (domains/dev/routes.ts: loopback clients only, hidden).
  */
@@ -20,7 +26,13 @@ const sandboxDevRoutes: FastifyPluginAsyncZod<{ providers: TProviders }> = async
     const body = request.body;
     const now = new Date();
     if (body.action === 'bank_received')
-      return bankReceived(app.db, providers, { reference: body.reference, now, ...(body.amount ? { amount: body.amount } : {}) });
+      return bankReceived(app.db, providers, {
+        reference: body.reference,
+        now,
+        ...(body.amount ? { amount: body.amount } : {}),
+        ...(body.currency ? { currency: body.currency } : {}),
+        ...(body.payer ? { payer: body.payer } : {}),
+      });
     if (body.action === 'chain_send') return chainSend(app.db, providers, { outputs: [{ address: body.address, amount: body.amount }], now });
     return chainMine(app.db, providers, { blocks: body.blocks, now });
   });

@@ -169,35 +169,48 @@ export async function cancelCard(db: Db, providers: TProviders, payment: TCardPa
 
 // ---- sandbox-bank: a transfer received with a reference ------------------------------------
 
+/** Who pays a sandbox bank transfer unless the command names someone. */
+const SANDBOX_PAYER = 'Sandbox Payer';
+
 /**
  * payments:bank:received: the bank got a transfer quoting `reference` (of `amount`, by default
- * the expected one) and tells us. A transfer of another amount is reported as such (our side
- * then moves nothing and the inbox shows amount_mismatch).
+ * the expected one) from `payer` and tells us. A transfer of another amount, or quoting a
+ * reference no deposit has (then `amount` and `currency` are needed), is reported as such: our
+ * side credits nothing and holds it for an operator to match (the payments desk).
  */
-export async function bankReceived(db: Db, providers: TProviders, input: { reference: string; amount?: string; now: Date }) {
+export async function bankReceived(db: Db, providers: TProviders, input: { reference: string; amount?: string; currency?: string; payer?: string; now: Date }) {
+  const reference = input.reference.trim().toUpperCase();
   const [payment] = await db.query<{ public_id: string; currency: string; amount: string }>(
     `SELECT public_id::text AS public_id, currency, amount::text AS amount FROM payments WHERE provider = 'sandbox-bank' AND reference = $1`,
-    [input.reference.trim().toUpperCase()],
+    [reference],
   );
-  if (!payment) throw new Error(`no bank deposit with reference ${input.reference}`);
-  const currency = await operatorCurrency(db, payment.currency);
-  const amount = input.amount === undefined ? payment.amount : parseOperatorAmount('amount', input.amount, currency);
+  if (!payment && (input.amount === undefined || input.currency === undefined))
+    throw new Error(`no bank deposit with reference ${input.reference}: give amount= and currency= to send it anyway`);
+  const currency = await operatorCurrency(db, payment?.currency ?? input.currency!);
+  const amount = input.amount === undefined ? payment!.amount : parseOperatorAmount('amount', input.amount, currency);
   const shown = formatAmount(amount, currency.precision);
-  const reference = input.reference.trim().toUpperCase();
   const transfer = `${reference}/${randomBytes(6).toString('hex')}`;
   await db.query(
     `INSERT INTO sandbox_payments (provider, id, payment_id, currency, amount, state, created_at, updated_at)
      VALUES ('sandbox-bank', $1, $2::uuid, $3, $4, 'received', $5, $5)`,
-    [transfer, payment.public_id, payment.currency, shown, input.now],
+    [transfer, payment?.public_id ?? null, currency.code, shown, input.now],
   );
   const result = await deliverSandboxEvent(
     db,
     providers,
     'sandbox-bank',
-    { id: `bank_${transfer}`, type: 'payment.paid', payment_id: payment.public_id, amount: shown, currency: payment.currency },
+    {
+      id: `bank_${transfer}`,
+      type: 'payment.paid',
+      payment_id: payment?.public_id ?? transfer,
+      amount: shown,
+      currency: currency.code,
+      reference,
+      payer: input.payer ?? SANDBOX_PAYER,
+    },
     input.now,
   );
-  return { reference: input.reference.trim().toUpperCase(), amount: shown, currency: payment.currency, result };
+  return { reference, amount: shown, currency: currency.code, result };
 }
 
 // ---- sandbox-chain: addresses, transactions, blocks ----------------------------------------

@@ -26,6 +26,13 @@ export function useRequestText(): (request: Pick<TOpsRequest, 'action' | 'params
         return t('ops.reverse_text', { transaction: text('transaction_id'), account: text('account_id'), memo: text('memo') });
       case 'withdrawals.approve_large':
         return t('ops.approve_large_text', { id: text('withdrawal_id') });
+      case 'payments.match':
+        return t('ops.pay_match_text', {
+          id: text('bank_payment_id'),
+          deposit: text('deposit_id'),
+          amount: displayMoney(text('amount'), text('currency'), locale),
+          expected: displayMoney(text('expected'), text('currency'), locale),
+        });
       default:
         return paramsText(params);
     }
