@@ -36,6 +36,9 @@ export const OPS_PERMISSIONS = [
   'ledger.adjust',
   'withdrawals.review',
   'withdrawals.approve_large',
+  'config.money',
+  'config.site',
+  'content.publish',
 ] as const;
 export type TOpsPermission = (typeof OPS_PERMISSIONS)[number];
 export type TOpsAccess = TOpsPermission | 'signed_in' | null;

@@ -131,7 +131,7 @@ describe.each(ENGINES)('payment-system catalogue (%s)', (engine) => {
     await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=TON', 'fee_percent=1')).rejects.toThrow(/min= and max= are required/);
     await expect(run('payments:system:price', 'deposit', 'sandbox-chain', 'currency=RUB', 'min=1', 'max=2')).rejects.toThrow(/no known address format/);
     await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=USD', 'fee_percent=100')).rejects.toThrow(/fee_percent/);
-    await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=USD', 'min=3000')).rejects.toThrow(/max must be at least min/);
+    await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=USD', 'min=3000')).rejects.toThrow(/maximum must be at least the minimum/);
     await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=USD', 'confirmations=-1')).rejects.toThrow(/confirmations/);
     await expect(run('payments:system:enable', 'refund', 'sandbox-card')).rejects.toThrow(/direction/);
     await expect(run('payments:system:enable', 'deposit', 'nobody')).rejects.toThrow(/no deposit system "nobody"/);
