@@ -1,10 +1,35 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CALLS } from '@obmen/shared/calls';
-import { ZOpsArticleParams, ZOpsNotificationParams, type TOpsArticleBody, type TOpsMenuItemBody, type TOpsMenuRemoveBody, type TOpsNotificationBody, type TOpsPaymentEnableBody, type TOpsRateBody } from '@obmen/shared';
+import {
+  ZOpsArticleParams,
+  ZOpsNotificationParams,
+  type TOpsArticleBody,
+  type TOpsMenuItemBody,
+  type TOpsMenuRemoveBody,
+  type TOpsNotificationBody,
+  type TOpsPaymentEnableBody,
+  type TOpsRateBody,
+} from '@obmen/shared';
 import type { z } from 'zod';
 import { schemaOf } from '../../lib/call-schema.ts';
-import { ZOpsNotificationPreviewBody } from '@obmen/shared';
-import { articleList, articleOf, changeMenu, changeRate, menusConfig, previewArticle, publishArticle, enablePaymentSystem, paymentSystems, previewNotification, publishNotification, ratesConfig, recentNotifications, removeNotification, siteConfig } from './config.ts';
+import type { ZOpsNotificationPreviewBody } from '@obmen/shared';
+import {
+  articleList,
+  articleOf,
+  changeMenu,
+  changeRate,
+  menusConfig,
+  previewArticle,
+  publishArticle,
+  enablePaymentSystem,
+  paymentSystems,
+  previewNotification,
+  publishNotification,
+  ratesConfig,
+  recentNotifications,
+  removeNotification,
+  siteConfig,
+} from './config.ts';
 import { opsActorOf } from './customers-routes.ts';
 import { operatorTerms } from '../referral/service.ts';
 
@@ -18,19 +43,28 @@ const tags = ['Ops'];
 const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
   app.get(
     '/api/ops/config/site',
-    { config: { ops: 'config.site' }, schema: { tags, summary: "The site's settings (changed through config.change requests)", ...schemaOf(CALLS['GET /api/ops/config/site']) } },
+    {
+      config: { ops: 'config.site' },
+      schema: { tags, summary: "The site's settings (changed through config.change requests)", ...schemaOf(CALLS['GET /api/ops/config/site']) },
+    },
     async () => ({ status: 'ok' as const, ...(await siteConfig(app.db)) }),
   );
 
   app.get(
     '/api/ops/config/referral',
-    { config: { ops: 'config.money' }, schema: { tags, summary: 'The referral terms (changed through config.change requests)', ...schemaOf(CALLS['GET /api/ops/config/referral']) } },
+    {
+      config: { ops: 'config.money' },
+      schema: { tags, summary: 'The referral terms (changed through config.change requests)', ...schemaOf(CALLS['GET /api/ops/config/referral']) },
+    },
     async () => ({ status: 'ok' as const, terms: await operatorTerms(app.db) }),
   );
 
   app.get(
     '/api/ops/config/rates',
-    { config: { ops: 'config.money' }, schema: { tags, summary: "Every pair's rate and terms, and the rate feed's state", ...schemaOf(CALLS['GET /api/ops/config/rates']) } },
+    {
+      config: { ops: 'config.money' },
+      schema: { tags, summary: "Every pair's rate and terms, and the rate feed's state", ...schemaOf(CALLS['GET /api/ops/config/rates']) },
+    },
     async () => ({ status: 'ok' as const, ...(await ratesConfig(app.db, app.rates)) }),
   );
 
@@ -45,7 +79,10 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
 
   app.get(
     '/api/ops/config/payments',
-    { config: { ops: 'config.money' }, schema: { tags, summary: 'Every payment system per currency, with its terms', ...schemaOf(CALLS['GET /api/ops/config/payments']) } },
+    {
+      config: { ops: 'config.money' },
+      schema: { tags, summary: 'Every payment system per currency, with its terms', ...schemaOf(CALLS['GET /api/ops/config/payments']) },
+    },
     async () => ({ status: 'ok' as const, ...(await paymentSystems(app.db)) }),
   );
 
@@ -60,7 +97,10 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
 
   app.get(
     '/api/ops/config/articles',
-    { config: { ops: 'content.publish' }, schema: { tags, summary: 'Every article and language, without bodies', ...schemaOf(CALLS['GET /api/ops/config/articles']) } },
+    {
+      config: { ops: 'content.publish' },
+      schema: { tags, summary: 'Every article and language, without bodies', ...schemaOf(CALLS['GET /api/ops/config/articles']) },
+    },
     async () => ({ status: 'ok' as const, ...(await articleList(app.db)) }),
   );
 
@@ -68,7 +108,12 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
     '/api/ops/config/articles/:name/:locale',
     {
       config: { ops: 'content.publish' },
-      schema: { tags, summary: 'One article as stored (sanitised HTML), to edit', params: ZOpsArticleParams, ...schemaOf(CALLS['GET /api/ops/config/articles/{name}/{locale}']) },
+      schema: {
+        tags,
+        summary: 'One article as stored (sanitised HTML), to edit',
+        params: ZOpsArticleParams,
+        ...schemaOf(CALLS['GET /api/ops/config/articles/{name}/{locale}']),
+      },
     },
     async (request) => ({ status: 'ok' as const, ...(await articleOf(app.db, request.params.name, request.params.locale)) }),
   );
@@ -86,14 +131,21 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
     '/api/ops/config/articles',
     {
       config: { ops: 'content.publish', stepUp: true },
-      schema: { tags, summary: 'Publishes an article in one language from Markdown (what article:set does)', ...schemaOf(CALLS['POST /api/ops/config/articles']) },
+      schema: {
+        tags,
+        summary: 'Publishes an article in one language from Markdown (what article:set does)',
+        ...schemaOf(CALLS['POST /api/ops/config/articles']),
+      },
     },
     async (request) => ({ status: 'ok' as const, ...(await publishArticle(app.db, opsActorOf(request, now), request.body as TOpsArticleBody)) }),
   );
 
   app.get(
     '/api/ops/config/menus',
-    { config: { ops: 'content.publish' }, schema: { tags, summary: 'The header, footer and main menus in each language', ...schemaOf(CALLS['GET /api/ops/config/menus']) } },
+    {
+      config: { ops: 'content.publish' },
+      schema: { tags, summary: 'The header, footer and main menus in each language', ...schemaOf(CALLS['GET /api/ops/config/menus']) },
+    },
     async () => ({ status: 'ok' as const, ...(await menusConfig(app.db)) }),
   );
 
@@ -117,7 +169,10 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
 
   app.get(
     '/api/ops/config/notifications',
-    { config: { ops: 'content.publish' }, schema: { tags, summary: 'The latest notifications, newest first', ...schemaOf(CALLS['GET /api/ops/config/notifications']) } },
+    {
+      config: { ops: 'content.publish' },
+      schema: { tags, summary: 'The latest notifications, newest first', ...schemaOf(CALLS['GET /api/ops/config/notifications']) },
+    },
     async () => ({ status: 'ok' as const, notifications: await recentNotifications(app.db) }),
   );
 
@@ -125,7 +180,11 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
     '/api/ops/config/notifications/preview',
     {
       config: { ops: 'content.publish' },
-      schema: { tags, summary: 'A notification as customers would get it, per language (the sanitiser applied)', ...schemaOf(CALLS['POST /api/ops/config/notifications/preview']) },
+      schema: {
+        tags,
+        summary: 'A notification as customers would get it, per language (the sanitiser applied)',
+        ...schemaOf(CALLS['POST /api/ops/config/notifications/preview']),
+      },
     },
     async (request) => ({ status: 'ok' as const, texts: previewNotification((request.body as z.infer<typeof ZOpsNotificationPreviewBody>).texts) }),
   );
@@ -143,7 +202,12 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
     '/api/ops/config/notifications/:id/delete',
     {
       config: { ops: 'content.publish', stepUp: true },
-      schema: { tags, summary: 'Takes a notification off every page', params: ZOpsNotificationParams, ...schemaOf(CALLS['POST /api/ops/config/notifications/{id}/delete']) },
+      schema: {
+        tags,
+        summary: 'Takes a notification off every page',
+        params: ZOpsNotificationParams,
+        ...schemaOf(CALLS['POST /api/ops/config/notifications/{id}/delete']),
+      },
     },
     async (request) => {
       await removeNotification(app.db, opsActorOf(request, now), Number(request.params.id));

@@ -1,4 +1,17 @@
-import type { TConfigChange, TConfigSetting, TLocale, TOpsArticleBody, TOpsMenuItemBody, TOpsMenuRemoveBody, TOpsNotificationBody, TOpsPaymentEnableBody, TOpsPaymentSystemRow, TOpsPermission, TOpsRateBody, TOpsRateRow } from '@obmen/shared';
+import type {
+  TConfigChange,
+  TConfigSetting,
+  TLocale,
+  TOpsArticleBody,
+  TOpsMenuItemBody,
+  TOpsMenuRemoveBody,
+  TOpsNotificationBody,
+  TOpsPaymentEnableBody,
+  TOpsPaymentSystemRow,
+  TOpsPermission,
+  TOpsRateBody,
+  TOpsRateRow,
+} from '@obmen/shared';
 import { ZOpsNotificationBody } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { notFound, notFoundOf } from '../../errors.ts';
@@ -217,7 +230,10 @@ export const recentNotifications = (db: Queryable) => listNotifications(db, 50);
 /** Deleting one takes it off every page (`notify:delete`); the audit row keeps what it said. */
 export async function removeNotification(db: Db, actor: TOpsActor, id: number): Promise<void> {
   await db.transaction(async (tx) => {
-    const before = (await tx.query('SELECT n.id, n.user_id::text, n.display, n.type, t.locale, t.title FROM notifications n JOIN notification_texts t ON t.notification_id = n.id WHERE n.id = $1', [id]));
+    const before = await tx.query(
+      'SELECT n.id, n.user_id::text, n.display, n.type, t.locale, t.title FROM notifications n JOIN notification_texts t ON t.notification_id = n.id WHERE n.id = $1',
+      [id],
+    );
     if (!before.length || !(await deleteNotification(tx, id))) throw notFoundOf('notification');
     await writeAudit(tx, {
       actor: operatorActor(actor.operator),
@@ -264,10 +280,12 @@ export async function publishArticle(db: Db, actor: TOpsActor, body: TOpsArticle
 export const menusConfig = async (db: Queryable) => ({ menus: { ru: (await getMenus(db, 'ru')).menus, en: (await getMenus(db, 'en')).menus } });
 
 const menuItem = async (db: Queryable, { locale, menu, url }: TOpsMenuRemoveBody) =>
-  (await db.query<{ title: string; position: number; icon_url: string | null }>(
-    'SELECT title, position, icon_url FROM menu_items WHERE locale = $1 AND menu = $2 AND url = $3 FOR UPDATE',
-    [locale, menu, url],
-  ))[0] ?? null;
+  (
+    await db.query<{ title: string; position: number; icon_url: string | null }>(
+      'SELECT title, position, icon_url FROM menu_items WHERE locale = $1 AND menu = $2 AND url = $3 FOR UPDATE',
+      [locale, menu, url],
+    )
+  )[0] ?? null;
 
 /** `menu:set` and `menu:remove` from the screen, the item before and after on the audit row. */
 export async function changeMenu(db: Db, actor: TOpsActor, change: { set: TOpsMenuItemBody } | { remove: TOpsMenuRemoveBody }) {

@@ -159,7 +159,12 @@ export async function lapseOpsRequests(db: Queryable, now: Date): Promise<number
 export async function proposeRequest(db: Db, proposal: TOpsProposal & TOpsReason, actor: TOpsActor): Promise<TOpsRequest> {
   const action = actionOf(proposal.action);
   const subject = await action.subjectOf(db, proposal.params as never);
-  await requirePermission(db, actor.operator, permissionOf(action, proposal.params as never), { action: `propose ${proposal.action}`, requestId: actor.requestId, ip: actor.ip, subject });
+  await requirePermission(db, actor.operator, permissionOf(action, proposal.params as never), {
+    action: `propose ${proposal.action}`,
+    requestId: actor.requestId,
+    ip: actor.ip,
+    subject,
+  });
   await action.check?.(db, proposal.params as never);
   return db.transaction(async (tx) => {
     await lapseOpsRequests(tx, actor.now);

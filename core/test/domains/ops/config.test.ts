@@ -31,7 +31,12 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
   };
 
   it('each screen answers only the role it belongs to; a refusal is audited', async () => {
-    const [finance, admin, content, support] = [await operator(['finance']), await operator(['admin']), await operator(['content']), await operator(['support'])];
+    const [finance, admin, content, support] = [
+      await operator(['finance']),
+      await operator(['admin']),
+      await operator(['content']),
+      await operator(['support']),
+    ];
     const cases: Array<[string, TTestOperator, TTestOperator[]]> = [
       ['/api/ops/config/site', admin, [finance, content, support]],
       ['/api/ops/config/referral', finance, [admin, content, support]],
@@ -47,14 +52,24 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     // A sensitive change proposed by a role without its setting's permission: refused and audited, nothing stored.
     await stepUpOperator(ctx.app, clock, content);
     const before = await requestCount();
-    const refused = await as(content, '/api/ops/requests', { action: 'config.change', params: { setting: 'site.site_blocked', value: true }, reason: 'other', text: 'x' });
+    const refused = await as(content, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'site.site_blocked', value: true },
+      reason: 'other',
+      text: 'x',
+    });
     expect(refused.json().code).toBe('ops_forbidden');
     const [denied] = await ctx.db.query<{ reason_code: string }>(
       "SELECT reason_code FROM operator_audit WHERE action = 'propose config.change' AND outcome = 'denied' ORDER BY id DESC LIMIT 1",
     );
     expect(denied).toEqual({ reason_code: 'missing:config.site' });
     await stepUpOperator(ctx.app, clock, admin);
-    const wrongDesk = await as(admin, '/api/ops/requests', { action: 'config.change', params: { setting: 'referral.terms', value: { share: '0.3' } }, reason: 'other', text: 'x' });
+    const wrongDesk = await as(admin, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'referral.terms', value: { share: '0.3' } },
+      reason: 'other',
+      text: 'x',
+    });
     expect(wrongDesk.json().code).toBe('ops_forbidden');
     expect(await requestCount()).toBe(before);
   });
@@ -119,14 +134,20 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     const [id] = sent.json().ids as number[];
     const [event] = await ctx.db.query<{ type: string }>('SELECT type FROM events WHERE user_id = $1 ORDER BY seq DESC LIMIT 1', [user!.id]);
     expect(event).toEqual({ type: 'notifications' });
-    const ids = async (token: string) => (await call(ctx.app, '/api/notify', { token })).json().notifications.map((n: { notification_id: number }) => n.notification_id);
+    const ids = async (token: string) =>
+      (await call(ctx.app, '/api/notify', { token })).json().notifications.map((n: { notification_id: number }) => n.notification_id);
     expect(await ids(customer)).toContain(id);
     expect(await ids(other)).not.toContain(id);
   });
 
   it('a sensitive setting changes only when a second operator approves; the proposer cannot; the audit row keeps before and after', async () => {
     const [ann, bob] = [await fresh(['admin']), await fresh(['admin'])];
-    const proposed = await as(ann, '/api/ops/requests', { action: 'config.change', params: { setting: 'site.auth_type', value: 'email' }, reason: 'other', text: 'magic links' });
+    const proposed = await as(ann, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'site.auth_type', value: 'email' },
+      reason: 'other',
+      text: 'magic links',
+    });
     expect(proposed.statusCode, proposed.body).toBe(200);
     const { id, subject } = proposed.json().request;
     expect(subject).toBe('config:site.auth_type');
@@ -150,10 +171,20 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     const [first, second] = [await fresh(['finance']), await fresh(['finance'])];
     const terms = await operatorTerms(ctx.db);
     const before = await requestCount();
-    const bad = await as(first, '/api/ops/requests', { action: 'config.change', params: { setting: 'referral.terms', value: { share: '0.2', currency: 'USDT', hold: 'soon' } }, reason: 'other', text: 'x' }, 'ru');
+    const bad = await as(
+      first,
+      '/api/ops/requests',
+      { action: 'config.change', params: { setting: 'referral.terms', value: { share: '0.2', currency: 'USDT', hold: 'soon' } }, reason: 'other', text: 'x' },
+      'ru',
+    );
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toMatch(/[а-я]/i);
-    const badType = await as(first, '/api/ops/requests', { action: 'config.change', params: { setting: 'site.auth_type', value: 'sms' }, reason: 'other', text: 'x' });
+    const badType = await as(first, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'site.auth_type', value: 'sms' },
+      reason: 'other',
+      text: 'x',
+    });
     expect(badType.statusCode).toBe(400);
     expect(await requestCount()).toBe(before);
     expect(await operatorTerms(ctx.db)).toEqual(terms);
@@ -203,13 +234,24 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     type TRow = { direction: string; id: string; currency: string; fee_percent: string; currency_enabled: boolean };
     const systems = async () => (await as(first, '/api/ops/config/payments')).json().systems as TRow[];
     const row = (await systems()).find((system) => system.currency_enabled)!;
-    const find = async () => (await systems()).find((system) => system.direction === row.direction && system.id === row.id && system.currency === row.currency)!;
+    const find = async () =>
+      (await systems()).find((system) => system.direction === row.direction && system.id === row.id && system.currency === row.currency)!;
     const key = { direction: row.direction, id: row.id, currency: row.currency };
 
-    const badMax = await as(first, '/api/ops/requests', { action: 'config.change', params: { setting: 'payments.price', value: { ...key, min: '10', max: '1' } }, reason: 'other', text: 'x' }, 'ru');
+    const badMax = await as(
+      first,
+      '/api/ops/requests',
+      { action: 'config.change', params: { setting: 'payments.price', value: { ...key, min: '10', max: '1' } }, reason: 'other', text: 'x' },
+      'ru',
+    );
     expect({ status: badMax.statusCode, message: badMax.json().message }).toEqual({ status: 400, message: 'Максимум должен быть не меньше минимума' });
 
-    const proposed = await as(first, '/api/ops/requests', { action: 'config.change', params: { setting: 'payments.price', value: { ...key, fee_percent: '2.5' } }, reason: 'other', text: 'provider raised its price' });
+    const proposed = await as(first, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'payments.price', value: { ...key, fee_percent: '2.5' } },
+      reason: 'other',
+      text: 'provider raised its price',
+    });
     expect(proposed.statusCode, proposed.body).toBe(200);
     expect((await find()).fee_percent).toBe(row.fee_percent);
     expect((await as(first, `/api/ops/requests/${proposed.json().request.id}/approve`, {})).json().code).toBe('ops_four_eyes');

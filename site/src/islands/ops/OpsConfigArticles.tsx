@@ -77,7 +77,12 @@ function Editor({ draft, setDraft, onSaved }: { draft: TDraft; setDraft: (draft:
           {input('name')}
           <label className="field">
             <span className="field-label">{t('ops.config.articles_locale')}</span>
-            <select name="locale" value={draft.locale} onChange={(event) => setDraft({ ...draft, locale: event.target.value as TLocale })} data-testid="ops-article-locale">
+            <select
+              name="locale"
+              value={draft.locale}
+              onChange={(event) => setDraft({ ...draft, locale: event.target.value as TLocale })}
+              data-testid="ops-article-locale"
+            >
               {LOCALES.map((locale) => (
                 <option key={locale} value={locale}>
                   {t(`ops.config.notify_locale_${locale}`)}
@@ -105,7 +110,7 @@ function Editor({ draft, setDraft, onSaved }: { draft: TDraft; setDraft: (draft:
             <h3 id="ops-article-preview-title" className="field-label">
               {t('ops.config.articles_preview')}
             </h3>
-            {/* The core's sanitiser already ran: this is exactly what the article page serves. */}
+            {/* biome-ignore lint/security/noDangerouslySetInnerHtml: the core's sanitiser already ran; this is exactly what the article page serves */}
             <div className="prose ops-config-article" lang={draft.locale} data-testid="ops-article-preview" dangerouslySetInnerHTML={{ __html: html }} />
           </section>
         </div>
@@ -147,7 +152,12 @@ function Articles() {
           {
             title: t('ops.config.articles_name'),
             cell: (row) => (
-              <button type="button" className="ops-link-button" onClick={() => void open(row.name, row.locale)} data-testid={`ops-article-open-${row.name}-${row.locale}`}>
+              <button
+                type="button"
+                className="ops-link-button"
+                onClick={() => void open(row.name, row.locale)}
+                data-testid={`ops-article-open-${row.name}-${row.locale}`}
+              >
                 {row.name} ({row.locale})
               </button>
             ),

@@ -32,7 +32,13 @@ function Remove({ target, onDone }: { target: Pick<TDraft, 'locale' | 'menu' | '
   return (
     <form noValidate onSubmit={onSubmit}>
       <FormError text={error} />
-      <OpsSubmit label={t('ops.config.menus_remove')} testId={`ops-menu-remove-${target.locale}-${target.menu}-${target.url}`} sending={sending} hidden={Boolean(prompt)} outline />
+      <OpsSubmit
+        label={t('ops.config.menus_remove')}
+        testId={`ops-menu-remove-${target.locale}-${target.menu}-${target.url}`}
+        sending={sending}
+        hidden={Boolean(prompt)}
+        outline
+      />
       {prompt}
     </form>
   );
@@ -77,7 +83,12 @@ function Menus() {
           <div className="ops-config-row">
             <label className="field">
               <span className="field-label">{t('ops.config.articles_locale')}</span>
-              <select name="locale" value={draft.locale} onChange={(event) => setDraft({ ...draft, locale: event.target.value as TLocale })} data-testid="ops-menu-locale">
+              <select
+                name="locale"
+                value={draft.locale}
+                onChange={(event) => setDraft({ ...draft, locale: event.target.value as TLocale })}
+                data-testid="ops-menu-locale"
+              >
                 {LOCALES.map((locale) => (
                   <option key={locale} value={locale}>
                     {t(`ops.config.notify_locale_${locale}`)}
@@ -87,7 +98,12 @@ function Menus() {
             </label>
             <label className="field">
               <span className="field-label">{t('ops.config.menus_menu')}</span>
-              <select name="menu" value={draft.menu} onChange={(event) => setDraft({ ...draft, menu: event.target.value as TMenuName })} data-testid="ops-menu-menu">
+              <select
+                name="menu"
+                value={draft.menu}
+                onChange={(event) => setDraft({ ...draft, menu: event.target.value as TMenuName })}
+                data-testid="ops-menu-menu"
+              >
                 {MENU_NAMES.map((menu) => (
                   <option key={menu} value={menu}>
                     {t(`ops.config.menus_${menu}`)}

@@ -63,7 +63,13 @@ const textsOf = (draft: TDraft) =>
 
 const bodyOf = (draft: TDraft): TOpsNotificationBody => ({
   to: draft.to,
-  accounts: draft.to === 'accounts' ? draft.accounts.split(/[\s,;]+/).filter(Boolean).map(Number) : [],
+  accounts:
+    draft.to === 'accounts'
+      ? draft.accounts
+          .split(/[\s,;]+/)
+          .filter(Boolean)
+          .map(Number)
+      : [],
   display: draft.display,
   type: draft.type,
   closable: draft.closable,
@@ -82,7 +88,7 @@ function Preview({ texts, display, type }: { texts: TPreview; display: string; t
           <figcaption>{t(`ops.config.notify_locale_${text.locale}`)}</figcaption>
           <div className={`notice notice-${display === 'modal' ? 'preview-modal' : 'inner'} notice-${type}`}>
             <p className="notice-title">{text.title}</p>
-            {/* The core's sanitiser already ran: this is exactly what customers' pages insert. */}
+            {/* biome-ignore lint/security/noDangerouslySetInnerHtml: the core's sanitiser already ran; this is exactly what customers' pages insert */}
             <div className="notice-text" dangerouslySetInnerHTML={{ __html: text.text }} />
             <div className="notice-buttons">
               {text.buttons.map((button) => (
@@ -161,7 +167,12 @@ function Compose({ onPublished }: { onPublished: () => void }) {
         <div className="ops-config-row">
           <label className="field">
             <span className="field-label">{t('ops.config.notify_display')}</span>
-            <select name="display" value={draft.display} onChange={(event) => set({ display: event.target.value as TDraft['display'] })} data-testid="ops-notify-display">
+            <select
+              name="display"
+              value={draft.display}
+              onChange={(event) => set({ display: event.target.value as TDraft['display'] })}
+              data-testid="ops-notify-display"
+            >
               {NOTIFICATION_DISPLAYS.map((display) => (
                 <option key={display} value={display}>
                   {t(`ops.config.notify_display_${display}`)}
@@ -192,7 +203,13 @@ function Compose({ onPublished }: { onPublished: () => void }) {
           </label>
         </div>
         <label className="check">
-          <input type="checkbox" name="closable" checked={draft.closable} onChange={(event) => set({ closable: event.target.checked })} data-testid="ops-notify-closable" />
+          <input
+            type="checkbox"
+            name="closable"
+            checked={draft.closable}
+            onChange={(event) => set({ closable: event.target.checked })}
+            data-testid="ops-notify-closable"
+          />
           <span>{t('ops.config.notify_closable')}</span>
         </label>
         <div className="ops-config-locales">
@@ -232,7 +249,11 @@ function Compose({ onPublished }: { onPublished: () => void }) {
                   aria-describedby={refusedText(locale, 'buttons') ? `ops-notify-buttons-${locale}-error` : undefined}
                   data-testid={`ops-notify-buttons-${locale}`}
                 />
-                <FieldNote error={refusedText(locale, 'buttons')} errorId={`ops-notify-buttons-${locale}-error`} testId={`ops-notify-buttons-${locale}-error`} />
+                <FieldNote
+                  error={refusedText(locale, 'buttons')}
+                  errorId={`ops-notify-buttons-${locale}-error`}
+                  testId={`ops-notify-buttons-${locale}-error`}
+                />
               </label>
             </fieldset>
           ))}

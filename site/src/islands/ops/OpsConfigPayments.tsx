@@ -67,7 +67,9 @@ function PriceForm({ systems }: { systems: TOpsPaymentSystemRow[] }) {
   const onSubmit = (event: FormEvent<HTMLFormElement>) =>
     submit(event, async () => {
       if (!row || !now) return undefined;
-      const changed = Object.fromEntries(TERMS.filter((name) => values[name] !== undefined && values[name]!.trim() !== now[name]).map((name) => [name, values[name]!.trim()]));
+      const changed = Object.fromEntries(
+        TERMS.filter((name) => values[name] !== undefined && values[name]!.trim() !== now[name]).map((name) => [name, values[name]!.trim()]),
+      );
       if (!Object.keys(changed).length) return t('ops.config.unchanged');
       const value = { direction: row.direction as 'deposit', id: row.id, currency: row.currency, ...changed };
       await stepped(() => api(CALLS['POST /api/ops/requests'], { body: { action: 'config.change', params: { setting: 'payments.price', value }, ...reason } }));
@@ -148,7 +150,8 @@ function Payments() {
           { title: t('ops.config.payments_level'), cell: (row) => row.level },
           {
             title: t('ops.config.payments_state'),
-            cell: (row) => t(row.enabled ? 'ops.config.payments_on' : row.system_enabled ? 'ops.config.payments_currency_off' : 'ops.config.payments_system_off'),
+            cell: (row) =>
+              t(row.enabled ? 'ops.config.payments_on' : row.system_enabled ? 'ops.config.payments_currency_off' : 'ops.config.payments_system_off'),
           },
           { title: t('ops.config.notify_col_action'), cell: (row) => <Toggle row={row} onDone={setSystems} /> },
         ]}

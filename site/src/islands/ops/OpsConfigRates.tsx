@@ -96,7 +96,12 @@ function Rates() {
           <div className="ops-config-row">{TERMS.map(field)}</div>
           <label className="field">
             <span className="field-label">{t('ops.config.rates_enabled')}</span>
-            <select name="enabled" value={draft.enabled} onChange={(event) => setDraft((held) => ({ ...held, enabled: event.target.value as TDraft['enabled'] }))} data-testid="ops-rate-enabled">
+            <select
+              name="enabled"
+              value={draft.enabled}
+              onChange={(event) => setDraft((held) => ({ ...held, enabled: event.target.value as TDraft['enabled'] }))}
+              data-testid="ops-rate-enabled"
+            >
               <option value="">{t('ops.config.rates_enabled_keep')}</option>
               <option value="true">{t('ops.config.rates_enabled_on')}</option>
               <option value="false">{t('ops.config.rates_enabled_off')}</option>

@@ -71,7 +71,13 @@ function SiteForm() {
           </select>
         </label>
         <label className="check">
-          <input type="checkbox" name="site_blocked" checked={block} onChange={(event) => setBlocked(event.target.checked)} data-testid="ops-config-site-blocked" />
+          <input
+            type="checkbox"
+            name="site_blocked"
+            checked={block}
+            onChange={(event) => setBlocked(event.target.checked)}
+            data-testid="ops-config-site-blocked"
+          />
           <span>{t('ops.config.site_blocked')}</span>
         </label>
         <ReasonFields id="ops-config-site" value={reason} error={fields.text} onChange={setReason} />
@@ -108,10 +114,13 @@ function ReferralForm() {
   if (!data) return <OpsLoadState failure={failure} />;
   const current = data.terms;
   const now = shownTerms(current);
+  const refused = (name: string) => fields[name] ?? fields[`params.value.${name}`];
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) =>
     submit(event, async () => {
-      const changed = Object.fromEntries(TERM_FIELDS.filter((name) => values[name] !== undefined && values[name] !== now[name]).map((name) => [name, values[name]]));
+      const changed = Object.fromEntries(
+        TERM_FIELDS.filter((name) => values[name] !== undefined && values[name] !== now[name]).map((name) => [name, values[name]]),
+      );
       const on = enabled ?? current?.enabled ?? true;
       if (on !== (current?.enabled ?? true)) changed.enabled = String(on);
       if (!Object.keys(changed).length) return t('ops.config.unchanged');
@@ -132,15 +141,21 @@ function ReferralForm() {
               type="text"
               value={values[name] ?? now[name]}
               onChange={(event) => setValues((held) => ({ ...held, [name]: event.target.value }))}
-              aria-invalid={fields[name] ? 'true' : undefined}
-              aria-describedby={fields[name] ? `ops-config-referral-${name}-error` : undefined}
+              aria-invalid={refused(name) ? 'true' : undefined}
+              aria-describedby={refused(name) ? `ops-config-referral-${name}-error` : undefined}
               data-testid={`ops-config-referral-${name}`}
             />
-            <FieldNote error={fields[name]} errorId={`ops-config-referral-${name}-error`} testId={`ops-config-referral-${name}-error`} />
+            <FieldNote error={refused(name)} errorId={`ops-config-referral-${name}-error`} testId={`ops-config-referral-${name}-error`} />
           </label>
         ))}
         <label className="check">
-          <input type="checkbox" name="enabled" checked={enabled ?? current?.enabled ?? true} onChange={(event) => setEnabled(event.target.checked)} data-testid="ops-config-referral-enabled" />
+          <input
+            type="checkbox"
+            name="enabled"
+            checked={enabled ?? current?.enabled ?? true}
+            onChange={(event) => setEnabled(event.target.checked)}
+            data-testid="ops-config-referral-enabled"
+          />
           <span>{t('ops.config.referral_enabled')}</span>
         </label>
         <ReasonFields id="ops-config-referral" value={reason} error={fields.text} onChange={setReason} />
