@@ -199,7 +199,7 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     expect(await operatorTerms(ctx.db)).toEqual(terms);
     const approved = await as(second, `/api/ops/requests/${good.json().request.id}/approve`, {});
     expect(approved.statusCode, approved.body).toBe(200);
-    expect(await operatorTerms(ctx.db)).toMatchObject({ share: '0.25', currency: 'USDT', hold_seconds: 7 * 86400, min_payout: '1' });
+    expect(await operatorTerms(ctx.db)).toMatchObject({ share: '0.25', currency: 'USDT', hold_seconds: 7 * 86400, min_payout: '1.000000' });
     const [row] = await ctx.db.query<{ before: unknown; after: { share: string } }>(
       "SELECT before, after FROM operator_audit WHERE action = 'request.approve:config.change' ORDER BY id DESC LIMIT 1",
     );
@@ -291,7 +291,7 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     const [row] = await ctx.db.query<{ subject: string; before: { title: string }; after: { title: string; body_html: string } }>(
       "SELECT subject, before, after FROM operator_audit WHERE action = 'config.article' ORDER BY id DESC LIMIT 1",
     );
-    expect(row).toMatchObject({ subject: `article:${name}:en`, before: { title: 'Limits' }, after: { title: 'Limits, 2027', body_html: '<p>Changed.</p>\n' } });
+    expect(row).toMatchObject({ subject: `article:${name}:en`, before: { title: 'Limits' }, after: { title: 'Limits, 2027', body_html: '<p>Changed.</p>' } });
     expect((await call(ctx.app, `/api/content/article/${name}`, { locale: 'en' })).json().article.title).toBe('Limits, 2027');
 
     const bad = await as(content, '/api/ops/config/articles', { name: 'Bad Name!', locale: 'en', title: '', markdown: 'x' }, 'ru');
