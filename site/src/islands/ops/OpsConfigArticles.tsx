@@ -1,10 +1,11 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { LOCALES, type TLocale } from '@obmen/shared';
+import type { TLocale } from '@obmen/shared';
 import { CALLS } from '@obmen/shared/calls';
 import { api } from '../../lib/api.ts';
 import { FieldNote, FormError, FormSaved } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from '../IslandRoot.tsx';
+import { ConfigText, LocaleSelect } from './ConfigFields.tsx';
 import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { OpsTable } from './OpsTable.tsx';
 import { useStepUp } from './StepUp.tsx';
@@ -55,19 +56,14 @@ function Editor({ draft, setDraft, onSaved }: { draft: TDraft; setDraft: (draft:
       return t('ops.config.articles_saved', { name: draft.name });
     });
   const input = (name: 'name' | 'title') => (
-    <label className="field">
-      <span className="field-label">{t(`ops.config.articles_${name}`)}</span>
-      <input
-        name={name}
-        type="text"
-        value={draft[name]}
-        onChange={(event) => setDraft({ ...draft, [name]: event.target.value })}
-        aria-invalid={fields[name] ? 'true' : undefined}
-        aria-describedby={fields[name] ? `ops-article-${name}-error` : undefined}
-        data-testid={`ops-article-${name}`}
-      />
-      <FieldNote error={fields[name]} errorId={`ops-article-${name}-error`} testId={`ops-article-${name}-error`} />
-    </label>
+    <ConfigText
+      id={`ops-article-${name}`}
+      name={name}
+      label={t(`ops.config.articles_${name}`)}
+      value={draft[name]}
+      error={fields[name]}
+      onChange={(value) => setDraft({ ...draft, [name]: value })}
+    />
   );
   return (
     <section className="ops-audit" aria-labelledby="ops-article-title">
@@ -75,21 +71,7 @@ function Editor({ draft, setDraft, onSaved }: { draft: TDraft; setDraft: (draft:
       <form className="ops-form ops-config-wide" noValidate onSubmit={onSubmit} data-testid="ops-article-form">
         <div className="ops-config-row">
           {input('name')}
-          <label className="field">
-            <span className="field-label">{t('ops.config.articles_locale')}</span>
-            <select
-              name="locale"
-              value={draft.locale}
-              onChange={(event) => setDraft({ ...draft, locale: event.target.value as TLocale })}
-              data-testid="ops-article-locale"
-            >
-              {LOCALES.map((locale) => (
-                <option key={locale} value={locale}>
-                  {t(`ops.config.notify_locale_${locale}`)}
-                </option>
-              ))}
-            </select>
-          </label>
+          <LocaleSelect id="ops-article-locale" value={draft.locale} onChange={(locale) => setDraft({ ...draft, locale })} />
         </div>
         {input('title')}
         <div className="ops-config-locales">

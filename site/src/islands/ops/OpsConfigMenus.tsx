@@ -3,8 +3,9 @@ import { useTranslation } from 'react-i18next';
 import { LOCALES, MENU_NAMES, type TLocale, type TMenuName, type TMenus } from '@obmen/shared';
 import { CALLS } from '@obmen/shared/calls';
 import { api } from '../../lib/api.ts';
-import { FieldNote, FormError, FormSaved } from '../FormParts.tsx';
+import { FormError, FormSaved } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps } from '../IslandRoot.tsx';
+import { ConfigText, LocaleSelect } from './ConfigFields.tsx';
 import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { OpsTable } from './OpsTable.tsx';
 import { useStepUp } from './StepUp.tsx';
@@ -60,20 +61,15 @@ function Menus() {
       return t('ops.config.menus_saved');
     });
   const text = (name: 'url' | 'title' | 'order') => (
-    <label className="field">
-      <span className="field-label">{t(`ops.config.menus_${name}`)}</span>
-      <input
-        name={name}
-        type="text"
-        inputMode={name === 'order' ? 'numeric' : undefined}
-        value={draft[name]}
-        onChange={(event) => setDraft({ ...draft, [name]: event.target.value })}
-        aria-invalid={fields[name] ? 'true' : undefined}
-        aria-describedby={fields[name] ? `ops-menu-${name}-error` : undefined}
-        data-testid={`ops-menu-${name}`}
-      />
-      <FieldNote error={fields[name]} errorId={`ops-menu-${name}-error`} testId={`ops-menu-${name}-error`} />
-    </label>
+    <ConfigText
+      id={`ops-menu-${name}`}
+      name={name}
+      label={t(`ops.config.menus_${name}`)}
+      value={draft[name]}
+      error={fields[name]}
+      numeric={name === 'order'}
+      onChange={(value) => setDraft({ ...draft, [name]: value })}
+    />
   );
   return (
     <div className="ops-home" data-testid="ops-config-menus">
@@ -81,21 +77,7 @@ function Menus() {
         <h2 id="ops-menu-form-title">{t('ops.config.menus_change')}</h2>
         <form className="ops-form" noValidate onSubmit={onSubmit} data-testid="ops-menu-form">
           <div className="ops-config-row">
-            <label className="field">
-              <span className="field-label">{t('ops.config.articles_locale')}</span>
-              <select
-                name="locale"
-                value={draft.locale}
-                onChange={(event) => setDraft({ ...draft, locale: event.target.value as TLocale })}
-                data-testid="ops-menu-locale"
-              >
-                {LOCALES.map((locale) => (
-                  <option key={locale} value={locale}>
-                    {t(`ops.config.notify_locale_${locale}`)}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <LocaleSelect id="ops-menu-locale" value={draft.locale} onChange={(locale) => setDraft({ ...draft, locale })} />
             <label className="field">
               <span className="field-label">{t('ops.config.menus_menu')}</span>
               <select

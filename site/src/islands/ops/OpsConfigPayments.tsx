@@ -3,8 +3,9 @@ import { useTranslation } from 'react-i18next';
 import { CALLS } from '@obmen/shared/calls';
 import type { TOpsPaymentSystemRow } from '@obmen/shared/ops-config';
 import { api } from '../../lib/api.ts';
-import { FieldNote, FormError, FormSaved } from '../FormParts.tsx';
+import { FormError, FormSaved } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps } from '../IslandRoot.tsx';
+import { ConfigText } from './ConfigFields.tsx';
 import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { OpsTable } from './OpsTable.tsx';
 import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
@@ -102,19 +103,15 @@ function PriceForm({ systems }: { systems: TOpsPaymentSystemRow[] }) {
         </label>
         <div className="ops-config-row">
           {TERMS.map((name) => (
-            <label key={name} className="field">
-              <span className="field-label">{t(`ops.config.payments_${name}`)}</span>
-              <input
-                name={name}
-                type="text"
-                value={values[name] ?? now?.[name] ?? ''}
-                onChange={(event) => setValues((held) => ({ ...held, [name]: event.target.value }))}
-                aria-invalid={refused(name) ? 'true' : undefined}
-                aria-describedby={refused(name) ? `ops-payments-${name}-error` : undefined}
-                data-testid={`ops-payments-${name}`}
-              />
-              <FieldNote error={refused(name)} errorId={`ops-payments-${name}-error`} testId={`ops-payments-${name}-error`} />
-            </label>
+            <ConfigText
+              key={name}
+              id={`ops-payments-${name}`}
+              name={name}
+              label={t(`ops.config.payments_${name}`)}
+              value={values[name] ?? now?.[name] ?? ''}
+              error={refused(name)}
+              onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
+            />
           ))}
         </div>
         <ReasonFields id="ops-payments-price" value={reason} error={fields.text} onChange={setReason} />

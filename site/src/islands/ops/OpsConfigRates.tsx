@@ -3,8 +3,9 @@ import { useTranslation } from 'react-i18next';
 import { CALLS } from '@obmen/shared/calls';
 import type { TOpsRateBody, TOpsRateRow } from '@obmen/shared/ops-config';
 import { api } from '../../lib/api.ts';
-import { FieldNote, FormError, FormSaved } from '../FormParts.tsx';
+import { FormError, FormSaved } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from '../IslandRoot.tsx';
+import { ConfigText } from './ConfigFields.tsx';
 import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { OpsTable } from './OpsTable.tsx';
 import { useStepUp } from './StepUp.tsx';
@@ -64,19 +65,15 @@ function Rates() {
       return t('ops.config.rates_saved', { pair: `${pair.src}/${pair.dst}` });
     });
   const field = (name: TTerm | 'src' | 'dst') => (
-    <label key={name} className="field">
-      <span className="field-label">{t(`ops.config.rates_${name}`)}</span>
-      <input
-        name={name}
-        type="text"
-        value={draft[name]}
-        onChange={(event) => setDraft((held) => ({ ...held, [name]: event.target.value }))}
-        aria-invalid={fields[name] ? 'true' : undefined}
-        aria-describedby={fields[name] ? `ops-rate-${name}-error` : undefined}
-        data-testid={`ops-rate-${name}`}
-      />
-      <FieldNote error={fields[name]} errorId={`ops-rate-${name}-error`} testId={`ops-rate-${name}-error`} />
-    </label>
+    <ConfigText
+      key={name}
+      id={`ops-rate-${name}`}
+      name={name}
+      label={t(`ops.config.rates_${name}`)}
+      value={draft[name]}
+      error={fields[name]}
+      onChange={(value) => setDraft((held) => ({ ...held, [name]: value }))}
+    />
   );
 
   return (

@@ -4,8 +4,9 @@ import type { TAuthType } from '@obmen/shared';
 import { CALLS, type TAnswer } from '@obmen/shared/calls';
 import type { TConfigChange } from '@obmen/shared/ops-config';
 import { api } from '../../lib/api.ts';
-import { FieldNote, FormError, FormSaved } from '../FormParts.tsx';
+import { FormError, FormSaved } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps } from '../IslandRoot.tsx';
+import { ConfigText } from './ConfigFields.tsx';
 import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
@@ -134,19 +135,15 @@ function ReferralForm() {
       <p>{current ? t('ops.config.referral_lead') : t('ops.config.referral_none')}</p>
       <form className="ops-form" noValidate onSubmit={onSubmit} data-testid="ops-config-referral-form">
         {TERM_FIELDS.map((name) => (
-          <label key={name} className="field">
-            <span className="field-label">{t(`ops.config.referral_${name}`)}</span>
-            <input
-              name={name}
-              type="text"
-              value={values[name] ?? now[name]}
-              onChange={(event) => setValues((held) => ({ ...held, [name]: event.target.value }))}
-              aria-invalid={refused(name) ? 'true' : undefined}
-              aria-describedby={refused(name) ? `ops-config-referral-${name}-error` : undefined}
-              data-testid={`ops-config-referral-${name}`}
-            />
-            <FieldNote error={refused(name)} errorId={`ops-config-referral-${name}-error`} testId={`ops-config-referral-${name}-error`} />
-          </label>
+          <ConfigText
+            key={name}
+            id={`ops-config-referral-${name}`}
+            name={name}
+            label={t(`ops.config.referral_${name}`)}
+            value={values[name] ?? now[name]}
+            error={refused(name)}
+            onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
+          />
         ))}
         <label className="check">
           <input
