@@ -128,7 +128,9 @@ describe.each(ENGINES)('payment-system catalogue (%s)', (engine) => {
     expect((await deposit('USD', '100')).statusCode).toBe(200);
 
     // A new currency needs its limits; a chain system only takes currencies with an address format.
-    await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=TON', 'fee_percent=1')).rejects.toThrow(/the minimum and the maximum are required/);
+    await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=TON', 'fee_percent=1')).rejects.toThrow(
+      /the minimum and the maximum are required/,
+    );
     await expect(run('payments:system:price', 'deposit', 'sandbox-chain', 'currency=RUB', 'min=1', 'max=2')).rejects.toThrow(/no known address format/);
     await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=USD', 'fee_percent=100')).rejects.toThrow(/fee_percent/);
     await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=USD', 'min=3000')).rejects.toThrow(/maximum must be at least the minimum/);
