@@ -33,6 +33,7 @@ import opsCustomerRoutes from './domains/ops/customers-routes.ts';
 import opsRequestRoutes from './domains/ops/requests-routes.ts';
 import opsWithdrawalRoutes from './domains/ops/withdrawals-routes.ts';
 import opsPaymentRoutes from './domains/ops/payments-routes.ts';
+import opsConfigRoutes from './domains/ops/config-routes.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { registerPaymentProviders } from './domains/payments/providers.ts';
@@ -108,6 +109,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(opsCustomerRoutes, { now: clock, cipher: documents });
   await fastify.register(opsRequestRoutes, { now: clock });
   await fastify.register(opsWithdrawalRoutes, { now: clock, targetMs: config.WITHDRAWAL_REVIEW_TARGET_MS, payouts: { cipher: documents } });
+  await fastify.register(opsConfigRoutes, { now: clock });
   // The providers this configuration runs with: the domains reach them through their adapters.
   const providers = loadPaymentProviders(config);
   registerPaymentProviders(providers);

@@ -132,6 +132,14 @@ export const ERRORS = {
   rate_not_positive: error(400, 'ops.rate_not_positive'),
   rate_required: error(400, 'ops.rate_required'),
   expiry_passed: error(400, 'ops.expiry_passed'),
+  // operator input (payments:system:*, /ops/config/payments)
+  payment_system_unknown: error(404, 'ops.payment_system_unknown'),
+  payment_terms_missing: error(409, 'ops.payment_terms_missing', 'currency'),
+  payment_no_address_format: error(400, 'ops.payment_no_address_format', 'currency'),
+  payment_confirmations_range: error(400, 'ops.payment_confirmations_range', 'confirmations'),
+  payment_limits_required: error(400, 'ops.payment_limits_required', 'min'),
+  payment_min_positive: error(400, 'ops.payment_min_positive', 'min'),
+  payment_max_below_min: error(400, 'ops.payment_max_below_min', 'max'),
 } satisfies Record<string, TErrorSpec>;
 
 export type TErrorCode = keyof typeof ERRORS;

@@ -32,5 +32,6 @@ export * from './ops-kyc.ts';
 export * from './ops-support.ts';
 export * from './ops-customers.ts';
 export * from './ops-requests.ts';
+export * from './ops-config.ts';
 export * from './ops-withdrawals.ts';
 export * from './ops-payments.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZEmail } from './auth.ts';
 import { ZAmountText, ZCurrencyCode } from './money.ts';
+import { ZConfigChange } from './ops-config.ts';
 import { OPS_ROLES, ZOpsReason, ZOpsReasonGiven } from './ops.ts';
 
 /*
@@ -63,6 +64,8 @@ export const ZOpsProposal = z.discriminatedUnion('action', [
       expected: ZAmountText,
     }),
   }),
+  /** A sensitive setting (/ops/config) and its new value; approval runs the setting's own service. */
+  z.object({ action: z.literal('config.change'), params: ZConfigChange }),
 ]);
 export type TOpsProposal = z.infer<typeof ZOpsProposal>;
 export type TOpsRequestAction = TOpsProposal['action'];

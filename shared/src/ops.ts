@@ -37,6 +37,9 @@ export const OPS_PERMISSIONS = [
   'withdrawals.review',
   'withdrawals.approve_large',
   'payments.review',
+  'config.money',
+  'config.site',
+  'content.publish',
 ] as const;
 export type TOpsPermission = (typeof OPS_PERMISSIONS)[number];
 export type TOpsAccess = TOpsPermission | 'signed_in' | null;

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { isLocale } from '@obmen/shared';
-import { marked } from 'marked';
 import {
   FOOTER_IMAGE_EXTS,
   MENU_NAMES,
@@ -9,6 +8,7 @@ import {
   getMenus,
   listArticles,
   listFooterImages,
+  markdownToHtml,
   removeArticle,
   removeFooterImage,
   removeMenuItem,
@@ -35,7 +35,7 @@ function toInt(value: string | undefined, name: string): number | undefined {
 /** Markdown files (.md) become HTML first; either way the sanitiser has the last word. */
 export async function readArticleFile(file: string): Promise<string> {
   const text = await readFile(file, 'utf8');
-  return /\.(md|markdown)$/i.test(file) ? marked.parse(text, { async: false, gfm: true }) : text;
+  return /\.(md|markdown)$/i.test(file) ? markdownToHtml(text) : text;
 }
 
 export const CONTENT_COMMANDS: Record<string, TCommand> = {

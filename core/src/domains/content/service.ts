@@ -1,3 +1,4 @@
+import { marked } from 'marked';
 import { z } from 'zod';
 import {
   ARTICLE_NAME,
@@ -138,6 +139,16 @@ export async function removeFooterImage(db: Queryable, name: string): Promise<bo
 }
 
 // ---- articles -------------------------------------------------------------------------------
+
+/** Markdown (GitHub's flavour) to HTML, as `article:set` reads a .md file; the sanitiser runs after, on save. */
+export function markdownToHtml(markdown: string): string {
+  return marked.parse(markdown, { async: false, gfm: true });
+}
+
+/** What a page would serve of this HTML: stored through the sanitiser, served through it again. */
+export function servedHtml(html: string): string {
+  return sanitizeForServing(sanitizeHtmlContent(html));
+}
 
 const ARTICLE_COLUMNS = `name, locale, title, body_html, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS updated_at`;
 

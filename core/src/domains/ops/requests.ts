@@ -8,6 +8,7 @@ import { recordEvent } from '../events/service.ts';
 import { postAdjustment, postReversal, transactionParties } from '../ledger/service.ts';
 import { checkMatch, depositFor, heldPayment, matchHeldPayment } from '../payments/bank-held.ts';
 import { approveIn } from '../payments/withdrawal-states.ts';
+import { applyConfigChange, configPermission, configSubject, tryConfigChange } from './config.ts';
 import { removeSecondFactor } from '../security/service.ts';
 import { customerSubject, findCustomer, type TOpsActor, type TOpsReason } from './customers.ts';
 import { releaseClaim } from './claims.ts';
@@ -23,12 +24,17 @@ import { operatorActor } from './service.ts';
  */
 
 type TAction<P> = {
-  permission: TOpsPermission;
+  /** Who may propose and decide it: one permission, or one per parameters (a setting's own). */
+  permission: TOpsPermission | ((params: P) => TOpsPermission);
   /** What the request is about, checked at proposal (a missing customer or operator is refused then). */
   subjectOf: (db: Queryable, params: P) => Promise<string>;
+  /** After the permission, before the request is stored: a change its service would refuse is refused now. */
+  check?: (db: Db, params: P) => Promise<void>;
   /** Runs in the approval's transaction; `by` names the request on the ledger (the transaction's actor). */
-  run: (tx: Queryable, params: P, by: string, now: Date) => Promise<object>;
+  run: (tx: Queryable, params: P, by: string, now: Date) => Promise<object | TBeforeAfter>;
 };
+/** What an approval changed, kept on its audit row as before and after. */
+type TBeforeAfter = { changed: { before: object | null; after: object | null } };
 type TParamsOf<A extends TOpsRequestAction> = Extract<TOpsProposal, { action: A }>['params'];
 
 const ACTIONS: { [A in TOpsRequestAction]: TAction<TParamsOf<A>> } = {
@@ -125,7 +131,19 @@ const ACTIONS: { [A in TOpsRequestAction]: TAction<TParamsOf<A>> } = {
       return { deposit: deposit_id, state: 'credited', replayed: done.replayed };
     },
   },
+  'config.change': {
+    permission: configPermission,
+    subjectOf: async (_db, change) => configSubject(change),
+    check: tryConfigChange,
+    run: async (tx, change) => ({ changed: await applyConfigChange(tx, change) }),
+  },
 };
+
+const permissionOf = <P>(action: TAction<P>, params: P): TOpsPermission =>
+  typeof action.permission === 'function' ? action.permission(params) : action.permission;
+
+const audited = (outcome: object | TBeforeAfter | null) =>
+  outcome === null ? {} : 'changed' in outcome ? { before: outcome.changed.before, after: outcome.changed.after } : { after: outcome };
 
 export const withdrawalSubject = (publicId: string) => `withdrawal:${publicId}`;
 
@@ -160,7 +178,13 @@ export async function lapseOpsRequests(db: Queryable, now: Date): Promise<number
 export async function proposeRequest(db: Db, proposal: TOpsProposal & TOpsReason, actor: TOpsActor): Promise<TOpsRequest> {
   const action = actionOf(proposal.action);
   const subject = await action.subjectOf(db, proposal.params as never);
-  await requirePermission(db, actor.operator, action.permission, { action: `propose ${proposal.action}`, requestId: actor.requestId, ip: actor.ip, subject });
+  await requirePermission(db, actor.operator, permissionOf(action, proposal.params as never), {
+    action: `propose ${proposal.action}`,
+    requestId: actor.requestId,
+    ip: actor.ip,
+    subject,
+  });
+  await action.check?.(db, proposal.params as never);
   return db.transaction(async (tx) => {
     await lapseOpsRequests(tx, actor.now);
     const [open] = await tx.query("SELECT 1 FROM ops_requests WHERE action = $1 AND subject = $2 AND state = 'pending'", [proposal.action, subject]);
@@ -209,7 +233,7 @@ export async function decideRequest(db: Db, id: string, decision: 'approve' | 'd
   const before = await requestById(db, id, actor.operator.id);
   const action = actionOf(before.action);
   if (decision !== 'withdraw')
-    await requirePermission(db, actor.operator, action.permission, {
+    await requirePermission(db, actor.operator, permissionOf(action, before.params as never), {
       action: `${decision} ${before.action}`,
       requestId: actor.requestId,
       ip: actor.ip,
@@ -230,7 +254,7 @@ export async function decideRequest(db: Db, id: string, decision: 'approve' | 'd
         requestId: actor.requestId,
         ip: actor.ip,
         details: { request: id, proposed_by: request.proposed_by },
-        ...(outcome ? { after: outcome } : {}),
+        ...audited(outcome),
       });
       return requestById(tx, id, actor.operator.id);
     });

@@ -308,7 +308,7 @@ function operatorDirection(text: string | undefined): TPaymentDirection {
 
 async function operatorSystem(db: Queryable, direction: TPaymentDirection, id: string | undefined) {
   const [row] = await db.query<{ provider: TPaymentProvider }>('SELECT provider FROM payment_systems WHERE direction = $1 AND id = $2', [direction, id ?? '']);
-  if (!row) throw new Error(`no ${direction} system "${id ?? ''}" (payments:systems lists them)`);
+  if (!row) throw new AppError('payment_system_unknown', { vars: { direction, id: id ?? '' } });
   return row;
 }
 
@@ -330,32 +330,36 @@ export async function setPaymentSystemEnabled(db: Queryable, input: { direction?
     currency.code,
     input.enabled,
   ]);
-  if (!rows.length) throw new Error(`the ${direction} system "${input.id}" has no ${currency.code} terms yet: set them with payments:system:price`);
+  if (!rows.length) throw new AppError('payment_terms_missing', { vars: { direction, id: input.id ?? '', currency: currency.code } });
 }
 
 /**
  * payments:system:price: a system's terms in one currency (adding the currency when it has none
  * yet: then min and max are required). Amounts in major units; fee_percent in percent.
  */
-export async function pricePaymentSystem(
-  db: Db,
-  input: {
-    direction?: string;
-    id?: string;
-    currency?: string;
-    fee_percent?: string;
-    fee_fixed?: string;
-    min?: string;
-    max?: string;
-    confirmations?: string;
-  },
-): Promise<void> {
+export type TPriceInput = {
+  direction?: string;
+  id?: string;
+  currency?: string;
+  fee_percent?: string;
+  fee_fixed?: string;
+  min?: string;
+  max?: string;
+  confirmations?: string;
+};
+
+export async function pricePaymentSystem(db: Db, input: TPriceInput): Promise<void> {
+  await db.transaction((tx) => pricePaymentSystemIn(tx, input));
+}
+
+/** pricePaymentSystem in the caller's transaction (a four-eyes approval's). */
+export async function pricePaymentSystemIn(tx: Queryable, input: TPriceInput): Promise<void> {
   const direction = operatorDirection(input.direction);
-  const system = await operatorSystem(db, direction, input.id);
+  const system = await operatorSystem(tx, direction, input.id);
   if (!input.currency) throw new Error('currency=<code> is required');
-  const currency = await operatorCurrency(db, input.currency);
+  const currency = await operatorCurrency(tx, input.currency);
   if (findPaymentProvider(system.provider)?.deposits === 'address' && !addressFormatOf(currency.code)) {
-    throw new Error(`${currency.code} has no known address format: a chain system cannot take it`);
+    throw new AppError('payment_no_address_format', { vars: { currency: currency.code } });
   }
   const feePercent = input.fee_percent === undefined ? null : parseFraction('fee_percent', input.fee_percent, 100);
   const feeFixed = input.fee_fixed === undefined ? null : parseOperatorAmount('fee_fixed', input.fee_fixed, currency);
@@ -364,26 +368,24 @@ export async function pricePaymentSystem(
   let confirmations: number | null = null;
   if (input.confirmations !== undefined) {
     confirmations = Number(input.confirmations);
-    if (!Number.isInteger(confirmations) || confirmations < 0 || confirmations > 1000) throw new Error('confirmations must be a whole number from 0 to 1000');
+    if (!Number.isInteger(confirmations) || confirmations < 0 || confirmations > 1000) throw new AppError('payment_confirmations_range');
   }
-  await db.transaction(async (tx) => {
-    const [existing] = await tx.query<{ min_amount: string; max_amount: string }>(
-      `SELECT min_amount::text AS min_amount, max_amount::text AS max_amount FROM payment_system_currencies
-       WHERE direction = $1 AND system_id = $2 AND currency = $3 FOR UPDATE`,
-      [direction, input.id, currency.code],
-    );
-    const effectiveMin = min ?? existing?.min_amount;
-    const effectiveMax = max ?? existing?.max_amount;
-    if (effectiveMin === undefined || effectiveMax === undefined) throw new Error(`${currency.code} is new for this system: min= and max= are required`);
-    if (BigInt(effectiveMin) <= 0n) throw new Error('min must be above zero');
-    if (BigInt(effectiveMax) < BigInt(effectiveMin)) throw new Error('max must be at least min');
-    await tx.query(
-      `INSERT INTO payment_system_currencies (direction, system_id, currency, fee_percent, fee_fixed, min_amount, max_amount, confirmations)
-       VALUES ($1, $2, $3, coalesce($4::numeric, 0), coalesce($5::numeric, 0), $6, $7, coalesce($8::int, 0))
-       ON CONFLICT (direction, system_id, currency) DO UPDATE SET fee_percent = coalesce($4::numeric, payment_system_currencies.fee_percent),
-         fee_fixed = coalesce($5::numeric, payment_system_currencies.fee_fixed), min_amount = $6, max_amount = $7,
-         confirmations = coalesce($8::int, payment_system_currencies.confirmations)`,
-      [direction, input.id, currency.code, feePercent, feeFixed, effectiveMin, effectiveMax, confirmations],
-    );
-  });
+  const [existing] = await tx.query<{ min_amount: string; max_amount: string }>(
+    `SELECT min_amount::text AS min_amount, max_amount::text AS max_amount FROM payment_system_currencies
+     WHERE direction = $1 AND system_id = $2 AND currency = $3 FOR UPDATE`,
+    [direction, input.id, currency.code],
+  );
+  const effectiveMin = min ?? existing?.min_amount;
+  const effectiveMax = max ?? existing?.max_amount;
+  if (effectiveMin === undefined || effectiveMax === undefined) throw new AppError('payment_limits_required', { vars: { currency: currency.code } });
+  if (BigInt(effectiveMin) <= 0n) throw new AppError('payment_min_positive');
+  if (BigInt(effectiveMax) < BigInt(effectiveMin)) throw new AppError('payment_max_below_min');
+  await tx.query(
+    `INSERT INTO payment_system_currencies (direction, system_id, currency, fee_percent, fee_fixed, min_amount, max_amount, confirmations)
+     VALUES ($1, $2, $3, coalesce($4::numeric, 0), coalesce($5::numeric, 0), $6, $7, coalesce($8::int, 0))
+     ON CONFLICT (direction, system_id, currency) DO UPDATE SET fee_percent = coalesce($4::numeric, payment_system_currencies.fee_percent),
+       fee_fixed = coalesce($5::numeric, payment_system_currencies.fee_fixed), min_amount = $6, max_amount = $7,
+       confirmations = coalesce($8::int, payment_system_currencies.confirmations)`,
+    [direction, input.id, currency.code, feePercent, feeFixed, effectiveMin, effectiveMax, confirmations],
+  );
 }

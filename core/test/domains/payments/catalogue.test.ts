@@ -128,13 +128,15 @@ describe.each(ENGINES)('payment-system catalogue (%s)', (engine) => {
     expect((await deposit('USD', '100')).statusCode).toBe(200);
 
     // A new currency needs its limits; a chain system only takes currencies with an address format.
-    await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=TON', 'fee_percent=1')).rejects.toThrow(/min= and max= are required/);
+    await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=TON', 'fee_percent=1')).rejects.toThrow(
+      /the minimum and the maximum are required/,
+    );
     await expect(run('payments:system:price', 'deposit', 'sandbox-chain', 'currency=RUB', 'min=1', 'max=2')).rejects.toThrow(/no known address format/);
     await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=USD', 'fee_percent=100')).rejects.toThrow(/fee_percent/);
-    await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=USD', 'min=3000')).rejects.toThrow(/max must be at least min/);
+    await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=USD', 'min=3000')).rejects.toThrow(/maximum must be at least the minimum/);
     await expect(run('payments:system:price', 'deposit', 'sandbox-card', 'currency=USD', 'confirmations=-1')).rejects.toThrow(/confirmations/);
     await expect(run('payments:system:enable', 'refund', 'sandbox-card')).rejects.toThrow(/direction/);
-    await expect(run('payments:system:enable', 'deposit', 'nobody')).rejects.toThrow(/no deposit system "nobody"/);
+    await expect(run('payments:system:enable', 'deposit', 'nobody')).rejects.toThrow(/No deposit system “nobody”/);
     await expect(run('payments:system:enable', 'deposit', 'sandbox-card', 'currency=TON')).rejects.toThrow(/no TON terms/);
     await expect(run('payments:system:price', 'deposit')).rejects.toThrow(/usage/);
     await expect(run('payments:systems', 'sideways')).rejects.toThrow(/usage/);

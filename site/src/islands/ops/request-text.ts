@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { displayMoney } from '@obmen/shared/format';
+import type { TConfigSetting } from '@obmen/shared/ops-config';
 import type { TLedgerAdjustmentReason, TOpsRequest } from '@obmen/shared/ops-requests';
 
 /** The request's parameters as one line (`roles: support, compliance`). */
@@ -33,6 +34,13 @@ export function useRequestText(): (request: Pick<TOpsRequest, 'action' | 'params
           amount: displayMoney(text('amount'), text('currency'), locale),
           expected: displayMoney(text('expected'), text('currency'), locale),
         });
+      case 'config.change': {
+        const value = params.value;
+        return t('ops.config.change_text', {
+          setting: t(`ops.config.setting.${text('setting') as TConfigSetting}`),
+          value: typeof value === 'object' && value !== null ? paramsText(value as Record<string, unknown>) : String(value),
+        });
+      }
       default:
         return paramsText(params);
     }

@@ -1,0 +1,308 @@
+import type {
+  TConfigChange,
+  TConfigSetting,
+  TLocale,
+  TOpsArticleBody,
+  TOpsMenuItemBody,
+  TOpsMenuRemoveBody,
+  TOpsNotificationBody,
+  TOpsPaymentEnableBody,
+  TOpsPaymentSystemRow,
+  TOpsPermission,
+  TOpsRateBody,
+  TOpsRateRow,
+} from '@obmen/shared';
+import { ZOpsNotificationBody } from '@obmen/shared';
+import type { Db, Queryable } from '../../db/index.ts';
+import { notFound, notFoundOf } from '../../errors.ts';
+import { writeAudit } from '../audit/service.ts';
+import { getArticle, getMenus, listArticles, markdownToHtml, removeMenuItem, saveArticle, servedHtml, setMenuItem } from '../content/service.ts';
+import { deleteNotification, insertNotification, listNotifications, userIdOfAccount } from '../notifications/service.ts';
+import { describePaymentSystems, pricePaymentSystemIn, setPaymentSystemEnabled } from '../payments/catalogue.ts';
+import { describeRates, setRate } from '../rates/service.ts';
+import { FeedRateSource, type RateSource } from '../rates/source.ts';
+import { operatorTerms, setReferralTerms } from '../referral/service.ts';
+import { getSiteSettings, setSiteSetting } from '../site/service.ts';
+import type { TOpsActor } from './customers.ts';
+import { operatorActor } from './service.ts';
+
+/*
+ * Configuration from /ops/config. Each setting is changed by the service its `ops` command calls;
+ * what a setting was and became goes to the audit trail in the transaction of the change.
+ */
+
+type TValueOf<S extends TConfigSetting> = Extract<TConfigChange, { setting: S }>['value'];
+type TSetting<S extends TConfigSetting> = {
+  permission: TOpsPermission;
+  /** What the setting is now (the part the value names), as the audit trail's `before`. */
+  read: (db: Queryable, value: TValueOf<S>) => Promise<object | null>;
+  /** The command's service; answers the setting as it became. */
+  apply: (tx: Queryable, value: TValueOf<S>) => Promise<object | null>;
+};
+
+/** A system's rows as `payments:systems` lists them: one currency's when named. */
+async function systemRows(db: Queryable, direction: string, id: string, currency?: string) {
+  const rows = (await describePaymentSystems(db, direction)) as unknown as Array<TOpsPaymentSystemRow & { fields?: unknown }>;
+  return rows.filter((row) => row.id === id && (currency === undefined || row.currency === currency.toUpperCase())).map(({ fields: _, ...row }) => row);
+}
+
+const systemTerms = async (db: Queryable, value: TValueOf<'payments.price'>) => (await systemRows(db, value.direction, value.id, value.currency))[0] ?? null;
+
+/** The sensitive settings: proposed as `config.change`, applied on a second operator's approval. */
+const SETTINGS: { [S in TConfigSetting]: TSetting<S> } = {
+  'site.auth_type': {
+    permission: 'config.site',
+    read: async (db) => ({ auth_type: (await getSiteSettings(db)).auth_type }),
+    apply: async (tx, value) => {
+      await setSiteSetting(tx, 'auth_type', value);
+      return { auth_type: value };
+    },
+  },
+  'site.site_blocked': {
+    permission: 'config.site',
+    read: async (db) => ({ site_blocked: (await getSiteSettings(db)).site_blocked }),
+    apply: async (tx, value) => {
+      await setSiteSetting(tx, 'site_blocked', value);
+      return { site_blocked: value };
+    },
+  },
+  'referral.terms': { permission: 'config.money', read: (db) => operatorTerms(db), apply: setReferralTerms },
+  'payments.price': {
+    permission: 'config.money',
+    read: systemTerms,
+    apply: async (tx, value) => {
+      await pricePaymentSystemIn(tx, value);
+      return systemTerms(tx, value);
+    },
+  },
+};
+
+const settingOf = <S extends TConfigSetting>(setting: S) => SETTINGS[setting] as unknown as TSetting<S>;
+
+export const configPermission = (change: TConfigChange): TOpsPermission => SETTINGS[change.setting].permission;
+/** One open request per setting; per system and currency for a payment system's terms. */
+export const configSubject = (change: TConfigChange) =>
+  change.setting === 'payments.price'
+    ? `config:payments.price:${change.value.direction}:${change.value.id}:${change.value.currency.toUpperCase()}`
+    : `config:${change.setting}`;
+
+/** Thrown to roll a trial back: the change is proven to apply without being kept. */
+class Trial extends Error {}
+
+/**
+ * At proposal: the change is tried in a transaction that is rolled back, so a value its service
+ * refuses is refused now, with that service's own error, rather than at approval.
+ */
+export async function tryConfigChange(db: Db, change: TConfigChange): Promise<void> {
+  try {
+    await db.transaction(async (tx) => {
+      await settingOf(change.setting).apply(tx, change.value as never);
+      throw new Trial();
+    });
+  } catch (err) {
+    if (!(err instanceof Trial)) throw err;
+  }
+}
+
+/** At approval, in its transaction: the before and after the audit row keeps. */
+export async function applyConfigChange(tx: Queryable, change: TConfigChange): Promise<{ before: object | null; after: object | null }> {
+  const setting = settingOf(change.setting);
+  const before = await setting.read(tx, change.value as never);
+  return { before, after: await setting.apply(tx, change.value as never) };
+}
+
+// ---- rates -----------------------------------------------------------------------------------
+
+const pairOf = async (db: Queryable, src: string, dst: string) =>
+  (await describeRates(db, `${src}/${dst}`)).find((row) => row.src === src && row.dst === dst) ?? null;
+
+/** The pairs as `rates:list` shows them, and what quotes read their mid rates from. */
+export async function ratesConfig(db: Queryable, source: RateSource) {
+  const prices = source instanceof FeedRateSource ? source.prices : null;
+  return {
+    pairs: (await describeRates(db)) as unknown as TOpsRateRow[],
+    feed: { source: source.name, fetched_at: prices ? new Date(prices.at).toISOString() : null },
+  };
+}
+
+/** `rates:set` from the screen: the pair before and after on the audit row, in the change's transaction. */
+export async function changeRate(db: Db, actor: TOpsActor, body: TOpsRateBody): Promise<TOpsRateRow> {
+  const { src, dst, ...terms } = body;
+  const [from, to] = [src.toUpperCase(), dst.toUpperCase()];
+  return db.transaction(async (tx) => {
+    const before = await pairOf(tx, from, to);
+    const changed = await setRate(tx, { src: from, dst: to, ...terms });
+    const after = (await pairOf(tx, changed.src, changed.dst)) as unknown as TOpsRateRow;
+    await writeAudit(tx, {
+      actor: operatorActor(actor.operator),
+      action: 'config.rate',
+      subject: `rate:${changed.src}/${changed.dst}`,
+      requestId: actor.requestId,
+      ip: actor.ip,
+      before,
+      after,
+    });
+    return after;
+  });
+}
+
+// ---- payment systems -------------------------------------------------------------------------
+
+export async function paymentSystems(db: Queryable) {
+  return { systems: (await describePaymentSystems(db)).map(({ fields: _, ...row }) => row) };
+}
+
+/** `payments:system:enable|disable` from the screen: direct (nobody's money moves), audited with the system's rows before and after. */
+export async function enablePaymentSystem(db: Db, actor: TOpsActor, body: TOpsPaymentEnableBody) {
+  await db.transaction(async (tx) => {
+    const before = await systemRows(tx, body.direction, body.id, body.currency);
+    await setPaymentSystemEnabled(tx, body);
+    const after = await systemRows(tx, body.direction, body.id, body.currency);
+    await writeAudit(tx, {
+      actor: operatorActor(actor.operator),
+      action: body.enabled ? 'config.payment_enable' : 'config.payment_disable',
+      subject: `payment_system:${body.direction}:${body.id}${body.currency ? `:${body.currency.toUpperCase()}` : ''}`,
+      requestId: actor.requestId,
+      ip: actor.ip,
+      before: { rows: before },
+      after: { rows: after },
+    });
+  });
+  return paymentSystems(db);
+}
+
+export async function siteConfig(db: Queryable) {
+  return { settings: await getSiteSettings(db) };
+}
+
+// ---- notifications --------------------------------------------------------------------------
+
+type TComposedText = TOpsNotificationBody['texts'][number];
+
+/** The texts as a customer would get them: the sanitiser's result, as stored and then served. */
+export function previewNotification(texts: TComposedText[]) {
+  return texts.map((text) => ({ ...text, text: servedHtml(text.text ?? ''), buttons: text.buttons ?? [] }));
+}
+
+/**
+ * One notification for everyone, or one for each chosen account, through the notification
+ * service (a customer's open pages get theirs live: the `notifications` event, or the
+ * everyone-counter the realtime hub broadcasts). An unknown account refuses the whole send.
+ */
+export async function publishNotification(db: Db, actor: TOpsActor, input: TOpsNotificationBody): Promise<number[]> {
+  const body = ZOpsNotificationBody.parse(input);
+  const users: Array<string | null> = [];
+  if (body.to === 'everyone') users.push(null);
+  else
+    for (const accountId of new Set(body.accounts)) {
+      const userId = await userIdOfAccount(db, accountId);
+      if (!userId) throw notFoundOf('account');
+      users.push(userId);
+    }
+  return db.transaction(async (tx) => {
+    const ids: number[] = [];
+    for (const userId of users)
+      ids.push(
+        await insertNotification(tx, {
+          userId,
+          display: body.display,
+          type: body.type,
+          closable: body.closable,
+          expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+          texts: body.texts,
+        }),
+      );
+    await writeAudit(tx, {
+      actor: operatorActor(actor.operator),
+      action: 'config.notify',
+      subject: body.to === 'everyone' ? 'notification:everyone' : `notification:${ids.join(',')}`,
+      requestId: actor.requestId,
+      ip: actor.ip,
+      before: null,
+      after: { ids, to: body.to, accounts: body.accounts, display: body.display, type: body.type, closable: body.closable, texts: body.texts },
+    });
+    return ids;
+  });
+}
+
+export const recentNotifications = (db: Queryable) => listNotifications(db, 50);
+
+/** Deleting one takes it off every page (`notify:delete`); the audit row keeps what it said. */
+export async function removeNotification(db: Db, actor: TOpsActor, id: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    const before = await tx.query(
+      'SELECT n.id, n.user_id::text, n.display, n.type, t.locale, t.title FROM notifications n JOIN notification_texts t ON t.notification_id = n.id WHERE n.id = $1',
+      [id],
+    );
+    if (!before.length || !(await deleteNotification(tx, id))) throw notFoundOf('notification');
+    await writeAudit(tx, {
+      actor: operatorActor(actor.operator),
+      action: 'config.notify_delete',
+      subject: `notification:${id}`,
+      requestId: actor.requestId,
+      ip: actor.ip,
+      before: { texts: before },
+      after: null,
+    });
+  });
+}
+
+// ---- articles --------------------------------------------------------------------------------
+
+export const articleList = async (db: Queryable) => ({ articles: (await listArticles(db)).map((row) => ({ ...row, bytes: Number(row.bytes) })) });
+export const articleOf = async (db: Queryable, name: string, locale: TLocale) => ({ article: await getArticle(db, name, locale) });
+/** The live preview: Markdown as `article:set` converts it, then as a page serves it. */
+export const previewArticle = (markdown: string) => ({ html: servedHtml(markdownToHtml(markdown)) });
+
+/** `article:set` from the screen: stored sanitised; the audit row keeps the title and body before and after. */
+export async function publishArticle(db: Db, actor: TOpsActor, body: TOpsArticleBody) {
+  return db.transaction(async (tx) => {
+    const [was] = await tx.query<{ title: string; body_html: string }>('SELECT title, body_html FROM articles WHERE name = $1 AND locale = $2 FOR UPDATE', [
+      body.name,
+      body.locale,
+    ]);
+    const saved = await saveArticle(tx, { name: body.name, locale: body.locale, title: body.title, body_html: markdownToHtml(body.markdown) });
+    await writeAudit(tx, {
+      actor: operatorActor(actor.operator),
+      action: 'config.article',
+      subject: `article:${body.name}:${body.locale}`,
+      requestId: actor.requestId,
+      ip: actor.ip,
+      before: was ?? null,
+      after: { title: saved.title, body_html: saved.body_html },
+    });
+    return { article: saved };
+  });
+}
+
+// ---- menus -----------------------------------------------------------------------------------
+
+export const menusConfig = async (db: Queryable) => ({ menus: { ru: (await getMenus(db, 'ru')).menus, en: (await getMenus(db, 'en')).menus } });
+
+const menuItem = async (db: Queryable, { locale, menu, url }: TOpsMenuRemoveBody) =>
+  (
+    await db.query<{ title: string; position: number; icon_url: string | null }>(
+      'SELECT title, position, icon_url FROM menu_items WHERE locale = $1 AND menu = $2 AND url = $3 FOR UPDATE',
+      [locale, menu, url],
+    )
+  )[0] ?? null;
+
+/** `menu:set` and `menu:remove` from the screen, the item before and after on the audit row. */
+export async function changeMenu(db: Db, actor: TOpsActor, change: { set: TOpsMenuItemBody } | { remove: TOpsMenuRemoveBody }) {
+  await db.transaction(async (tx) => {
+    const target = 'set' in change ? change.set : change.remove;
+    const before = await menuItem(tx, target);
+    if ('set' in change) await setMenuItem(tx, change.set);
+    else if (!(await removeMenuItem(tx, target.locale, target.menu, target.url))) throw notFound();
+    await writeAudit(tx, {
+      actor: operatorActor(actor.operator),
+      action: 'set' in change ? 'config.menu_set' : 'config.menu_remove',
+      subject: `menu:${target.locale}:${target.menu}:${target.url}`,
+      requestId: actor.requestId,
+      ip: actor.ip,
+      before,
+      after: await menuItem(tx, target),
+    });
+  });
+  return menusConfig(db);
+}

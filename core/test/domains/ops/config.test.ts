@@ -1,0 +1,325 @@
+import { describe, expect, it } from 'vitest';
+import { ENGINES } from '../../helpers.ts';
+import { call, freshEmail, signUp } from '../../auth-helpers.ts';
+import { asOperator, operatorWith, stepUpOperator, type TTestOperator, useOpsApp } from '../../ops-helpers.ts';
+import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
+import { getSiteSettings, setSiteSetting } from '../../../src/domains/site/service.ts';
+import { operatorTerms } from '../../../src/domains/referral/service.ts';
+
+describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
+  const ctx = useOpsApp(engine);
+  const clock = ctx.clock;
+  const as = (op: TTestOperator, url: string, payload?: object, locale: 'ru' | 'en' = 'en') =>
+    call(ctx.app, url, { ...(payload === undefined ? {} : { payload }), ...asOperator(op.token), locale });
+  const operator = (roles: string[]) => operatorWith(ctx, clock, roles);
+  const fresh = async (roles: string[]) => {
+    const op = await operator(roles);
+    await stepUpOperator(ctx.app, clock, op);
+    return op;
+  };
+  const notificationCount = async () => (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM notifications'))[0]!.n;
+  const requestCount = async () => (await ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM ops_requests WHERE action = 'config.change'"))[0]!.n;
+
+  const NOTICE = {
+    to: 'everyone',
+    display: 'modal',
+    type: 'success',
+    texts: [
+      { locale: 'ru', title: 'Новые пары', text: '<p>Теперь <b>TON</b><script>alert(1)</script></p>', buttons: [{ url: '/exchange', title: 'Обменять' }] },
+      { locale: 'en', title: 'New pairs', text: '<p>Now <b>TON</b></p>', buttons: [{ url: '/exchange', title: 'Exchange' }] },
+    ],
+  };
+
+  it('each screen answers only the role it belongs to; a refusal is audited', async () => {
+    const [finance, admin, content, support] = [
+      await operator(['finance']),
+      await operator(['admin']),
+      await operator(['content']),
+      await operator(['support']),
+    ];
+    const cases: Array<[string, TTestOperator, TTestOperator[]]> = [
+      ['/api/ops/config/site', admin, [finance, content, support]],
+      ['/api/ops/config/referral', finance, [admin, content, support]],
+      ['/api/ops/config/rates', finance, [admin, content, support]],
+      ['/api/ops/config/payments', finance, [admin, content, support]],
+      ['/api/ops/config/notifications', content, [finance, admin, support]],
+      ['/api/ops/config/articles', content, [finance, admin, support]],
+    ];
+    for (const [url, allowed, refused] of cases) {
+      expect((await as(allowed, url)).statusCode, url).toBe(200);
+      for (const op of refused) expect({ url, code: (await as(op, url)).json().code }).toEqual({ url, code: 'ops_forbidden' });
+    }
+    // A sensitive change proposed by a role without its setting's permission: refused and audited, nothing stored.
+    await stepUpOperator(ctx.app, clock, content);
+    const before = await requestCount();
+    const refused = await as(content, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'site.site_blocked', value: true },
+      reason: 'other',
+      text: 'x',
+    });
+    expect(refused.json().code).toBe('ops_forbidden');
+    const [denied] = await ctx.db.query<{ reason_code: string }>(
+      "SELECT reason_code FROM operator_audit WHERE action = 'propose config.change' AND outcome = 'denied' ORDER BY id DESC LIMIT 1",
+    );
+    expect(denied).toEqual({ reason_code: 'missing:config.site' });
+    await stepUpOperator(ctx.app, clock, admin);
+    const wrongDesk = await as(admin, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'referral.terms', value: { share: '0.3' } },
+      reason: 'other',
+      text: 'x',
+    });
+    expect(wrongDesk.json().code).toBe('ops_forbidden');
+    expect(await requestCount()).toBe(before);
+  });
+
+  it('a content operator publishes a modal notification to everyone: sanitised, in both languages, audited with what it says', async () => {
+    const content = await fresh(['content']);
+    const preview = await as(content, '/api/ops/config/notifications/preview', { texts: NOTICE.texts });
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(preview.json().texts[0].text).not.toContain('script');
+    expect(preview.json().texts[0].text).toContain('<b>TON</b>');
+
+    const published = await as(content, '/api/ops/config/notifications', NOTICE);
+    expect(published.statusCode, published.body).toBe(200);
+    const [id] = published.json().ids as number[];
+    const customer = await signUp(ctx.app, ctx.db, freshEmail('reader'), 'correct horse battery', 'en');
+    for (const locale of ['ru', 'en'] as const) {
+      const seen = (await call(ctx.app, '/api/notify', { token: customer, locale })).json().notifications;
+      expect(seen.find((n: { notification_id: number }) => n.notification_id === id)).toMatchObject({
+        display: 'modal',
+        title: locale === 'ru' ? 'Новые пары' : 'New pairs',
+      });
+    }
+    const [row] = await ctx.db.query<{ before: unknown; after: { ids: number[]; to: string; display: string } }>(
+      "SELECT before, after FROM operator_audit WHERE action = 'config.notify' ORDER BY id DESC LIMIT 1",
+    );
+    expect(row).toMatchObject({ before: null, after: { ids: [id], to: 'everyone', display: 'modal' } });
+
+    const removed = await as(content, `/api/ops/config/notifications/${id}/delete`, {});
+    expect(removed.statusCode, removed.body).toBe(200);
+    const [gone] = await ctx.db.query<{ before: { texts: unknown[] }; after: unknown }>(
+      "SELECT before, after FROM operator_audit WHERE action = 'config.notify_delete' ORDER BY id DESC LIMIT 1",
+    );
+    expect(gone!.before.texts).toHaveLength(2);
+    expect(gone!.after).toBeNull();
+    expect(await verifyAuditChain(ctx.db)).toMatchObject({ intact: true });
+  });
+
+  it("a notification to chosen accounts reaches only them, live; an unknown account or a bad button refuses the whole send, in the operator's language", async () => {
+    const content = await fresh(['content']);
+    const email = freshEmail('chosen');
+    const customer = await signUp(ctx.app, ctx.db, email, 'correct horse battery', 'en');
+    const [user] = await ctx.db.query<{ id: string; account_id: number }>('SELECT id::text, account_id FROM users WHERE lower(email) = $1', [email]);
+    const other = await signUp(ctx.app, ctx.db, freshEmail('other'), 'correct horse battery', 'en');
+
+    const before = await notificationCount();
+    const unknown = await as(content, '/api/ops/config/notifications', { ...NOTICE, to: 'accounts', accounts: [user!.account_id, 99999998] });
+    expect(unknown.statusCode).toBe(404);
+    const badButton = await as(
+      content,
+      '/api/ops/config/notifications',
+      { ...NOTICE, texts: [{ locale: 'ru', title: 'Кнопка', buttons: [{ url: 'javascript:alert(1)', title: 'Жми' }] }] },
+      'ru',
+    );
+    expect(badButton.statusCode).toBe(400);
+    expect(badButton.json().message).toMatch(/[а-я]/i);
+    const noAccounts = await as(content, '/api/ops/config/notifications', { ...NOTICE, to: 'accounts', accounts: [] });
+    expect(noAccounts.json().fields).toMatchObject({ accounts: expect.any(String) });
+    expect(await notificationCount()).toBe(before);
+
+    const sent = await as(content, '/api/ops/config/notifications', { ...NOTICE, display: 'inner', to: 'accounts', accounts: [user!.account_id] });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const [id] = sent.json().ids as number[];
+    const [event] = await ctx.db.query<{ type: string }>('SELECT type FROM events WHERE user_id = $1 ORDER BY seq DESC LIMIT 1', [user!.id]);
+    expect(event).toEqual({ type: 'notifications' });
+    const ids = async (token: string) =>
+      (await call(ctx.app, '/api/notify', { token })).json().notifications.map((n: { notification_id: number }) => n.notification_id);
+    expect(await ids(customer)).toContain(id);
+    expect(await ids(other)).not.toContain(id);
+  });
+
+  it('a sensitive setting changes only when a second operator approves; the proposer cannot; the audit row keeps before and after', async () => {
+    const [ann, bob] = [await fresh(['admin']), await fresh(['admin'])];
+    const proposed = await as(ann, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'site.auth_type', value: 'email' },
+      reason: 'other',
+      text: 'magic links',
+    });
+    expect(proposed.statusCode, proposed.body).toBe(200);
+    const { id, subject } = proposed.json().request;
+    expect(subject).toBe('config:site.auth_type');
+    expect((await getSiteSettings(ctx.db)).auth_type).toBe('password');
+    for (const decision of ['approve', 'decline']) expect((await as(ann, `/api/ops/requests/${id}/${decision}`, {})).json().code).toBe('ops_four_eyes');
+    expect((await getSiteSettings(ctx.db)).auth_type).toBe('password');
+
+    const approved = await as(bob, `/api/ops/requests/${id}/approve`, {});
+    expect(approved.statusCode, approved.body).toBe(200);
+    expect((await getSiteSettings(ctx.db)).auth_type).toBe('email');
+    expect((await as(bob, '/api/ops/config/site')).json().settings.auth_type).toBe('email');
+    const [row] = await ctx.db.query<{ before: unknown; after: unknown }>(
+      "SELECT before, after FROM operator_audit WHERE action = 'request.approve:config.change' AND details->>'request' = $1",
+      [id],
+    );
+    expect(row).toEqual({ before: { auth_type: 'password' }, after: { auth_type: 'email' } });
+    await setSiteSetting(ctx.db, 'auth_type', 'password');
+  });
+
+  it('referral terms: a value the service refuses is refused at proposal, localized, and nothing is stored or changed', async () => {
+    const [first, second] = [await fresh(['finance']), await fresh(['finance'])];
+    const terms = await operatorTerms(ctx.db);
+    const before = await requestCount();
+    const bad = await as(
+      first,
+      '/api/ops/requests',
+      { action: 'config.change', params: { setting: 'referral.terms', value: { share: '0.2', currency: 'USDT', hold: 'soon' } }, reason: 'other', text: 'x' },
+      'ru',
+    );
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toMatch(/[а-я]/i);
+    const badType = await as(first, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'site.auth_type', value: 'sms' },
+      reason: 'other',
+      text: 'x',
+    });
+    expect(badType.statusCode).toBe(400);
+    expect(await requestCount()).toBe(before);
+    expect(await operatorTerms(ctx.db)).toEqual(terms);
+
+    const good = await as(first, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'referral.terms', value: { share: '0.25', currency: 'USDT', hold: '7d', min: '1' } },
+      reason: 'other',
+      text: 'spring promotion',
+    });
+    expect(good.statusCode, good.body).toBe(200);
+    expect(await operatorTerms(ctx.db)).toEqual(terms);
+    const approved = await as(second, `/api/ops/requests/${good.json().request.id}/approve`, {});
+    expect(approved.statusCode, approved.body).toBe(200);
+    expect(await operatorTerms(ctx.db)).toMatchObject({ share: '0.25', currency: 'USDT', hold_seconds: 7 * 86400, min_payout: '1.000000' });
+    const [row] = await ctx.db.query<{ before: unknown; after: { share: string } }>(
+      "SELECT before, after FROM operator_audit WHERE action = 'request.approve:config.change' ORDER BY id DESC LIMIT 1",
+    );
+    expect(row!.before).toEqual(terms);
+    expect(row!.after.share).toBe('0.25');
+  });
+
+  it("a pair's spread is changed at once by finance, audited with the pair before and after; a bad value changes nothing", async () => {
+    const finance = await fresh(['finance']);
+    const rates = (await as(finance, '/api/ops/config/rates')).json();
+    expect(rates.feed).toEqual({ source: 'table', fetched_at: null });
+    const pair = rates.pairs.find((row: { src: string; dst: string }) => row.src === 'BTC' && row.dst === 'USDT');
+    expect(pair).toBeDefined();
+
+    const bad = await as(finance, '/api/ops/config/rates', { src: 'btc', dst: 'USDT', spread: 'lots' }, 'ru');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toMatch(/[а-я]/i);
+    const same = (await as(finance, '/api/ops/config/rates')).json().pairs.find((row: { src: string; dst: string }) => row.src === 'BTC' && row.dst === 'USDT');
+    expect(same).toEqual(pair);
+
+    const changed = await as(finance, '/api/ops/config/rates', { src: 'btc', dst: 'usdt', spread: '0.0123' });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json().pair).toMatchObject({ src: 'BTC', dst: 'USDT', spread: '0.0123', rate: pair.rate, source: 'operator' });
+    const [row] = await ctx.db.query<{ subject: string; before: { spread: string }; after: { spread: string } }>(
+      "SELECT subject, before, after FROM operator_audit WHERE action = 'config.rate' ORDER BY id DESC LIMIT 1",
+    );
+    expect(row).toMatchObject({ subject: 'rate:BTC/USDT', before: { spread: pair.spread }, after: { spread: '0.0123' } });
+  });
+
+  it("a payment system's fee waits for a second finance operator; turning a currency off is direct; both audited with before and after", async () => {
+    const [first, second] = [await fresh(['finance']), await fresh(['finance'])];
+    type TRow = { direction: string; id: string; currency: string; fee_percent: string; currency_enabled: boolean };
+    const systems = async () => (await as(first, '/api/ops/config/payments')).json().systems as TRow[];
+    const row = (await systems()).find((system) => system.currency_enabled)!;
+    const find = async () =>
+      (await systems()).find((system) => system.direction === row.direction && system.id === row.id && system.currency === row.currency)!;
+    const key = { direction: row.direction, id: row.id, currency: row.currency };
+
+    const badMax = await as(
+      first,
+      '/api/ops/requests',
+      { action: 'config.change', params: { setting: 'payments.price', value: { ...key, min: '10', max: '1' } }, reason: 'other', text: 'x' },
+      'ru',
+    );
+    expect({ status: badMax.statusCode, message: badMax.json().message }).toEqual({ status: 400, message: 'Максимум должен быть не меньше минимума' });
+
+    const proposed = await as(first, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'payments.price', value: { ...key, fee_percent: '2.5' } },
+      reason: 'other',
+      text: 'provider raised its price',
+    });
+    expect(proposed.statusCode, proposed.body).toBe(200);
+    expect((await find()).fee_percent).toBe(row.fee_percent);
+    expect((await as(first, `/api/ops/requests/${proposed.json().request.id}/approve`, {})).json().code).toBe('ops_four_eyes');
+    expect((await as(second, `/api/ops/requests/${proposed.json().request.id}/approve`, {})).statusCode).toBe(200);
+    expect((await find()).fee_percent).toBe('2.5');
+    const [priced] = await ctx.db.query<{ before: { fee_percent: string }; after: { fee_percent: string } }>(
+      "SELECT before, after FROM operator_audit WHERE action = 'request.approve:config.change' ORDER BY id DESC LIMIT 1",
+    );
+    expect({ before: priced!.before.fee_percent, after: priced!.after.fee_percent }).toEqual({ before: row.fee_percent, after: '2.5' });
+
+    const off = await as(first, '/api/ops/config/payments/enabled', { ...key, enabled: false });
+    expect(off.statusCode, off.body).toBe(200);
+    expect((await find()).currency_enabled).toBe(false);
+    const [toggled] = await ctx.db.query<{ before: { rows: TRow[] }; after: { rows: TRow[] } }>(
+      "SELECT before, after FROM operator_audit WHERE action = 'config.payment_disable' ORDER BY id DESC LIMIT 1",
+    );
+    expect([toggled!.before.rows[0]!.currency_enabled, toggled!.after.rows[0]!.currency_enabled]).toEqual([true, false]);
+    expect((await as(first, '/api/ops/config/payments/enabled', { ...key, enabled: true })).statusCode).toBe(200);
+    const unknown = await as(first, '/api/ops/config/payments/enabled', { ...key, id: 'no-such-system', enabled: true });
+    expect(unknown.json().code).toBe('payment_system_unknown');
+  });
+
+  it('an article from Markdown: the preview is what the page serves; publishing is audited with before and after', async () => {
+    const content = await fresh(['content']);
+    const markdown = '# Limits\n\nDaily **limits** apply.<script>alert(1)</script>\n\n- one\n- two';
+    const preview = (await as(content, '/api/ops/config/articles/preview', { markdown })).json().html as string;
+    expect(preview).toContain('<strong>limits</strong>');
+    expect(preview).toContain('<li>one</li>');
+    expect(preview).not.toContain('script');
+
+    const name = `limits-${Date.now()}`;
+    const first = await as(content, '/api/ops/config/articles', { name, locale: 'en', title: 'Limits', markdown });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().article.body_html).toBe(preview);
+    const second = await as(content, '/api/ops/config/articles', { name, locale: 'en', title: 'Limits, 2027', markdown: 'Changed.' });
+    expect(second.statusCode).toBe(200);
+    const [row] = await ctx.db.query<{ subject: string; before: { title: string }; after: { title: string; body_html: string } }>(
+      "SELECT subject, before, after FROM operator_audit WHERE action = 'config.article' ORDER BY id DESC LIMIT 1",
+    );
+    expect(row).toMatchObject({ subject: `article:${name}:en`, before: { title: 'Limits' }, after: { title: 'Limits, 2027', body_html: '<p>Changed.</p>' } });
+    expect((await call(ctx.app, `/api/content/article/${name}`, { locale: 'en' })).json().article.title).toBe('Limits, 2027');
+
+    const bad = await as(content, '/api/ops/config/articles', { name: 'Bad Name!', locale: 'en', title: '', markdown: 'x' }, 'ru');
+    expect(bad.statusCode).toBe(400);
+    expect(Object.keys(bad.json().fields ?? {}).sort()).toEqual(['name', 'title']);
+  });
+
+  it('a menu item is set and removed per language, each change audited with the item before and after', async () => {
+    const content = await fresh(['content']);
+    const item = { locale: 'en', menu: 'footer_menu', url: `article/e2e-${Date.now()}`, title: 'Fees', order: 7 };
+    const set = await as(content, '/api/ops/config/menus', item);
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().menus.en.footer_menu).toContainEqual({ url: item.url, title: 'Fees', order: 7 });
+    expect(set.json().menus.ru.footer_menu.map((row: { url: string }) => row.url)).not.toContain(item.url);
+    const renamed = await as(content, '/api/ops/config/menus', { ...item, title: 'Our fees' });
+    expect(renamed.statusCode).toBe(200);
+    const removed = await as(content, '/api/ops/config/menus/remove', { locale: 'en', menu: 'footer_menu', url: item.url });
+    expect(removed.json().menus.en.footer_menu.map((row: { url: string }) => row.url)).not.toContain(item.url);
+    const rows = await ctx.db.query<{ action: string; before: { title: string } | null; after: { title: string } | null }>(
+      'SELECT action, before, after FROM operator_audit WHERE subject = $1 ORDER BY id',
+      [`menu:en:footer_menu:${item.url}`],
+    );
+    expect(rows.map((row) => [row.action, row.before?.title ?? null, row.after?.title ?? null])).toEqual([
+      ['config.menu_set', null, 'Fees'],
+      ['config.menu_set', 'Fees', 'Our fees'],
+      ['config.menu_remove', 'Our fees', null],
+    ]);
+    const bad = await as(content, '/api/ops/config/menus', { ...item, url: 'javascript:alert(1)' });
+    expect(bad.json().fields).toMatchObject({ url: expect.any(String) });
+  });
+});

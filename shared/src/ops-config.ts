@@ -1,0 +1,227 @@
+import { z } from 'zod';
+import { LOCALES } from './constants.ts';
+import { ARTICLE_NAME, MENU_NAMES, ZArticle } from './content.ts';
+import { ZAuthType, ZMenus, ZSiteSettings } from './envelope.ts';
+import { ZReferralTerms } from './referral.ts';
+import {
+  NOTIFICATION_BUTTONS_MAX,
+  NOTIFICATION_DISPLAYS,
+  NOTIFICATION_TEXT_MAX,
+  NOTIFICATION_TITLE_MAX,
+  NOTIFICATION_TYPES,
+  ZNotificationButtonInput,
+} from './notifications.ts';
+
+/*
+ * Configuration without a shell (/ops/config): what the `ops` commands set, on screens. A
+ * sensitive setting is never changed by one operator: the screen proposes a `config.change`
+ * request (four eyes) naming the setting and its new value; a second operator's approval runs the
+ * same service the command runs. Everything else changes at once, audited with before and after.
+ */
+
+/** Referral terms as the `referral:terms` command takes them (each optional: what is given changes). */
+const ZReferralTermsInput = z.object({
+  share: z.string().trim().max(20).optional(),
+  currency: z.string().trim().max(10).optional(),
+  hold: z.string().trim().max(20).optional(),
+  min: z.string().trim().max(40).optional(),
+  enabled: z.enum(['true', 'false'], 'validation.invalid').optional(),
+  same_ip_days: z.string().trim().max(5).optional(),
+});
+
+const ZDirection = z.enum(['deposit', 'withdraw', 'purchase'], 'validation.invalid');
+const ZSystemId = z.string().trim().min(1, 'validation.required').max(60, 'validation.invalid');
+const ZPriceTerm = z.string().trim().min(1, 'validation.required').max(40, 'validation.too_long').optional();
+
+/** A payment system's terms in one currency, as `payments:system:price` takes them (fee in percent). */
+export const ZPaymentPriceInput = z.object({
+  direction: ZDirection,
+  id: ZSystemId,
+  currency: z.string().trim().min(2, 'validation.required').max(10, 'validation.invalid'),
+  fee_percent: ZPriceTerm,
+  fee_fixed: ZPriceTerm,
+  min: ZPriceTerm,
+  max: ZPriceTerm,
+  confirmations: ZPriceTerm,
+});
+
+/** The sensitive settings, each with its value: the parameters of a `config.change` request. */
+export const ZConfigChange = z.discriminatedUnion('setting', [
+  z.object({ setting: z.literal('site.auth_type'), value: ZAuthType }),
+  z.object({ setting: z.literal('site.site_blocked'), value: z.boolean() }),
+  z.object({ setting: z.literal('referral.terms'), value: ZReferralTermsInput }),
+  z.object({ setting: z.literal('payments.price'), value: ZPaymentPriceInput }),
+]);
+export type TConfigChange = z.infer<typeof ZConfigChange>;
+export type TConfigSetting = TConfigChange['setting'];
+
+/** GET /api/ops/config/referral: none until share and currency are first set. */
+export const ZOpsReferralConfigResponse = z.object({
+  status: z.literal('ok'),
+  terms: ZReferralTerms.extend({ same_ip_days: z.number().int() }).nullable(),
+});
+
+/** GET /api/ops/config/site */
+export const ZOpsSiteConfigResponse = z.object({ status: z.literal('ok'), settings: ZSiteSettings });
+
+const ZOpsAccountId = z.number().int().min(10000000, 'validation.invalid').max(99999999, 'validation.invalid');
+
+const ZComposedText = z.object({
+  locale: z.enum(LOCALES),
+  title: z.string().trim().min(1, 'validation.required').max(NOTIFICATION_TITLE_MAX, 'validation.too_long'),
+  /** HTML: sanitised by the core before it is stored or previewed. */
+  text: z.string().max(NOTIFICATION_TEXT_MAX, 'validation.too_long').default(''),
+  buttons: z.array(ZNotificationButtonInput).max(NOTIFICATION_BUTTONS_MAX).default([]),
+});
+
+/** POST /api/ops/config/notifications/preview: the texts as a customer would get them. */
+export const ZOpsNotificationPreviewBody = z.object({ texts: z.array(ZComposedText).min(1).max(LOCALES.length) });
+export const ZOpsNotificationPreviewResponse = z.object({
+  status: z.literal('ok'),
+  texts: z.array(z.object({ locale: z.enum(LOCALES), title: z.string(), text: z.string(), buttons: z.array(ZNotificationButtonInput) })),
+});
+
+/** POST /api/ops/config/notifications: one notification to everyone, or one each to chosen accounts. */
+export const ZOpsNotificationBody = z
+  .object({
+    to: z.enum(['everyone', 'accounts'], 'validation.invalid'),
+    accounts: z.array(ZOpsAccountId).max(100, 'validation.too_long').default([]),
+    display: z.enum(NOTIFICATION_DISPLAYS, 'validation.invalid'),
+    type: z.enum(NOTIFICATION_TYPES, 'validation.invalid'),
+    closable: z.boolean().default(true),
+    /** Until when it shows; none: until closed or deleted. */
+    expires_at: z.iso.datetime({ offset: true, message: 'validation.invalid' }).nullable().default(null),
+    texts: z
+      .array(ZComposedText)
+      .min(1, 'validation.required')
+      .max(LOCALES.length)
+      .refine((texts) => new Set(texts.map((text) => text.locale)).size === texts.length, 'validation.invalid'),
+  })
+  .refine((body) => body.to === 'everyone' || body.accounts.length > 0, { path: ['accounts'], message: 'validation.required' });
+export type TOpsNotificationBody = z.input<typeof ZOpsNotificationBody>;
+export const ZOpsNotificationResponse = z.object({ status: z.literal('ok'), ids: z.array(z.number().int()) });
+
+export const ZOpsNotificationRow = z.object({
+  id: z.number().int(),
+  account_id: z.number().int().nullable(),
+  display: z.string(),
+  type: z.string(),
+  closable: z.boolean(),
+  locales: z.array(z.string()),
+  title: z.string(),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  closed_by: z.number().int(),
+});
+/** GET /api/ops/config/notifications: the latest, newest first. */
+export const ZOpsNotificationsResponse = z.object({ status: z.literal('ok'), notifications: z.array(ZOpsNotificationRow) });
+export const ZOpsNotificationParams = z.object({ id: z.string().regex(/^[1-9]\d{0,17}$/, 'validation.invalid') });
+
+/** A pair's terms as the `rates:list` command shows them (amounts in major units of src). */
+export const ZOpsRateRow = z.object({
+  src: z.string(),
+  dst: z.string(),
+  rate: z.string(),
+  spread: z.string(),
+  fee_percent: z.string(),
+  fee_fixed: z.string(),
+  min_amount: z.string(),
+  max_amount: z.string().nullable(),
+  enabled: z.boolean(),
+  source: z.string(),
+  updated_at: z.string(),
+});
+export type TOpsRateRow = z.infer<typeof ZOpsRateRow>;
+/** GET /api/ops/config/rates: every pair, and where quotes take their mid rates from now. */
+export const ZOpsRatesResponse = z.object({
+  status: z.literal('ok'),
+  pairs: z.array(ZOpsRateRow),
+  /** `table`: the operators' rates; `feed`: the price feed, its last good fetch (null: none yet). */
+  feed: z.object({ source: z.string(), fetched_at: z.string().nullable() }),
+});
+const ZTermText = z.string().trim().min(1, 'validation.required').max(40, 'validation.too_long').optional();
+/** POST /api/ops/config/rates: `rates:set` — only what is given changes; a new pair needs a rate. */
+export const ZOpsRateBody = z.object({
+  src: z.string().trim().min(2, 'validation.required').max(10, 'validation.invalid'),
+  dst: z.string().trim().min(2, 'validation.required').max(10, 'validation.invalid'),
+  rate: ZTermText,
+  spread: ZTermText,
+  fee_percent: ZTermText,
+  fee_fixed: ZTermText,
+  min: ZTermText,
+  max: ZTermText,
+  enabled: z.enum(['true', 'false'], 'validation.invalid').optional(),
+});
+export type TOpsRateBody = z.infer<typeof ZOpsRateBody>;
+export const ZOpsRateResponse = z.object({ status: z.literal('ok'), pair: ZOpsRateRow });
+
+/** A payment system in one currency, as `payments:systems` lists it (amounts in major units, fee in percent). */
+export const ZOpsPaymentSystemRow = z.object({
+  direction: z.string(),
+  id: z.string(),
+  provider: z.string(),
+  currency: z.string(),
+  enabled: z.boolean(),
+  system_enabled: z.boolean(),
+  currency_enabled: z.boolean(),
+  level: z.number().int(),
+  fee_percent: z.string(),
+  fee_fixed: z.string(),
+  min: z.string(),
+  max: z.string(),
+  confirmations: z.number().int(),
+});
+export type TOpsPaymentSystemRow = z.infer<typeof ZOpsPaymentSystemRow>;
+/** GET /api/ops/config/payments */
+export const ZOpsPaymentSystemsResponse = z.object({ status: z.literal('ok'), systems: z.array(ZOpsPaymentSystemRow) });
+/** POST /api/ops/config/payments/enabled: a whole system on or off, or one of its currencies. */
+export const ZOpsPaymentEnableBody = z.object({
+  direction: ZDirection,
+  id: ZSystemId,
+  currency: z.string().trim().min(2).max(10, 'validation.invalid').optional(),
+  enabled: z.boolean(),
+});
+export type TOpsPaymentEnableBody = z.infer<typeof ZOpsPaymentEnableBody>;
+
+/** GET /api/ops/config/articles: every article and language, without bodies. */
+export const ZOpsArticlesResponse = z.object({
+  status: z.literal('ok'),
+  articles: z.array(z.object({ name: z.string(), locale: z.enum(LOCALES), title: z.string(), bytes: z.number().int(), updated_at: z.string() })),
+});
+export const ZOpsArticleParams = z.object({ name: z.string().regex(ARTICLE_NAME, 'validation.invalid'), locale: z.enum(LOCALES, 'validation.invalid') });
+/** GET /api/ops/config/articles/{name}/{locale}: the stored (sanitised) HTML, to edit as Markdown (HTML passes through). */
+export const ZOpsArticleResponse = z.object({ status: z.literal('ok'), article: ZArticle });
+const ZArticleMarkdown = z.string().max(500_000, 'validation.too_long');
+/** POST /api/ops/config/articles/preview: the Markdown as a page would serve it (the sanitiser's result). */
+export const ZOpsArticlePreviewBody = z.object({ markdown: ZArticleMarkdown });
+export const ZOpsArticlePreviewResponse = z.object({ status: z.literal('ok'), html: z.string() });
+/** POST /api/ops/config/articles: `article:set` with Markdown. */
+export const ZOpsArticleBody = z.object({
+  name: z.string().trim().regex(ARTICLE_NAME, 'validation.invalid'),
+  locale: z.enum(LOCALES, 'validation.invalid'),
+  title: z.string().trim().min(1, 'validation.required').max(200, 'validation.too_long'),
+  markdown: ZArticleMarkdown.min(1, 'validation.required'),
+});
+export type TOpsArticleBody = z.infer<typeof ZOpsArticleBody>;
+
+/** GET /api/ops/config/menus: the three menus in each language. */
+export const ZOpsMenusResponse = z.object({ status: z.literal('ok'), menus: z.object({ ru: ZMenus, en: ZMenus }) });
+const ZMenuTarget = z.object({
+  locale: z.enum(LOCALES, 'validation.invalid'),
+  menu: z.enum(MENU_NAMES, 'validation.invalid'),
+  /** A site path without its slash ("article/fees") or an https address, as `menu:set` takes it. */
+  url: z
+    .string()
+    .trim()
+    .max(200, 'validation.too_long')
+    .regex(/^([A-Za-z0-9][A-Za-z0-9/_.~%?=&-]*|https:\/\/[^\s\\]+)$/, 'validation.invalid'),
+});
+/** POST /api/ops/config/menus: an item added, or the one with the same language, menu and address changed. */
+export const ZOpsMenuItemBody = ZMenuTarget.extend({
+  title: z.string().trim().min(1, 'validation.required').max(100, 'validation.too_long'),
+  order: z.number().int().min(-1_000_000).max(1_000_000).default(0),
+});
+export type TOpsMenuItemBody = z.infer<typeof ZOpsMenuItemBody>;
+/** POST /api/ops/config/menus/remove */
+export const ZOpsMenuRemoveBody = ZMenuTarget;
+export type TOpsMenuRemoveBody = z.infer<typeof ZOpsMenuRemoveBody>;
