@@ -32,6 +32,8 @@ import { deskSource } from './domains/ops/support.ts';
 import opsCustomerRoutes from './domains/ops/customers-routes.ts';
 import opsRequestRoutes from './domains/ops/requests-routes.ts';
 import opsWithdrawalRoutes from './domains/ops/withdrawals-routes.ts';
+import opsReconciliationRoutes from './domains/ops/reconciliation-routes.ts';
+import { queueTargetsOf } from './domains/ops/queues.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { registerPaymentProviders } from './domains/payments/providers.ts';
@@ -126,6 +128,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
     mailer: fastify.mailer,
     hub: fastify.events.hub,
   });
+  // After the jobs: the home reads their last runs.
+  await fastify.register(opsReconciliationRoutes, { now: clock, dashboard: { targets: queueTargetsOf(config), jobs: () => fastify.jobs.status() } });
   // The outbox viewer and the auth-type switch exist outside production only.
   if (config.NODE_ENV !== 'production') {
     await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, cipher: documents, providerCommands: providerDevCommands(providers) });

@@ -33,3 +33,4 @@ export * from './ops-support.ts';
 export * from './ops-customers.ts';
 export * from './ops-requests.ts';
 export * from './ops-withdrawals.ts';
+export * from './ops-reconciliation.ts';

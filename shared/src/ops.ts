@@ -36,6 +36,8 @@ export const OPS_PERMISSIONS = [
   'ledger.adjust',
   'withdrawals.review',
   'withdrawals.approve_large',
+  'reconciliation.view',
+  'reconciliation.resolve',
 ] as const;
 export type TOpsPermission = (typeof OPS_PERMISSIONS)[number];
 export type TOpsAccess = TOpsPermission | 'signed_in' | null;

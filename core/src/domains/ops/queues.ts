@@ -1,6 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
-import type { TOpsQueue } from '@obmen/shared';
+import { SUSPENSE_TARGET_MS, type TOpsQueue } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
+import { SUSPENSE_WAITING } from './reconciliation.ts';
 
 /*
  * The back office's queues, one registry: each says how to count its items, how old its oldest
@@ -9,6 +10,13 @@ import type { Queryable } from '../../db/index.ts';
  */
 
 export type TQueueTargets = { supportMs: number; kycMs: number; withdrawalsMs: number };
+
+/** The configured targets (the others are fixed: reported chats, suspense). */
+export const queueTargetsOf = (config: { SUPPORT_FIRST_RESPONSE_MS: number; KYC_REVIEW_TARGET_MS: number; WITHDRAWAL_REVIEW_TARGET_MS: number }): TQueueTargets => ({
+  supportMs: config.SUPPORT_FIRST_RESPONSE_MS,
+  kycMs: config.KYC_REVIEW_TARGET_MS,
+  withdrawalsMs: config.WITHDRAWAL_REVIEW_TARGET_MS,
+});
 
 /** Reported chats have no configurable target: a day, like a document check. */
 export const CHAT_REPORT_TARGET_MS = 24 * 60 * 60_000;
@@ -27,6 +35,8 @@ const QUEUES: TQueueDef[] = [
   { name: 'kyc', target: (targets) => targets.kycMs, since: `SELECT submitted_at AS since FROM verifications WHERE status = 'submitted'` },
   // Requested, waiting for an operator (auto-approved ones never wait here).
   { name: 'withdrawals', target: (targets) => targets.withdrawalsMs, since: `SELECT created_at AS since FROM withdrawals WHERE state = 'requested'` },
+  // Reconciliation's differences, neither explained nor settled by an approved adjustment.
+  { name: 'suspense', target: () => SUSPENSE_TARGET_MS, since: SUSPENSE_WAITING },
 ];
 
 export async function queueFigures(db: Queryable, targets: TQueueTargets, now: Date): Promise<TOpsQueue[]> {
