@@ -150,6 +150,6 @@ describe.each(ENGINES)('reconciliation on %s', (engine) => {
 
     const actions = (await ctx.db.query<{ action: string }>(`SELECT action FROM operator_audit WHERE action LIKE 'reconciliation.%'`)).map((row) => row.action);
     expect(actions).toEqual(expect.arrayContaining(['reconciliation.run', 'reconciliation.explain', 'reconciliation.propose_adjustment']));
-    expect((await verifyAuditChain(ctx.db)).ok).toBe(true);
+    expect(await verifyAuditChain(ctx.db)).toMatchObject({ intact: true });
   });
 });

@@ -130,7 +130,7 @@ function Reconciliation() {
         ) : (
           <ol className="kyc-queue-list">
             {data.suspense.map((item) => (
-              <Suspense
+              <SuspenseItem
                 key={item.id}
                 item={item}
                 onDone={(text) => {
@@ -148,7 +148,7 @@ function Reconciliation() {
 
 type TOpen = 'explain' | 'adjust' | null;
 
-function Suspense({ item, onDone }: { item: TSuspenseItem; onDone: (text: string) => void }) {
+function SuspenseItem({ item, onDone }: { item: TSuspenseItem; onDone: (text: string) => void }) {
   const { t } = useTranslation();
   const money = useMoney();
   const when = useDisplayDateTime();
@@ -227,7 +227,6 @@ function ExplainForm({ id, onDone }: { id: string; onDone: () => void }) {
   const { stepped, prompt } = useStepUp();
   const { sending, error, fields, submit } = useOpsAction();
   const [text, setText] = useState('');
-  const errorId = `ops-recon-explain-${id}-error`;
   const onSubmit = (event: FormEvent<HTMLFormElement>) =>
     submit(event, async () => {
       await stepped(() => api(CALLS['POST /api/ops/reconciliation/suspense/{id}/explain'], { params: { id }, body: { text } }));
@@ -237,19 +236,7 @@ function ExplainForm({ id, onDone }: { id: string; onDone: () => void }) {
   return (
     <>
       <form className="ops-form" noValidate onSubmit={onSubmit} data-testid="ops-recon-explain-form">
-        <label className="field">
-          <span className="field-label">{t('ops.recon.explain_text')}</span>
-          <input
-            type="text"
-            maxLength={500}
-            value={text}
-            onChange={(event) => setText(event.target.value)}
-            aria-invalid={fields.text ? 'true' : undefined}
-            aria-describedby={fields.text ? errorId : undefined}
-            data-testid="ops-recon-explain-text"
-          />
-          <FieldNote error={fields.text} errorId={errorId} testId="ops-recon-explain-text-error" />
-        </label>
+        <TextField id="ops-recon-explain-text" label={t('ops.recon.explain_text')} maxLength={500} value={text} error={fields.text} onChange={setText} />
         <FormError text={error} testId="ops-recon-explain-error" />
         <OpsSubmit label={t('ops.recon.explain_submit')} testId="ops-recon-explain-submit" sending={sending} hidden={Boolean(prompt)} />
       </form>
@@ -260,6 +247,43 @@ function ExplainForm({ id, onDone }: { id: string; onDone: () => void }) {
 
 type TAdjustDraft = { account_id: string; amount: string; direction: 'credit' | 'debit'; reason: TLedgerAdjustmentReason; memo: string };
 
+/** One labelled text input of a form, with the core's refusal of it (if any) under it. */
+function TextField({
+  id,
+  label,
+  value,
+  error,
+  inputMode,
+  maxLength,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  error: string | undefined;
+  inputMode?: 'numeric' | 'decimal';
+  maxLength?: number;
+  onChange: (value: string) => void;
+}) {
+  const errorId = `${id}-error`;
+  return (
+    <label className="field">
+      <span className="field-label">{label}</span>
+      <input
+        type="text"
+        inputMode={inputMode}
+        maxLength={maxLength}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? errorId : undefined}
+        data-testid={id}
+      />
+      <FieldNote error={error} errorId={errorId} testId={errorId} />
+    </label>
+  );
+}
+
 /** The `ledger.adjust` proposal that settles the item: which customer's wallet, how much, which way, why. */
 function AdjustForm({ item, onDone }: { item: TSuspenseItem; onDone: () => void }) {
   const { t } = useTranslation();
@@ -267,9 +291,6 @@ function AdjustForm({ item, onDone }: { item: TSuspenseItem; onDone: () => void 
   const { sending, error, fields, submit } = useOpsAction();
   const [draft, setDraft] = useState<TAdjustDraft>({ account_id: '', amount: '', direction: 'credit', reason: 'correction', memo: '' });
   const set = (change: Partial<TAdjustDraft>) => setDraft((current) => ({ ...current, ...change }));
-  const idOf = (name: string) => `ops-recon-adjust-${item.id}-${name}-error`;
-  const invalid = (name: string) => (fields[name] ? { 'aria-invalid': 'true' as const, 'aria-describedby': idOf(name) } : {});
-  const note = (name: string) => <FieldNote error={fields[name]} errorId={idOf(name)} testId={`ops-recon-adjust-${name}-error`} />;
   const onSubmit = (event: FormEvent<HTMLFormElement>) =>
     submit(event, async () => {
       await stepped(() =>
@@ -285,18 +306,14 @@ function AdjustForm({ item, onDone }: { item: TSuspenseItem; onDone: () => void 
     <>
       <form className="ops-form" noValidate onSubmit={onSubmit} data-testid="ops-recon-adjust-form">
         <p className="field-hint">{t('ops.money_lead')}</p>
-        <label className="field">
-          <span className="field-label">{t('ops.recon.adjust_account')}</span>
-          <input
-            type="text"
-            inputMode="numeric"
-            value={draft.account_id}
-            onChange={(event) => set({ account_id: event.target.value })}
-            data-testid="ops-recon-adjust-account"
-            {...invalid('account_id')}
-          />
-          {note('account_id')}
-        </label>
+        <TextField
+          id="ops-recon-adjust-account"
+          label={t('ops.recon.adjust_account')}
+          inputMode="numeric"
+          value={draft.account_id}
+          error={fields.account_id}
+          onChange={(account_id) => set({ account_id })}
+        />
         <label className="field">
           <span className="field-label">{t('ops.money_kind')}</span>
           <select value={draft.direction} onChange={(event) => set({ direction: event.target.value as TAdjustDraft['direction'] })}>
@@ -304,18 +321,14 @@ function AdjustForm({ item, onDone }: { item: TSuspenseItem; onDone: () => void 
             <option value="debit">{t('ops.money_kinds.debit')}</option>
           </select>
         </label>
-        <label className="field">
-          <span className="field-label">{`${t('ops.money_amount')}, ${item.currency}`}</span>
-          <input
-            type="text"
-            inputMode="decimal"
-            value={draft.amount}
-            onChange={(event) => set({ amount: event.target.value })}
-            data-testid="ops-recon-adjust-amount"
-            {...invalid('amount')}
-          />
-          {note('amount')}
-        </label>
+        <TextField
+          id="ops-recon-adjust-amount"
+          label={`${t('ops.money_amount')}, ${item.currency}`}
+          inputMode="decimal"
+          value={draft.amount}
+          error={fields.amount}
+          onChange={(amount) => set({ amount })}
+        />
         <label className="field">
           <span className="field-label">{t('ops.money_adjustment')}</span>
           <select value={draft.reason} onChange={(event) => set({ reason: event.target.value as TLedgerAdjustmentReason })}>
@@ -326,18 +339,7 @@ function AdjustForm({ item, onDone }: { item: TSuspenseItem; onDone: () => void 
             ))}
           </select>
         </label>
-        <label className="field">
-          <span className="field-label">{t('ops.money_memo')}</span>
-          <input
-            type="text"
-            maxLength={200}
-            value={draft.memo}
-            onChange={(event) => set({ memo: event.target.value })}
-            data-testid="ops-recon-adjust-memo"
-            {...invalid('memo')}
-          />
-          {note('memo')}
-        </label>
+        <TextField id="ops-recon-adjust-memo" label={t('ops.money_memo')} maxLength={200} value={draft.memo} error={fields.memo} onChange={(memo) => set({ memo })} />
         <FormError text={error} testId="ops-recon-adjust-error" />
         <OpsSubmit label={t('ops.recon.adjust_submit')} testId="ops-recon-adjust-submit" sending={sending} hidden={Boolean(prompt)} />
       </form>
