@@ -33,7 +33,13 @@ export const SUSPENSE_TARGET_MS = 24 * 60 * 60_000;
 /** GET /api/ops/reconciliation: UTC days, `to` inclusive; no provider: all of them. */
 export const ZOpsReconciliationQuery = z
   .object({
-    provider: z.preprocess(emptyToUndefined, z.string().regex(/^[a-z0-9-]{1,40}$/, 'validation.invalid').optional()),
+    provider: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[a-z0-9-]{1,40}$/, 'validation.invalid')
+        .optional(),
+    ),
     from: z.iso.date('validation.invalid'),
     to: z.iso.date('validation.invalid'),
     format: z.preprocess(emptyToUndefined, z.enum(['json', 'csv']).default('json')),

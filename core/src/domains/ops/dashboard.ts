@@ -88,7 +88,11 @@ export type TDashboardDeps = { db: Queryable; targets: TQueueTargets; jobs: () =
 
 /** The home of an operator holding these permissions. */
 export async function dashboard(deps: TDashboardDeps, permissions: readonly string[], now: Date) {
-  const [queues, volumes, health] = await Promise.all([queueFigures(deps.db, deps.targets, now), todayVolumes(deps.db, now), partsHealth(deps.db, deps.jobs, now)]);
+  const [queues, volumes, health] = await Promise.all([
+    queueFigures(deps.db, deps.targets, now),
+    todayVolumes(deps.db, now),
+    partsHealth(deps.db, deps.jobs, now),
+  ]);
   const mine = queues
     .filter((queue) => permissions.includes(QUEUE_PERMISSION[queue.name]))
     .sort((a, b) => b.overdue - a.overdue || (b.oldest_ms ?? -1) - (a.oldest_ms ?? -1));
@@ -104,8 +108,18 @@ const STATE_VALUE: Record<THealthPart['state'], number> = { ok: 1, warn: 0.5, do
  */
 export function dashboardMetrics(read: () => Promise<{ volumes: TVolume[]; health: THealthPart[] }>) {
   const registry = new Registry();
-  const amount = new Gauge({ name: 'obmen_volume_today', help: "Today's (UTC) volume by kind and currency, major units", labelNames: ['kind', 'currency'], registers: [registry] });
-  const count = new Gauge({ name: 'obmen_volume_today_count', help: "Today's (UTC) number of movements by kind and currency", labelNames: ['kind', 'currency'], registers: [registry] });
+  const amount = new Gauge({
+    name: 'obmen_volume_today',
+    help: "Today's (UTC) volume by kind and currency, major units",
+    labelNames: ['kind', 'currency'],
+    registers: [registry],
+  });
+  const count = new Gauge({
+    name: 'obmen_volume_today_count',
+    help: "Today's (UTC) number of movements by kind and currency",
+    labelNames: ['kind', 'currency'],
+    registers: [registry],
+  });
   const health = new Gauge({ name: 'obmen_health', help: 'A part: 1 ok, 0.5 late, 0 down, -1 unknown', labelNames: ['part'], registers: [registry] });
   const backlog = new Gauge({ name: 'obmen_webhooks_backlog', help: 'Provider events received and not yet processed', registers: [registry] });
   return {

@@ -12,7 +12,11 @@ import { SUSPENSE_WAITING } from './reconciliation.ts';
 export type TQueueTargets = { supportMs: number; kycMs: number; withdrawalsMs: number };
 
 /** The configured targets (the others are fixed: reported chats, suspense). */
-export const queueTargetsOf = (config: { SUPPORT_FIRST_RESPONSE_MS: number; KYC_REVIEW_TARGET_MS: number; WITHDRAWAL_REVIEW_TARGET_MS: number }): TQueueTargets => ({
+export const queueTargetsOf = (config: {
+  SUPPORT_FIRST_RESPONSE_MS: number;
+  KYC_REVIEW_TARGET_MS: number;
+  WITHDRAWAL_REVIEW_TARGET_MS: number;
+}): TQueueTargets => ({
   supportMs: config.SUPPORT_FIRST_RESPONSE_MS,
   kycMs: config.KYC_REVIEW_TARGET_MS,
   withdrawalsMs: config.WITHDRAWAL_REVIEW_TARGET_MS,

@@ -23,7 +23,8 @@ const opsReconciliationRoutes: FastifyPluginAsyncZod<{ now: () => Date; dashboar
       config: { ops: 'reconciliation.view' },
       schema: {
         tags,
-        summary: "A period's reconciliation of a provider (or all) against the clearing accounts; its differences kept in the suspense list (format=csv: the differences)",
+        summary:
+          "A period's reconciliation of a provider (or all) against the clearing accounts; its differences kept in the suspense list (format=csv: the differences)",
         ...csvSchemaOf(CALLS['GET /api/ops/reconciliation']),
       },
     },
@@ -73,7 +74,11 @@ const opsReconciliationRoutes: FastifyPluginAsyncZod<{ now: () => Date; dashboar
     '/api/ops/dashboard',
     {
       config: { ops: 'queues.view' },
-      schema: { tags, summary: "The home: this operator's queues (overdue first), today's volumes, the parts' health", ...schemaOf(CALLS['GET /api/ops/dashboard']) },
+      schema: {
+        tags,
+        summary: "The home: this operator's queues (overdue first), today's volumes, the parts' health",
+        ...schemaOf(CALLS['GET /api/ops/dashboard']),
+      },
     },
     async (request) => ({ status: 'ok' as const, ...(await dashboard({ ...deps, db: app.db }, opsSessionOf(request).operator.permissions, now())) }),
   );

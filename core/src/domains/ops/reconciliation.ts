@@ -72,7 +72,9 @@ export async function reconciliationReport(db: Db, period: TReconciliationPeriod
   for (const difference of report.differences) {
     // A clearing mismatch has no record of its own: its amount names it, so a new one is a new item.
     const reference =
-      difference.kind === 'clearing_mismatch' ? `clearing:${BigInt(difference.ledger_amount ?? '0') - BigInt(difference.provider_amount ?? '0')}` : difference.reference;
+      difference.kind === 'clearing_mismatch'
+        ? `clearing:${BigInt(difference.ledger_amount ?? '0') - BigInt(difference.provider_amount ?? '0')}`
+        : difference.reference;
     const [row] = await db.query<{ id: string }>(
       `INSERT INTO reconciliation_suspense (kind, provider, currency, reference, provider_amount, ledger_amount, found_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -177,11 +179,7 @@ export async function proposeSuspenseAdjustment(db: Db, id: string, params: TOps
   await lapseOpsRequests(db, actor.now);
   const before = await itemById(db, id);
   if (before.state !== 'open') throw new AppError('suspense_resolved');
-  const request = await proposeRequest(
-    db,
-    { action: 'ledger.adjust', params, reason: 'other', text: `reconciliation ${suspenseSubject(id)}` },
-    actor,
-  );
+  const request = await proposeRequest(db, { action: 'ledger.adjust', params, reason: 'other', text: `reconciliation ${suspenseSubject(id)}` }, actor);
   return db.transaction(async (tx) => {
     // Linked only while still open: a colleague's explanation meanwhile leaves the proposal to be declined.
     const [linked] = await tx.query(

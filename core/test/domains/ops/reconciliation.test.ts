@@ -82,7 +82,9 @@ describe.each(ENGINES)('reconciliation on %s', (engine) => {
     // Run again (and from the command line, the same service): the same items, each recorded once.
     const second = await report(ann);
     expect(second.differences.map((item) => item.id)).toEqual(first.differences.map((item) => item.id));
-    const printed = (await WITHDRAW_COMMANDS['payments:reconcile']!(ctx.db, [`from=${today()}`, `to=${today()}`, 'provider=sandbox-card'])) as { differences: TSuspenseItem[] };
+    const printed = (await WITHDRAW_COMMANDS['payments:reconcile']!(ctx.db, [`from=${today()}`, `to=${today()}`, 'provider=sandbox-card'])) as {
+      differences: TSuspenseItem[];
+    };
     process.exitCode = 0;
     expect(printed.differences.map((item) => item.id).sort()).toEqual(first.differences.map((item) => item.id).sort());
     const [stored] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM reconciliation_suspense WHERE reference = ANY($1::text[])', [

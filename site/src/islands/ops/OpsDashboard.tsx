@@ -72,7 +72,13 @@ function Health({ parts }: { parts: THealthPart[] }) {
   const when = useDisplayDateTime();
   const detail = (part: THealthPart) =>
     [
-      part.value === null ? '' : part.part === 'database' ? t('ops.home.value.database', { value: part.value }) : part.part === 'webhooks' ? t('ops.home.value.webhooks', { value: part.value }) : '',
+      part.value === null
+        ? ''
+        : part.part === 'database'
+          ? t('ops.home.value.database', { value: part.value })
+          : part.part === 'webhooks'
+            ? t('ops.home.value.webhooks', { value: part.value })
+            : '',
       part.at ? t('ops.home.last_run', { at: when(part.at) }) : '',
     ]
       .filter(Boolean)

@@ -339,7 +339,14 @@ function AdjustForm({ item, onDone }: { item: TSuspenseItem; onDone: () => void 
             ))}
           </select>
         </label>
-        <TextField id="ops-recon-adjust-memo" label={t('ops.money_memo')} maxLength={200} value={draft.memo} error={fields.memo} onChange={(memo) => set({ memo })} />
+        <TextField
+          id="ops-recon-adjust-memo"
+          label={t('ops.money_memo')}
+          maxLength={200}
+          value={draft.memo}
+          error={fields.memo}
+          onChange={(memo) => set({ memo })}
+        />
         <FormError text={error} testId="ops-recon-adjust-error" />
         <OpsSubmit label={t('ops.recon.adjust_submit')} testId="ops-recon-adjust-submit" sending={sending} hidden={Boolean(prompt)} />
       </form>
