@@ -196,24 +196,18 @@ function SuspenseItem({ item, onDone }: { item: TSuspenseItem; onDone: (text: st
       </dl>
       {item.state === 'open' && (
         <div className="kyc-queue-actions">
-          <button
-            type="button"
-            className="btn btn-outline"
-            aria-expanded={open === 'explain'}
-            onClick={() => setOpen(open === 'explain' ? null : 'explain')}
-            data-testid="ops-recon-explain"
-          >
-            {t('ops.recon.explain')}
-          </button>
-          <button
-            type="button"
-            className="btn btn-outline"
-            aria-expanded={open === 'adjust'}
-            onClick={() => setOpen(open === 'adjust' ? null : 'adjust')}
-            data-testid="ops-recon-adjust"
-          >
-            {t('ops.recon.adjust')}
-          </button>
+          {(['explain', 'adjust'] as const).map((form) => (
+            <button
+              key={form}
+              type="button"
+              className="btn btn-outline"
+              aria-expanded={open === form}
+              onClick={() => setOpen(open === form ? null : form)}
+              data-testid={`ops-recon-${form}`}
+            >
+              {t(`ops.recon.${form}`)}
+            </button>
+          ))}
         </div>
       )}
       {item.state === 'open' && open === 'explain' && <ExplainForm id={item.id} onDone={() => onDone(t('ops.recon.done_explained'))} />}
