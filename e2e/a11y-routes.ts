@@ -291,6 +291,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'ops withdrawals desk', path: '/ops/withdrawals', auth: 'ops' },
   { name: 'ops payments desk', path: '/ops/payments', auth: 'ops' },
   { name: 'ops withdrawals desk, a rejection open', path: '/ops/withdrawals', auth: 'ops', prepare: openRejection, scope: '[data-testid="ops-wd-waiting"]' },
+  { name: 'ops reconciliation', path: '/ops/reconciliation', auth: 'ops' },
   { name: 'ops approvals', path: '/ops/approvals', auth: 'ops' },
   { name: 'ops operators', path: '/ops/operators', auth: 'ops' },
   { name: 'ops audit trail', path: '/ops/audit', auth: 'ops' },

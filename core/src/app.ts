@@ -34,6 +34,8 @@ import opsRequestRoutes from './domains/ops/requests-routes.ts';
 import opsWithdrawalRoutes from './domains/ops/withdrawals-routes.ts';
 import opsPaymentRoutes from './domains/ops/payments-routes.ts';
 import opsConfigRoutes from './domains/ops/config-routes.ts';
+import opsReconciliationRoutes from './domains/ops/reconciliation-routes.ts';
+import { queueTargetsOf } from './domains/ops/queues.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { registerPaymentProviders } from './domains/payments/providers.ts';
@@ -130,6 +132,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
     mailer: fastify.mailer,
     hub: fastify.events.hub,
   });
+  // After the jobs: the home reads their last runs.
+  await fastify.register(opsReconciliationRoutes, { now: clock, dashboard: { targets: queueTargetsOf(config), jobs: () => fastify.jobs.status() } });
   // The outbox viewer and the auth-type switch exist outside production only.
   if (config.NODE_ENV !== 'production') {
     await fastify.register(devRoutes, { publicUrl: config.PUBLIC_URL, cipher: documents, providerCommands: providerDevCommands(providers) });

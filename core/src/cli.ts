@@ -22,7 +22,7 @@
  * Withdrawals (cli/withdraw.ts): withdraw:list [state=…], withdraw:approve <id> --as <e-mail> (a large
  *   one becomes a request), withdraw:reject <id> <reason> [words…] --as, withdraw:retry|fail <id> --as,
  *   withdraw:auto <CUR> <amount>, withdraw:large <CUR> <amount>, payouts:sandbox [id=<id>] [outcome=succeeded|failed],
- *   payments:reconcile from=<day> to=<day>.
+ *   payments:reconcile from=<day> to=<day> [provider=<id>] (differences kept in the suspense list).
  * Audit (cli/audit.ts): audit:verify [file.jsonl] (the hash chain, in the database or an export,
  *   offline), audit:export <file.jsonl> [from= to= actor= subject= action=].
  * Operators (cli/ops.ts): operator:create <email> <role…> (prints the one-time enrolment link),

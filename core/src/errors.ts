@@ -37,6 +37,7 @@ export const ERRORS = {
   recruit_not_found: error(404, 'api.recruit_not_found'),
   invite_code_not_found: error(404, 'api.invite_code_not_found'),
   ops_request_not_found: error(404, 'api.ops_request_not_found'),
+  suspense_not_found: error(404, 'api.suspense_not_found'),
   rate_limited: error(429, 'error.rate_limited'),
   internal: error(500, 'error.internal'),
   database_unavailable: error(503, 'error.database_unavailable'),
@@ -67,6 +68,7 @@ export const ERRORS = {
   ops_request_closed: error(409, 'ops.request_closed'),
   ops_request_pending: error(409, 'ops.request_pending'),
   ops_reverse_hold: error(409, 'ops.reverse_hold'),
+  suspense_resolved: error(409, 'ops.recon.resolved'),
   // withdrawals (the limit's message names the period: withdraw.limit_exceeded_24h / _30d)
   withdrawal_limit_exceeded: error(422, 'withdraw.limit_exceeded_24h', 'amount', 'withdraw.field_limit_exceeded'),
   deposit_limit_exceeded: error(422, 'withdraw.limit_exceeded_24h', 'amount', 'withdraw.field_limit_exceeded'),
@@ -217,6 +219,7 @@ export const MISSING_ENTITIES = [
   'recruit',
   'invite_code',
   'ops_request',
+  'suspense',
 ] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 

@@ -35,3 +35,4 @@ export * from './ops-requests.ts';
 export * from './ops-config.ts';
 export * from './ops-withdrawals.ts';
 export * from './ops-payments.ts';
+export * from './ops-reconciliation.ts';

@@ -40,6 +40,8 @@ export const OPS_PERMISSIONS = [
   'config.money',
   'config.site',
   'content.publish',
+  'reconciliation.view',
+  'reconciliation.resolve',
 ] as const;
 export type TOpsPermission = (typeof OPS_PERMISSIONS)[number];
 export type TOpsAccess = TOpsPermission | 'signed_in' | null;

@@ -1,7 +1,7 @@
 import { loadConfig } from '../config.ts';
 import { openDocumentCipher } from '../domains/verification/cipher.ts';
 import { loadPaymentProviders } from '../providers/index.ts';
-import { reconcile } from '../domains/payments/reconcile.ts';
+import { reconciliationReport } from '../domains/ops/reconciliation.ts';
 import { runSandboxPayouts } from '../providers/sandbox/payouts.ts';
 import { parseArgs } from 'node:util';
 import { WITHDRAWAL_REJECT_REASONS } from '@obmen/shared';
@@ -14,17 +14,16 @@ import { cliOperator } from './ops-actor.ts';
 
 const LIST_USAGE = 'usage: withdraw:list [state=requested|approved|processing|paid|rejected|failed|cancelled] [limit=<1..1000>]';
 const SANDBOX_USAGE = 'usage: payouts:sandbox [id=<withdrawal id>] [outcome=succeeded|failed]  (settles due payouts; with id: that one now)';
-const RECONCILE_USAGE = 'usage: payments:reconcile from=<YYYY-MM-DD> to=<YYYY-MM-DD>  (to inclusive, UTC days)';
+const RECONCILE_USAGE =
+  'usage: payments:reconcile from=<YYYY-MM-DD> to=<YYYY-MM-DD> [provider=<id>]  (to inclusive, UTC days; differences go to the suspense list, as on /ops/reconciliation)';
 
 const AS = { as: { type: 'string' } } as const;
 
 const payoutDeps = (db: Db): TPayoutDeps => ({ db, cipher: openDocumentCipher(loadConfig(), (msg) => console.error(msg)) });
 
-function day(text: string | undefined, end: boolean): Date {
-  if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text)) throw new Error(RECONCILE_USAGE);
-  const date = new Date(`${text}T00:00:00Z`);
-  if (Number.isNaN(date.getTime())) throw new Error(RECONCILE_USAGE);
-  return end ? new Date(date.getTime() + 86_400_000) : date;
+function day(text: string | undefined): string {
+  if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(new Date(`${text}T00:00:00Z`).getTime())) throw new Error(RECONCILE_USAGE);
+  return text;
 }
 
 /**
@@ -78,8 +77,8 @@ export const WITHDRAW_COMMANDS: Record<string, TCommand> = {
     return runSandboxPayouts(db, loadPaymentProviders(loadConfig()), new Date(), { reference: id, outcome, force: id !== undefined });
   },
   'payments:reconcile': async (db, args) => {
-    const { from, to } = options(args, ['from', 'to'], RECONCILE_USAGE);
-    const report = await reconcile(db, day(from, false), day(to, true));
+    const { from, to, provider } = options(args, ['from', 'to', 'provider'], RECONCILE_USAGE);
+    const report = await reconciliationReport(db, { from: day(from), to: day(to), ...(provider ? { provider } : {}) }, new Date());
     if (!report.ok) process.exitCode = 1;
     return report;
   },

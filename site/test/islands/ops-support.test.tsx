@@ -3,7 +3,7 @@ import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { DICTIONARIES, type TOpsSupportItem, type TOpsSupportMessage } from '@obmen/shared';
 import OpsSupport from '../../src/islands/OpsSupport.tsx';
-import OpsQueues from '../../src/islands/OpsQueues.tsx';
+import OpsDashboard from '../../src/islands/ops/OpsDashboard.tsx';
 import { mockApi, ok, refused, resetAfterEach } from './api-mock.ts';
 
 /** The desk's socket, held by the test: it says what the core would send over /ws?ops=1. */
@@ -144,20 +144,28 @@ describe('OpsSupport', () => {
   });
 });
 
-describe('OpsQueues', () => {
-  it('shows every queue with its target, oldest age and overdue count', async () => {
+describe('OpsDashboard', () => {
+  it("shows the operator's queues with target, oldest age and overdue count, today's volumes and the parts' health", async () => {
     mockApi({
-      '/ops/queues': [
+      '/ops/dashboard': [
         ok({
+          day: '2026-03-01',
           queues: [
             { name: 'support', target_ms: TARGET, count: 3, oldest_ms: 90 * 60_000, overdue: 2 },
-            { name: 'chat_reports', target_ms: 86_400_000, count: 0, oldest_ms: null, overdue: 0 },
             { name: 'kyc', target_ms: 86_400_000, count: 1, oldest_ms: 26 * 3_600_000, overdue: 1 },
+            { name: 'chat_reports', target_ms: 86_400_000, count: 0, oldest_ms: null, overdue: 0 },
+          ],
+          volumes: [{ kind: 'deposits', currency: 'RUB', count: 2, amount: '1500.5' }],
+          health: [
+            { part: 'database', state: 'ok', value: 3, at: null },
+            { part: 'webhooks', state: 'warn', value: 4, at: null },
+            { part: 'payouts', state: 'unknown', value: null, at: null },
+            { part: 'realtime', state: 'ok', value: 1, at: '2026-03-01T10:00:00.000Z' },
           ],
         }),
       ],
     });
-    render(<OpsQueues locale="en" messages={DICTIONARIES.en} timeZone="UTC" />);
+    render(<OpsDashboard locale="en" messages={DICTIONARIES.en} timeZone="UTC" />);
     const support = await screen.findByTestId('ops-queue-support');
     expect([...support.querySelectorAll('th, td')].map((cell) => cell.textContent)).toEqual(['Supporttarget 15 min', '2', '3', '1 h 30 min']);
     expect([...screen.getByTestId('ops-queue-kyc').querySelectorAll('th, td')].map((cell) => cell.textContent)).toEqual([
@@ -167,5 +175,8 @@ describe('OpsQueues', () => {
       '1 d 2 h',
     ]);
     expect(screen.getByTestId('ops-queue-chat_reports').querySelectorAll('td')[2]!.textContent).toBe('—');
+    expect(screen.getByTestId('ops-home-volumes').textContent).toContain('Deposits');
+    expect(screen.getByTestId('ops-health-webhooks').textContent).toBe('Payment system eventslate4 waiting');
+    expect(screen.getByTestId('ops-health-payouts').textContent).toBe('Payout workernot running here');
   });
 });

@@ -1,6 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
-import { OPS_PAYMENT_TARGETS_MS, type TOpsQueue } from '@obmen/shared';
+import { OPS_PAYMENT_TARGETS_MS, SUSPENSE_TARGET_MS, type TOpsQueue } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
+import { SUSPENSE_WAITING } from './reconciliation.ts';
 
 /*
  * The back office's queues, one registry: each says how to count its items, how old its oldest
@@ -9,6 +10,17 @@ import type { Queryable } from '../../db/index.ts';
  */
 
 export type TQueueTargets = { supportMs: number; kycMs: number; withdrawalsMs: number };
+
+/** The configured targets (the others are fixed: reported chats, suspense). */
+export const queueTargetsOf = (config: {
+  SUPPORT_FIRST_RESPONSE_MS: number;
+  KYC_REVIEW_TARGET_MS: number;
+  WITHDRAWAL_REVIEW_TARGET_MS: number;
+}): TQueueTargets => ({
+  supportMs: config.SUPPORT_FIRST_RESPONSE_MS,
+  kycMs: config.KYC_REVIEW_TARGET_MS,
+  withdrawalsMs: config.WITHDRAWAL_REVIEW_TARGET_MS,
+});
 
 /** Reported chats have no configurable target: a day, like a document check. */
 export const CHAT_REPORT_TARGET_MS = 24 * 60 * 60_000;
@@ -48,6 +60,8 @@ const QUEUES: TQueueDef[] = [
     target: () => OPS_PAYMENT_TARGETS_MS.card_orders,
     since: `SELECT coalesce(confirmed_at, created_at) AS since FROM cards WHERE status IN ('confirmed', 'issuing')`,
   },
+  // Reconciliation's differences, neither explained nor settled by an approved adjustment.
+  { name: 'suspense', target: () => SUSPENSE_TARGET_MS, since: SUSPENSE_WAITING },
 ];
 
 export async function queueFigures(db: Queryable, targets: TQueueTargets, now: Date): Promise<TOpsQueue[]> {

@@ -11,7 +11,8 @@ import { savedReplies, supportFileOf } from '../chat/operator.ts';
 import { sendFile, withMessage } from '../chat/routes.ts';
 import type { TChatContext } from '../chat/service.ts';
 import { opsSessionOf } from './guard.ts';
-import { CHAT_REPORT_TARGET_MS, queueFigures, queueMetrics } from './queues.ts';
+import { CHAT_REPORT_TARGET_MS, queueFigures, queueMetrics, queueTargetsOf } from './queues.ts';
+import { dashboardMetrics, partsHealth, todayVolumes } from './dashboard.ts';
 import { findOpsSession } from './service.ts';
 import { deskClaim, deskList, deskRelease, deskReply, deskReports, deskResolveReport, deskSetStatus, deskThread, whoOf, type TDeskCaller } from './support.ts';
 
@@ -30,11 +31,7 @@ async function mayScrape(app: { db: Parameters<typeof findOpsSession>[0] }, requ
 const supportRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }> = async (app, { config, now }) => {
   const ctx: TChatContext = { db: app.db, storage: app.storage };
   const desk = { targetMs: config.SUPPORT_FIRST_RESPONSE_MS };
-  const targets = {
-    supportMs: config.SUPPORT_FIRST_RESPONSE_MS,
-    kycMs: config.KYC_REVIEW_TARGET_MS,
-    withdrawalsMs: config.WITHDRAWAL_REVIEW_TARGET_MS,
-  };
+  const targets = queueTargetsOf(config);
   const caller = (request: FastifyRequest): TDeskCaller => ({ operator: opsSessionOf(request).operator, requestId: request.id, ip: request.ip, now: now() });
   const ok = { 200: ZOk };
   const support = { config: { ops: 'support.reply' as const } };
@@ -46,9 +43,14 @@ const supportRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }>
   );
 
   const metrics = queueMetrics(() => queueFigures(app.db, targets, now()));
+  // The home's other figures (volumes, health), by the functions /api/ops/dashboard calls.
+  const home = dashboardMetrics(async () => ({
+    volumes: await todayVolumes(app.db, now()),
+    health: await partsHealth(app.db, () => app.jobs.status(), now()),
+  }));
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (!(await mayScrape(app, request, now()))) return reply.callNotFound();
-    return reply.type(metrics.contentType).send(await metrics.text());
+    return reply.type(metrics.contentType).send(`${await metrics.text()}${await home.text()}`);
   });
 
   app.get(

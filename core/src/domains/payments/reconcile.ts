@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/index.ts';
 import { registeredPaymentProviders } from './providers.ts';
 
 /*
- * Reconciliation (issue 14 point 8): what each provider says it did against what our ledger
+ * Reconciliation: what each provider says it did against what our ledger
  * says, for a period, every difference listed.
  *
  * The providers' records: for payouts, each provider's book (its adapter's payoutBook: what it
@@ -12,7 +12,9 @@ import { registeredPaymentProviders } from './providers.ts';
  * provider's clearing account.
  *
  * Differences, per item:
- *   payout_missing_in_ledger   the provider paid out, our withdrawal is not paid (or has another amount)
+ *   payout_missing_in_ledger   the provider paid out, our withdrawal is not paid
+ *   amount_mismatch            both say paid, the clearing posting has another amount than the provider's
+ *   currency_mismatch          the provider's payout has another currency than our withdrawal
  *   payout_unknown_to_provider our withdrawal is paid, the provider has no succeeded payout for it
  *   payout_failed_not_released the provider failed it, our withdrawal did not end failed
  *   deposit_not_credited       the provider reported a payment paid, no credit to the clearing account
@@ -32,6 +34,8 @@ export type TReconciliation = {
   /** Per provider and currency, all time: the clearing account and what the provider's reports make of it. */
   clearing: Array<{ provider: string; currency: string; balance: string; expected: string }>;
   differences: TDifference[];
+  /** Per UTC day and clearing account within the period: its postings up and down (minor units). */
+  daily: Array<{ day: string; provider: string; currency: string; transactions: number; increase: string; decrease: string; net: string }>;
 };
 
 /** Every registered provider's book of payouts as one relation; an empty one when none keeps a book. */
@@ -41,7 +45,16 @@ function payoutBooks(): string {
   return '(SELECT NULL::text AS provider, NULL::text AS reference, NULL::text AS currency, NULL::numeric AS amount, NULL::text AS state, NULL::timestamptz AS settled_at WHERE false)';
 }
 
-export async function reconcile(db: Queryable, from: Date, to: Date): Promise<TReconciliation> {
+/** The whole report, or one provider's (`provider`): the CLI and /ops/reconciliation read the same. */
+export async function reconcile(db: Queryable, from: Date, to: Date, provider?: string): Promise<TReconciliation> {
+  const all = await reconcileAll(db, from, to);
+  if (provider === undefined) return all;
+  const mine = <T extends { provider: string }>(rows: T[]) => rows.filter((row) => row.provider === provider);
+  const differences = mine(all.differences);
+  return { ...all, ok: differences.length === 0, totals: mine(all.totals), clearing: mine(all.clearing), differences, daily: mine(all.daily) };
+}
+
+async function reconcileAll(db: Queryable, from: Date, to: Date): Promise<TReconciliation> {
   const period = [from, to];
   const book = payoutBooks();
   const differences: TDifference[] = [];
@@ -59,7 +72,9 @@ export async function reconcile(db: Queryable, from: Date, to: Date): Promise<TR
        FROM withdrawals w WHERE w.finished_at >= $1 AND w.finished_at < $2 AND w.state IN ('paid', 'failed')
      )
      SELECT CASE
-              WHEN p.state = 'succeeded' AND (w.reference IS NULL OR w.state <> 'paid' OR w.cleared IS DISTINCT FROM p.amount) THEN 'payout_missing_in_ledger'
+              WHEN p.reference IS NOT NULL AND w.reference IS NOT NULL AND p.currency <> w.currency THEN 'currency_mismatch'
+              WHEN p.state = 'succeeded' AND w.state = 'paid' AND w.cleared IS DISTINCT FROM p.amount THEN 'amount_mismatch'
+              WHEN p.state = 'succeeded' AND (w.reference IS NULL OR w.state <> 'paid') THEN 'payout_missing_in_ledger'
               WHEN p.state = 'failed' AND (w.reference IS NULL OR w.state <> 'failed') THEN 'payout_failed_not_released'
               WHEN p.reference IS NULL AND w.state = 'paid' THEN 'payout_unknown_to_provider'
             END AS kind,
@@ -133,5 +148,17 @@ export async function reconcile(db: Queryable, from: Date, to: Date): Promise<TR
       });
     }
   }
-  return { from: from.toISOString(), to: to.toISOString(), ok: differences.length === 0, totals, clearing, differences };
+  const daily = await db.query<TReconciliation['daily'][number]>(
+    `SELECT to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, a.name AS provider, a.currency,
+            count(DISTINCT t.id)::int AS transactions,
+            coalesce(sum(po.amount) FILTER (WHERE po.amount > 0), 0)::text AS increase,
+            coalesce(-sum(po.amount) FILTER (WHERE po.amount < 0), 0)::text AS decrease,
+            sum(po.amount)::text AS net
+       FROM postings po JOIN ledger_accounts a ON a.id = po.account_id AND a.kind = 'clearing'
+       JOIN ledger_transactions t ON t.id = po.transaction_id
+      WHERE t.created_at >= $1 AND t.created_at < $2
+      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    period,
+  );
+  return { from: from.toISOString(), to: to.toISOString(), ok: differences.length === 0, totals, clearing, differences, daily };
 }

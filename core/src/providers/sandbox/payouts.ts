@@ -44,6 +44,21 @@ export async function sendSandboxPayout(tx: Queryable, provider: TPaymentProvide
   return row!.provider_ref;
 }
 
+/**
+ * A payout the sandbox's book says it made though nobody asked for it, settled and never
+ * reported to us: what reconciliation must find (`payout_missing_in_ledger`). For e2e and demos.
+ */
+export async function recordUnaskedPayout(
+  db: Queryable,
+  input: { provider: TPaymentProvider; reference: string; currency: string; amount: bigint; now: Date },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO sandbox_payouts (provider_ref, provider, reference, currency, amount, destination, state, created_at, due_at, settled_at, reported_at)
+     VALUES ($1, $2, $3, $4, $5, 'unasked', 'succeeded', $6, $6, $6, $6)`,
+    [`po_${randomUUID().replace(/-/g, '')}`, input.provider, input.reference, input.currency, input.amount.toString(), input.now],
+  );
+}
+
 export type TSettleOptions = { reference?: string; outcome?: 'succeeded' | 'failed'; force?: boolean };
 
 /** Settles the due (or the named) pending sandbox payouts, then reports every unreported one. */

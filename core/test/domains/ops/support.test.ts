@@ -178,7 +178,7 @@ describe.each(ENGINES)('the support desk on %s', (engine) => {
     await customerWrites('waiting');
     await pass(20 * 60_000);
     const queues = (await call(ctx.app, '/api/ops/queues', as(ann))).json<{ queues: TOpsQueue[] }>().queues;
-    expect(queues.map((queue) => queue.name)).toEqual(['support', 'chat_reports', 'kyc', 'withdrawals']);
+    expect(queues.map((queue) => queue.name)).toEqual(['support', 'chat_reports', 'kyc', 'withdrawals', 'suspense']);
     const support = queues.find((queue) => queue.name === 'support')!;
     expect(support.target_ms).toBe(15 * 60_000);
     expect(support.count).toBeGreaterThan(0);
