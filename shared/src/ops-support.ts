@@ -93,7 +93,17 @@ export const ZOpsReportResolveBody = z.object({
   note: z.string().max(1000, 'validation.too_long').default(''),
 });
 
-export const OPS_QUEUES = ['support', 'chat_reports', 'kyc', 'withdrawals', 'webhooks_failed', 'bank_unmatched', 'chain_waiting', 'card_orders', 'suspense'] as const;
+export const OPS_QUEUES = [
+  'support',
+  'chat_reports',
+  'kyc',
+  'withdrawals',
+  'webhooks_failed',
+  'bank_unmatched',
+  'chain_waiting',
+  'card_orders',
+  'suspense',
+] as const;
 export const ZOpsQueue = z.object({
   name: z.enum(OPS_QUEUES),
   target_ms: z.number().int(),

@@ -21,6 +21,10 @@ const QUEUE_PERMISSION: Record<TOpsQueue['name'], TOpsPermission> = {
   chat_reports: 'chat.reports',
   kyc: 'kyc.review',
   withdrawals: 'withdrawals.review',
+  webhooks_failed: 'payments.review',
+  bank_unmatched: 'payments.review',
+  chain_waiting: 'payments.review',
+  card_orders: 'payments.review',
   suspense: 'reconciliation.resolve',
 };
 

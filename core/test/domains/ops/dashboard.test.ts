@@ -47,7 +47,14 @@ describe.each(ENGINES)('the back office home on %s', (engine) => {
     expect(home.statusCode, home.body).toBe(200);
     const body = home.json();
     expect(body.day).toBe(clock.now().toISOString().slice(0, 10));
-    expect(body.queues.map((queue: { name: string }) => queue.name)).toEqual(['withdrawals', 'suspense']);
+    expect(body.queues.map((queue: { name: string }) => queue.name)).toEqual([
+      'withdrawals',
+      'webhooks_failed',
+      'bank_unmatched',
+      'chain_waiting',
+      'card_orders',
+      'suspense',
+    ]);
     expect(body.queues[0]).toMatchObject({ name: 'withdrawals', count: 1, overdue: 1 });
     expect(body.volumes).toEqual([{ kind: 'withdrawals', currency: 'RUB', count: 2, amount: '2500.00' }]);
     expect(body.health.map((part: { part: string }) => part.part)).toEqual(['database', 'webhooks', 'payouts', 'realtime']);

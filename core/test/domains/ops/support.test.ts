@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TOpsChatReport, TOpsQueue, TOpsSupportItem, TOpsSupportThreadResponse } from '@obmen/shared';
+import { OPS_QUEUES, type TOpsChatReport, type TOpsQueue, type TOpsSupportItem, type TOpsSupportThreadResponse } from '@obmen/shared';
 import { build, ENGINES } from '../../helpers.ts';
 import { call } from '../../auth-helpers.ts';
 import { createFixtureUser, type TFixtureUser } from '../../fixtures.ts';
@@ -178,7 +178,7 @@ describe.each(ENGINES)('the support desk on %s', (engine) => {
     await customerWrites('waiting');
     await pass(20 * 60_000);
     const queues = (await call(ctx.app, '/api/ops/queues', as(ann))).json<{ queues: TOpsQueue[] }>().queues;
-    expect(queues.map((queue) => queue.name)).toEqual(['support', 'chat_reports', 'kyc', 'withdrawals', 'suspense']);
+    expect(queues.map((queue) => queue.name)).toEqual([...OPS_QUEUES]);
     const support = queues.find((queue) => queue.name === 'support')!;
     expect(support.target_ms).toBe(15 * 60_000);
     expect(support.count).toBeGreaterThan(0);
