@@ -120,6 +120,7 @@ e2e_database() {
 e2e_database_drop() {
   [[ -n "${E2E_DATABASE_URL:-}" ]] || return 0
   psql "$TEST_DATABASE_URL" -qAt -c "DROP DATABASE IF EXISTS $E2E_DB WITH (FORCE)" </dev/null >/dev/null || true
+  unset E2E_DATABASE_URL
 }
 
 run_playwright() {
