@@ -125,8 +125,11 @@ test('a support operator sees no money screens', async ({ page }) => {
   await signedInOperator(page, ['support']);
   await islandsReady(page);
   await expect(page.getByTestId('ops-nav-support')).toBeVisible();
-  await expect(page.getByTestId('ops-nav-withdrawals')).toBeHidden();
-  expect((await page.request.get('/api/ops/withdrawals')).status()).toBe(403);
+  // No tab and a 403 for every desk that moves or judges money, and for the money settings.
+  for (const tab of ['withdrawals', 'payments', 'reconciliation']) await expect(page.getByTestId(`ops-nav-${tab}`)).toBeHidden();
+  for (const path of ['/api/ops/withdrawals', '/api/ops/payments', '/api/ops/reconciliation', '/api/ops/config/rates', '/api/ops/config/payments']) {
+    expect({ path, status: (await page.request.get(path)).status() }).toEqual({ path, status: 403 });
+  }
   await page.goto('/ops/withdrawals');
   await islandsReady(page);
   await expect(page.getByTestId('ops-forbidden')).toBeVisible();
