@@ -22,6 +22,7 @@ import { CURRENCIES, INITIAL, PRECISION, prng, type TCode } from './ledger-workl
 export type TAppliedRequest = { action: 'ledger.adjust'; userId: string; currency: TCode; signed: bigint } | { action: 'ledger.reverse'; transaction: string };
 
 export type TFourEyesResult = {
+  seconds: number;
   proposed: number;
   /** Request id → what its approval applied (one entry per request, however many approvals were sent). */
   applied: Map<string, TAppliedRequest>;
@@ -65,7 +66,7 @@ export async function runFourEyesWorkload(
   options: { ops: number; workers: number; seed: number; prefix: string },
 ): Promise<TFourEyesResult> {
   const { ops, workers, seed, prefix } = options;
-  const result: TFourEyesResult = { proposed: 0, applied: new Map(), appliedTwice: [], declined: 0, refusals: {}, broken: [], unexpected: [] };
+  const result: TFourEyesResult = { seconds: 0, proposed: 0, applied: new Map(), appliedTwice: [], declined: 0, refusals: {}, broken: [], unexpected: [] };
   const claimed = new Set<string>();
   const reversedByUs: Array<{ user: TFixtureUser; transaction: string }> = [];
   let call = 0;
@@ -254,7 +255,9 @@ export async function runFourEyesWorkload(
       }
     }
   };
+  const started = Date.now();
   await Promise.all(Array.from({ length: workers }, (_, index) => worker(index)));
+  result.seconds = (Date.now() - started) / 1000;
   return result;
 }
 
