@@ -14,10 +14,14 @@ import { registerPaymentProviders } from '../../../src/domains/payments/provider
 import { loadPaymentProviders } from '../../../src/providers/index.ts';
 import { SANDBOX_DECLINED_CARD } from '../../../src/providers/sandbox/payouts.ts';
 import { batchedTransfers, currencySums, describeRun, expectWorkloadKeptEveryRule, prng, runLedgerWorkload, seedLedgerUsers } from './ledger-workload.ts';
+import { adjustmentSums, expectFourEyesKeptEveryRule, financeOperators, runFourEyesWorkload, type TFourEyesResult } from './four-eyes-workload.ts';
+import { postAdjustment } from '../../../src/domains/ledger/service.ts';
+import type { TOperator } from '../../../src/domains/ops/service.ts';
 
 /*
  * Random transfers and exchanges from 16 concurrent workers, with overdraw
- * attempts and repeated idempotency keys, then the ledger's rules checked from the stored data.
+ * attempts and repeated idempotency keys, and alongside them a small share of the operations as
+ * four-eyes adjustments and reversals from 4 operators' workers; then the ledger's rules checked from the stored data.
  * On PostgreSQL this proves the locking; on PGlite (one connection) the rules only.
  *   INVARIANTS_SEED=<n>  replays a run (the seed is printed)
  *   INVARIANTS_OPS=<n>   operations on PostgreSQL (default 10 000; PGlite runs a tenth)
@@ -26,6 +30,9 @@ const SEED = Number(process.env.INVARIANTS_SEED ?? randomInt(1, 2 ** 31));
 const PG_OPS = Number(process.env.INVARIANTS_OPS ?? 10_000);
 const USERS = 50;
 const WORKERS = 16;
+/** Of the operations, the share proposed as four-eyes requests, and the operators' workers that propose and decide them. */
+const FOUR_EYES_SHARE = 0.02;
+const FOUR_EYES_WORKERS = 4;
 
 console.log(`invariants seed: ${SEED} (replay with INVARIANTS_SEED=${SEED})`);
 
@@ -38,20 +45,60 @@ describe.each(ENGINES)('ledger invariants under concurrency on %s', (engine) => 
   }, 120_000);
   afterAll(() => ctx.drop());
 
-  it(`${ops} random transfers and exchanges from ${WORKERS} workers keep every rule (seed ${SEED})`, async () => {
+  let fourEyes: { result: TFourEyesResult; operators: TOperator[]; adjustmentBefore: Map<string, bigint> } | undefined;
+
+  it(`${ops} random transfers, exchanges and four-eyes adjustments and reversals from ${WORKERS} + ${FOUR_EYES_WORKERS} workers keep every rule (seed ${SEED})`, async () => {
     const before = await currencySums(ctx.db);
+    const adjustmentBefore = await adjustmentSums(ctx.db);
     const prefix = `inv-${SEED}`;
-    const result = await runLedgerWorkload(ctx.db, ctx.users, { ops, workers: WORKERS, seed: SEED, prefix });
+    const operators = await financeOperators(ctx.db, prefix);
+    const requests = Math.round(ops * FOUR_EYES_SHARE);
+    const [result, four] = await Promise.all([
+      runLedgerWorkload(ctx.db, ctx.users, { ops: ops - requests, workers: WORKERS, seed: SEED, prefix }),
+      runFourEyesWorkload(ctx.db, ctx.users, operators, { ops: requests, workers: FOUR_EYES_WORKERS, seed: SEED, prefix }),
+    ]);
     const report = await checkLedger(ctx.db);
     const batched = await batchedTransfers(ctx.db, prefix);
     console.log(
-      `${describeRun(`invariants ${engine}`, SEED, ops, result)}; ${report.counts.transactions} ledger transactions, ${report.counts.postings} postings; ` +
-        `${batched} transfers committed in batches`,
+      `${describeRun(`invariants ${engine}`, SEED, ops - requests, result)}; ${report.counts.transactions} ledger transactions, ${report.counts.postings} postings; ` +
+        `${batched} transfers committed in batches; four eyes: ${requests} operations in ${four.seconds.toFixed(1)} s, ${four.proposed} proposed, ${four.applied.size} applied ` +
+        `(${[...four.applied.values()].filter((a) => a.action === 'ledger.reverse').length} reversals), ${four.declined} declined, refusals ${JSON.stringify(four.refusals)}`,
     );
-    await expectWorkloadKeptEveryRule(ctx.db, result, before, prefix, ops);
+    await expectWorkloadKeptEveryRule(ctx.db, result, before, prefix, ops - requests);
+    await expectFourEyesKeptEveryRule(ctx.db, four, operators, adjustmentBefore);
+    // Every kind of decision happened: approvals of both actions, declines, and the refusals the run is built to meet.
+    expect(four.applied.size).toBeGreaterThan(0);
+    if (engine === 'postgres') {
+      expect(new Set([...four.applied.values()].map((a) => a.action))).toEqual(new Set(['ledger.adjust', 'ledger.reverse']));
+      expect(four.declined).toBeGreaterThan(0);
+      for (const refusal of ['approve:insufficient_funds', 'approve:ops_request_closed', 'propose:already_reversed', 'propose:ops_reverse_hold'])
+        expect(four.refusals[refusal] ?? 0, refusal).toBeGreaterThan(0);
+    }
+    fourEyes = { result: four, operators, adjustmentBefore };
     // The transfers went through the batched path: refusals, replays and double submits inside batches.
     if (engine === 'postgres') expect(batched).toBeGreaterThan(0);
   }, 300_000);
+
+  it('the four-eyes checks catch an approval applied twice (the suite can fail)', async () => {
+    if (!fourEyes) throw new Error('runs after the random operations');
+    const { result, operators, adjustmentBefore } = fourEyes;
+    const [id] = [...result.applied.keys()];
+    // A second transaction under an approved request, as an approval applied twice would post.
+    await ctx.db.transaction((tx) =>
+      postAdjustment(tx, {
+        accountId: ctx.users[0]!.accountId,
+        currency: 'USDT',
+        amount: '1',
+        direction: 'credit',
+        reason: 'applied twice',
+        account: 'correction',
+        actor: `ops_request:${id}`,
+      }),
+    );
+    await expect(expectFourEyesKeptEveryRule(ctx.db, result, operators, adjustmentBefore)).rejects.toThrow(/applied other than once/);
+    // The ledger's own rules do not see it (it balances): only the requests' checks do.
+    expect(await checkLedger(ctx.db)).toMatchObject({ ok: true });
+  });
 
   it.runIf(engine === 'postgres')(
     `a payments storm (seed ${SEED}): 60 deposits and 60 withdrawals with holds, approved, rejected and cancelled at random and racing; ` +
