@@ -278,8 +278,7 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
   it("a card product's prices wait for a second finance operator; taking it out of the catalogue is direct; both audited with before and after", async () => {
     const [first, second, support] = [await fresh(['finance']), await fresh(['finance']), await fresh(['support'])];
     type TProduct = { id: string; issue_fee: string; monthly_fee: string; fee_currency: string; enabled: boolean; limits: unknown[] };
-    const product = async () =>
-      ((await as(first, '/api/ops/config/cards')).json().products as TProduct[]).find((row) => row.id === 'virtual')!;
+    const product = async () => ((await as(first, '/api/ops/config/cards')).json().products as TProduct[]).find((row) => row.id === 'virtual')!;
     const was = await product();
     expect(was).toMatchObject({ kind: 'virtual', names: { en: 'Virtual card' }, fee_currency: 'USD', enabled: true });
     expect({ code: (await as(support, '/api/ops/config/cards')).json().code }).toEqual({ code: 'ops_forbidden' });
@@ -293,7 +292,12 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     expect(supportPrice.json().code).toBe('ops_forbidden');
 
     const propose = (value: object, locale: 'ru' | 'en' = 'en') =>
-      as(first, '/api/ops/requests', { action: 'config.change', params: { setting: 'cards.price', value }, reason: 'other', text: 'issuer raised its price' }, locale);
+      as(
+        first,
+        '/api/ops/requests',
+        { action: 'config.change', params: { setting: 'cards.price', value }, reason: 'other', text: 'issuer raised its price' },
+        locale,
+      );
     const before = await requestCount();
     const negative = await propose({ id: 'virtual', issue_fee: '-5', monthly_fee: '1', fee_currency: 'USD' }, 'ru');
     expect(negative.statusCode).toBe(400);
@@ -320,7 +324,12 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     const approved = await as(second, `/api/ops/requests/${id}/approve`, {});
     expect(approved.statusCode, approved.body).toBe(200);
     const priced = await product();
-    expect(priced).toMatchObject({ issue_fee: '7.50', monthly_fee: '2.00', fee_currency: 'USD', limits: [{ currency: 'USD', day: '6000.00', month: '25000.00' }] });
+    expect(priced).toMatchObject({
+      issue_fee: '7.50',
+      monthly_fee: '2.00',
+      fee_currency: 'USD',
+      limits: [{ currency: 'USD', day: '6000.00', month: '25000.00' }],
+    });
     const [row] = await ctx.db.query<{ before: TProduct; after: TProduct }>(
       "SELECT before, after FROM operator_audit WHERE action = 'request.approve:config.change' AND details->>'request' = $1",
       [id],
@@ -349,7 +358,10 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     // The catalogue as it was, for the tests after this one.
     const restored = await as(first, '/api/ops/requests', {
       action: 'config.change',
-      params: { setting: 'cards.price', value: { id: 'virtual', issue_fee: was.issue_fee, monthly_fee: was.monthly_fee, fee_currency: 'USD', limits: 'USD:5000/20000,EUR:4500/18000' } },
+      params: {
+        setting: 'cards.price',
+        value: { id: 'virtual', issue_fee: was.issue_fee, monthly_fee: was.monthly_fee, fee_currency: 'USD', limits: 'USD:5000/20000,EUR:4500/18000' },
+      },
       reason: 'other',
       text: 'back',
     });
