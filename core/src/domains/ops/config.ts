@@ -52,6 +52,8 @@ async function systemRows(db: Queryable, direction: string, id: string, currency
 
 const systemTerms = async (db: Queryable, value: TValueOf<'payments.price'>) => (await systemRows(db, value.direction, value.id, value.currency))[0] ?? null;
 
+const rank = (row: TProductRow, code: string) => (row.currencies.includes(code) ? row.currencies.indexOf(code) : row.currencies.length);
+
 /** A card product as `cards:products` lists it, in major units (precision 0 for a currency no longer known). */
 function cardProductRow(row: TProductRow, byCode: Map<string, TCurrency>): TOpsCardProductRow {
   const major = (minor: string, code: string) => formatAmount(minor, byCode.get(code)?.precision ?? 0);
@@ -63,7 +65,10 @@ function cardProductRow(row: TProductRow, byCode: Map<string, TCurrency>): TOpsC
     fee_currency: row.fee_currency,
     issue_fee: major(row.issue_fee, row.fee_currency),
     monthly_fee: major(row.monthly_fee, row.fee_currency),
-    limits: Object.entries(row.limits).map(([code, limit]) => ({ currency: code, day: major(limit.day, code), month: major(limit.month, code) })),
+    // In the card's currency order (a jsonb object keeps its keys in its own order).
+    limits: Object.entries(row.limits)
+      .sort(([a], [b]) => rank(row, a) - rank(row, b))
+      .map(([code, limit]) => ({ currency: code, day: major(limit.day, code), month: major(limit.month, code) })),
     delivery_days: row.delivery_days,
     enabled: row.enabled,
   };

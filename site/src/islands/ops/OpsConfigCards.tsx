@@ -167,9 +167,11 @@ function Cards() {
           {
             title: t('ops.config.cards_limits'),
             cell: (row) =>
-              row.limits
-                .map((limit) => `${displayMoney(limit.day, limit.currency, locale, 0)} / ${displayMoney(limit.month, limit.currency, locale, 0)}`)
-                .join('; '),
+              row.limits.map((limit) => (
+                <div key={limit.currency} className="ops-config-limit">
+                  {`${displayMoney(limit.day, limit.currency, locale, 0)} / ${displayMoney(limit.month, limit.currency, locale, 0)}`}
+                </div>
+              )),
           },
           { title: t('ops.config.payments_state'), cell: (row) => t(row.enabled ? 'ops.config.cards_on' : 'ops.config.cards_off') },
           { title: t('ops.config.notify_col_action'), cell: (row) => <Toggle row={row} onDone={setProducts} /> },
