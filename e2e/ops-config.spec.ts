@@ -75,6 +75,10 @@ test('a finance operator takes a card product out of the catalogue and proposes 
   await islandsReady(page);
   const table = page.getByTestId('ops-cards');
   await expect(table.getByRole('row').filter({ hasText: 'physical' })).toContainText('15.00');
+  for (const viewport of [VIEWPORTS.phone, VIEWPORTS.desktop]) {
+    await page.setViewportSize(viewport);
+    await expectNoSeriousViolations(page);
+  }
 
   await page.getByTestId('ops-cards-toggle-physical').click();
   await expect(page.getByTestId('ops-cards-toggle-physical')).toHaveText('Put in');
