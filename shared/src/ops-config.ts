@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOCALES } from './constants.ts';
+import { ZCardProduct } from './cards.ts';
 import { ARTICLE_NAME, MENU_NAMES, ZArticle } from './content.ts';
 import { ZAuthType, ZMenus, ZSiteSettings } from './envelope.ts';
 import { ZReferralTerms } from './referral.ts';
@@ -248,18 +249,7 @@ export const ZOpsMenuRemoveBody = ZMenuTarget;
 export type TOpsMenuRemoveBody = z.infer<typeof ZOpsMenuRemoveBody>;
 
 /** A card product as `cards:products` lists it, amounts in major units (every currency, enabled or not). */
-export const ZOpsCardProductRow = z.object({
-  id: z.string(),
-  kind: z.string(),
-  names: z.object({ ru: z.string(), en: z.string() }),
-  currencies: z.array(z.string()),
-  fee_currency: z.string(),
-  issue_fee: z.string(),
-  monthly_fee: z.string(),
-  limits: z.array(z.object({ currency: z.string(), day: z.string(), month: z.string() })),
-  delivery_days: z.number().int().nullable(),
-  enabled: z.boolean(),
-});
+export const ZOpsCardProductRow = ZCardProduct.omit({ description: true, image: true }).extend({ enabled: z.boolean() });
 export type TOpsCardProductRow = z.infer<typeof ZOpsCardProductRow>;
 /** GET /api/ops/config/cards */
 export const ZOpsCardProductsResponse = z.object({ status: z.literal('ok'), products: z.array(ZOpsCardProductRow) });

@@ -60,7 +60,7 @@ function cardProductRow(row: TProductRow, byCode: Map<string, TCurrency>): TOpsC
   return {
     id: row.id,
     kind: row.kind,
-    names: row.names,
+    name: row.names,
     currencies: row.currencies,
     fee_currency: row.fee_currency,
     issue_fee: major(row.issue_fee, row.fee_currency),

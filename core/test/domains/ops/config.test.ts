@@ -280,7 +280,7 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     type TProduct = { id: string; issue_fee: string; monthly_fee: string; fee_currency: string; enabled: boolean; limits: unknown[] };
     const product = async () => ((await as(first, '/api/ops/config/cards')).json().products as TProduct[]).find((row) => row.id === 'virtual')!;
     const was = await product();
-    expect(was).toMatchObject({ kind: 'virtual', names: { en: 'Virtual card' }, fee_currency: 'USD', enabled: true });
+    expect(was).toMatchObject({ kind: 'virtual', name: { en: 'Virtual card' }, fee_currency: 'USD', enabled: true });
     expect({ code: (await as(support, '/api/ops/config/cards')).json().code }).toEqual({ code: 'ops_forbidden' });
     expect((await as(support, '/api/ops/config/cards/enabled', { id: 'virtual', enabled: false })).json().code).toBe('ops_forbidden');
     const supportPrice = await as(support, '/api/ops/requests', {

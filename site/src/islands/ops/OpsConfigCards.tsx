@@ -105,7 +105,7 @@ function PriceForm({ products }: { products: TOpsCardProductRow[] }) {
           >
             {products.map((product) => (
               <option key={product.id} value={product.id}>
-                {`${product.names[locale]} (${product.id})`}
+                {`${product.name[locale]} (${product.id})`}
               </option>
             ))}
           </select>
@@ -159,7 +159,7 @@ function Cards() {
         columns={[
           {
             title: t('ops.config.cards_name'),
-            cell: (row) => `${row.names[locale]} (${row.id}, ${t(`ops.config.cards_kind_${row.kind as 'virtual'}`)})`,
+            cell: (row) => `${row.name[locale]} (${row.id}, ${t(`ops.config.cards_kind_${row.kind as 'virtual'}`)})`,
           },
           { title: t('ops.config.cards_currencies'), cell: (row) => row.currencies.join(', ') },
           { title: t('ops.config.cards_issue_fee'), cell: (row) => displayMoney(row.issue_fee, row.fee_currency, locale) },
