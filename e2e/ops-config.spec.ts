@@ -64,3 +64,39 @@ for (const locale of ['ru', 'en'] as const) {
     await customerContext.close();
   });
 }
+
+test('a finance operator takes a card product out of the catalogue and proposes its new price, which Approvals describes in words', async ({
+  page,
+  context,
+}) => {
+  await context.addCookies([{ name: 'i18n_redirected', value: 'en', url: BASE_URL }]);
+  await signedInOperator(page, ['finance']);
+  await page.goto('/ops/config/cards');
+  await islandsReady(page);
+  const table = page.getByTestId('ops-cards');
+  await expect(table.getByRole('row').filter({ hasText: 'physical' })).toContainText('15.00');
+  for (const viewport of [VIEWPORTS.phone, VIEWPORTS.desktop]) {
+    await page.setViewportSize(viewport);
+    await expectNoSeriousViolations(page);
+  }
+
+  await page.getByTestId('ops-cards-toggle-physical').click();
+  await expect(page.getByTestId('ops-cards-toggle-physical')).toHaveText('Put in');
+  await page.getByTestId('ops-cards-toggle-physical').click();
+  await expect(page.getByTestId('ops-cards-toggle-physical')).toHaveText('Take out');
+
+  await page.getByTestId('ops-cards-product').selectOption('physical');
+  await page.getByTestId('ops-cards-issue_fee').fill('-1');
+  await page.getByTestId('ops-cards-price-reason').selectOption('other');
+  await page.getByTestId('ops-cards-price-text').fill('the issuer raised its price');
+  await page.getByTestId('ops-cards-price-submit').click();
+  await expect(page.getByTestId('ops-cards-issue_fee-error')).toBeVisible();
+  await page.getByTestId('ops-cards-issue_fee').fill('16');
+  await page.getByTestId('ops-cards-price-submit').click();
+  await expect(page.getByTestId('ops-cards-price-proposed')).toBeVisible();
+  // Proposed, not applied: the price stays until a second finance operator approves.
+  await expect(table.getByRole('row').filter({ hasText: 'physical' })).toContainText('15.00');
+
+  await page.getByTestId('ops-nav-approvals').click();
+  await expect(page.getByTestId('ops-requests-pending')).toContainText('Card «physical», for new orders: Issue fee: 16 USD; Monthly fee: 2.00 USD');
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOCALES } from './constants.ts';
+import { ZCardProduct } from './cards.ts';
 import { ARTICLE_NAME, MENU_NAMES, ZArticle } from './content.ts';
 import { ZAuthType, ZMenus, ZSiteSettings } from './envelope.ts';
 import { ZReferralTerms } from './referral.ts';
@@ -45,12 +46,33 @@ export const ZPaymentPriceInput = z.object({
   confirmations: ZPriceTerm,
 });
 
+const ZFee = z
+  .string()
+  .trim()
+  .regex(/^\d{1,20}(\.\d{1,18})?$/, 'validation.invalid')
+  .optional();
+export const CARD_PRODUCT_ID = /^[a-z0-9][a-z0-9-]{1,39}$/;
+const ZCardProductId = z.string().trim().regex(CARD_PRODUCT_ID, 'validation.invalid');
+
+/**
+ * A card product's prices for new orders, as `cards:product:price` takes them (major units;
+ * limits as CUR:day/month,…; a new fee currency comes with both fees in it).
+ */
+export const ZCardPriceInput = z.object({
+  id: ZCardProductId,
+  issue_fee: ZFee,
+  monthly_fee: ZFee,
+  fee_currency: z.string().trim().min(2, 'validation.required').max(10, 'validation.invalid').optional(),
+  limits: z.string().trim().max(400, 'validation.too_long').optional(),
+});
+
 /** The sensitive settings, each with its value: the parameters of a `config.change` request. */
 export const ZConfigChange = z.discriminatedUnion('setting', [
   z.object({ setting: z.literal('site.auth_type'), value: ZAuthType }),
   z.object({ setting: z.literal('site.site_blocked'), value: z.boolean() }),
   z.object({ setting: z.literal('referral.terms'), value: ZReferralTermsInput }),
   z.object({ setting: z.literal('payments.price'), value: ZPaymentPriceInput }),
+  z.object({ setting: z.literal('cards.price'), value: ZCardPriceInput }),
 ]);
 export type TConfigChange = z.infer<typeof ZConfigChange>;
 export type TConfigSetting = TConfigChange['setting'];
@@ -225,3 +247,12 @@ export type TOpsMenuItemBody = z.infer<typeof ZOpsMenuItemBody>;
 /** POST /api/ops/config/menus/remove */
 export const ZOpsMenuRemoveBody = ZMenuTarget;
 export type TOpsMenuRemoveBody = z.infer<typeof ZOpsMenuRemoveBody>;
+
+/** A card product as `cards:products` lists it, amounts in major units (every currency, enabled or not). */
+export const ZOpsCardProductRow = ZCardProduct.omit({ description: true, image: true }).extend({ enabled: z.boolean() });
+export type TOpsCardProductRow = z.infer<typeof ZOpsCardProductRow>;
+/** GET /api/ops/config/cards */
+export const ZOpsCardProductsResponse = z.object({ status: z.literal('ok'), products: z.array(ZOpsCardProductRow) });
+/** POST /api/ops/config/cards/enabled: a product into or out of the catalogue (its cards stay). */
+export const ZOpsCardEnableBody = z.object({ id: ZCardProductId, enabled: z.boolean() });
+export type TOpsCardEnableBody = z.infer<typeof ZOpsCardEnableBody>;

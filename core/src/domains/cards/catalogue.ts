@@ -163,7 +163,7 @@ async function existingProduct(db: Queryable, id: string): Promise<TProductRow> 
 
 /** cards:product:price — new fees and limits for new orders (placed orders keep theirs). */
 export async function priceProduct(
-  db: Db,
+  db: Queryable,
   id: string,
   input: { issue_fee?: string; monthly_fee?: string; fee_currency?: string; limits?: string },
 ): Promise<TProductRow> {

@@ -4,6 +4,7 @@ import {
   ZOpsArticleParams,
   ZOpsNotificationParams,
   type TOpsArticleBody,
+  type TOpsCardEnableBody,
   type TOpsMenuItemBody,
   type TOpsMenuRemoveBody,
   type TOpsNotificationBody,
@@ -16,6 +17,8 @@ import type { ZOpsNotificationPreviewBody } from '@obmen/shared';
 import {
   articleList,
   articleOf,
+  cardProducts,
+  enableCardProduct,
   changeMenu,
   changeRate,
   menusConfig,
@@ -93,6 +96,24 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
       schema: { tags, summary: 'Turns a payment system, or one of its currencies, on or off', ...schemaOf(CALLS['POST /api/ops/config/payments/enabled']) },
     },
     async (request) => ({ status: 'ok' as const, ...(await enablePaymentSystem(app.db, opsActorOf(request, now), request.body as TOpsPaymentEnableBody)) }),
+  );
+
+  app.get(
+    '/api/ops/config/cards',
+    {
+      config: { ops: 'config.money' },
+      schema: { tags, summary: 'The card catalogue, disabled products too (what cards:products lists)', ...schemaOf(CALLS['GET /api/ops/config/cards']) },
+    },
+    async () => ({ status: 'ok' as const, ...(await cardProducts(app.db)) }),
+  );
+
+  app.post(
+    '/api/ops/config/cards/enabled',
+    {
+      config: { ops: 'config.money', stepUp: true },
+      schema: { tags, summary: 'Puts a card product into the catalogue or takes it out', ...schemaOf(CALLS['POST /api/ops/config/cards/enabled']) },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await enableCardProduct(app.db, opsActorOf(request, now), request.body as TOpsCardEnableBody)) }),
   );
 
   app.get(

@@ -1,5 +1,7 @@
 import type {
   TConfigChange,
+  TOpsCardEnableBody,
+  TOpsCardProductRow,
   TConfigSetting,
   TLocale,
   TOpsArticleBody,
@@ -12,8 +14,10 @@ import type {
   TOpsRateBody,
   TOpsRateRow,
 } from '@obmen/shared';
-import { ZOpsNotificationBody } from '@obmen/shared';
+import { formatAmount, ZOpsNotificationBody } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
+import { enableProduct, findProduct, listProducts, priceProduct, type TProductRow } from '../cards/catalogue.ts';
+import { currencies, type TCurrency } from '../currencies/service.ts';
 import { notFound, notFoundOf } from '../../errors.ts';
 import { writeAudit } from '../audit/service.ts';
 import { getArticle, getMenus, listArticles, markdownToHtml, removeMenuItem, saveArticle, servedHtml, setMenuItem } from '../content/service.ts';
@@ -48,6 +52,35 @@ async function systemRows(db: Queryable, direction: string, id: string, currency
 
 const systemTerms = async (db: Queryable, value: TValueOf<'payments.price'>) => (await systemRows(db, value.direction, value.id, value.currency))[0] ?? null;
 
+const rank = (row: TProductRow, code: string) => (row.currencies.includes(code) ? row.currencies.indexOf(code) : row.currencies.length);
+
+/** A card product as `cards:products` lists it, in major units (precision 0 for a currency no longer known). */
+function cardProductRow(row: TProductRow, byCode: Map<string, TCurrency>): TOpsCardProductRow {
+  const major = (minor: string, code: string) => formatAmount(minor, byCode.get(code)?.precision ?? 0);
+  return {
+    id: row.id,
+    kind: row.kind,
+    name: row.names,
+    currencies: row.currencies,
+    fee_currency: row.fee_currency,
+    issue_fee: major(row.issue_fee, row.fee_currency),
+    monthly_fee: major(row.monthly_fee, row.fee_currency),
+    // In the card's currency order (a jsonb object keeps its keys in its own order).
+    limits: Object.entries(row.limits)
+      .sort(([a], [b]) => rank(row, a) - rank(row, b))
+      .map(([code, limit]) => ({ currency: code, day: major(limit.day, code), month: major(limit.month, code) })),
+    delivery_days: row.delivery_days,
+    enabled: row.enabled,
+  };
+}
+
+/** One product's row; another id answers like a missing one. */
+async function cardProduct(db: Queryable, id: string): Promise<TOpsCardProductRow> {
+  const row = await findProduct(db, id);
+  if (!row) throw notFound();
+  return cardProductRow(row, await currencies(db));
+}
+
 /** The sensitive settings: proposed as `config.change`, applied on a second operator's approval. */
 const SETTINGS: { [S in TConfigSetting]: TSetting<S> } = {
   'site.auth_type': {
@@ -75,16 +108,27 @@ const SETTINGS: { [S in TConfigSetting]: TSetting<S> } = {
       return systemTerms(tx, value);
     },
   },
+  'cards.price': {
+    permission: 'config.money',
+    read: (db, value) => cardProduct(db, value.id),
+    apply: async (tx, { id, ...prices }) => {
+      await cardProduct(tx, id);
+      await priceProduct(tx, id, prices);
+      return cardProduct(tx, id);
+    },
+  },
 };
 
 const settingOf = <S extends TConfigSetting>(setting: S) => SETTINGS[setting] as unknown as TSetting<S>;
 
 export const configPermission = (change: TConfigChange): TOpsPermission => SETTINGS[change.setting].permission;
-/** One open request per setting; per system and currency for a payment system's terms. */
+/** One open request per setting; per system and currency for a payment system's terms, per product for a card's. */
 export const configSubject = (change: TConfigChange) =>
   change.setting === 'payments.price'
     ? `config:payments.price:${change.value.direction}:${change.value.id}:${change.value.currency.toUpperCase()}`
-    : `config:${change.setting}`;
+    : change.setting === 'cards.price'
+      ? `config:cards.price:${change.value.id}`
+      : `config:${change.setting}`;
 
 /** Thrown to roll a trial back: the change is proven to apply without being kept. */
 class Trial extends Error {}
@@ -169,6 +213,31 @@ export async function enablePaymentSystem(db: Db, actor: TOpsActor, body: TOpsPa
     });
   });
   return paymentSystems(db);
+}
+
+// ---- card products ---------------------------------------------------------------------------
+
+export async function cardProducts(db: Queryable) {
+  const byCode = await currencies(db);
+  return { products: (await listProducts(db, { enabledOnly: false })).map((row) => cardProductRow(row, byCode)) };
+}
+
+/** `cards:product:enable|disable` from the screen: direct (nobody's money moves; placed orders keep theirs), audited with the product before and after. */
+export async function enableCardProduct(db: Db, actor: TOpsActor, body: TOpsCardEnableBody) {
+  await db.transaction(async (tx) => {
+    const before = await cardProduct(tx, body.id);
+    await enableProduct(tx, body.id, body.enabled);
+    await writeAudit(tx, {
+      actor: operatorActor(actor.operator),
+      action: body.enabled ? 'config.card_enable' : 'config.card_disable',
+      subject: `card_product:${body.id}`,
+      requestId: actor.requestId,
+      ip: actor.ip,
+      before,
+      after: await cardProduct(tx, body.id),
+    });
+  });
+  return cardProducts(db);
 }
 
 export async function siteConfig(db: Queryable) {

@@ -42,6 +42,7 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
       ['/api/ops/config/referral', finance, [admin, content, support]],
       ['/api/ops/config/rates', finance, [admin, content, support]],
       ['/api/ops/config/payments', finance, [admin, content, support]],
+      ['/api/ops/config/cards', finance, [admin, content, support]],
       ['/api/ops/config/notifications', content, [finance, admin, support]],
       ['/api/ops/config/articles', content, [finance, admin, support]],
     ];
@@ -272,6 +273,101 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     expect((await as(first, '/api/ops/config/payments/enabled', { ...key, enabled: true })).statusCode).toBe(200);
     const unknown = await as(first, '/api/ops/config/payments/enabled', { ...key, id: 'no-such-system', enabled: true });
     expect(unknown.json().code).toBe('payment_system_unknown');
+  });
+
+  it("a card product's prices wait for a second finance operator; taking it out of the catalogue is direct; both audited with before and after", async () => {
+    const [first, second, support] = [await fresh(['finance']), await fresh(['finance']), await fresh(['support'])];
+    type TProduct = { id: string; issue_fee: string; monthly_fee: string; fee_currency: string; enabled: boolean; limits: unknown[] };
+    const product = async () => ((await as(first, '/api/ops/config/cards')).json().products as TProduct[]).find((row) => row.id === 'virtual')!;
+    const was = await product();
+    expect(was).toMatchObject({ kind: 'virtual', name: { en: 'Virtual card' }, fee_currency: 'USD', enabled: true });
+    expect({ code: (await as(support, '/api/ops/config/cards')).json().code }).toEqual({ code: 'ops_forbidden' });
+    expect((await as(support, '/api/ops/config/cards/enabled', { id: 'virtual', enabled: false })).json().code).toBe('ops_forbidden');
+    const supportPrice = await as(support, '/api/ops/requests', {
+      action: 'config.change',
+      params: { setting: 'cards.price', value: { id: 'virtual', issue_fee: '0' } },
+      reason: 'other',
+      text: 'x',
+    });
+    expect(supportPrice.json().code).toBe('ops_forbidden');
+
+    const propose = (value: object, locale: 'ru' | 'en' = 'en') =>
+      as(
+        first,
+        '/api/ops/requests',
+        { action: 'config.change', params: { setting: 'cards.price', value }, reason: 'other', text: 'issuer raised its price' },
+        locale,
+      );
+    const before = await requestCount();
+    const negative = await propose({ id: 'virtual', issue_fee: '-5', monthly_fee: '1', fee_currency: 'USD' }, 'ru');
+    expect(negative.statusCode).toBe(400);
+    expect(negative.json().fields).toMatchObject({ 'params.value.issue_fee': expect.stringMatching(/[а-я]/i) });
+    const unknown = await propose({ id: 'virtual', issue_fee: '5', monthly_fee: '1', fee_currency: 'XYZ' }, 'ru');
+    expect({ status: unknown.statusCode, code: unknown.json().code, message: unknown.json().message }).toEqual({
+      status: 400,
+      code: 'unknown_currency',
+      message: 'Неизвестная валюта: XYZ',
+    });
+    const badLimit = await propose({ id: 'virtual', limits: 'QQQ:1/2' }, 'ru');
+    expect(badLimit.json().code).toBe('unknown_currency');
+    expect((await propose({ id: 'no-such-card', issue_fee: '1' })).statusCode).toBe(404);
+    expect(await requestCount()).toBe(before);
+    expect(await product()).toEqual(was);
+
+    const proposed = await propose({ id: 'virtual', issue_fee: '7.5', monthly_fee: '2', fee_currency: 'usd', limits: 'USD:6000/25000' });
+    expect(proposed.statusCode, proposed.body).toBe(200);
+    const { id, subject } = proposed.json().request;
+    expect(subject).toBe('config:cards.price:virtual');
+    expect(await product()).toEqual(was);
+    expect((await as(first, `/api/ops/requests/${id}/approve`, {})).json().code).toBe('ops_four_eyes');
+    expect(await product()).toEqual(was);
+    const approved = await as(second, `/api/ops/requests/${id}/approve`, {});
+    expect(approved.statusCode, approved.body).toBe(200);
+    const priced = await product();
+    expect(priced).toMatchObject({
+      issue_fee: '7.50',
+      monthly_fee: '2.00',
+      fee_currency: 'USD',
+      limits: [{ currency: 'USD', day: '6000.00', month: '25000.00' }],
+    });
+    const [row] = await ctx.db.query<{ before: TProduct; after: TProduct }>(
+      "SELECT before, after FROM operator_audit WHERE action = 'request.approve:config.change' AND details->>'request' = $1",
+      [id],
+    );
+    expect({ before: row!.before.issue_fee, after: row!.after.issue_fee }).toEqual({ before: was.issue_fee, after: '7.50' });
+    // Customers see the new price for new orders.
+    const customer = await signUp(ctx.app, ctx.db, freshEmail('card-price'), 'correct horse battery', 'en');
+    const offered = (await call(ctx.app, '/api/card', { token: customer })).json().products.find((p: { id: string }) => p.id === 'virtual');
+    expect(offered.issue_fee).toBe('7.50');
+
+    const off = await as(first, '/api/ops/config/cards/enabled', { id: 'virtual', enabled: false });
+    expect(off.statusCode, off.body).toBe(200);
+    expect(off.json().products.find((p: TProduct) => p.id === 'virtual').enabled).toBe(false);
+    const catalogue = (await call(ctx.app, '/api/card', { token: customer })).json().products.map((p: { id: string }) => p.id);
+    expect(catalogue).not.toContain('virtual');
+    const [toggled] = await ctx.db.query<{ subject: string; before: TProduct; after: TProduct }>(
+      "SELECT subject, before, after FROM operator_audit WHERE action = 'config.card_disable' ORDER BY id DESC LIMIT 1",
+    );
+    expect({ subject: toggled!.subject, before: toggled!.before.enabled, after: toggled!.after.enabled }).toEqual({
+      subject: 'card_product:virtual',
+      before: true,
+      after: false,
+    });
+    expect((await as(first, '/api/ops/config/cards/enabled', { id: 'virtual', enabled: true })).statusCode).toBe(200);
+    expect((await as(first, '/api/ops/config/cards/enabled', { id: 'no-such-card', enabled: true })).statusCode).toBe(404);
+    // The catalogue as it was, for the tests after this one.
+    const restored = await as(first, '/api/ops/requests', {
+      action: 'config.change',
+      params: {
+        setting: 'cards.price',
+        value: { id: 'virtual', issue_fee: was.issue_fee, monthly_fee: was.monthly_fee, fee_currency: 'USD', limits: 'USD:5000/20000,EUR:4500/18000' },
+      },
+      reason: 'other',
+      text: 'back',
+    });
+    expect((await as(second, `/api/ops/requests/${restored.json().request.id}/approve`, {})).statusCode).toBe(200);
+    expect(await product()).toEqual(was);
+    expect(await verifyAuditChain(ctx.db)).toMatchObject({ intact: true });
   });
 
   it('an article from Markdown: the preview is what the page serves; publishing is audited with before and after', async () => {

@@ -36,6 +36,18 @@ export function useRequestText(): (request: Pick<TOpsRequest, 'action' | 'params
         });
       case 'config.change': {
         const value = params.value;
+        if (text('setting') === 'cards.price' && typeof value === 'object' && value !== null) {
+          const price = value as Record<string, string | undefined>;
+          const fee = (amount: string | undefined) => (amount === undefined ? undefined : displayMoney(amount, price.fee_currency ?? '', locale).trim());
+          const changes = [
+            ['cards_issue_fee', fee(price.issue_fee)],
+            ['cards_monthly_fee', fee(price.monthly_fee)],
+            ['cards_limits', price.limits],
+          ]
+            .filter(([, said]) => said !== undefined)
+            .map(([label, said]) => `${t(`ops.config.${label as 'cards_limits'}`)}: ${said}`);
+          return t('ops.config.cards_price_text', { id: price.id ?? '', changes: changes.join('; ') || '—' });
+        }
         return t('ops.config.change_text', {
           setting: t(`ops.config.setting.${text('setting') as TConfigSetting}`),
           value: typeof value === 'object' && value !== null ? paramsText(value as Record<string, unknown>) : String(value),

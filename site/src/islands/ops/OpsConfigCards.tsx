@@ -1,0 +1,190 @@
+import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { CALLS } from '@obmen/shared/calls';
+import { displayMoney } from '@obmen/shared/format';
+import type { TOpsCardProductRow } from '@obmen/shared/ops-config';
+import { api } from '../../lib/api.ts';
+import { FormError, FormSaved } from '../FormParts.tsx';
+import { IslandRoot, type TIslandProps } from '../IslandRoot.tsx';
+import { ConfigText } from './ConfigFields.tsx';
+import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
+import { OpsTable } from './OpsTable.tsx';
+import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
+import { useStepUp } from './StepUp.tsx';
+import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
+
+/*
+ * The card catalogue. Putting a product in or out is one operator's (audited, placed cards keep
+ * theirs); its fees and limits are a `config.change` request a second finance operator approves.
+ */
+
+const loadProducts = async () => ({ products: (await api(CALLS['GET /api/ops/config/cards'])).products });
+const TERMS = ['issue_fee', 'monthly_fee', 'fee_currency', 'limits'] as const;
+type TTerm = (typeof TERMS)[number];
+const FEES: readonly TTerm[] = ['issue_fee', 'monthly_fee', 'fee_currency'];
+const limitsText = (row: TOpsCardProductRow) => row.limits.map((limit) => `${limit.currency}:${limit.day}/${limit.month}`).join(', ');
+const termsOf = (row: TOpsCardProductRow): Record<TTerm, string> => ({
+  issue_fee: row.issue_fee,
+  monthly_fee: row.monthly_fee,
+  fee_currency: row.fee_currency,
+  limits: limitsText(row),
+});
+const LABELS: Record<TTerm, string> = {
+  issue_fee: 'ops.config.cards_issue_fee',
+  monthly_fee: 'ops.config.cards_monthly_fee',
+  fee_currency: 'ops.config.cards_fee_currency',
+  limits: 'ops.config.cards_limits_input',
+};
+
+function Toggle({ row, onDone }: { row: TOpsCardProductRow; onDone: (products: TOpsCardProductRow[]) => void }) {
+  const { t } = useTranslation();
+  const { stepped, prompt } = useStepUp();
+  const { sending, error, submit } = useOpsAction();
+  const onSubmit = (event: FormEvent<HTMLFormElement>) =>
+    submit(event, async () => {
+      const body = { id: row.id, enabled: !row.enabled };
+      onDone((await stepped(() => api(CALLS['POST /api/ops/config/cards/enabled'], { body }))).products);
+      return undefined;
+    });
+  return (
+    <form noValidate onSubmit={onSubmit}>
+      <FormError text={error} />
+      <OpsSubmit
+        label={t(row.enabled ? 'ops.config.cards_disable' : 'ops.config.cards_enable')}
+        testId={`ops-cards-toggle-${row.id}`}
+        sending={sending}
+        hidden={Boolean(prompt)}
+        outline
+      />
+      {prompt}
+    </form>
+  );
+}
+
+function PriceForm({ products }: { products: TOpsCardProductRow[] }) {
+  const { t, i18n } = useTranslation();
+  const { stepped, prompt } = useStepUp();
+  const [chosen, setChosen] = useState(products[0]?.id ?? '');
+  const [values, setValues] = useState<Partial<Record<TTerm, string>>>({});
+  const [reason, setReason] = useState<TReason>(NO_REASON);
+  const { sending, error, fields, done, submit } = useOpsAction();
+  const row = products.find((product) => product.id === chosen);
+  const now = row ? termsOf(row) : null;
+  const refused = (name: string) => fields[name] ?? fields[`params.value.${name}`];
+  const locale = i18n.language === 'en' ? 'en' : 'ru';
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) =>
+    submit(event, async () => {
+      if (!row || !now) return undefined;
+      const given = (name: TTerm) => (values[name] ?? now[name]).trim();
+      const changed = TERMS.filter((name) => given(name) !== now[name]);
+      if (!changed.length) return t('ops.config.unchanged');
+      // A fee changes with its currency named, and a new currency with both fees in it (as the command asks).
+      const terms = changed.some((name) => FEES.includes(name)) ? [...new Set([...changed, ...FEES])] : changed;
+      const value = { id: row.id, ...Object.fromEntries(terms.map((name) => [name, given(name)])) };
+      await stepped(() => api(CALLS['POST /api/ops/requests'], { body: { action: 'config.change', params: { setting: 'cards.price', value }, ...reason } }));
+      setValues({});
+      return t('ops.request_proposed');
+    });
+
+  return (
+    <section className="ops-audit" aria-labelledby="ops-cards-price-title">
+      <h2 id="ops-cards-price-title">{t('ops.config.cards_price')}</h2>
+      <p>{t('ops.config.cards_price_lead')}</p>
+      <form className="ops-form" noValidate onSubmit={onSubmit} data-testid="ops-cards-price-form">
+        <label className="field">
+          <span className="field-label">{t('ops.config.cards_product')}</span>
+          <select
+            name="product"
+            value={chosen}
+            onChange={(event) => {
+              setChosen(event.target.value);
+              setValues({});
+            }}
+            data-testid="ops-cards-product"
+          >
+            {products.map((product) => (
+              <option key={product.id} value={product.id}>
+                {`${product.name[locale]} (${product.id})`}
+              </option>
+            ))}
+          </select>
+        </label>
+        <div className="ops-config-row">
+          {TERMS.filter((name) => name !== 'limits').map((name) => (
+            <ConfigText
+              key={name}
+              id={`ops-cards-${name}`}
+              name={name}
+              label={t(LABELS[name] as 'ops.config.cards_issue_fee')}
+              value={values[name] ?? now?.[name] ?? ''}
+              error={refused(name)}
+              onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
+            />
+          ))}
+        </div>
+        <ConfigText
+          id="ops-cards-limits"
+          name="limits"
+          label={t('ops.config.cards_limits_input')}
+          value={values.limits ?? now?.limits ?? ''}
+          error={refused('limits')}
+          onChange={(value) => setValues((held) => ({ ...held, limits: value }))}
+        />
+        <ReasonFields id="ops-cards-price" value={reason} error={fields.text} onChange={setReason} />
+        <FormError text={error} testId="ops-cards-price-error" />
+        <FormSaved text={done} testId="ops-cards-price-proposed" />
+        <OpsSubmit label={t('ops.config.propose')} testId="ops-cards-price-submit" sending={sending} hidden={Boolean(prompt)} />
+      </form>
+      {prompt}
+    </section>
+  );
+}
+
+function Cards() {
+  const { t, i18n } = useTranslation();
+  const locale = i18n.language === 'en' ? 'en' : 'ru';
+  const { data, failure } = useOpsLoad(loadProducts);
+  const [products, setProducts] = useState<TOpsCardProductRow[] | null>(null);
+  if (!data) return <OpsLoadState failure={failure} />;
+  const rows = products ?? data.products;
+  return (
+    <div className="ops-home" data-testid="ops-config-cards">
+      <PriceForm products={rows} />
+      <OpsTable
+        id="ops-cards"
+        title={t('ops.config.section_cards')}
+        rows={rows}
+        rowKey={(row) => row.id}
+        columns={[
+          {
+            title: t('ops.config.cards_name'),
+            cell: (row) => `${row.name[locale]} (${row.id}, ${t(`ops.config.cards_kind_${row.kind as 'virtual'}`)})`,
+          },
+          { title: t('ops.config.cards_currencies'), cell: (row) => row.currencies.join(', ') },
+          { title: t('ops.config.cards_issue_fee'), cell: (row) => displayMoney(row.issue_fee, row.fee_currency, locale) },
+          { title: t('ops.config.cards_monthly_fee'), cell: (row) => displayMoney(row.monthly_fee, row.fee_currency, locale) },
+          {
+            title: t('ops.config.cards_limits'),
+            cell: (row) =>
+              row.limits.map((limit) => (
+                <div key={limit.currency} className="ops-config-limit">
+                  {`${displayMoney(limit.day, limit.currency, locale, 0)} / ${displayMoney(limit.month, limit.currency, locale, 0)}`}
+                </div>
+              )),
+          },
+          { title: t('ops.config.payments_state'), cell: (row) => t(row.enabled ? 'ops.config.cards_on' : 'ops.config.cards_off') },
+          { title: t('ops.config.notify_col_action'), cell: (row) => <Toggle row={row} onDone={setProducts} /> },
+        ]}
+      />
+    </div>
+  );
+}
+
+export default function OpsConfigCards({ locale, messages, timeZone }: TIslandProps) {
+  return (
+    <IslandRoot locale={locale} messages={messages} timeZone={timeZone}>
+      <Cards />
+    </IslandRoot>
+  );
+}
