@@ -19,6 +19,9 @@ export async function buildBff(upstreamUrl: string, env: Partial<Record<keyof TC
     UPSTREAM_URL: upstreamUrl,
     // A password sign-in spends one scrypt (~0.5 s) in core.
     UPSTREAM_TIMEOUT_MS: '20000',
+    // The real core runs in this process (on PGlite): its work delays this event loop too, and
+    // beside other test files a second of delay would shed the BFF's requests (503 overloaded).
+    SHED_EVENT_LOOP_DELAY_MS: '0',
     SITE_DIST: site.dir,
     ...env,
   });
