@@ -39,9 +39,11 @@ export type TDepositRow = {
   required_confirmations: number;
   created_at: Date;
   expires_at: Date;
+  /** A chain deposit confirmed but above its customer's limits: held for an operator since. */
+  held_at: Date | null;
 };
 export const DEPOSIT_COLUMNS = `id::text AS id, public_id::text AS public_id, direction, provider, system_id, user_id::text AS user_id, currency,
-  amount::text AS amount, fee::text AS fee, state, reason, reference, address, confirmations, required_confirmations, created_at, expires_at`;
+  amount::text AS amount, fee::text AS fee, state, reason, reference, address, confirmations, required_confirmations, created_at, expires_at, held_at`;
 
 /** A new deposit; amount and fee in minor units (the user is credited amount − fee). */
 export async function createDeposit(
