@@ -92,7 +92,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(notificationRoutes);
   await fastify.register(authRoutes, { config });
   await fastify.register(userRoutes);
-  await fastify.register(mailingRoutes);
+  await fastify.register(mailingRoutes, { now: clock });
   await fastify.register(ratesPlugin, { config });
   await fastify.register(walletRoutes);
   await fastify.register(exchangeRoutes);
