@@ -27,11 +27,12 @@ function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps,
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState(confirm);
-  const options = groups.flatMap((group) => group.systems.filter((system) => !system.locked).map((system) => ({ group, system })));
-  const [choice, setChoice] = useState(0);
+  // Locked systems too: the book may be filled before the level that opens them.
+  const options = groups.flatMap((group) => group.systems.map((system) => ({ group, system, key: `${system.id}|${group.currency}` })));
+  const [choice, setChoice] = useState(options[0]?.key ?? '');
   const [values, setValues] = useState<Record<string, string>>({});
   const [code, setCode] = useState('');
-  const chosen = options[choice];
+  const chosen = options.find((option) => option.key === choice);
   const names: Array<'label' | 'code' | TPaymentField> = ['label', ...(chosen?.system.fields ?? []), ...(secondFactor ? (['code'] as const) : [])];
 
   async function run(call: () => Promise<TWithdrawBook & { message: string }>) {
@@ -122,9 +123,9 @@ function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps,
         <form className="settings-form" noValidate onSubmit={onAdd} data-testid="book-add">
           <label className="field">
             <span className="field-label">{t('withdraw.book_system')}</span>
-            <select value={choice} onChange={(event) => setChoice(Number(event.target.value))} data-testid="book-system">
-              {options.map((option, i) => (
-                <option key={`${option.system.id}-${option.group.currency}`} value={i}>
+            <select value={choice} onChange={(event) => setChoice(event.target.value)} data-testid="book-system">
+              {options.map((option) => (
+                <option key={option.key} value={option.key}>
                   {option.group.currency} · {option.system.name[locale]}
                 </option>
               ))}
