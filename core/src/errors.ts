@@ -38,6 +38,9 @@ export const ERRORS = {
   invite_code_not_found: error(404, 'api.invite_code_not_found'),
   ops_request_not_found: error(404, 'api.ops_request_not_found'),
   suspense_not_found: error(404, 'api.suspense_not_found'),
+  data_export_not_found: error(404, 'api.data_export_not_found'),
+  account_not_closable: error(409, 'privacy.blocker_balance'),
+  account_closed: error(403, 'privacy.account_closed'),
   withdraw_destination_not_found: error(404, 'api.withdraw_destination_not_found'),
   withdraw_destination_exists: error(409, 'withdraw.book_exists'),
   withdraw_destination_unconfirmed: error(403, 'withdraw.book_unconfirmed'),
@@ -226,6 +229,7 @@ export const MISSING_ENTITIES = [
   'ops_request',
   'suspense',
   'withdraw_destination',
+  'data_export',
 ] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 

@@ -35,4 +35,5 @@ export * from './ops-requests.ts';
 export * from './ops-config.ts';
 export * from './ops-withdrawals.ts';
 export * from './ops-payments.ts';
+export * from './privacy.ts';
 export * from './ops-reconciliation.ts';

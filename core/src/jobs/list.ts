@@ -24,6 +24,8 @@ import type { TIssuers } from '../domains/cards/issuer.ts';
 import type { THub } from '../domains/realtime/hub.ts';
 import type { TDocumentCipher } from '../domains/verification/cipher.ts';
 import { writeMoneyMails } from '../mail/money.ts';
+import { runPrivacyJobs } from '../domains/privacy/service.ts';
+import type { TFileStorage } from '../storage/index.ts';
 import type { TJob } from './scheduler.ts';
 
 /** What the jobs work with besides the database and the clock (app.ts hands them in). */
@@ -32,6 +34,7 @@ export type TJobDeps = {
   providers: TProviders;
   issuers: TIssuers;
   cipher: TDocumentCipher;
+  storage: TFileStorage;
   mailer: { kick: () => void; flush: () => Promise<number> };
   hub: THub;
 };
@@ -42,7 +45,7 @@ const TEN_MINUTES = 10 * 60 * 1000;
  * Every timed job of the core. To add one: its name in names.ts, an entry here calling a plain
  * function of its domain with `now` (never `new Date()`), a line in docs/ops.md's JOBS row.
  */
-export function listJobs({ config, providers, issuers, cipher, mailer, hub }: TJobDeps): TJob[] {
+export function listJobs({ config, providers, issuers, cipher, storage, mailer, hub }: TJobDeps): TJob[] {
   const sandbox = issuers.get('sandbox') as ReturnType<typeof sandboxIssuer> | undefined;
   return [
     {
@@ -67,6 +70,8 @@ export function listJobs({ config, providers, issuers, cipher, mailer, hub }: TJ
         return { tasks: purged.length };
       },
     },
+    // Data exports asked for, made and (after 24 hours) removed; closed accounts erased after the legal period.
+    { name: 'data-exports', everyMs: 10_000, run: ({ db, now }) => runPrivacyJobs({ db, storage, cipher }, now) },
     { name: 'deposit-expiry', everyMs: TEN_MINUTES, run: async ({ db, now }) => ({ expired: await expireDeposits(db, now) }) },
     // Four-eyes requests nobody decided within 24 hours (reads lapse them too; this keeps the queue's figures true).
     { name: 'ops-request-lapse', everyMs: TEN_MINUTES, run: async ({ db, now }) => ({ lapsed: await lapseOpsRequests(db, now) }) },

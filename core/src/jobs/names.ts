@@ -4,6 +4,7 @@
  */
 export const JOB_NAMES = [
   'purge',
+  'data-exports',
   'deposit-expiry',
   'ops-request-lapse',
   'card-fees',
