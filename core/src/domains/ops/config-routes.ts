@@ -4,6 +4,7 @@ import {
   ZOpsArticleParams,
   ZOpsNotificationParams,
   type TOpsArticleBody,
+  type TOpsCardCreateBody,
   type TOpsCardEnableBody,
   type TOpsMenuItemBody,
   type TOpsMenuRemoveBody,
@@ -18,7 +19,9 @@ import {
   articleList,
   articleOf,
   cardProducts,
+  createCardProduct,
   enableCardProduct,
+  limitsConfig,
   changeMenu,
   changeRate,
   menusConfig,
@@ -114,6 +117,28 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
       schema: { tags, summary: 'Puts a card product into the catalogue or takes it out', ...schemaOf(CALLS['POST /api/ops/config/cards/enabled']) },
     },
     async (request) => ({ status: 'ok' as const, ...(await enableCardProduct(app.db, opsActorOf(request, now), request.body as TOpsCardEnableBody)) }),
+  );
+
+  app.post(
+    '/api/ops/config/cards',
+    {
+      config: { ops: 'config.money', stepUp: true },
+      schema: {
+        tags,
+        summary: 'Adds a card product, out of the catalogue until put in (what cards:product:create does)',
+        ...schemaOf(CALLS['POST /api/ops/config/cards']),
+      },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await createCardProduct(app.db, opsActorOf(request, now), request.body as TOpsCardCreateBody)) }),
+  );
+
+  app.get(
+    '/api/ops/config/limits',
+    {
+      config: { ops: 'config.money' },
+      schema: { tags, summary: "Every verification level's limits (changed through config.change requests)", ...schemaOf(CALLS['GET /api/ops/config/limits']) },
+    },
+    async () => ({ status: 'ok' as const, ...(await limitsConfig(app.db)) }),
   );
 
   app.get(

@@ -1,5 +1,6 @@
 import type {
   TConfigChange,
+  TOpsCardCreateBody,
   TOpsCardEnableBody,
   TOpsCardProductRow,
   TConfigSetting,
@@ -16,7 +17,7 @@ import type {
 } from '@obmen/shared';
 import { formatAmount, ZOpsNotificationBody } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
-import { enableProduct, findProduct, listProducts, priceProduct, type TProductRow } from '../cards/catalogue.ts';
+import { createProduct, enableProduct, findProduct, listProducts, priceProduct, type TProductRow } from '../cards/catalogue.ts';
 import { currencies, type TCurrency } from '../currencies/service.ts';
 import { notFound, notFoundOf } from '../../errors.ts';
 import { writeAudit } from '../audit/service.ts';
@@ -27,6 +28,7 @@ import { describeRates, setRate } from '../rates/service.ts';
 import { FeedRateSource, type RateSource } from '../rates/source.ts';
 import { operatorTerms, setReferralTerms } from '../referral/service.ts';
 import { getSiteSettings, setSiteSetting } from '../site/service.ts';
+import { listLimits, setLevelLimit } from '../limits/service.ts';
 import type { TOpsActor } from './customers.ts';
 import { operatorActor } from './service.ts';
 
@@ -117,6 +119,11 @@ const SETTINGS: { [S in TConfigSetting]: TSetting<S> } = {
       return cardProduct(tx, id);
     },
   },
+  'limits.level': {
+    permission: 'config.money',
+    read: async (db, value) => (await listLimits(db, value))[0] ?? null,
+    apply: setLevelLimit,
+  },
 };
 
 const settingOf = <S extends TConfigSetting>(setting: S) => SETTINGS[setting] as unknown as TSetting<S>;
@@ -128,7 +135,9 @@ export const configSubject = (change: TConfigChange) =>
     ? `config:payments.price:${change.value.direction}:${change.value.id}:${change.value.currency.toUpperCase()}`
     : change.setting === 'cards.price'
       ? `config:cards.price:${change.value.id}`
-      : `config:${change.setting}`;
+      : change.setting === 'limits.level'
+        ? `config:limits.level:${change.value.level}:${change.value.operation}`
+        : `config:${change.setting}`;
 
 /** Thrown to roll a trial back: the change is proven to apply without being kept. */
 class Trial extends Error {}
@@ -239,6 +248,25 @@ export async function enableCardProduct(db: Db, actor: TOpsActor, body: TOpsCard
   });
   return cardProducts(db);
 }
+
+/** `cards:product:create` from the screen: out of the catalogue until put in; the audit row's `after` is the new product. */
+export async function createCardProduct(db: Db, actor: TOpsActor, body: TOpsCardCreateBody) {
+  await db.transaction(async (tx) => {
+    const created = await createProduct(tx, body);
+    await writeAudit(tx, {
+      actor: operatorActor(actor.operator),
+      action: 'config.card_create',
+      subject: `card_product:${created.id}`,
+      requestId: actor.requestId,
+      ip: actor.ip,
+      before: null,
+      after: await cardProduct(tx, created.id),
+    });
+  });
+  return cardProducts(db);
+}
+
+export const limitsConfig = async (db: Queryable) => ({ limits: await listLimits(db) });
 
 export async function siteConfig(db: Queryable) {
   return { settings: await getSiteSettings(db) };

@@ -5,6 +5,7 @@ import { asOperator, operatorWith, stepUpOperator, type TTestOperator, useOpsApp
 import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
 import { getSiteSettings, setSiteSetting } from '../../../src/domains/site/service.ts';
 import { operatorTerms } from '../../../src/domains/referral/service.ts';
+import { setLevelLimit } from '../../../src/domains/limits/service.ts';
 
 describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
   const ctx = useOpsApp(engine);
@@ -43,6 +44,7 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
       ['/api/ops/config/rates', finance, [admin, content, support]],
       ['/api/ops/config/payments', finance, [admin, content, support]],
       ['/api/ops/config/cards', finance, [admin, content, support]],
+      ['/api/ops/config/limits', finance, [admin, content, support]],
       ['/api/ops/config/notifications', content, [finance, admin, support]],
       ['/api/ops/config/articles', content, [finance, admin, support]],
     ];
@@ -368,6 +370,111 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     expect((await as(second, `/api/ops/requests/${restored.json().request.id}/approve`, {})).statusCode).toBe(200);
     expect(await product()).toEqual(was);
     expect(await verifyAuditChain(ctx.db)).toMatchObject({ intact: true });
+  });
+
+  it("a level's limits change only when a second finance operator approves; a bad value is refused at proposal, in the operator's language", async () => {
+    const [first, second, support] = [await fresh(['finance']), await fresh(['finance']), await fresh(['support'])];
+    type TLimit = { level: number; operation: string; currency: string; per_24h: string; per_30d: string };
+    const limit = async () =>
+      ((await as(first, '/api/ops/config/limits')).json().limits as TLimit[]).find((row) => row.level === 1 && row.operation === 'withdrawal')!;
+    const was = await limit();
+    expect(was).toEqual({ level: 1, operation: 'withdrawal', currency: 'USD', per_24h: '20000', per_30d: '100000' });
+    const propose = (value: object, by = first, locale: 'ru' | 'en' = 'en') =>
+      as(by, '/api/ops/requests', { action: 'config.change', params: { setting: 'limits.level', value }, reason: 'other', text: 'new rules' }, locale);
+    const good = { level: 1, operation: 'withdrawal', currency: 'usdt', per_24h: '30000', per_30d: '150000' };
+    expect((await propose(good, support)).json().code).toBe('ops_forbidden');
+
+    const before = await requestCount();
+    const inverted = await propose({ ...good, per_24h: '200000' }, first, 'ru');
+    expect({ status: inverted.statusCode, code: inverted.json().code }).toEqual({ status: 400, code: 'validation' });
+    expect(inverted.json().fields.per_30d).toBe('Лимит за 30 дней не может быть меньше лимита за 24 часа');
+    const negative = await propose({ ...good, per_24h: '-1' }, first, 'ru');
+    expect(negative.json().fields).toMatchObject({ 'params.value.per_24h': expect.stringMatching(/[а-я]/i) });
+    expect((await propose({ ...good, currency: 'XYZ' }, first, 'ru')).json().message).toBe('Неизвестная валюта: XYZ');
+    expect((await propose({ ...good, per_24h: '0.0000001' })).json().code).toBe('not_an_amount');
+    expect((await propose({ ...good, level: 2 })).statusCode).toBe(400);
+    expect(await requestCount()).toBe(before);
+
+    const proposed = await propose(good);
+    expect(proposed.statusCode, proposed.body).toBe(200);
+    const { id, subject } = proposed.json().request;
+    expect(subject).toBe('config:limits.level:1:withdrawal');
+    expect(await limit()).toEqual(was);
+    expect((await as(first, `/api/ops/requests/${id}/approve`, {})).json().code).toBe('ops_four_eyes');
+    const approved = await as(second, `/api/ops/requests/${id}/approve`, {});
+    expect(approved.statusCode, approved.body).toBe(200);
+    const changed = { level: 1, operation: 'withdrawal', currency: 'USDT', per_24h: '30000', per_30d: '150000' };
+    expect(await limit()).toEqual(changed);
+    // Customers read the same table.
+    const customer = await signUp(ctx.app, ctx.db, freshEmail('limits'), 'correct horse battery', 'en');
+    const shown = (await call(ctx.app, '/api/verification', { token: customer })).json().verification.limits as TLimit[];
+    expect(shown.find((row) => row.level === 1 && row.operation === 'withdrawal')).toEqual(changed);
+    const [row] = await ctx.db.query<{ before: TLimit; after: TLimit }>(
+      "SELECT before, after FROM operator_audit WHERE action = 'request.approve:config.change' AND details->>'request' = $1",
+      [id],
+    );
+    expect(row).toEqual({ before: was, after: changed });
+    await setLevelLimit(ctx.db, { level: 1, operation: 'withdrawal', currency: 'USD', per_24h: '20000', per_30d: '100000' });
+    expect(await verifyAuditChain(ctx.db)).toMatchObject({ intact: true });
+  });
+
+  it('a finance operator adds a card product: out of the catalogue, audited with the new row as after; a taken code or a bad value changes nothing', async () => {
+    const stale = await operator(['finance']);
+    clock.tick(6 * 60_000);
+    const [finance, support] = [await fresh(['finance']), await fresh(['support'])];
+    const METAL = {
+      id: 'metal',
+      kind: 'physical',
+      name_ru: 'Металлическая',
+      name_en: 'Metal card',
+      currencies: 'usd, EUR',
+      fee_currency: 'USD',
+      issue_fee: '50',
+      monthly_fee: '5',
+      limits: 'USD:10000/40000, EUR:9000/36000',
+      delivery_days: '14',
+    };
+    const create = (body: object, by = finance, locale: 'ru' | 'en' = 'en') => as(by, '/api/ops/config/cards', body, locale);
+    const count = async () => (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM card_products'))[0]!.n;
+    const was = await count();
+    expect((await create(METAL, support)).json().code).toBe('ops_forbidden');
+    expect((await create(METAL, stale)).json().code).toBe('step_up_required');
+    const badLimits = await create({ ...METAL, limits: 'USD:1' }, finance, 'ru');
+    expect(badLimits.json().fields).toMatchObject({ limits: expect.stringMatching(/[а-я]/i) });
+    expect((await create({ ...METAL, delivery_days: '91' })).json().fields).toHaveProperty('delivery_days');
+    expect((await create({ ...METAL, fee_currency: 'XYZ' }, finance, 'ru')).json().message).toBe('Неизвестная валюта: XYZ');
+    expect(await count()).toBe(was);
+
+    const created = await create(METAL);
+    expect(created.statusCode, created.body).toBe(200);
+    const product = created.json().products.find((row: { id: string }) => row.id === 'metal');
+    expect(product).toMatchObject({
+      kind: 'physical',
+      name: { ru: 'Металлическая', en: 'Metal card' },
+      currencies: ['USD', 'EUR'],
+      issue_fee: '50.00',
+      monthly_fee: '5.00',
+      limits: [
+        { currency: 'USD', day: '10000.00', month: '40000.00' },
+        { currency: 'EUR', day: '9000.00', month: '36000.00' },
+      ],
+      delivery_days: 14,
+      enabled: false,
+    });
+    const customer = await signUp(ctx.app, ctx.db, freshEmail('card-new'), 'correct horse battery', 'en');
+    const offered = async () => (await call(ctx.app, '/api/card', { token: customer })).json().products.map((p: { id: string }) => p.id);
+    expect(await offered()).not.toContain('metal');
+    const [row] = await ctx.db.query<{ subject: string; before: unknown; after: unknown }>(
+      "SELECT subject, before, after FROM operator_audit WHERE action = 'config.card_create' ORDER BY id DESC LIMIT 1",
+    );
+    expect(row).toEqual({ subject: 'card_product:metal', before: null, after: product });
+
+    const taken = await create({ ...METAL, name_en: 'Another' }, finance, 'ru');
+    expect({ status: taken.statusCode, id: taken.json().fields?.id }).toEqual({ status: 400, id: 'Продукт с таким кодом уже есть' });
+    expect(await count()).toBe(was + 1);
+    expect((await as(finance, '/api/ops/config/cards/enabled', { id: 'metal', enabled: true })).statusCode).toBe(200);
+    expect(await offered()).toContain('metal');
+    await ctx.db.query("DELETE FROM card_products WHERE id = 'metal'");
   });
 
   it('an article from Markdown: the preview is what the page serves; publishing is audited with before and after', async () => {
