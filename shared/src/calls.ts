@@ -437,6 +437,7 @@ export const CALLS = declareCalls({
   'POST /api/ops/config/notifications': json(ZOpsNotificationBody, ZOpsNotificationResponse),
   'POST /api/ops/config/notifications/preview': json(ZOpsNotificationPreviewBody, ZOpsNotificationPreviewResponse),
   'POST /api/ops/config/notifications/{id}/delete': answers(ZOk),
+  'POST /api/ops/config/notifications/scheduled/{id}/cancel': answers(ZOk),
 });
 
 export type TCalls = typeof CALLS;

@@ -138,15 +138,22 @@ export const ZOpsNotificationBody = z
     closable: z.boolean().default(true),
     /** Until when it shows; none: until closed or deleted. */
     expires_at: z.iso.datetime({ offset: true, message: 'validation.invalid' }).nullable().default(null),
+    /** When it goes out; none: now. A later time stores it until the `notifications-scheduled` job publishes it. */
+    send_at: z.iso.datetime({ offset: true, message: 'validation.invalid' }).nullable().default(null),
     texts: z
       .array(ZComposedText)
       .min(1, 'validation.required')
       .max(LOCALES.length)
       .refine((texts) => new Set(texts.map((text) => text.locale)).size === texts.length, 'validation.invalid'),
   })
-  .refine((body) => body.to === 'everyone' || body.accounts.length > 0, { path: ['accounts'], message: 'validation.required' });
+  .refine((body) => body.to === 'everyone' || body.accounts.length > 0, { path: ['accounts'], message: 'validation.required' })
+  .refine((body) => !body.send_at || !body.expires_at || Date.parse(body.expires_at) > Date.parse(body.send_at), {
+    path: ['expires_at'],
+    message: 'ops.config.notify_expires_before_send',
+  });
 export type TOpsNotificationBody = z.input<typeof ZOpsNotificationBody>;
-export const ZOpsNotificationResponse = z.object({ status: z.literal('ok'), ids: z.array(z.number().int()) });
+/** The notifications published now, or the scheduled one's number (`ids` empty until it goes out). */
+export const ZOpsNotificationResponse = z.object({ status: z.literal('ok'), ids: z.array(z.number().int()), scheduled: z.number().int().nullable() });
 
 export const ZOpsNotificationRow = z.object({
   id: z.number().int(),
@@ -160,8 +167,23 @@ export const ZOpsNotificationRow = z.object({
   expires_at: z.string().nullable(),
   closed_by: z.number().int(),
 });
-/** GET /api/ops/config/notifications: the latest, newest first. */
-export const ZOpsNotificationsResponse = z.object({ status: z.literal('ok'), notifications: z.array(ZOpsNotificationRow) });
+/** A notification waiting for its time. */
+export const ZOpsScheduledRow = z.object({
+  id: z.number().int(),
+  send_at: z.string(),
+  to: z.enum(['everyone', 'accounts']),
+  accounts: z.array(z.number().int()),
+  display: z.string(),
+  locales: z.array(z.string()),
+  title: z.string(),
+  scheduled_by: z.string(),
+});
+/** GET /api/ops/config/notifications: the latest, newest first; the scheduled ones, soonest first. */
+export const ZOpsNotificationsResponse = z.object({
+  status: z.literal('ok'),
+  notifications: z.array(ZOpsNotificationRow),
+  scheduled: z.array(ZOpsScheduledRow),
+});
 export const ZOpsNotificationParams = z.object({ id: z.string().regex(/^[1-9]\d{0,17}$/, 'validation.invalid') });
 
 /** A pair's terms as the `rates:list` command shows them (amounts in major units of src). */

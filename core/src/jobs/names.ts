@@ -6,6 +6,7 @@ export const JOB_NAMES = [
   'purge',
   'deposit-expiry',
   'ops-request-lapse',
+  'notifications-scheduled',
   'card-fees',
   'referral-settlement',
   'webhook-retry',

@@ -29,13 +29,10 @@ import {
   publishArticle,
   enablePaymentSystem,
   paymentSystems,
-  previewNotification,
-  publishNotification,
   ratesConfig,
-  recentNotifications,
-  removeNotification,
   siteConfig,
 } from './config.ts';
+import { cancelScheduledNotification, previewNotification, publishNotification, recentNotifications, removeNotification } from './config-notifications.ts';
 import { opsActorOf } from './customers-routes.ts';
 import { operatorTerms } from '../referral/service.ts';
 
@@ -217,9 +214,9 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
     '/api/ops/config/notifications',
     {
       config: { ops: 'content.publish' },
-      schema: { tags, summary: 'The latest notifications, newest first', ...schemaOf(CALLS['GET /api/ops/config/notifications']) },
+      schema: { tags, summary: 'The latest notifications, newest first, and the scheduled ones', ...schemaOf(CALLS['GET /api/ops/config/notifications']) },
     },
-    async () => ({ status: 'ok' as const, notifications: await recentNotifications(app.db) }),
+    async () => ({ status: 'ok' as const, ...(await recentNotifications(app.db)) }),
   );
 
   app.post(
@@ -239,9 +236,30 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
     '/api/ops/config/notifications',
     {
       config: { ops: 'content.publish', stepUp: true },
-      schema: { tags, summary: 'Publishes a notification to everyone or to chosen accounts', ...schemaOf(CALLS['POST /api/ops/config/notifications']) },
+      schema: {
+        tags,
+        summary: 'Publishes a notification to everyone or to chosen accounts, now or at its send_at',
+        ...schemaOf(CALLS['POST /api/ops/config/notifications']),
+      },
     },
-    async (request) => ({ status: 'ok' as const, ids: await publishNotification(app.db, opsActorOf(request, now), request.body as TOpsNotificationBody) }),
+    async (request) => ({ status: 'ok' as const, ...(await publishNotification(app.db, opsActorOf(request, now), request.body as TOpsNotificationBody)) }),
+  );
+
+  app.post(
+    '/api/ops/config/notifications/scheduled/:id/cancel',
+    {
+      config: { ops: 'content.publish', stepUp: true },
+      schema: {
+        tags,
+        summary: 'Cancels a scheduled notification before it goes out',
+        params: ZOpsNotificationParams,
+        ...schemaOf(CALLS['POST /api/ops/config/notifications/scheduled/{id}/cancel']),
+      },
+    },
+    async (request) => {
+      await cancelScheduledNotification(app.db, opsActorOf(request, now), Number(request.params.id));
+      return { status: 'ok' as const };
+    },
   );
 
   app.post(

@@ -6,6 +6,7 @@ import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
 import { getSiteSettings, setSiteSetting } from '../../../src/domains/site/service.ts';
 import { operatorTerms } from '../../../src/domains/referral/service.ts';
 import { setLevelLimit } from '../../../src/domains/limits/service.ts';
+import { publishDueNotifications } from '../../../src/domains/ops/config-notifications.ts';
 
 describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
   const ctx = useOpsApp(engine);
@@ -141,6 +142,87 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
       (await call(ctx.app, '/api/notify', { token })).json().notifications.map((n: { notification_id: number }) => n.notification_id);
     expect(await ids(customer)).toContain(id);
     expect(await ids(other)).not.toContain(id);
+  });
+
+  it('a notification scheduled for later goes out once, when due, by its job; one cancelled before never does; each step audited', async () => {
+    const content = await fresh(['content']);
+    const email = freshEmail('scheduled');
+    const customer = await signUp(ctx.app, ctx.db, email, 'correct horse battery', 'en');
+    const [user] = await ctx.db.query<{ id: string; account_id: number }>('SELECT id::text, account_id FROM users WHERE lower(email) = $1', [email]);
+    const mine = async () => ((await call(ctx.app, '/api/notify', { token: customer })).json().notifications ?? []) as Array<{ title: string }>;
+    const later = (ms: number) => new Date(clock.now().getTime() + ms).toISOString();
+    const body = { ...NOTICE, display: 'inner', to: 'accounts', accounts: [user!.account_id] };
+    const before = await notificationCount();
+    const run = async () => expect(await ctx.app.jobs.runJob('notifications-scheduled')).toMatchObject({ ran: true, error: null });
+
+    const past = await as(content, '/api/ops/config/notifications', { ...body, send_at: later(-60_000) }, 'ru');
+    expect(past.json().fields).toEqual({ send_at: 'Это время уже прошло' });
+    const shortLived = await as(content, '/api/ops/config/notifications', { ...body, send_at: later(3_600_000), expires_at: later(60_000) });
+    expect(shortLived.json().fields).toHaveProperty('expires_at');
+    const unknown = await as(content, '/api/ops/config/notifications', { ...body, accounts: [99999998], send_at: later(3_600_000) });
+    expect(unknown.statusCode).toBe(404);
+
+    const scheduled = await as(content, '/api/ops/config/notifications', { ...body, send_at: later(3_600_000) });
+    expect(scheduled.statusCode, scheduled.body).toBe(200);
+    const { ids, scheduled: id } = scheduled.json();
+    expect(ids).toEqual([]);
+    const dropped = (await as(content, '/api/ops/config/notifications', { ...body, send_at: later(7_200_000) })).json().scheduled;
+    const listed = (await as(content, '/api/ops/config/notifications')).json().scheduled;
+    expect(listed.map((row: { id: number }) => row.id)).toEqual([id, dropped]);
+    expect(listed[0]).toMatchObject({ to: 'accounts', accounts: [user!.account_id], title: 'Новые пары', locales: ['en', 'ru'], send_at: later(3_600_000) });
+
+    const cancelled = await as(content, `/api/ops/config/notifications/scheduled/${dropped}/cancel`, {});
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    const again = await as(content, `/api/ops/config/notifications/scheduled/${dropped}/cancel`, {}, 'ru');
+    expect({ status: again.statusCode, message: again.json().message }).toEqual({ status: 409, message: 'Это уведомление уже отправлено или отменено' });
+    expect((await as(content, '/api/ops/config/notifications/scheduled/987654/cancel', {})).statusCode).toBe(404);
+
+    // Not due yet: the job finds nothing.
+    clock.tick(30 * 60_000);
+    await run();
+    expect(await notificationCount()).toBe(before);
+    expect(await mine()).toEqual([]);
+    clock.tick(31 * 60_000);
+    await run();
+    expect((await mine()).map((n) => n.title)).toEqual(['New pairs']);
+    // The cancelled one's time passes too: nothing more goes out.
+    clock.tick(2 * 3_600_000);
+    await run();
+    expect(await notificationCount()).toBe(before + 1);
+    const states = await ctx.db.query<{ state: string }>('SELECT state FROM notifications_scheduled WHERE id IN ($1, $2) ORDER BY id', [id, dropped]);
+    expect(states.map((row) => row.state)).toEqual(['sent', 'cancelled']);
+
+    const trail = await ctx.db.query<{ operator: string; action: string; subject: string }>(
+      'SELECT operator, action, subject FROM operator_audit WHERE subject IN ($1, $2) ORDER BY id',
+      [`notification_scheduled:${id}`, `notification_scheduled:${dropped}`],
+    );
+    expect(trail.map((row) => [row.operator.split(':')[0], row.action, row.subject])).toEqual([
+      ['operator', 'config.notify_schedule', `notification_scheduled:${id}`],
+      ['operator', 'config.notify_schedule', `notification_scheduled:${dropped}`],
+      ['operator', 'config.notify_cancel', `notification_scheduled:${dropped}`],
+      ['system', 'config.notify_scheduled_sent', `notification_scheduled:${id}`],
+    ]);
+  });
+
+  it('cores publishing due notifications at the same moment send each exactly once', async () => {
+    const content = await fresh(['content']);
+    const sendAt = new Date(clock.now().getTime() + 60_000);
+    const scheduled: number[] = [];
+    for (let i = 0; i < 6; i++)
+      scheduled.push((await as(content, '/api/ops/config/notifications', { ...NOTICE, send_at: sendAt.toISOString() })).json().scheduled);
+    const before = await notificationCount();
+    const due = new Date(sendAt.getTime() + 1);
+    const runs = await Promise.all([1, 2, 3, 4].map(() => publishDueNotifications(ctx.db, due)));
+    expect(runs.reduce((sum, run) => sum + run.sent, 0)).toBe(6);
+    expect(await notificationCount()).toBe(before + 6);
+    const rows = await ctx.db.query<{ state: string; n: number }>(
+      'SELECT state, cardinality(notification_ids) AS n FROM notifications_scheduled WHERE id = ANY($1::bigint[]) ORDER BY id',
+      [scheduled],
+    );
+    expect(rows).toEqual(scheduled.map(() => ({ state: 'sent', n: 1 })));
+    await ctx.db.query('DELETE FROM notifications WHERE id IN (SELECT unnest(notification_ids) FROM notifications_scheduled WHERE id = ANY($1::bigint[]))', [
+      scheduled,
+    ]);
   });
 
   it('a sensitive setting changes only when a second operator approves; the proposer cannot; the audit row keeps before and after', async () => {

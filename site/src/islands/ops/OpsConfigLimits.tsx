@@ -40,7 +40,13 @@ function LimitForm({ limits }: { limits: TVerificationLimit[] }) {
       if (!row) return undefined;
       const given = (name: TTerm) => (values[name] ?? row[name]).trim();
       if (TERMS.every((name) => given(name) === row[name])) return t('ops.config.unchanged');
-      const value = { level: row.level as TLevelLimitInput['level'], operation: row.operation, currency: given('currency'), per_24h: given('per_24h'), per_30d: given('per_30d') };
+      const value = {
+        level: row.level as TLevelLimitInput['level'],
+        operation: row.operation,
+        currency: given('currency'),
+        per_24h: given('per_24h'),
+        per_30d: given('per_30d'),
+      };
       await stepped(() => api(CALLS['POST /api/ops/requests'], { body: { action: 'config.change', params: { setting: 'limits.level', value }, ...reason } }));
       setValues({});
       return t('ops.request_proposed');
