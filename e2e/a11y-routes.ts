@@ -304,6 +304,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'ops configuration, verification limits', path: '/ops/config/limits', auth: 'ops' },
   { name: 'ops configuration, card products', path: '/ops/config/cards', auth: 'ops' },
   { name: 'ops configuration, site', path: '/ops/config/site', auth: 'ops' },
+  { name: 'ops configuration, footer logos', path: '/ops/config/footer', auth: 'ops' },
   { name: 'ops configuration, referral terms', path: '/ops/config/referral', auth: 'ops' },
   { name: 'ops support desk', path: '/ops/support', auth: 'ops' },
   { name: 'ops support desk, a conversation open', path: '/ops/support', auth: 'ops', prepare: openFirstConversation, scope: '[data-testid="desk"]' },

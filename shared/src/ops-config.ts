@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LOCALES } from './constants.ts';
 import { CARD_KINDS, ZCardProduct } from './cards.ts';
 import { ARTICLE_NAME, MENU_NAMES, ZArticle } from './content.ts';
-import { ZAuthType, ZMenus, ZSiteSettings } from './envelope.ts';
+import { ZAuthType, ZFooterImage, ZMenus, ZSiteSettings } from './envelope.ts';
 import { ZReferralTerms } from './referral.ts';
 import { LIMIT_OPERATIONS, VERIFICATION_LEVELS, ZVerificationLimit } from './verification.ts';
 import {
@@ -333,3 +333,35 @@ export const ZOpsLimitsResponse = z.object({ status: z.literal('ok'), limits: z.
 /** POST /api/ops/config/cards/enabled: a product into or out of the catalogue (its cards stay). */
 export const ZOpsCardEnableBody = z.object({ id: ZCardProductId, enabled: z.boolean() });
 export type TOpsCardEnableBody = z.infer<typeof ZOpsCardEnableBody>;
+
+/** A footer image as the configuration screen lists it: where it loads from, and whether it was uploaded. */
+export const ZOpsFooterImageRow = ZFooterImage.extend({ order: z.number().int(), uploaded: z.boolean() });
+/** GET /api/ops/config/footer; also the answer of an upload or a removal. */
+export const ZOpsFooterResponse = z.object({ status: z.literal('ok'), images: z.array(ZOpsFooterImageRow) });
+const ZFooterName = z
+  .string()
+  .trim()
+  .regex(/^[a-z0-9_-]{1,64}$/, 'validation.invalid');
+/**
+ * POST /api/ops/config/footer (multipart: these fields and `file`, a PNG, JPEG or WebP picture,
+ * re-encoded before it is stored): a logo under `name`, replacing the one of that name.
+ */
+export const ZOpsFooterLogoFields = z.object({
+  name: ZFooterName,
+  /** Where the logo links to: a site path or an https address (none: no link). */
+  url: z
+    .string()
+    .trim()
+    .max(200, 'validation.too_long')
+    .regex(/^(\/[A-Za-z0-9/_.~%?=&-]*|https:\/\/[^\s\\]+)?$/, 'validation.invalid')
+    .optional(),
+  order: z
+    .string()
+    .trim()
+    .regex(/^-?\d{1,7}$/, 'validation.invalid')
+    .optional(),
+});
+export type TOpsFooterLogoFields = z.infer<typeof ZOpsFooterLogoFields>;
+/** POST /api/ops/config/footer/remove */
+export const ZOpsFooterRemoveBody = z.object({ name: ZFooterName });
+export type TOpsFooterRemoveBody = z.infer<typeof ZOpsFooterRemoveBody>;

@@ -6,14 +6,16 @@ import {
   type TOpsArticleBody,
   type TOpsCardCreateBody,
   type TOpsCardEnableBody,
+  type TOpsFooterRemoveBody,
   type TOpsMenuItemBody,
   type TOpsMenuRemoveBody,
   type TOpsNotificationBody,
   type TOpsPaymentEnableBody,
   type TOpsRateBody,
 } from '@obmen/shared';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { schemaOf } from '../../lib/call-schema.ts';
+import { receiveUpload, refuseOversizedUpload } from '../../storage/upload.ts';
 import type { ZOpsNotificationPreviewBody } from '@obmen/shared';
 import {
   articleList,
@@ -33,6 +35,7 @@ import {
   siteConfig,
 } from './config.ts';
 import { cancelScheduledNotification, previewNotification, publishNotification, recentNotifications, removeNotification } from './config-notifications.ts';
+import { footerConfig, removeFooterLogo, uploadFooterLogo } from './config-footer.ts';
 import { opsActorOf } from './customers-routes.ts';
 import { operatorTerms } from '../referral/service.ts';
 
@@ -136,6 +139,50 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
       schema: { tags, summary: "Every verification level's limits (changed through config.change requests)", ...schemaOf(CALLS['GET /api/ops/config/limits']) },
     },
     async () => ({ status: 'ok' as const, ...(await limitsConfig(app.db)) }),
+  );
+
+  app.get(
+    '/api/ops/config/footer',
+    {
+      config: { ops: 'config.site' },
+      schema: { tags, summary: 'The footer images, uploaded logos and site files (what footer:list lists)', ...schemaOf(CALLS['GET /api/ops/config/footer']) },
+    },
+    async () => ({ status: 'ok' as const, ...(await footerConfig(app.db)) }),
+  );
+
+  app.post(
+    '/api/ops/config/footer',
+    {
+      config: { ops: 'config.site', stepUp: true },
+      preValidation: refuseOversizedUpload,
+      schema: {
+        tags,
+        summary: 'Uploads a footer logo (re-encoded), replacing the image of its name',
+        ...schemaOf(CALLS['POST /api/ops/config/footer']),
+        // The fields and the picture come as multipart, read and checked by the upload path.
+        body: z.unknown().describe('multipart/form-data: name, url, order, file'),
+      },
+    },
+    async (request) => {
+      const upload = await receiveUpload(request);
+      try {
+        return { status: 'ok' as const, ...(await uploadFooterLogo(app.db, app.storage, opsActorOf(request, now), upload)) };
+      } finally {
+        await upload.cleanup();
+      }
+    },
+  );
+
+  app.post(
+    '/api/ops/config/footer/remove',
+    {
+      config: { ops: 'config.site', stepUp: true },
+      schema: { tags, summary: 'Takes an image out of the footer (what footer:remove does)', ...schemaOf(CALLS['POST /api/ops/config/footer/remove']) },
+    },
+    async (request) => ({
+      status: 'ok' as const,
+      ...(await removeFooterLogo(app.db, app.storage, opsActorOf(request, now), (request.body as TOpsFooterRemoveBody).name)),
+    }),
   );
 
   app.get(
