@@ -169,6 +169,15 @@ const NEW_LABELS: Record<TNewField, string> = {
   limits: 'ops.config.cards_limits_input',
   delivery_days: 'ops.config.cards_new_delivery_days',
 };
+/** The form's rows: fields of one kind side by side, the long ones alone. */
+const NEW_GROUPS: readonly (readonly TNewField[])[] = [
+  ['id', 'delivery_days'],
+  ['name_ru', 'name_en'],
+  ['description_ru', 'description_en'],
+  ['currencies', 'fee_currency'],
+  ['issue_fee', 'monthly_fee'],
+  ['limits'],
+];
 const NEW_EMPTY: Record<TNewField, string> = Object.fromEntries(NEW_FIELDS.map((name) => [name, ''])) as Record<TNewField, string>;
 
 /** `cards:product:create` from the screen: the product starts out of the catalogue, to be put in when ready. */
@@ -201,8 +210,9 @@ function CreateForm({ onDone }: { onDone: (products: TOpsCardProductRow[]) => vo
             <option value="physical">{t('ops.config.cards_kind_physical')}</option>
           </select>
         </label>
-        <div className="ops-config-row">
-          {shown.map((name) => (
+        {NEW_GROUPS.map((group) => {
+          const names = group.filter((name) => shown.includes(name));
+          const fieldsOf = names.map((name) => (
             <ConfigText
               key={name}
               id={`ops-cards-new-${name}`}
@@ -213,8 +223,15 @@ function CreateForm({ onDone }: { onDone: (products: TOpsCardProductRow[]) => vo
               numeric={name === 'issue_fee' || name === 'monthly_fee' || name === 'delivery_days'}
               onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
             />
-          ))}
-        </div>
+          ));
+          return names.length > 1 ? (
+            <div key={names.join()} className="ops-config-row">
+              {fieldsOf}
+            </div>
+          ) : (
+            fieldsOf
+          );
+        })}
         <FormError text={error} testId="ops-cards-new-error" />
         <FormSaved text={done} testId="ops-cards-new-done" />
         <OpsSubmit label={t('ops.config.cards_new_submit')} testId="ops-cards-new-submit" sending={sending} hidden={Boolean(prompt)} />

@@ -115,8 +115,8 @@ function Footer() {
         rowKey={(row) => row.name}
         columns={[
           { title: t('ops.config.footer_logo'), cell: (row) => <img className="ops-footer-logo" src={row.src} alt={row.name} height="28" /> },
-          { title: t('ops.config.footer_name'), cell: (row) => row.name },
-          { title: t('ops.config.footer_url'), cell: (row) => row.url ?? '—' },
+          { title: t('ops.config.footer_col_name'), cell: (row) => row.name },
+          { title: t('ops.config.footer_col_url'), cell: (row) => row.url ?? '—' },
           { title: t('ops.config.footer_order'), cell: (row) => row.order },
           { title: t('ops.config.footer_source'), cell: (row) => t(row.uploaded ? 'ops.config.footer_uploaded' : 'ops.config.footer_site_file') },
           { title: t('ops.config.notify_col_action'), cell: (row) => <RemoveButton image={row} onDone={setImages} /> },
