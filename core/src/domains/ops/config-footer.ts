@@ -8,7 +8,7 @@ import type { TReceivedUpload } from '../../storage/upload.ts';
 import { parseInput } from '../../validation.ts';
 import { writeAudit } from '../audit/service.ts';
 import { footerImageSrc, removeFooterImage, setFooterImage } from '../content/service.ts';
-import type { TOpsActor } from './customers.ts';
+import { auditedActor, type TOpsActor } from './customers.ts';
 import { operatorActor } from './service.ts';
 
 /*
@@ -71,11 +71,9 @@ export async function uploadFooterLogo(db: Db, storage: TFileStorage, actor: TOp
         { key, id: key.slice(key.lastIndexOf('/') + 1) },
       );
       await writeAudit(tx, {
-        actor: operatorActor(actor.operator),
+        ...auditedActor(actor),
         action: 'config.footer_logo',
         subject: `footer_image:${fields.name}`,
-        requestId: actor.requestId,
-        ip: actor.ip,
         before: audited(before),
         after: audited(await rowOf(tx, fields.name)),
       });
@@ -94,11 +92,9 @@ export async function removeFooterLogo(db: Db, storage: TFileStorage, actor: TOp
     const row = await rowOf(tx, name, true);
     if (!row || !(await removeFooterImage(tx, name))) throw notFound();
     await writeAudit(tx, {
-      actor: operatorActor(actor.operator),
+      ...auditedActor(actor),
       action: 'config.footer_remove',
       subject: `footer_image:${name}`,
-      requestId: actor.requestId,
-      ip: actor.ip,
       before: audited(row),
       after: null,
     });

@@ -5,8 +5,7 @@ import { AppError, notFoundOf } from '../../errors.ts';
 import { writeAudit } from '../audit/service.ts';
 import { servedHtml } from '../content/service.ts';
 import { deleteNotification, insertNotification, listNotifications, userIdOfAccount } from '../notifications/service.ts';
-import type { TOpsActor } from './customers.ts';
-import { operatorActor } from './service.ts';
+import { auditedActor, type TOpsActor } from './customers.ts';
 
 /*
  * Notifications from /ops/config/notifications: to everyone or to chosen accounts, now or at a
@@ -77,17 +76,15 @@ export async function publishNotification(db: Db, actor: TOpsActor, input: TOpsN
   const users = await recipientsOf(db, body, true);
   return db.transaction(async (tx) => {
     if (sendAt) {
-      const actorName = operatorActor(actor.operator);
+      const by = auditedActor(actor);
       const [row] = await tx.query<{ id: string }>(
         'INSERT INTO notifications_scheduled (send_at, body, scheduled_by) VALUES ($1, $2::jsonb, $3) RETURNING id::text AS id',
-        [sendAt, JSON.stringify(body), actorName],
+        [sendAt, JSON.stringify(body), by.actor],
       );
       await writeAudit(tx, {
-        actor: actorName,
+        ...by,
         action: 'config.notify_schedule',
         subject: `notification_scheduled:${row!.id}`,
-        requestId: actor.requestId,
-        ip: actor.ip,
         before: null,
         after: described(body),
       });
@@ -95,11 +92,9 @@ export async function publishNotification(db: Db, actor: TOpsActor, input: TOpsN
     }
     const ids = await insertFor(tx, body, users);
     await writeAudit(tx, {
-      actor: operatorActor(actor.operator),
+      ...auditedActor(actor),
       action: 'config.notify',
       subject: body.to === 'everyone' ? 'notification:everyone' : `notification:${ids.join(',')}`,
-      requestId: actor.requestId,
-      ip: actor.ip,
       before: null,
       after: { ids, ...described(body) },
     });
@@ -187,11 +182,9 @@ export async function cancelScheduledNotification(db: Db, actor: TOpsActor, id: 
       throw other ? new AppError('notification_not_scheduled') : notFoundOf('notification');
     }
     await writeAudit(tx, {
-      actor: operatorActor(actor.operator),
+      ...auditedActor(actor),
       action: 'config.notify_cancel',
       subject: `notification_scheduled:${id}`,
-      requestId: actor.requestId,
-      ip: actor.ip,
       before: described(ZOpsNotificationBody.parse(row.body)),
       after: null,
     });
@@ -209,11 +202,9 @@ export async function removeNotification(db: Db, actor: TOpsActor, id: number): 
     );
     if (!before.length || !(await deleteNotification(tx, id))) throw notFoundOf('notification');
     await writeAudit(tx, {
-      actor: operatorActor(actor.operator),
+      ...auditedActor(actor),
       action: 'config.notify_delete',
       subject: `notification:${id}`,
-      requestId: actor.requestId,
-      ip: actor.ip,
       before: { texts: before },
       after: null,
     });

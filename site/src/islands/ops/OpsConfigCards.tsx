@@ -6,10 +6,9 @@ import type { TOpsCardCreateBody, TOpsCardProductRow } from '@obmen/shared/ops-c
 import { api } from '../../lib/api.ts';
 import { FormError, FormSaved } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps } from '../IslandRoot.tsx';
-import { ConfigText } from './ConfigFields.tsx';
+import { ConfigProposal, ConfigText, useConfigChange } from './ConfigFields.tsx';
 import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { OpsTable } from './OpsTable.tsx';
-import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
 import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
 
@@ -64,14 +63,11 @@ function Toggle({ row, onDone }: { row: TOpsCardProductRow; onDone: (products: T
 
 function PriceForm({ products }: { products: TOpsCardProductRow[] }) {
   const { t, i18n } = useTranslation();
-  const { stepped, prompt } = useStepUp();
   const [chosen, setChosen] = useState(products[0]?.id ?? '');
-  const [values, setValues] = useState<Partial<Record<TTerm, string>>>({});
-  const [reason, setReason] = useState<TReason>(NO_REASON);
-  const { sending, error, fields, done, submit } = useOpsAction();
+  const change = useConfigChange<TTerm>();
+  const { values, setValues, refused, propose, submit } = change;
   const row = products.find((product) => product.id === chosen);
   const now = row ? termsOf(row) : null;
-  const refused = (name: string) => fields[name] ?? fields[`params.value.${name}`];
   const locale = i18n.language === 'en' ? 'en' : 'ru';
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) =>
@@ -83,62 +79,47 @@ function PriceForm({ products }: { products: TOpsCardProductRow[] }) {
       // A fee changes with its currency named, and a new currency with both fees in it (as the command asks).
       const terms = changed.some((name) => FEES.includes(name)) ? [...new Set([...changed, ...FEES])] : changed;
       const value = { id: row.id, ...Object.fromEntries(terms.map((name) => [name, given(name)])) };
-      await stepped(() => api(CALLS['POST /api/ops/requests'], { body: { action: 'config.change', params: { setting: 'cards.price', value }, ...reason } }));
-      setValues({});
-      return t('ops.request_proposed');
+      return propose({ setting: 'cards.price', value });
     });
 
   return (
-    <section className="ops-audit" aria-labelledby="ops-cards-price-title">
-      <h2 id="ops-cards-price-title">{t('ops.config.cards_price')}</h2>
-      <p>{t('ops.config.cards_price_lead')}</p>
-      <form className="ops-form" noValidate onSubmit={onSubmit} data-testid="ops-cards-price-form">
-        <label className="field">
-          <span className="field-label">{t('ops.config.cards_product')}</span>
-          <select
-            name="product"
-            value={chosen}
-            onChange={(event) => {
-              setChosen(event.target.value);
-              setValues({});
-            }}
-            data-testid="ops-cards-product"
-          >
-            {products.map((product) => (
-              <option key={product.id} value={product.id}>
-                {`${product.name[locale]} (${product.id})`}
-              </option>
-            ))}
-          </select>
-        </label>
-        <div className="ops-config-row">
-          {TERMS.filter((name) => name !== 'limits').map((name) => (
-            <ConfigText
-              key={name}
-              id={`ops-cards-${name}`}
-              name={name}
-              label={t(LABELS[name] as 'ops.config.cards_issue_fee')}
-              value={values[name] ?? now?.[name] ?? ''}
-              error={refused(name)}
-              onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
-            />
-          ))}
-        </div>
-        <ConfigText
-          id="ops-cards-limits"
-          name="limits"
-          label={t('ops.config.cards_limits_input')}
-          value={values.limits ?? now?.limits ?? ''}
-          error={refused('limits')}
-          onChange={(value) => setValues((held) => ({ ...held, limits: value }))}
-        />
-        <ReasonFields id="ops-cards-price" value={reason} error={fields.text} onChange={setReason} />
-        <FormError text={error} testId="ops-cards-price-error" />
-        <FormSaved text={done} testId="ops-cards-price-proposed" />
-        <OpsSubmit label={t('ops.config.propose')} testId="ops-cards-price-submit" sending={sending} hidden={Boolean(prompt)} />
-      </form>
-      {prompt}
-    </section>
+    <ConfigProposal
+      id="ops-cards-price"
+      title={t('ops.config.cards_price')}
+      lead={t('ops.config.cards_price_lead')}
+      choice={{
+        name: 'product',
+        label: t('ops.config.cards_product'),
+        value: chosen,
+        testId: 'ops-cards-product',
+        options: products.map((product) => ({ value: product.id, label: `${product.name[locale]} (${product.id})` })),
+        onChange: setChosen,
+      }}
+      change={change}
+      onSubmit={onSubmit}
+    >
+      <div className="ops-config-row">
+        {TERMS.filter((name) => name !== 'limits').map((name) => (
+          <ConfigText
+            key={name}
+            id={`ops-cards-${name}`}
+            name={name}
+            label={t(LABELS[name] as 'ops.config.cards_issue_fee')}
+            value={values[name] ?? now?.[name] ?? ''}
+            error={refused(name)}
+            onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
+          />
+        ))}
+      </div>
+      <ConfigText
+        id="ops-cards-limits"
+        name="limits"
+        label={t('ops.config.cards_limits_input')}
+        value={values.limits ?? now?.limits ?? ''}
+        error={refused('limits')}
+        onChange={(value) => setValues((held) => ({ ...held, limits: value }))}
+      />
+    </ConfigProposal>
   );
 }
 

@@ -5,14 +5,10 @@ import { displayMoney } from '@obmen/shared/format';
 import type { TLevelLimitInput } from '@obmen/shared/ops-config';
 import type { TVerificationLimit } from '@obmen/shared/verification';
 import { api } from '../../lib/api.ts';
-import { FormError, FormSaved } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps } from '../IslandRoot.tsx';
-import { ConfigText } from './ConfigFields.tsx';
+import { ConfigProposal, ConfigText, useConfigChange } from './ConfigFields.tsx';
 import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { OpsTable } from './OpsTable.tsx';
-import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
-import { useStepUp } from './StepUp.tsx';
-import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
 
 /*
  * Verification limits per level: what each level may bring in, take out and spend by card per
@@ -27,13 +23,10 @@ const keyOf = (row: Pick<TVerificationLimit, 'level' | 'operation'>) => `${row.l
 
 function LimitForm({ limits }: { limits: TVerificationLimit[] }) {
   const { t } = useTranslation();
-  const { stepped, prompt } = useStepUp();
   const [chosen, setChosen] = useState(limits[0] ? keyOf(limits[0]) : '');
-  const [values, setValues] = useState<Partial<Record<TTerm, string>>>({});
-  const [reason, setReason] = useState<TReason>(NO_REASON);
-  const { sending, error, fields, done, submit } = useOpsAction();
+  const change = useConfigChange<TTerm>();
+  const { values, setValues, refused, propose, submit } = change;
   const row = limits.find((limit) => keyOf(limit) === chosen);
-  const refused = (name: string) => fields[name] ?? fields[`params.value.${name}`];
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) =>
     submit(event, async () => {
@@ -47,55 +40,43 @@ function LimitForm({ limits }: { limits: TVerificationLimit[] }) {
         per_24h: given('per_24h'),
         per_30d: given('per_30d'),
       };
-      await stepped(() => api(CALLS['POST /api/ops/requests'], { body: { action: 'config.change', params: { setting: 'limits.level', value }, ...reason } }));
-      setValues({});
-      return t('ops.request_proposed');
+      return propose({ setting: 'limits.level', value });
     });
 
   return (
-    <section className="ops-audit" aria-labelledby="ops-limits-change-title">
-      <h2 id="ops-limits-change-title">{t('ops.config.limits_change')}</h2>
-      <p>{t('ops.config.limits_lead')}</p>
-      <form className="ops-form" noValidate onSubmit={onSubmit} data-testid="ops-limits-form">
-        <label className="field">
-          <span className="field-label">{t('ops.config.limits_which')}</span>
-          <select
-            name="limit"
-            value={chosen}
-            onChange={(event) => {
-              setChosen(event.target.value);
-              setValues({});
-            }}
-            data-testid="ops-limits-which"
-          >
-            {limits.map((limit) => (
-              <option key={keyOf(limit)} value={keyOf(limit)}>
-                {t('ops.config.limits_option', { level: limit.level, operation: t(`ops.config.limits_operation_${limit.operation}`) })}
-              </option>
-            ))}
-          </select>
-        </label>
-        <div className="ops-config-row">
-          {TERMS.map((name) => (
-            <ConfigText
-              key={name}
-              id={`ops-limits-${name}`}
-              name={name}
-              label={t(LABELS[name])}
-              value={values[name] ?? row?.[name] ?? ''}
-              error={refused(name)}
-              numeric={name !== 'currency'}
-              onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
-            />
-          ))}
-        </div>
-        <ReasonFields id="ops-limits" value={reason} error={fields.text} onChange={setReason} />
-        <FormError text={error} testId="ops-limits-error" />
-        <FormSaved text={done} testId="ops-limits-proposed" />
-        <OpsSubmit label={t('ops.config.propose')} testId="ops-limits-submit" sending={sending} hidden={Boolean(prompt)} />
-      </form>
-      {prompt}
-    </section>
+    <ConfigProposal
+      id="ops-limits"
+      title={t('ops.config.limits_change')}
+      lead={t('ops.config.limits_lead')}
+      choice={{
+        name: 'limit',
+        label: t('ops.config.limits_which'),
+        value: chosen,
+        testId: 'ops-limits-which',
+        options: limits.map((limit) => ({
+          value: keyOf(limit),
+          label: t('ops.config.limits_option', { level: limit.level, operation: t(`ops.config.limits_operation_${limit.operation}`) }),
+        })),
+        onChange: setChosen,
+      }}
+      change={change}
+      onSubmit={onSubmit}
+    >
+      <div className="ops-config-row">
+        {TERMS.map((name) => (
+          <ConfigText
+            key={name}
+            id={`ops-limits-${name}`}
+            name={name}
+            label={t(LABELS[name])}
+            value={values[name] ?? row?.[name] ?? ''}
+            error={refused(name)}
+            numeric={name !== 'currency'}
+            onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
+          />
+        ))}
+      </div>
+    </ConfigProposal>
   );
 }
 
@@ -108,7 +89,7 @@ function Limits() {
     <div className="ops-home" data-testid="ops-config-limits">
       <LimitForm limits={data.limits} />
       <OpsTable
-        id="ops-limits"
+        id="ops-limits-table"
         title={t('ops.config.section_limits')}
         rows={data.limits}
         rowKey={keyOf}
