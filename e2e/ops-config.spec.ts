@@ -221,7 +221,9 @@ for (const locale of ['ru', 'en'] as const) {
     }).toPass({ timeout: 15_000 });
     // Lazy: it loads once scrolled to.
     await home.locator(`.site-footer img[src="${src}"]`).scrollIntoViewIfNeeded();
-    await expect.poll(() => home.locator(`.site-footer img[src="${src}"]`).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    await expect
+      .poll(() => home.locator(`.site-footer img[src="${src}"]`).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
+      .toBe(true);
 
     await page.getByTestId(`ops-footer-remove-${name}`).click();
     await expect(logo).toHaveCount(0);
