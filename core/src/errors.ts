@@ -142,6 +142,7 @@ export const ERRORS = {
   rate_not_positive: error(400, 'ops.rate_not_positive'),
   rate_required: error(400, 'ops.rate_required'),
   expiry_passed: error(400, 'ops.expiry_passed'),
+  notification_not_scheduled: error(409, 'ops.config.notify_not_scheduled'),
   // operator input (payments:system:*, /ops/config/payments)
   payment_system_unknown: error(404, 'ops.payment_system_unknown'),
   payment_terms_missing: error(409, 'ops.payment_terms_missing', 'currency'),

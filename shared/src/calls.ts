@@ -59,6 +59,11 @@ import {
   ZOpsSiteConfigResponse,
   ZOpsReferralConfigResponse,
   ZOpsRateBody,
+  ZOpsCardCreateBody,
+  ZOpsLimitsResponse,
+  ZOpsFooterResponse,
+  ZOpsFooterLogoFields,
+  ZOpsFooterRemoveBody,
   ZOpsRateResponse,
   ZOpsRatesResponse,
   ZOpsPaymentEnableBody,
@@ -447,6 +452,11 @@ export const CALLS = declareCalls({
   'POST /api/ops/config/payments/enabled': json(ZOpsPaymentEnableBody, ZOpsPaymentSystemsResponse),
   'GET /api/ops/config/cards': answers(ZOpsCardProductsResponse),
   'POST /api/ops/config/cards/enabled': json(ZOpsCardEnableBody, ZOpsCardProductsResponse),
+  'POST /api/ops/config/cards': json(ZOpsCardCreateBody, ZOpsCardProductsResponse),
+  'GET /api/ops/config/limits': answers(ZOpsLimitsResponse),
+  'GET /api/ops/config/footer': answers(ZOpsFooterResponse),
+  'POST /api/ops/config/footer': json(ZOpsFooterLogoFields, ZOpsFooterResponse),
+  'POST /api/ops/config/footer/remove': json(ZOpsFooterRemoveBody, ZOpsFooterResponse),
   'GET /api/ops/config/articles': answers(ZOpsArticlesResponse),
   'GET /api/ops/config/articles/{name}/{locale}': answers(ZOpsArticleResponse),
   'POST /api/ops/config/articles/preview': json(ZOpsArticlePreviewBody, ZOpsArticlePreviewResponse),
@@ -458,6 +468,7 @@ export const CALLS = declareCalls({
   'POST /api/ops/config/notifications': json(ZOpsNotificationBody, ZOpsNotificationResponse),
   'POST /api/ops/config/notifications/preview': json(ZOpsNotificationPreviewBody, ZOpsNotificationPreviewResponse),
   'POST /api/ops/config/notifications/{id}/delete': answers(ZOk),
+  'POST /api/ops/config/notifications/scheduled/{id}/cancel': answers(ZOk),
 });
 
 export type TCalls = typeof CALLS;

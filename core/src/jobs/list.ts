@@ -9,6 +9,7 @@ import { purgeSignIns } from '../domains/security/service.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
 import { lapseOpsRequests } from '../domains/ops/requests.ts';
+import { publishDueNotifications } from '../domains/ops/config-notifications.ts';
 import { purgeInboxes } from '../inbox/refusals.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
 import { chargeMonthlyFees } from '../domains/cards/fees.ts';
@@ -75,6 +76,8 @@ export function listJobs({ config, providers, issuers, cipher, storage, mailer, 
     { name: 'deposit-expiry', everyMs: TEN_MINUTES, run: async ({ db, now }) => ({ expired: await expireDeposits(db, now) }) },
     // Four-eyes requests nobody decided within 24 hours (reads lapse them too; this keeps the queue's figures true).
     { name: 'ops-request-lapse', everyMs: TEN_MINUTES, run: async ({ db, now }) => ({ lapsed: await lapseOpsRequests(db, now) }) },
+    // Notifications operators scheduled, each published once when due (the row's claim, not only the job's, keeps it once).
+    { name: 'notifications-scheduled', everyMs: 60_000, run: ({ db, now }) => publishDueNotifications(db, now) },
     // Once per card and month whichever core runs it (the charge is keyed by card and month).
     { name: 'card-fees', everyMs: TEN_MINUTES, run: ({ db, now }) => chargeMonthlyFees(db, now) },
     {

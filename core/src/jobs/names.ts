@@ -7,6 +7,7 @@ export const JOB_NAMES = [
   'data-exports',
   'deposit-expiry',
   'ops-request-lapse',
+  'notifications-scheduled',
   'card-fees',
   'referral-settlement',
   'webhook-retry',
