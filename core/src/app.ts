@@ -93,9 +93,9 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(authRoutes, { config });
   await fastify.register(userRoutes);
   await fastify.register(mailingRoutes);
-  await fastify.register(ratesPlugin, { config });
+  await fastify.register(ratesPlugin, { config, now: clock });
   await fastify.register(walletRoutes);
-  await fastify.register(exchangeRoutes);
+  await fastify.register(exchangeRoutes, { now: clock });
   await fastify.register(transferRoutes);
   await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });

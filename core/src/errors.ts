@@ -38,6 +38,7 @@ export const ERRORS = {
   invite_code_not_found: error(404, 'api.invite_code_not_found'),
   ops_request_not_found: error(404, 'api.ops_request_not_found'),
   suspense_not_found: error(404, 'api.suspense_not_found'),
+  pair_not_found: error(404, 'api.pair_not_found'),
   rate_limited: error(429, 'error.rate_limited'),
   internal: error(500, 'error.internal'),
   database_unavailable: error(503, 'error.database_unavailable'),
@@ -220,6 +221,7 @@ export const MISSING_ENTITIES = [
   'invite_code',
   'ops_request',
   'suspense',
+  'pair',
 ] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 

@@ -8,6 +8,7 @@ import { purgeQuotes } from '../domains/exchange/service.ts';
 import { purgeSignIns } from '../domains/security/service.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
+import { purgeRateCandles } from '../domains/rates/history.ts';
 import { lapseOpsRequests } from '../domains/ops/requests.ts';
 import { purgeInboxes } from '../inbox/refusals.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
@@ -46,7 +47,8 @@ export function listJobs({ config, providers, issuers, cipher, mailer, hub }: TJ
   return [
     {
       // Ended rate-limit windows, forgotten wrong-password counts, long-dead sessions and links,
-      // old idempotency keys and quotes, realtime events past their replay window, old sign-ins
+      // old idempotency keys and quotes, realtime events past their replay window, rate candles
+      // past their keeping (rates/history.ts), old sign-ins
       // and ended sign-in challenges, and inbox deliveries processed WEBHOOK_RETENTION_DAYS ago.
       name: 'purge',
       everyMs: TEN_MINUTES,
@@ -62,6 +64,7 @@ export function listJobs({ config, providers, issuers, cipher, mailer, hub }: TJ
           purgeEmailChanges(db),
           purgeEvents(db),
           purgeInboxes(db, now, config.WEBHOOK_RETENTION_DAYS),
+          purgeRateCandles(db, now),
         ]);
         return { tasks: purged.length };
       },
