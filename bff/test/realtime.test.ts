@@ -162,7 +162,7 @@ describe('BFF /ws (real core)', () => {
     const sockets = [await mustOpen(base, { origin, cookie: cookie(alice) }), await mustOpen(base, { origin, cookie: cookie(bob) })];
     await Promise.all(sockets.map((s) => s.next((m) => m.type === 'hello')));
     for (let i = 0; i < 5; i++) noticeRates(core.db);
-    const firsts = [];
+    const firsts: TSocketMessage[] = [];
     for (const socket of sockets) firsts.push(await socket.next((m) => m.type === 'rates'));
     expect(firsts).toEqual([{ type: 'rates' }, { type: 'rates' }]);
     // The burst's tail: one more, a second later (a chart must not miss the last change).

@@ -120,12 +120,17 @@ export function localizeVars(vars: Record<string, string | number>, locale: TLoc
   return out;
 }
 
+/** Is a rate (dst per 1 src) at least 1, so "1 src = rate dst" names the dearer currency first? */
+export function isRateUpright(rate: string): boolean {
+  return splitDecimal(rate).whole !== '0';
+}
+
 /**
  * "1 BTC ≈ 65 326,63 USDT": a pair's rate quoted from the side that makes the number at least 1
  * (`rate` is dst per 1 src, `rate_inverse` src per 1 dst).
  */
 export function displayPairRate(pair: { src: string; dst: string; rate: string; rate_inverse: string }, locale: TLocale): string {
-  return splitDecimal(pair.rate).whole !== '0'
+  return isRateUpright(pair.rate)
     ? `1\u00a0${pair.src} ≈ ${displayRate(pair.rate, locale)}\u00a0${pair.dst}`
     : `1\u00a0${pair.dst} ≈ ${displayRate(pair.rate_inverse, locale)}\u00a0${pair.src}`;
 }
@@ -171,4 +176,25 @@ export function displayDateTime(iso: string, locale: TLocale, timeZone: string, 
   }
   const text = format.format(date);
   return timeZone === DEFAULT_TIME_ZONE ? `${text} UTC` : text;
+}
+
+const axisFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** A chart axis's tick in the reader's zone, short: "14:05" within a day, "27.11" across days (no zone suffix). */
+export function displayAxisTime(iso: string, locale: TLocale, timeZone: string, kind: 'time' | 'date'): string {
+  const key = `${locale} ${timeZone} ${kind}`;
+  let format = axisFormats.get(key);
+  if (!format) {
+    const parts: Intl.DateTimeFormatOptions = kind === 'time' ? { hour: '2-digit', minute: '2-digit' } : { day: '2-digit', month: '2-digit' };
+    format = new Intl.DateTimeFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', { ...parts, timeZone });
+    axisFormats.set(key, format);
+  }
+  return format.format(new Date(iso));
+}
+
+/** A change as a signed percentage of two decimals at most: "+1,25%" (ru), "−0.4%" (en), "0%". */
+export function displayChange(fraction: string, locale: TLocale): string {
+  const text = displayPercent(fraction, locale, 2);
+  const sign = /[1-9]/.test(text) && !text.startsWith(MINUS) ? '+' : '';
+  return `${sign}${text}%`;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZOk } from './api.ts';
+import { decimalToString, formatAmount, parseDecimal, pow10 } from './money.ts';
 
 /*
  * A pair's rate over time (GET /api/exchange/rates/{src}/{dst}): candles of one minute, one
@@ -58,6 +59,20 @@ export const ZRateCandlesResponse = ZOk.extend({
 });
 export type TRateCandlesResponse = z.infer<typeof ZRateCandlesResponse>;
 
+/** How far back the pairs list looks: 24 hourly closes, the last one the current hour's. */
+export const RATE_SUMMARY_HOURS = 24;
+
+/**
+ * GET /api/exchange/rates: every usable pair's last 24 hours (dst per 1 src): the hourly closes
+ * from the first one known (`points`, oldest first), the rate 24 hours ago (`open`) and the
+ * change since (both null when not known: a pair without history that far back).
+ */
+export const ZRateSummaryResponse = ZOk.extend({
+  pairs: z.array(z.object({ src: z.string(), dst: z.string(), open: z.string().nullable(), change: z.string().nullable(), points: z.array(z.string()) })),
+});
+export type TRateSummaryResponse = z.infer<typeof ZRateSummaryResponse>;
+export type TRateSummary = TRateSummaryResponse['pairs'][number];
+
 /** The change from the first open to the last close as a fraction ("0.0125" is 1.25 %); null without candles. */
 export function candlesChange(candles: readonly TRateCandle[]): string | null {
   const first = candles[0];
@@ -68,19 +83,32 @@ export function candlesChange(candles: readonly TRateCandle[]): string | null {
 
 /** (b − a) / a as an exact decimal to eight places, rounded toward zero; null when a is zero. */
 export function changeFraction(a: string, b: string): string | null {
-  const [an, as] = decimalParts(a);
-  const [bn, bs] = decimalParts(b);
-  const scale = Math.max(as, bs);
-  const x = an * 10n ** BigInt(scale - as);
-  const y = bn * 10n ** BigInt(scale - bs);
-  if (x === 0n) return null;
-  const q = ((y - x) * 10n ** 8n) / x;
-  const negative = q < 0n;
-  const digits = (negative ? -q : q).toString().padStart(9, '0');
-  return `${negative ? '-' : ''}${digits.slice(0, -8)}.${digits.slice(-8)}`;
+  const x = parseDecimal(a);
+  const y = parseDecimal(b);
+  const scale = Math.max(x.scale, y.scale);
+  const xn = x.num * pow10(scale - x.scale);
+  const yn = y.num * pow10(scale - y.scale);
+  if (xn === 0n) return null;
+  return formatAmount(((yn - xn) * pow10(8)) / xn, 8);
 }
 
-function decimalParts(text: string): [bigint, number] {
-  const [whole = '0', fraction = ''] = text.split('.');
-  return [BigInt(whole + fraction), fraction.length];
+/** 1 / rate to twelve significant digits, rounded down (a rate read from its other side). */
+export function invertRate(text: string): string {
+  const { num, scale } = parseDecimal(text);
+  if (num <= 0n) throw new RangeError(`not a positive rate: ${text}`);
+  const floor = pow10(11);
+  let digits = 0;
+  while (digits < 60 && pow10(scale + digits) / num < floor) digits++;
+  return decimalToString({ num: pow10(scale + digits) / num, scale: digits });
+}
+
+/** Candles read from the other side of the pair: src per 1 dst (the high is the inverse of the low). */
+export function invertCandles(candles: readonly TRateCandle[]): TRateCandle[] {
+  return candles.map((candle) => ({
+    time: candle.time,
+    open: invertRate(candle.open),
+    high: invertRate(candle.low),
+    low: invertRate(candle.high),
+    close: invertRate(candle.close),
+  }));
 }

@@ -16,7 +16,7 @@ import { currentUser, requireUser } from '../user/current.ts';
 import { currencies, publicCurrency } from '../currencies/service.ts';
 import { callWithIdempotencyKey } from '../idempotency/service.ts';
 import { listPairs } from '../rates/service.ts';
-import { rateCandles } from '../rates/history.ts';
+import { rateCandles, rateSummaries } from '../rates/history.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, sendCsv } from '../history/service.ts';
 import { exchangeAll, exchangeAllStatus, previewExchangeAll } from './all.ts';
@@ -170,6 +170,11 @@ const exchangeRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
   );
 
   // ---- one pair ----
+  app.get(
+    '/api/exchange/rates',
+    { schema: { tags, summary: "Every pair's hourly closes over the last 24 hours and its change", ...schemaOf(CALLS['GET /api/exchange/rates']) } },
+    async () => ({ status: 'ok' as const, pairs: await rateSummaries(app.db, now()) }),
+  );
   app.get(
     '/api/exchange/rates/:src/:dst',
     {

@@ -1,6 +1,16 @@
-import { RATE_INTERVAL_MS, RATE_INTERVALS, type TRateCandle, type TRateCandlesQuery, type TRateInterval } from '@obmen/shared';
+import {
+  RATE_INTERVAL_MS,
+  RATE_INTERVALS,
+  RATE_SUMMARY_HOURS,
+  changeFraction,
+  type TRateCandle,
+  type TRateCandlesQuery,
+  type TRateInterval,
+  type TRateSummary,
+} from '@obmen/shared';
 import { statement, type Queryable } from '../../db/index.ts';
 import { notFoundOf } from '../../errors.ts';
+import { USABLE } from './source.ts';
 
 /*
  * A pair's rate over time (migration 116): every change of a mid rate (rates:set, the back
@@ -71,7 +81,7 @@ const CLOSE_BEFORE = ['1m', '1h', '1d']
  */
 export async function rateCandles(db: Queryable, src: string, dst: string, query: TRateCandlesQuery, now: Date): Promise<TRateCandle[]> {
   const [pair] = await db.query<{ rate: string; since: string }>(
-    `SELECT rate::text AS rate, (extract(epoch FROM updated_at) * 1000)::bigint::text AS since FROM rates WHERE src = $1 AND dst = $2 AND enabled`,
+    `SELECT r.rate::text AS rate, (extract(epoch FROM r.updated_at) * 1000)::bigint::text AS since FROM rates r WHERE r.src = $1 AND r.dst = $2 AND ${USABLE}`,
     [src, dst],
   );
   if (!pair) throw notFoundOf('pair');
@@ -103,6 +113,50 @@ export async function rateCandles(db: Queryable, src: string, dst: string, query
     }
   }
   return candles;
+}
+
+/**
+ * GET /api/exchange/rates (the pairs list): each usable pair's hourly closes over the last day
+ * and its change since the close before that day. Two reads whatever the number of pairs: the
+ * day's hour candles by age, and each pair's close before them by its key.
+ */
+export async function rateSummaries(db: Queryable, now: Date): Promise<TRateSummary[]> {
+  const step = RATE_INTERVAL_MS['1h'];
+  const last = bucketOf(now.getTime(), '1h');
+  const first = last - (RATE_SUMMARY_HOURS - 1) * step;
+  const firstIso = new Date(first).toISOString();
+  const [pairs, rows] = await Promise.all([
+    db.query<{ src: string; dst: string; rate: string; since: string; before: string | null }>(
+      `SELECT r.src, r.dst, r.rate::text AS rate, (extract(epoch FROM r.updated_at) * 1000)::bigint::text AS since, prev.close::text AS before
+       FROM rates r
+       LEFT JOIN LATERAL (SELECT c.close FROM rate_candles c WHERE c.src = r.src AND c.dst = r.dst AND c.interval = '1h' AND c.bucket < $1 ORDER BY c.bucket DESC LIMIT 1) prev ON true
+       WHERE ${USABLE}
+       ORDER BY r.src, r.dst`,
+      [firstIso],
+    ),
+    db.query<{ src: string; dst: string; bucket: string; close: string }>(
+      `SELECT src, dst, (extract(epoch FROM bucket) * 1000)::bigint::text AS bucket, close::text AS close
+       FROM rate_candles WHERE interval = '1h' AND bucket BETWEEN $1 AND $2`,
+      [firstIso, new Date(last).toISOString()],
+    ),
+  ]);
+  const closes = new Map<string, Map<number, string>>();
+  for (const row of rows) {
+    const key = `${row.src}/${row.dst}`;
+    closes.set(key, (closes.get(key) ?? new Map()).set(Number(row.bucket), row.close));
+  }
+  return pairs.map((pair) => {
+    const byBucket = closes.get(`${pair.src}/${pair.dst}`);
+    const opening = pair.before ?? (Number(pair.since) < first ? pair.rate : null);
+    let close = opening;
+    const points: string[] = [];
+    for (let bucket = first; bucket <= last; bucket += step) {
+      close = byBucket?.get(bucket) ?? close;
+      if (close !== null) points.push(close);
+    }
+    const latest = points.at(-1);
+    return { src: pair.src, dst: pair.dst, open: opening, change: opening !== null && latest ? changeFraction(opening, latest) : null, points };
+  });
 }
 
 /** The purge job: candles older than their interval is kept. */

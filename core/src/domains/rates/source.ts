@@ -33,7 +33,7 @@ type TRateRow = {
 const RATE_COLUMNS = `r.src, r.dst, r.rate::text AS rate, r.spread::text AS spread, r.fee_percent::text AS fee_percent,
   r.fee_fixed::text AS fee_fixed, r.min_amount::text AS min_amount, r.max_amount::text AS max_amount, r.enabled, r.source`;
 /** A pair is usable when it and both of its currencies are enabled. */
-const USABLE = `r.enabled AND EXISTS (SELECT 1 FROM currencies c WHERE c.code = r.src AND c.enabled)
+export const USABLE = `r.enabled AND EXISTS (SELECT 1 FROM currencies c WHERE c.code = r.src AND c.enabled)
   AND EXISTS (SELECT 1 FROM currencies c WHERE c.code = r.dst AND c.enabled)`;
 
 function toTerms(row: TRateRow): TPairTerms {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TRateSummary } from '@obmen/shared';
 import { ENGINES, build } from '../../helpers.ts';
 import { setRate } from '../../../src/domains/rates/service.ts';
 import { purgeRateCandles, rateCandles, recordRates } from '../../../src/domains/rates/history.ts';
@@ -75,6 +76,24 @@ describe.each(ENGINES)('rate history on %s', (engine) => {
 
   it('a pair without a change recorded in the range has nothing before its rate was set', async () => {
     expect(await candles('1m', '2026-01-10T10:00:00Z', '2026-01-10T10:06:00Z', 'ETH', 'USDT')).toEqual([]);
+  });
+
+  it('the pairs list: each pair’s hourly closes over the last day and its change since the rate a day ago', async () => {
+    await recordRates(ctx.db, [{ src: 'ETH', dst: 'BTC', rate: '0.05' }], new Date('2026-01-09T08:30:00Z'));
+    await recordRates(ctx.db, [{ src: 'ETH', dst: 'BTC', rate: '0.055' }], new Date('2026-01-10T09:15:00Z'));
+    const response = await ctx.app.inject({ method: 'GET', url: '/api/exchange/rates' });
+    expect(response.statusCode).toBe(200);
+    const pairs = response.json().pairs as TRateSummary[];
+    expect(pairs).toHaveLength(132);
+    expect(pairs.find((pair) => pair.src === 'ETH' && pair.dst === 'BTC')).toEqual({
+      src: 'ETH',
+      dst: 'BTC',
+      open: '0.05',
+      change: '0.10000000',
+      points: [...Array(22).fill('0.05'), '0.055', '0.055'],
+    });
+    // No history before the day: the closes it has, no change.
+    expect(pairs.find((pair) => pair.src === 'BTC' && pair.dst === 'USDT')).toMatchObject({ open: null, change: null, points: ['65000'] });
   });
 
   it('the purge keeps minutes a week and hours and days a year', async () => {
