@@ -98,6 +98,6 @@ test('the pairs list shows each pair’s 24-hour change and a spark line', async
   await page.goto('/exchanges?search=ETH%2FUSDT');
   const card = page.getByTestId('pairs').getByTestId('pair').filter({ has: page.getByTestId('pair-spark') });
   await expect(card).toHaveCount(1);
-  await expect(card.getByTestId('pair-change')).toHaveText(/^Изменение за 24 часа: [+−]?\d+(,\d+)?%$/);
+  await expect(card.getByTestId('pair-change')).toHaveText(/^\s*Изменение за 24 часа: [+−]?\d+(,\d+)?%\s*$/);
   await expect(card.getByTestId('pair-spark').locator('polyline')).toHaveAttribute('points', /^(\d+\.\d,\d+\.\d ?){24}$/);
 });

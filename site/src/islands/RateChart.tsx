@@ -6,6 +6,7 @@ import { displayAxisTime, displayChange, displayDateTime, displayRate } from '@o
 import type { TLocale } from '@obmen/shared/constants';
 import { CALLS } from '@obmen/shared/calls';
 import { api } from '../lib/api.ts';
+import { trendOf } from '../lib/spark.ts';
 import { RATES_EVENT } from '../lib/realtime.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
@@ -147,7 +148,8 @@ function RateChartBody({ src, dst, inverted, locale, timeZone }: { src: string; 
   const change = candlesChange(state.candles);
   const high = state.candles.reduce<string | null>((top, candle) => (top === null || Number(candle.high) > Number(top) ? candle.high : top), null);
   const low = state.candles.reduce<string | null>((bottom, candle) => (bottom === null || Number(candle.low) < Number(bottom) ? candle.low : bottom), null);
-  const direction = change === null || !/[1-9]/.test(change) ? 'flat' : change.startsWith('-') ? 'down' : 'up';
+  const changeText = change === null ? null : displayChange(change, locale);
+  const direction = trendOf(changeText);
   const rate = (text: string) => `${displayRate(text, locale)}\u00a0${quote}`;
 
   return (
@@ -166,10 +168,10 @@ function RateChartBody({ src, dst, inverted, locale, timeZone }: { src: string; 
         {last && (
           <p className="rc-now">
             <strong data-testid="rate-chart-close">{`1\u00a0${base} = ${rate(last.close)}`}</strong>
-            {change !== null && (
-              <span className={`rc-change rc-${direction}`} data-testid="rate-chart-change">
+            {changeText !== null && (
+              <span className={`rc-change rc-${direction}`}>
                 <span aria-hidden="true">{direction === 'up' ? '▲ ' : direction === 'down' ? '▼ ' : ''}</span>
-                {displayChange(change, locale)}
+                <span data-testid="rate-chart-change">{changeText}</span>
               </span>
             )}
           </p>
@@ -220,7 +222,7 @@ function RateChartBody({ src, dst, inverted, locale, timeZone }: { src: string; 
             </div>
             <div>
               <dt>{t('chart.change')}</dt>
-              <dd>{change === null ? '—' : displayChange(change, locale)}</dd>
+              <dd>{changeText ?? '—'}</dd>
             </div>
           </dl>
         </>

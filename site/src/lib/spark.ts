@@ -11,6 +11,11 @@ export function uprightTrend(summary: TRateSummary, inverted: boolean): TTrend {
   return { points, change: summary.open !== null && last ? changeFraction(invertRate(summary.open), last) : null };
 }
 
+/** Which way a change as shown went: up, down, or none (a change that rounds to 0 %). */
+export function trendOf(changeText: string | null): 'up' | 'down' | 'flat' {
+  return changeText?.startsWith('+') ? 'up' : changeText?.startsWith('\u2212') ? 'down' : 'flat';
+}
+
 /**
  * The spark line's `points` attribute: the closes scaled into width × height (floats are fine
  * for a drawing), the highest at the top; a flat day is a line across the middle. Null below

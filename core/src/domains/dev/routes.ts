@@ -73,7 +73,7 @@ const ZDevRateHistoryBody = z.object({ src: z.string(), dst: z.string(), days: z
  * hour within it, one every two minutes within the last day (what each chart range reads).
  */
 export function madeUpTicks(seedText: string, rate: string, now: number, days: number): Array<{ at: Date; rate: string }> {
-  let seed = [...seedText].reduce((hash, char) => (Math.imul(hash, 31) + char.charCodeAt(0)) >>> 0, 7);
+  let seed = [...seedText].reduce((hash, char) => (Math.imul(hash, 31) + char.charCodeAt(0)) >>> 0, 2026);
   const random = () => {
     seed = (seed + 0x6d2b79f5) >>> 0;
     let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
