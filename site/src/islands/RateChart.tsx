@@ -100,6 +100,8 @@ function RateChartBody({ src, dst, inverted, locale, timeZone }: { src: string; 
           background: { type: ColorType.Solid, color: 'transparent' },
           textColor: cssColor('--color-muted', '#5f6b7d'),
           fontFamily: cssColor('--font', 'system-ui'),
+          // Its logo is a link inside the canvas a screen reader never reaches: the note below credits it instead.
+          attributionLogo: false,
         },
         grid: { vertLines: { visible: false }, horzLines: { color: cssColor('--color-border', '#dde3ea') } },
         rightPriceScale: { borderVisible: false },
@@ -227,7 +229,12 @@ function RateChartBody({ src, dst, inverted, locale, timeZone }: { src: string; 
           </dl>
         </>
       )}
-      <p className="rc-note muted">{t('chart.note')}</p>
+      <p className="rc-note muted">
+        {t('chart.note')}{' '}
+        <a href="https://www.tradingview.com/" rel="noopener noreferrer">
+          {t('chart.attribution')}
+        </a>
+      </p>
     </section>
   );
 }
