@@ -96,7 +96,10 @@ test('a rate an operator changes reaches the open chart live', async ({ browser 
 test('the pairs list shows each pair’s 24-hour change and a spark line', async ({ page }) => {
   await madeUpPast(page, 'ETH', 'USDT');
   await page.goto('/exchanges?search=ETH%2FUSDT');
-  const card = page.getByTestId('pairs').getByTestId('pair').filter({ has: page.getByTestId('pair-spark') });
+  const card = page
+    .getByTestId('pairs')
+    .getByTestId('pair')
+    .filter({ has: page.getByTestId('pair-spark') });
   await expect(card).toHaveCount(1);
   await expect(card.getByTestId('pair-change')).toHaveText(/^\s*Изменение за 24 часа: [+−]?\d+(,\d+)?%\s*$/);
   await expect(card.getByTestId('pair-spark').locator('polyline')).toHaveAttribute('points', /^(\d+\.\d,\d+\.\d ?){24}$/);

@@ -135,6 +135,41 @@ export function displayPairRate(pair: { src: string; dst: string; rate: string; 
     : `1\u00a0${pair.dst} ≈ ${displayRate(pair.rate_inverse, locale)}\u00a0${pair.src}`;
 }
 
+/** 1 / rate to twelve significant digits, rounded down (a rate read from its other side). */
+export function invertRate(text: string): string {
+  const { negative, whole, fraction } = splitDecimal(text);
+  const num = BigInt(whole + fraction);
+  if (negative || num === 0n) throw new RangeError(`not a positive rate: ${text}`);
+  // 1 / (num / 10^scale) = 10^scale / num, scaled by 10^digits until twelve digits show.
+  const scale = BigInt(fraction.length);
+  let digits = 0n;
+  while (digits < 60n && 10n ** (scale + digits) / num < 10n ** 11n) digits++;
+  const quotient = (10n ** (scale + digits) / num).toString().padStart(Number(digits) + 1, '0');
+  const cut = quotient.length - Number(digits);
+  const tail = quotient.slice(cut).replace(/0+$/, '');
+  return tail ? `${quotient.slice(0, cut)}.${tail}` : quotient.slice(0, cut);
+}
+
+/**
+ * "1 BTC = 65 326,63 USDT": a rate (dst per 1 src) said with the dearer currency first, whichever
+ * way the operation went (USDT → BTC at 0.0000153076 reads the same). For what was agreed: "=".
+ */
+export function displayUprightRate(src: string, dst: string, rate: string, locale: TLocale): string {
+  return isRateUpright(rate)
+    ? `1\u00a0${src} = ${displayRate(rate, locale)}\u00a0${dst}`
+    : `1\u00a0${dst} = ${displayRate(invertRate(rate), locale)}\u00a0${src}`;
+}
+
+/**
+ * An amount for an input field (what the other side of a form fills in): no grouping, the
+ * reader's decimal mark ("0,00153" in ru), trailing zeros dropped; the forms accept it back.
+ */
+export function inputAmount(text: string, locale: TLocale): string {
+  const { negative, whole, fraction } = splitDecimal(text);
+  const kept = fraction.replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${kept ? (locale === 'ru' ? ',' : '.') + kept : ''}`;
+}
+
 /** The cookie in which the browser tells the server its time zone (IANA name), for SSR times. */
 export const TIME_ZONE_COOKIE = 'tz';
 /** Where the reader's zone is not known yet (a first visit): times say UTC. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZOk } from './api.ts';
-import { decimalToString, formatAmount, parseDecimal, pow10 } from './money.ts';
+import { invertRate } from './format.ts';
+import { formatAmount, parseDecimal, pow10 } from './money.ts';
 
 /*
  * A pair's rate over time (GET /api/exchange/rates/{src}/{dst}): candles of one minute, one
@@ -34,6 +35,8 @@ export const ZRateCandlesQuery = z
     to: ZInstant,
   })
   .superRefine((query, ctx) => {
+    // Zod runs this even past a refused field: only two instants make a range.
+    if (!ZInstant.safeParse(query.from).success || !ZInstant.safeParse(query.to).success || !(query.interval in RATE_INTERVAL_MS)) return;
     const from = Date.parse(query.from);
     const to = Date.parse(query.to);
     if (from > to) return ctx.addIssue({ code: 'custom', path: ['from'], message: 'rates.range_order' });
@@ -90,16 +93,6 @@ export function changeFraction(a: string, b: string): string | null {
   const yn = y.num * pow10(scale - y.scale);
   if (xn === 0n) return null;
   return formatAmount(((yn - xn) * pow10(8)) / xn, 8);
-}
-
-/** 1 / rate to twelve significant digits, rounded down (a rate read from its other side). */
-export function invertRate(text: string): string {
-  const { num, scale } = parseDecimal(text);
-  if (num <= 0n) throw new RangeError(`not a positive rate: ${text}`);
-  const floor = pow10(11);
-  let digits = 0;
-  while (digits < 60 && pow10(scale + digits) / num < floor) digits++;
-  return decimalToString({ num: pow10(scale + digits) / num, scale: digits });
 }
 
 /** Candles read from the other side of the pair: src per 1 dst (the high is the inverse of the low). */

@@ -1,4 +1,5 @@
-import { changeFraction, invertRate, type TRateSummary } from '@obmen/shared/rates';
+import { invertRate } from '@obmen/shared/format';
+import { changeFraction, type TRateSummary } from '@obmen/shared/rates';
 
 /** A pair's last day as the list shows it: read the same way up as its rate, and its change. */
 export type TTrend = { points: string[]; change: string | null };
