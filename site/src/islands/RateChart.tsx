@@ -206,26 +206,20 @@ function RateChartBody({ src, dst, inverted, locale, timeZone }: { src: string; 
             {t('chart.summary', { range: t(`chart.range_${state.range}`), base, quote })}
           </h3>
           <dl className="rc-facts" data-testid="rate-chart-summary" aria-labelledby="rate-chart-summary-title">
-            <div>
-              <dt>{t('chart.open')}</dt>
-              <dd>{displayRate(first.open, locale)}</dd>
-            </div>
-            <div>
-              <dt>{t('chart.high')}</dt>
-              <dd>{displayRate(high, locale)}</dd>
-            </div>
-            <div>
-              <dt>{t('chart.low')}</dt>
-              <dd>{displayRate(low, locale)}</dd>
-            </div>
-            <div>
-              <dt>{t('chart.close')}</dt>
-              <dd>{displayRate(last.close, locale)}</dd>
-            </div>
-            <div>
-              <dt>{t('chart.change')}</dt>
-              <dd>{changeText ?? '—'}</dd>
-            </div>
+            {(
+              [
+                ['chart.open', displayRate(first.open, locale)],
+                ['chart.high', displayRate(high, locale)],
+                ['chart.low', displayRate(low, locale)],
+                ['chart.close', displayRate(last.close, locale)],
+                ['chart.change', changeText ?? '—'],
+              ] as const
+            ).map(([label, value]) => (
+              <div key={label}>
+                <dt>{t(label)}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
           </dl>
         </>
       )}
