@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { divFloor, parseDecimal, pow10 } from '@obmen/shared';
-import { ENGINES, build } from '../../helpers.ts';
+import { ENGINES, build, until } from '../../helpers.ts';
 import { quoteFromPay, quoteFromReceive } from '../../../src/domains/rates/quote.ts';
 import { describeRates, listPairs, matchesSearch, setRate, syncRates } from '../../../src/domains/rates/service.ts';
 import { FeedRateSource, TableRateSource, jsonNumberToRational } from '../../../src/domains/rates/source.ts';
@@ -242,6 +242,14 @@ describe.each(ENGINES)('rate sources on %s', (engine) => {
     expect(list.json().pairs).toEqual([expect.objectContaining({ src: 'LTC', dst: 'USD', rate: '79.6' })]);
     const landing = await ctx.app.inject({ method: 'POST', url: '/api/exchange/landing', payload: { src: 'LTC', dst: 'USD', amount: '1' } });
     expect(landing.json().quote).toMatchObject({ amount: '1.00000000', amount_receive: '79.52' });
+    // The fetch was a tick of every pair's history (recorded beside the answer, not in its way).
+    const candle = await until('the feed tick in the history', async () => {
+      const [row] = await ctx.db.query<{ close: string }>(
+        `SELECT close::text AS close FROM rate_candles WHERE src = 'LTC' AND dst = 'USD' AND interval = '1d'`,
+      );
+      return row;
+    });
+    expect(candle.close).toBe('80');
     const updated = await syncRates(ctx.db, new FeedRateSource({ url: feedUrl, table: new TableRateSource(ctx.db) }), new Date());
     expect(updated).toBe(132);
     expect(await new TableRateSource(ctx.db).pair('LTC', 'USD')).toMatchObject({ rate: '80', source: 'feed' });
