@@ -107,6 +107,18 @@ async function quote(page: Page) {
   await expect(page.getByTestId('exchange-quote')).toHaveAttribute('data-state', 'ready');
 }
 
+/** The pair page's chart with a past (a made-up one, through the dev route), on its year range. */
+async function chartYear(page: Page) {
+  expect((await page.request.post('/api/dev/rates/history', { data: { src: 'BTC', dst: 'USDT' } })).status()).toBe(200);
+  await page.reload();
+  await islandsReady(page);
+  await expect(page.getByTestId('rate-chart')).toHaveAttribute('data-status', 'ready');
+  await page.getByTestId('rate-chart-range-year').click();
+  await expect(page.getByTestId('rate-chart')).toHaveAttribute('data-range', 'year');
+  await expect(page.getByTestId('rate-chart')).toHaveAttribute('data-status', 'ready');
+  await expect(page.getByTestId('rate-chart-summary')).toBeVisible();
+}
+
 async function openLogoutDialog(page: Page) {
   await page.locator('[data-logout]').filter({ visible: true }).first().click();
   await expect(page.getByTestId('logout-dialog')).toBeVisible();
@@ -162,6 +174,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'pairs', path: '/exchanges', auth: 'both' },
   { name: 'pairs, searched', path: '/exchanges?search=BTC%2F', auth: 'both' },
   { name: 'pair page', path: '/exchange/USDT/BTC', auth: 'both' },
+  { name: 'pair page, chart over a year', path: '/exchange/BTC/USDT', auth: 'both', prepare: chartYear, scope: '[data-testid="rate-chart"]' },
   { name: 'pair page, quoted', path: '/exchange/USDT/BTC', auth: 'both', prepare: quote, scope: '[data-testid="exchange-form"]' },
   { name: 'pair page, invalid amount', path: '/exchange/USDT/BTC?amount=0.0000001', auth: 'in' },
   { name: 'exchange all', path: '/exchange/all', auth: 'in' },

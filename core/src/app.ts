@@ -95,9 +95,9 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(userRoutes);
   await fastify.register(mailingRoutes, { now: clock });
   await fastify.register(privacyRoutes, { now: clock, storage: fastify.storage });
-  await fastify.register(ratesPlugin, { config });
+  await fastify.register(ratesPlugin, { config, now: clock });
   await fastify.register(walletRoutes);
-  await fastify.register(exchangeRoutes);
+  await fastify.register(exchangeRoutes, { now: clock });
   await fastify.register(transferRoutes);
   await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });

@@ -46,6 +46,7 @@ export const ERRORS = {
   withdraw_destination_unconfirmed: error(403, 'withdraw.book_unconfirmed'),
   withdraw_destination_waiting: error(403, 'withdraw.book_waiting'),
   withdraw_allowlist_only: error(403, 'withdraw.book_allowlist_only'),
+  pair_not_found: error(404, 'api.pair_not_found'),
   rate_limited: error(429, 'error.rate_limited'),
   internal: error(500, 'error.internal'),
   database_unavailable: error(503, 'error.database_unavailable'),
@@ -231,6 +232,7 @@ export const MISSING_ENTITIES = [
   'suspense',
   'withdraw_destination',
   'data_export',
+  'pair',
 ] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 

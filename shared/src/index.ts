@@ -9,6 +9,7 @@ export * from './notifications.ts';
 export * from './logger.ts';
 export * from './money.ts';
 export * from './api.ts';
+export * from './rates.ts';
 export * from './content.ts';
 export * from './dev.ts';
 export * from './format.ts';

@@ -8,6 +8,7 @@ import { purgeQuotes } from '../domains/exchange/service.ts';
 import { purgeSignIns } from '../domains/security/service.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
+import { purgeRateCandles } from '../domains/rates/history.ts';
 import { lapseOpsRequests } from '../domains/ops/requests.ts';
 import { publishDueNotifications } from '../domains/ops/config-notifications.ts';
 import { purgeInboxes } from '../inbox/refusals.ts';
@@ -51,7 +52,8 @@ export function listJobs({ config, providers, issuers, cipher, storage, mailer, 
   return [
     {
       // Ended rate-limit windows, forgotten wrong-password counts, long-dead sessions and links,
-      // old idempotency keys and quotes, realtime events past their replay window, old sign-ins
+      // old idempotency keys and quotes, realtime events past their replay window, rate candles
+      // past their keeping (rates/history.ts), old sign-ins
       // and ended sign-in challenges, and inbox deliveries processed WEBHOOK_RETENTION_DAYS ago.
       name: 'purge',
       everyMs: TEN_MINUTES,
@@ -67,6 +69,7 @@ export function listJobs({ config, providers, issuers, cipher, storage, mailer, 
           purgeEmailChanges(db),
           purgeEvents(db),
           purgeInboxes(db, now, config.WEBHOOK_RETENTION_DAYS),
+          purgeRateCandles(db, now),
         ]);
         return { tasks: purged.length };
       },

@@ -23,6 +23,7 @@ import { writeAudit } from '../audit/service.ts';
 import { getArticle, getMenus, listArticles, markdownToHtml, removeMenuItem, saveArticle, servedHtml, setMenuItem } from '../content/service.ts';
 import { describePaymentSystems, pricePaymentSystemIn, setPaymentSystemEnabled } from '../payments/catalogue.ts';
 import { describeRates, setRate } from '../rates/service.ts';
+import { noticeRates } from '../events/service.ts';
 import { FeedRateSource, type RateSource } from '../rates/source.ts';
 import { operatorTerms, setReferralTerms } from '../referral/service.ts';
 import { getSiteSettings, setSiteSetting } from '../site/service.ts';
@@ -180,9 +181,9 @@ export async function ratesConfig(db: Queryable, source: RateSource) {
 export async function changeRate(db: Db, actor: TOpsActor, body: TOpsRateBody): Promise<TOpsRateRow> {
   const { src, dst, ...terms } = body;
   const [from, to] = [src.toUpperCase(), dst.toUpperCase()];
-  return db.transaction(async (tx) => {
+  const after = await db.transaction(async (tx) => {
     const before = await pairOf(tx, from, to);
-    const changed = await setRate(tx, { src: from, dst: to, ...terms });
+    const changed = await setRate(tx, { src: from, dst: to, ...terms }, actor.now);
     const after = (await pairOf(tx, changed.src, changed.dst)) as unknown as TOpsRateRow;
     await writeAudit(tx, {
       actor: operatorActor(actor.operator),
@@ -195,6 +196,9 @@ export async function changeRate(db: Db, actor: TOpsActor, body: TOpsRateBody): 
     });
     return after;
   });
+  // The pair pages' charts hear of it once it is committed.
+  if (terms.rate !== undefined) noticeRates(db);
+  return after;
 }
 
 // ---- payment systems -------------------------------------------------------------------------
