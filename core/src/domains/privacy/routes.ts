@@ -3,6 +3,7 @@ import { DATA_EXPORT_RESPONSE, translate, ZDataExportParams } from '@obmen/share
 import { CALLS } from '@obmen/shared/calls';
 import { notFoundOf } from '../../errors.ts';
 import { schemaOf } from '../../lib/call-schema.ts';
+import { sendStoredFile } from '../../storage/files.ts';
 import type { TFileStorage } from '../../storage/index.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { closeAccount, exportFile, privacyState, requestExport } from './service.ts';
@@ -47,15 +48,9 @@ const privacyRoutes: FastifyPluginAsyncZod<{ now: () => Date; storage: TFileStor
     },
     async (request, reply) => {
       const file = await exportFile(app.db, currentUser(request).id, request.params.id, now());
-      const object = await storage.get(file.key);
-      if (!object) throw notFoundOf('data_export');
-      return reply
-        .header('content-type', 'application/zip')
-        .header('content-length', object.size)
-        .header('content-disposition', `attachment; filename="${file.name}"`)
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'private, no-store')
-        .send(object.body);
+      const sent = await sendStoredFile(reply, storage, { ...file, mime: 'application/zip', reencoded: false });
+      if (!sent) throw notFoundOf('data_export');
+      return sent;
     },
   );
 
