@@ -39,7 +39,10 @@ async function usd(page: Page): Promise<string> {
 async function orderVirtual(page: Page, name: string) {
   await page.goto('/cards/list');
   await page.getByTestId('card-order-virtual').click();
+  // The form's own page first: checked on the list page, the islands would be "ready" before the form hydrates, and the name typed lost.
+  await expect(page).toHaveURL(/\/cards\/order\/virtual/);
   await islandsReady(page);
+  await expect(page.getByTestId('card-order-submit')).toBeEnabled();
   await page.getByTestId('card-name_on_card').fill(name);
   await page.getByTestId('card-order-submit').click();
   await expect(page).toHaveURL(/\/cards\/order\/confirm\?card=/);
