@@ -90,13 +90,13 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(siteRoutes);
   await fastify.register(contentRoutes, { now: clock });
   await fastify.register(notificationRoutes);
-  await fastify.register(authRoutes, { config });
+  await fastify.register(authRoutes, { config, now: clock });
   await fastify.register(userRoutes);
   await fastify.register(mailingRoutes);
   await fastify.register(ratesPlugin, { config });
   await fastify.register(walletRoutes);
   await fastify.register(exchangeRoutes);
-  await fastify.register(transferRoutes);
+  await fastify.register(transferRoutes, { now: clock });
   await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: clock });

@@ -6,6 +6,7 @@ import { purgePasswordFailures } from '../domains/auth/password-failures.ts';
 import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
 import { purgeSignIns } from '../domains/security/service.ts';
+import { purgePasskeyChallenges } from '../domains/security/passkeys.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
 import { lapseOpsRequests } from '../domains/ops/requests.ts';
@@ -59,6 +60,7 @@ export function listJobs({ config, providers, issuers, cipher, mailer, hub }: TJ
           purgeIdempotencyKeys(db),
           purgeQuotes(db),
           purgeSignIns(db),
+          purgePasskeyChallenges(db, now),
           purgeEmailChanges(db),
           purgeEvents(db),
           purgeInboxes(db, now, config.WEBHOOK_RETENTION_DAYS),
