@@ -6,7 +6,7 @@ import {
   type AuthenticationResponseJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { isoBase64URL, isoUint8Array } from '@simplewebauthn/server/helpers';
+import { COSEALG, isoBase64URL, isoUint8Array } from '@simplewebauthn/server/helpers';
 import { PASSKEY_CHALLENGE_TTL_S, PASSKEYS_MAX, ZPasskeyAssertion, ZPasskeyAttestation, type TPasskeyInfo, type TPasskeyOptionsResponse } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
@@ -20,6 +20,11 @@ import { AppError, notFoundOf } from '../../errors.ts';
  */
 
 export type TRelyingParty = { id: string; origin: string; name: string };
+/**
+ * The signature algorithms offered and accepted, named rather than the library's default: that
+ * default probes the runtime for ML-DSA, which prints an "experimental" warning on every call.
+ */
+const ALGORITHMS = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256];
 type TPurpose = 'register' | 'sign_in' | 'second_factor';
 /** The library's options JSON as the shared answer declares it (passed through as they are). */
 type TOptions = TPasskeyOptionsResponse['options'];
@@ -99,6 +104,7 @@ export async function passkeyRegistrationOptions(
     excludeCredentials: existing.map((row) => ({ id: row.credential_id, transports: row.transports })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
     timeout: PASSKEY_CHALLENGE_TTL_S * 1000,
+    supportedAlgorithmIDs: ALGORITHMS,
   });
   await storeChallenge(db, rp, 'register', user.id, options.challenge, now);
   return { status: 'ok', options: options as TOptions };
@@ -114,6 +120,7 @@ export async function addPasskey(db: Queryable, userId: string, name: string, cr
     expectedOrigin: rp.origin,
     expectedRPID: rp.id,
     requireUserVerification: true,
+    supportedAlgorithmIDs: ALGORITHMS,
   }).catch(() => ({ verified: false as const }));
   if (!verified.verified) throw new AppError('passkey_invalid');
   const { credential: made } = verified.registrationInfo;
