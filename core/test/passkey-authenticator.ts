@@ -9,7 +9,7 @@ import { isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers';
 
 type TOptions = { challenge: string; rp?: { id?: string }; rpId?: string; user?: { id: string } };
 
-const b64 = (bytes: Uint8Array) => isoBase64URL.fromBuffer(bytes);
+const b64 = (bytes: Uint8Array) => isoBase64URL.fromBuffer(new Uint8Array(bytes));
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();
 const UP = 0x01;
 const UV = 0x04;
@@ -29,10 +29,12 @@ export class SoftAuthenticator {
   /** The signature counter; tests set it back to play a cloned key. */
   counter = 0;
 
-  constructor(
-    readonly origin: string,
-    readonly rpId: string = new URL(origin).hostname,
-  ) {
+  readonly origin: string;
+  readonly rpId: string;
+
+  constructor(origin: string, rpId: string = new URL(origin).hostname) {
+    this.origin = origin;
+    this.rpId = rpId;
     const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     this.privateKey = pair.privateKey;
     this.publicKey = pair.publicKey;
@@ -75,9 +77,9 @@ export class SoftAuthenticator {
       Buffer.from(this.coseKey()),
     ]);
     const attestationObject = isoCBOR.encode(
-      new Map<string, string | Uint8Array | Map<string, never>>([
+      new Map<string, string | Uint8Array | Map<string, string>>([
         ['fmt', 'none'],
-        ['attStmt', new Map()],
+        ['attStmt', new Map<string, string>()],
         ['authData', authData],
       ]),
     );

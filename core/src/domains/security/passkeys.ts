@@ -107,7 +107,7 @@ export async function passkeyRegistrationOptions(
     supportedAlgorithmIDs: ALGORITHMS,
   });
   await storeChallenge(db, rp, 'register', user.id, options.challenge, now);
-  return { status: 'ok', options: options as TOptions };
+  return { status: 'ok', options: options as unknown as TOptions };
 }
 
 /** Checks the new credential against its challenge and keeps it under the given name. */
@@ -172,7 +172,7 @@ export async function passkeyAssertionOptions(
     allowCredentials: allow.map((row) => ({ id: row.credential_id, transports: row.transports })),
   });
   await storeChallenge(db, rp, userId ? 'second_factor' : 'sign_in', userId, options.challenge, now);
-  return { status: 'ok', options: options as TOptions };
+  return { status: 'ok', options: options as unknown as TOptions };
 }
 
 /**

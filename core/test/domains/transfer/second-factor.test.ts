@@ -47,7 +47,7 @@ describe.each(ENGINES)('the second factor of transfers on %s', (engine) => {
     expect(ok.statusCode).toBe(200);
     expect(await usdt(user.id)).toBe('9000000');
     // The same key again, its code spent or left out: the first answer, nothing moves.
-    for (const extra of [{ code }, {}]) {
+    for (const extra of [{ code }, {}] as Record<string, string>[]) {
       const replay = await transfer(user, extra, 'tf-ok-key1');
       expect(replay.statusCode).toBe(200);
       expect(replay.headers[REPLAYED_HEADER]).toBe('true');
