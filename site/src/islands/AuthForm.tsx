@@ -145,7 +145,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
       </p>
     );
 
-  return (
+  const formElement = (
     // method="post": even a native submit never puts a password into a URL.
     <form className="auth-form" method="post" noValidate onSubmit={onSubmit} ref={formRef} data-testid={`form-${kind}`}>
       <FormError text={formError} testId="form-error" />
@@ -181,15 +181,22 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
       <button className="btn btn-primary submit" type="submit" disabled={sending || !hydrated}>
         {sending ? t('authpage.sending') : t(form.submit)}
       </button>
-      {signIn && hydrated && passkeysSupported() && (
-        <>
-          <p className="auth-or">{t('passkey.or')}</p>
-          <button className="btn btn-outline submit" type="button" onClick={passkeySignIn} disabled={passkeyBusy || sending} data-testid="passkey-sign-in">
-            {passkeyBusy ? t('passkey.asking') : t('passkey.sign_in')}
-          </button>
-        </>
-      )}
     </form>
+  );
+  // Outside the form: its own way in, not a second submit of the e-mail form.
+  const passkeyWay = signIn && hydrated && passkeysSupported() && (
+    <div className="auth-form auth-passkey">
+      <p className="auth-or">{t('passkey.or')}</p>
+      <button className="btn btn-outline submit" type="button" onClick={passkeySignIn} disabled={passkeyBusy || sending} data-testid="passkey-sign-in">
+        {passkeyBusy ? t('passkey.asking') : t('passkey.sign_in')}
+      </button>
+    </div>
+  );
+  return (
+    <>
+      {formElement}
+      {passkeyWay}
+    </>
   );
 }
 

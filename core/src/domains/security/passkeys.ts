@@ -29,9 +29,14 @@ type TPurpose = 'register' | 'sign_in' | 'second_factor';
 /** The library's options JSON as the shared answer declares it (passed through as they are). */
 type TOptions = TPasskeyOptionsResponse['options'];
 
-/** The relying party of a deployment: PUBLIC_URL's host (no port) and its origin. */
+/**
+ * The relying party of a deployment: PUBLIC_URL's host (no port) and its origin. WebAuthn has no
+ * relying party on an IP address (browsers refuse it), so a loopback PUBLIC_URL (development,
+ * the e2e server) gets localhost's: the same machine, opened as http://localhost:<port>.
+ */
 export function relyingPartyOf(publicUrl: string): TRelyingParty {
   const url = new URL(publicUrl);
+  if (url.hostname === '127.0.0.1' || url.hostname === '[::1]') url.hostname = 'localhost';
   return { id: url.hostname, origin: url.origin, name: 'Obmen' };
 }
 
