@@ -84,7 +84,9 @@ export class SoftAuthenticator {
       ]),
     );
     const clientData = overrides.origin
-      ? Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: overrides.challenge ?? options.challenge, origin: overrides.origin, crossOrigin: false }))
+      ? Buffer.from(
+          JSON.stringify({ type: 'webauthn.create', challenge: overrides.challenge ?? options.challenge, origin: overrides.origin, crossOrigin: false }),
+        )
       : this.clientData('webauthn.create', overrides.challenge ?? options.challenge);
     return JSON.stringify({
       id: this.id,
@@ -118,10 +120,15 @@ export class SoftAuthenticator {
   }
 }
 
-type TInject = (url: string, options: { token?: string; payload?: object }) => Promise<{ statusCode: number; json: () => any; body: string }>;
+type TInject = (url: string, options: { token?: string; payload?: object }) => Promise<{ statusCode: number; json: () => { options: TOptions }; body: string }>;
 
 /** Adds a passkey to the signed-in user through the API (options, then the attestation); returns the authenticator. */
-export async function enrolSoftPasskey(send: TInject, token: string, extra: Record<string, string> = {}, origin = 'http://localhost:3000'): Promise<SoftAuthenticator> {
+export async function enrolSoftPasskey(
+  send: TInject,
+  token: string,
+  extra: Record<string, string> = {},
+  origin = 'http://localhost:3000',
+): Promise<SoftAuthenticator> {
   const key = new SoftAuthenticator(origin);
   const options = await send('/api/security/passkeys/options', { token, payload: {} });
   if (options.statusCode !== 200) throw new Error(`passkey options: ${options.statusCode} ${options.body}`);

@@ -119,7 +119,10 @@ export const ZCardRevealBody = z
     code: z.preprocess(emptyToUndefined, z.string().trim().max(64).optional()),
     passkey: ZPasskeyAnswerText,
   })
-  .refine((body) => body.password !== undefined || body.code !== undefined || body.passkey !== undefined, { path: ['password'], message: 'cards.reveal_secret_required' });
+  .refine((body) => body.password !== undefined || body.code !== undefined || body.passkey !== undefined, {
+    path: ['password'],
+    message: 'cards.reveal_secret_required',
+  });
 export type TCardRevealBody = z.infer<typeof ZCardRevealBody>;
 
 // ---- answers --------------------------------------------------------------------------------

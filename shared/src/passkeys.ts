@@ -24,7 +24,10 @@ export const ZSecondFactorFields = {
 export const ZSecondFactorBody = z.object(ZSecondFactorFields);
 export type TSecondFactorBody = z.infer<typeof ZSecondFactorBody>;
 
-const base64url = z.string().regex(/^[A-Za-z0-9_-]*$/).max(8192);
+const base64url = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]*$/)
+  .max(8192);
 
 /** What core reads of an assertion (navigator.credentials.get through the library). */
 export const ZPasskeyAssertion = z.object({

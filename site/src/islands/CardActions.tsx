@@ -130,7 +130,9 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
               <button type="button" className="btn btn-ghost btn-sm" onClick={() => setUseCode(!useCode)}>
                 {t(useCode ? 'cardspage.use_password' : 'cardspage.use_code')}
               </button>
-              {useCode && <PasskeyProofButton onProof={(passkey) => revealWith({ passkey })} onError={setRevealError} disabled={busy} testId="card-reveal-passkey" />}
+              {useCode && (
+                <PasskeyProofButton onProof={(passkey) => revealWith({ passkey })} onError={setRevealError} disabled={busy} testId="card-reveal-passkey" />
+              )}
             </div>
           </form>
         ))}

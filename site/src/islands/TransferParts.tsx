@@ -89,7 +89,13 @@ export function TransferResult({ result, locale, onAgain }: { result: TTransferR
 }
 
 /** With 2FA on, the checked transfer asks for a code, or a passkey in its place. */
-export type TTransferFactor = { code: string; error: string; onCode: (code: string) => void; onPasskey: (passkey: string) => void; onError: (message: string) => void };
+export type TTransferFactor = {
+  code: string;
+  error: string;
+  onCode: (code: string) => void;
+  onPasskey: (passkey: string) => void;
+  onError: (message: string) => void;
+};
 
 /** A checked form: recipient, fee and total (and with 2FA on the code), with Send (once) and Edit. */
 export function TransferCheck({
@@ -139,16 +145,23 @@ export function TransferCheck({
         </div>
       </dl>
       {check.second_factor && (
-        <CodeField id="tf-code" value={factor.code} error={factor.error} onChange={factor.onCode} hint={t('transferpage.code_hint')} inputTestId="transfer-code" />
+        <CodeField
+          id="tf-code"
+          value={factor.code}
+          error={factor.error}
+          onChange={factor.onCode}
+          hint={t('transferpage.code_hint')}
+          inputTestId="transfer-code"
+        />
       )}
       <div className="xf-actions">
         <button type="button" className="btn btn-primary xf-submit" onClick={onSend} disabled={busy !== null} data-testid="transfer-send">
           {busy === 'send' ? t('transferpage.sending') : t('transferpage.send', { amount: displayAmount(check.total, locale), currency: check.currency })}
         </button>
+        {check.second_factor && <PasskeyProofButton onProof={factor.onPasskey} onError={factor.onError} disabled={busy !== null} testId="transfer-passkey" />}
         <button type="button" className="btn btn-ghost" onClick={onEdit} disabled={busy !== null} data-testid="transfer-edit">
           {t('transferpage.edit')}
         </button>
-        {check.second_factor && <PasskeyProofButton onProof={factor.onPasskey} onError={factor.onError} disabled={busy !== null} testId="transfer-passkey" />}
       </div>
     </div>
   );

@@ -140,7 +140,9 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }> = 
 
   app.post(
     '/api/auth/passkey/options',
-    { schema: { tags, summary: 'Start a sign-in with a passkey: options for navigator.credentials.get', ...schemaOf(CALLS['POST /api/auth/passkey/options']) } },
+    {
+      schema: { tags, summary: 'Start a sign-in with a passkey: options for navigator.credentials.get', ...schemaOf(CALLS['POST /api/auth/passkey/options']) },
+    },
     (request) => passkeySignInOptions(deps, clientOf(request), rp, now()),
   );
 

@@ -55,7 +55,13 @@ async function storeChallenge(db: Queryable, rp: TRelyingParty, purpose: TPurpos
  * Spends the challenge an answer signed, if it is a live one of this purpose (and user): a
  * second use, a late one, another purpose's or another user's finds nothing.
  */
-async function spendChallenge(db: Queryable, clientDataJSON: string, purpose: TPurpose, userId: string | null, now: Date): Promise<TRelyingParty & { challenge: string }> {
+async function spendChallenge(
+  db: Queryable,
+  clientDataJSON: string,
+  purpose: TPurpose,
+  userId: string | null,
+  now: Date,
+): Promise<TRelyingParty & { challenge: string }> {
   let challenge: unknown;
   try {
     challenge = JSON.parse(isoBase64URL.toUTF8String(clientDataJSON)).challenge;
@@ -158,12 +164,7 @@ export async function deletePasskey(db: Queryable, userId: string, id: string): 
  * Options of an assertion: for a sign-in, any discoverable credential of this site (the browser
  * offers them, also as autofill); for the second factor, only the user's own passkeys.
  */
-export async function passkeyAssertionOptions(
-  db: Queryable,
-  rp: TRelyingParty,
-  userId: string | null,
-  now: Date,
-): Promise<TPasskeyOptionsResponse> {
+export async function passkeyAssertionOptions(db: Queryable, rp: TRelyingParty, userId: string | null, now: Date): Promise<TPasskeyOptionsResponse> {
   const allow = userId
     ? await db.query<{ credential_id: string; transports: string[] }>('SELECT credential_id, transports FROM user_passkeys WHERE user_id = $1 ORDER BY id', [
         userId,

@@ -84,7 +84,11 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
     '/api/security/passkeys/options',
     {
       onRequest: requireUser,
-      schema: { tags, summary: 'Start adding a passkey: the options for navigator.credentials.create', ...schemaOf(CALLS['POST /api/security/passkeys/options']) },
+      schema: {
+        tags,
+        summary: 'Start adding a passkey: the options for navigator.credentials.create',
+        ...schemaOf(CALLS['POST /api/security/passkeys/options']),
+      },
     },
     (request) => passkeyRegistrationOptions(app.db, rp, currentUser(request), deps.now()),
   );

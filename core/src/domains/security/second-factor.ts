@@ -64,12 +64,7 @@ export async function issueRecoveryCodes(db: Queryable, userId: string): Promise
  * before the transaction of the guarded action (a failure there rolls back nothing here; the
  * user types a fresh code).
  */
-export async function verifySecondFactor(
-  db: Db,
-  userId: string,
-  proof: TSecondFactorProof,
-  nowMs: number = Date.now(),
-): Promise<'none' | TSecondFactorMethod> {
+export async function verifySecondFactor(db: Db, userId: string, proof: TSecondFactorProof, nowMs: number = Date.now()): Promise<'none' | TSecondFactorMethod> {
   const [totp] = await db.query<{ secret: string; last_step: string }>(
     'SELECT secret, last_step FROM user_totp WHERE user_id = $1 AND enabled_at IS NOT NULL',
     [userId],

@@ -221,7 +221,12 @@ export async function enableTotp(
 }
 
 /** Turns 2FA off with a code (TOTP or recovery) or a passkey; withdrawals then wait 24 hours. */
-export async function disableTotp(deps: TSecurityDeps, user: TSecurityUser, proof: TSecondFactorProof, locale: TLocale): Promise<{ status: 'ok'; message: string }> {
+export async function disableTotp(
+  deps: TSecurityDeps,
+  user: TSecurityUser,
+  proof: TSecondFactorProof,
+  locale: TLocale,
+): Promise<{ status: 'ok'; message: string }> {
   const method = await verifySecondFactor(deps.db, user.id, proof, deps.now().getTime());
   if (method === 'none') throw new AppError('second_factor_not_enabled');
   await deps.db.transaction((tx) => removeSecondFactor(tx, user));

@@ -43,22 +43,34 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
     expect(next.excludeCredentials).toEqual([expect.objectContaining({ id: key.id })]);
   });
 
-  it('a registration challenge is single use, short-lived, and its own user\'s', async () => {
+  it("a registration challenge is single use, short-lived, and its own user's", async () => {
     const user = await createFixtureUser(ctx.db);
     const options = (await send('/api/security/passkeys/options', { token: user.token, payload: {} })).json().options;
-    const first = await send('/api/security/passkeys', { token: user.token, payload: { name: 'One', credential: new SoftAuthenticator(ORIGIN).register(options) } });
+    const first = await send('/api/security/passkeys', {
+      token: user.token,
+      payload: { name: 'One', credential: new SoftAuthenticator(ORIGIN).register(options) },
+    });
     expect(first.statusCode).toBe(200);
-    const again = await send('/api/security/passkeys', { token: user.token, payload: { name: 'Two', credential: new SoftAuthenticator(ORIGIN).register(options) } });
+    const again = await send('/api/security/passkeys', {
+      token: user.token,
+      payload: { name: 'Two', credential: new SoftAuthenticator(ORIGIN).register(options) },
+    });
     expect(again.json()).toMatchObject({ code: 'passkey_invalid' });
 
     const late = (await send('/api/security/passkeys/options', { token: user.token, payload: {} })).json().options;
     clock = new Date(clock.getTime() + (PASSKEY_CHALLENGE_TTL_S + 1) * 1000);
-    const expired = await send('/api/security/passkeys', { token: user.token, payload: { name: 'Late', credential: new SoftAuthenticator(ORIGIN).register(late) } });
+    const expired = await send('/api/security/passkeys', {
+      token: user.token,
+      payload: { name: 'Late', credential: new SoftAuthenticator(ORIGIN).register(late) },
+    });
     expect(expired.json()).toMatchObject({ code: 'passkey_invalid' });
 
     const stranger = await createFixtureUser(ctx.db);
     const theirs = (await send('/api/security/passkeys/options', { token: stranger.token, payload: {} })).json().options;
-    const stolen = await send('/api/security/passkeys', { token: user.token, payload: { name: 'Stolen', credential: new SoftAuthenticator(ORIGIN).register(theirs) } });
+    const stolen = await send('/api/security/passkeys', {
+      token: user.token,
+      payload: { name: 'Stolen', credential: new SoftAuthenticator(ORIGIN).register(theirs) },
+    });
     expect(stolen.json()).toMatchObject({ code: 'passkey_invalid' });
 
     const mine = (await send('/api/security/passkeys/options', { token: user.token, payload: {} })).json().options;
@@ -91,7 +103,7 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
     expect((await send('/api/auth/passkey', { payload: { credential: 'not json' } })).json()).toMatchObject({ code: 'passkey_invalid' });
   });
 
-  it('a passkey stands in for the TOTP code; another user\'s passkey does not', async () => {
+  it("a passkey stands in for the TOTP code; another user's passkey does not", async () => {
     const { user, secret } = await withTotp();
     const noProof = await send('/api/security/passkeys/options', { token: user.token, payload: {} });
     const refused = await send('/api/security/passkeys', {
@@ -118,7 +130,9 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
     expect(renewed.statusCode).toBe(200);
     const passkeyId = (await send('/api/security', { token: user.token })).json().passkeys[0].id;
     expect((await send(`/api/security/passkeys/${passkeyId}/remove`, { token: other.token, payload: {} })).json()).toMatchObject({ code: 'passkey_not_found' });
-    expect((await send(`/api/security/passkeys/${passkeyId}/remove`, { token: user.token, payload: {} })).json()).toMatchObject({ code: 'second_factor_required' });
+    expect((await send(`/api/security/passkeys/${passkeyId}/remove`, { token: user.token, payload: {} })).json()).toMatchObject({
+      code: 'second_factor_required',
+    });
     const off = await send('/api/security/totp/disable', { token: user.token, payload: { passkey: await softSecondFactor(send, user.token, key) } });
     expect(off.statusCode).toBe(200);
     // 2FA off: removing asks for nothing more.

@@ -100,7 +100,10 @@ describe.each(ENGINES)('second factor and security changes on %s', (engine) => {
     const { user, secret } = await enrolled();
     const now = Date.now();
     const code = totpCode(secret, now);
-    const results = await Promise.allSettled([verifySecondFactor(ctx.db, user.id, { code: code }, now), verifySecondFactor(ctx.db, user.id, { code: code }, now)]);
+    const results = await Promise.allSettled([
+      verifySecondFactor(ctx.db, user.id, { code: code }, now),
+      verifySecondFactor(ctx.db, user.id, { code: code }, now),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
 
@@ -122,7 +125,8 @@ describe.each(ENGINES)('second factor and security changes on %s', (engine) => {
 
   it('attempts are limited per user: the 11th in 15 minutes is 429, even a right code', async () => {
     const { user, secret } = await enrolled();
-    for (let i = 0; i < 10; i++) expect(await codeOf(verifySecondFactor(ctx.db, user.id, { code: '000000'.replace(/0$/, String(i)) }))).not.toBe('rate_limited');
+    for (let i = 0; i < 10; i++)
+      expect(await codeOf(verifySecondFactor(ctx.db, user.id, { code: '000000'.replace(/0$/, String(i)) }))).not.toBe('rate_limited');
     expect(await codeOf(verifySecondFactor(ctx.db, user.id, { code: totpCode(secret, Date.now()) }))).toBe('rate_limited');
   });
 

@@ -20,8 +20,11 @@ describe.each(ENGINES)('the second factor of transfers on %s', (engine) => {
   const transfer = (user: TFixtureUser, extra: Record<string, string>, key: string) =>
     postForm(ctx.app, user, '/api/transfer', { account_id: String(bob.accountId), currency: 'USDT', amount: '1', ...extra }, key);
   const usdt = async (userId: string) =>
-    (await ctx.db.query<{ balance: string }>(`SELECT coalesce(balance, 0)::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = 'USDT'`, [userId]))[0]
-      ?.balance;
+    (
+      await ctx.db.query<{ balance: string }>(`SELECT coalesce(balance, 0)::text AS balance FROM ledger_accounts WHERE user_id = $1 AND currency = 'USDT'`, [
+        userId,
+      ])
+    )[0]?.balance;
   const sender = async (withTotp: boolean) => {
     const user = await createFixtureUser(ctx.db);
     await fund(ctx.db, user.id, 'USDT', 10_000_000n);
