@@ -260,6 +260,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   formErrors('bind e-mail, form errors', '/settings/bind-email', 'in', 'form-bind-email'),
   // The "it was not me" page waits for a click, so visiting it spends nothing.
   { name: 'bind e-mail, report link', path: '/settings/bind-email?report=e2e-not-a-token-e2e-not-a-token-e2e-not-a-t', auth: 'out' },
+  { name: "sign-in report (this wasn't me)", path: '/settings/sign-in-report?t=e2e-not-a-token-e2e-not-a-token-e2e-not-a-t', auth: 'out' },
   { name: 'unsubscribe, invalid link', path: '/unsubscribe?t=e2e-not-a-token', auth: 'both' },
   {
     name: 'logout dialog',

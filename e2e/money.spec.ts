@@ -2,7 +2,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BASE_URL, DEMO, headerBalance, islandsReady, logIn, signUp, toMinor, visible, walletBalance } from './helpers.ts';
+import { BASE_URL, DEMO, headerBalance, islandsReady, logIn, signUp, toMinor, visible, waitForMail, walletBalance } from './helpers.ts';
 
 /*
  * In the browser: exchange one pair, convert everything, transfer to another user, the
@@ -178,6 +178,13 @@ test.describe('money, signed in as the demo account', () => {
     const recipientContext = await browser.newContext(SIGNED_OUT);
     const recipientPage = await recipientContext.newPage();
     const recipient = await signUp(recipientPage, { prefix: 'money' });
+    // The recipient chooses an anti-phishing code first: the transfer's mail must start with it.
+    await recipientPage.goto('/settings/mail');
+    await islandsReady(recipientPage);
+    await recipientPage.getByTestId('anti-phishing-input').fill('синий кит 7');
+    await recipientPage.getByTestId('anti-phishing-save').click();
+    await expect(recipientPage.getByTestId('anti-phishing-saved')).toHaveText('Код защиты от фишинга сохранён');
+    await expect(recipientPage.getByTestId('anti-phishing-current')).toHaveText('Сейчас в письмах: «синий кит 7»');
 
     await page.goto('/transfer');
     await islandsReady(page);
@@ -216,6 +223,10 @@ test.describe('money, signed in as the demo account', () => {
     await expect(row).toHaveAttribute('data-direction', 'in');
     await expect(row.getByTestId('history-amount')).toHaveText('+25,00 USDT');
     await expect(row).toContainText('e2e: за обед');
+    // Told by mail (the money-mails job), in their language, under their code.
+    const mail = await waitForMail(recipientPage.request, recipient.email, 'transfer_received');
+    expect(mail.subject).toBe('Вам перевод: 25,00\u00a0USDT');
+    expect(mail.text.split('\n')[0]).toBe('Ваш код защиты от фишинга: «синий кит 7». Письмо без него или с другим кодом пришло не от нас.');
     await recipientContext.close();
   });
 

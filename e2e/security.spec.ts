@@ -103,3 +103,27 @@ test('bind e-mail: a link to the new address changes it; the old one gets a noti
   await page.goto('/settings/bind-email');
   await expect(page.getByTestId('current-email')).toContainText(next);
 });
+
+test('a sign-in from a new device is mailed; "this wasn\'t me" signs every device out and opens a password reset', async ({ page, browser }) => {
+  const account = await signUp(page, { prefix: 'device' });
+  // Another browser on another system signs in with the password.
+  const other = await browser.newContext({ userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0' });
+  const stranger = await other.newPage();
+  const signIn = await stranger.request.post('/api/auth/login_by_password', { data: { email: account.email, password: account.password } });
+  expect(signIn.ok()).toBe(true);
+  const mail = await waitForMail(page.request, account.email, 'sign_in_new_device');
+  expect(mail.text).toContain('Firefox 130 · Linux');
+  // The owner follows the mail's link: nothing happens until the click.
+  const link = linkTo(mail, '/settings/sign-in-report');
+  await page.goto(link.pathname + link.search);
+  await islandsReady(page);
+  expect((await authCheck(page.request)).user.is_authenticated).toBe(true);
+  await page.getByTestId('sign-in-report').click();
+  await expect(page.getByTestId('sign-in-reported')).toBeVisible();
+  // Both browsers are signed out; the reset the answer opened takes a new password.
+  expect((await authCheck(page.request)).user.is_authenticated).toBe(false);
+  expect((await authCheck(stranger.request)).user.is_authenticated).toBe(false);
+  await page.getByTestId('sign-in-report-reset').click();
+  await expect(page).toHaveURL(/\/reset-password\?token=/);
+  await other.close();
+});

@@ -92,7 +92,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(notificationRoutes);
   await fastify.register(authRoutes, { config, now: clock });
   await fastify.register(userRoutes);
-  await fastify.register(mailingRoutes);
+  await fastify.register(mailingRoutes, { now: clock });
   await fastify.register(ratesPlugin, { config });
   await fastify.register(walletRoutes);
   await fastify.register(exchangeRoutes);
@@ -115,11 +115,11 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   // The providers this configuration runs with: the domains reach them through their adapters.
   const providers = loadPaymentProviders(config);
   registerPaymentProviders(providers);
-  await fastify.register(opsPaymentRoutes, { now: clock, providers });
+  const issuers = loadCardIssuers(config, documents);
+  await fastify.register(opsPaymentRoutes, { now: clock, providers, issuers });
   await fastify.register(providerRoutes, { providers, now: clock });
   await fastify.register(paymentRoutes, { providers, now: clock });
   await fastify.register(withdrawRoutes, { now: clock, cipher: documents });
-  const issuers = loadCardIssuers(config, documents);
   await fastify.register(cardRoutes, { issuers, ...(now ? { now } : {}) });
   // Every timed job (purges, retries, payouts, fees, settlement, the sandboxes, realtime checks), as JOBS says.
   await fastify.register(jobsPlugin, {

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { ZOpsRequest } from './ops-requests.ts';
 
 /*
- * The payments desk (/ops/payments, /api/ops/payments…): four queues, each against its target —
- * provider deliveries whose processing failed, bank payments that matched no deposit, chain
- * deposits still waiting for confirmations, card orders waiting on the issuer. Amounts in major
+ * The payments desk (/ops/payments, /api/ops/payments…): five queues, each against its target —
+ * provider deliveries (payments' webhooks and card issuers' callbacks) whose processing failed,
+ * bank payments that matched no deposit, chain deposits still waiting for confirmations, chain
+ * deposits held above the customer's limits, card orders waiting on the issuer. Amounts in major
  * units as text, like every answer.
  */
 
@@ -13,6 +14,7 @@ export const OPS_PAYMENT_TARGETS_MS = {
   webhooks_failed: 60 * 60_000,
   bank_unmatched: 4 * 60 * 60_000,
   chain_waiting: 2 * 60 * 60_000,
+  chain_held: 24 * 60 * 60_000,
   card_orders: 24 * 60 * 60_000,
 } as const;
 
@@ -21,7 +23,10 @@ const ZClock = { waiting_ms: z.number().int(), overdue: z.boolean() };
 
 /** A provider delivery whose processing failed: retried with backoff, replayable now. */
 export const ZOpsFailedWebhook = z.object({
+  /** Which inbox holds it (its id is that inbox's): a payment provider's webhooks or a card issuer's callbacks. */
+  inbox: z.enum(['payments', 'cards']),
   id: z.string(),
+  /** The payment provider or the card issuer that sent it. */
   provider: z.string(),
   event_id: z.string().nullable(),
   received_at: z.string(),
@@ -63,7 +68,10 @@ export const ZOpsBankPayment = z.object({
 });
 export type TOpsBankPayment = z.infer<typeof ZOpsBankPayment>;
 
-/** A chain deposit seen, waiting for its confirmations. */
+/**
+ * A chain deposit seen, waiting for its confirmations; or, with `held_at`, confirmed but above
+ * what its customer's verification level may bring in, held until an operator releases it.
+ */
 export const ZOpsChainDeposit = z.object({
   id: z.string(),
   account_id: z.number().int(),
@@ -73,6 +81,7 @@ export const ZOpsChainDeposit = z.object({
   confirmations: z.number().int(),
   required_confirmations: z.number().int(),
   created_at: z.string(),
+  held_at: z.string().nullable(),
   ...ZClock,
 });
 
@@ -92,7 +101,13 @@ export const ZOpsPaymentsQuery = z.object({ q: z.string().trim().max(100, 'valid
 export type TOpsPaymentsQuery = z.infer<typeof ZOpsPaymentsQuery>;
 export const ZOpsPaymentsResponse = z.object({
   status: z.literal('ok'),
-  targets: z.object({ webhooks_failed: z.number().int(), bank_unmatched: z.number().int(), chain_waiting: z.number().int(), card_orders: z.number().int() }),
+  targets: z.object({
+    webhooks_failed: z.number().int(),
+    bank_unmatched: z.number().int(),
+    chain_waiting: z.number().int(),
+    chain_held: z.number().int(),
+    card_orders: z.number().int(),
+  }),
   webhooks: z.array(ZOpsFailedWebhook),
   bank: z.array(ZOpsBankPayment),
   chain: z.array(ZOpsChainDeposit),
@@ -101,8 +116,9 @@ export const ZOpsPaymentsResponse = z.object({
 
 export const ZOpsWebhookParams = z.object({ id: z.string().regex(/^[1-9]\d{0,17}$/, 'validation.invalid') });
 export const ZOpsBankPaymentParams = ZOpsWebhookParams;
+export const ZOpsChainDepositParams = z.object({ id: z.uuid({ message: 'validation.invalid' }) });
 
-/** POST /api/ops/payments/webhooks/{id}/replay */
+/** POST /api/ops/payments/webhooks/{id}/replay, POST /api/ops/payments/callbacks/{id}/replay */
 export const ZOpsWebhookReplayResponse = z.object({ status: z.literal('ok'), result: z.string(), was_processed: z.boolean() });
 
 /** POST /api/ops/payments/bank/{id}/match: the deposit (its reference or id) the payment was for. */
@@ -110,3 +126,6 @@ export const ZOpsBankMatchBody = z.object({ deposit: z.string().trim().min(1, 'v
 export type TOpsBankMatchBody = z.infer<typeof ZOpsBankMatchBody>;
 /** credited: the deposit is credited now; requested: another amount, a second operator approves the match. */
 export const ZOpsBankMatchResponse = z.object({ status: z.literal('ok'), state: z.enum(['credited', 'requested']), request: ZOpsRequest.nullable() });
+
+/** POST /api/ops/payments/chain/{id}/release: the held deposit credited to its customer. */
+export const ZOpsChainReleaseResponse = z.object({ status: z.literal('ok'), state: z.literal('credited') });

@@ -101,6 +101,7 @@ export const OPS_QUEUES = [
   'webhooks_failed',
   'bank_unmatched',
   'chain_waiting',
+  'chain_held',
   'card_orders',
   'suspense',
 ] as const;

@@ -86,6 +86,13 @@ export const ZTotpEnableResponse = z.object({ status: z.literal('ok'), message: 
 
 export const ZSecurityMessage = z.object({ status: z.literal('ok'), message: z.string() });
 
+/**
+ * POST /api/auth/sign_in/report/{token} ("this wasn't me" from a new-sign-in mail): every session
+ * ended, withdrawals held; `reset_url` opens a password reset (null where sign-in is by e-mail link).
+ */
+export const ZSignInReport = z.object({ status: z.literal('ok'), message: z.string(), reset_url: z.string().nullable() });
+export type TSignInReport = z.infer<typeof ZSignInReport>;
+
 export const ZSessionParams = z.object({ id: z.string().regex(/^[1-9]\d{0,17}$/) });
 
 /** POST /api/security/sessions/revoke_others */

@@ -165,6 +165,11 @@ BEGIN
     END LOOP;
     PERFORM event_record_many(v_events, array_fill('wallets'::text, ARRAY[cardinality(v_events)]),
       array_fill(NULL::jsonb, ARRAY[cardinality(v_events)]));
+    -- The recipients' mails, written by the money-mails job (one row each, in this transaction).
+    INSERT INTO money_mail_queue (user_id, kind, vars)
+      SELECT v_recipients[x.item], 'transfer_received',
+             jsonb_build_object('currency', p_currencies[x.item], 'amount', p_amounts[x.item]::text, 'from_user', p_users[x.item]::text)
+        FROM unnest(g_items) AS x(item);
   END IF;
 
   -- The answers, in the items' order (by user: each sender's wallets read once unless later items

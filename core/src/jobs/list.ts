@@ -24,6 +24,7 @@ import { processDueCallbacks, receiveIssuerCallback } from '../domains/cards/cal
 import type { TIssuers } from '../domains/cards/issuer.ts';
 import type { THub } from '../domains/realtime/hub.ts';
 import type { TDocumentCipher } from '../domains/verification/cipher.ts';
+import { writeMoneyMails } from '../mail/money.ts';
 import type { TJob } from './scheduler.ts';
 
 /** What the jobs work with besides the database and the clock (app.ts hands them in). */
@@ -126,6 +127,22 @@ export function listJobs({ config, providers, issuers, cipher, mailer, hub }: TJ
       everyMs: 15_000,
       scope: 'core',
       run: async () => ({ sent: await mailer.flush() }),
+    },
+    {
+      // The money mails owed by deposits, withdrawals, transfers and cards, written in each
+      // user's language (batches of 200 until the queue is empty or 2,000 are written), then sent.
+      name: 'money-mails',
+      everyMs: 5_000,
+      run: async ({ db }) => {
+        let written = 0;
+        for (;;) {
+          const batch = await writeMoneyMails(db, config.PUBLIC_URL, 200);
+          written += batch;
+          if (batch < 200 || written >= 2_000) break;
+        }
+        if (written) mailer.kick();
+        return { written };
+      },
     },
   ] satisfies TJob[];
 }

@@ -15,6 +15,7 @@ export const JOB_NAMES = [
   'sandbox-card-issuer',
   'realtime-check',
   'mail-outbox',
+  'money-mails',
 ] as const;
 
 export type TJobName = (typeof JOB_NAMES)[number];

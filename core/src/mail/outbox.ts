@@ -23,15 +23,31 @@ export type TMailKind =
   | 'email_change_taken'
   | 'email_change_reported'
   | 'referral_invite'
-  | 'referral_paid';
+  | 'referral_paid'
+  | 'anti_phishing_changed'
+  | 'sign_in_new_device'
+  | 'deposit_credited'
+  | 'withdrawal_requested'
+  | 'withdrawal_sent'
+  | 'withdrawal_failed'
+  | 'transfer_received'
+  | 'card_ordered'
+  | 'card_issued';
 
 /**
  * The optional mails and their topic (/settings/mail). Every other kind is a security or
- * account mail: always sent, no unsubscribe link.
+ * account mail: always sent, no unsubscribe link (a withdrawal requested is one: whoever asked
+ * for it, the owner must hear of it).
  */
 export const OPTIONAL_MAILS: Partial<Record<TMailKind, TMailTopic>> = {
   referral_invite: 'referral',
   referral_paid: 'referral',
+  deposit_credited: 'deposits',
+  withdrawal_sent: 'withdrawals',
+  withdrawal_failed: 'withdrawals',
+  transfer_received: 'transfers',
+  card_ordered: 'cards',
+  card_issued: 'cards',
 };
 
 export type TMail = {
@@ -50,11 +66,15 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-/** Plain text from the dictionary; HTML is the same text escaped, with its links made clickable. */
-export function renderMail(mail: Pick<TMail, 'kind' | 'locale' | 'vars'> & { unsubscribeLink?: string }): TRenderedMail {
+/**
+ * Plain text from the dictionary; HTML is the same text escaped, with its links made clickable.
+ * The recipient's anti-phishing code, when they chose one, is the first line of both.
+ */
+export function renderMail(mail: Pick<TMail, 'kind' | 'locale' | 'vars'> & { unsubscribeLink?: string; antiPhishingCode?: string | null }): TRenderedMail {
   const subject = translate(mail.locale, `mail.${mail.kind}.subject`, mail.vars);
   const footer = mail.unsubscribeLink ? `\n\n${translate(mail.locale, 'mail.unsubscribe', { link: mail.unsubscribeLink })}` : '';
-  const text = `${translate(mail.locale, `mail.${mail.kind}.text`, mail.vars)}\n\n${translate(mail.locale, 'mail.signature')}${footer}\n`;
+  const code = mail.antiPhishingCode ? `${translate(mail.locale, 'mail.anti_phishing', { code: mail.antiPhishingCode })}\n\n` : '';
+  const text = `${code}${translate(mail.locale, `mail.${mail.kind}.text`, mail.vars)}\n\n${translate(mail.locale, 'mail.signature')}${footer}\n`;
   const paragraphs = text
     .trim()
     .split(/\n{2,}/)
@@ -85,7 +105,8 @@ export function extractLinks(text: string): string[] {
  * Writes the mail to the outbox, in the caller's transaction: a mail exists exactly when the
  * change that caused it was committed. Delivery (SMTP) happens after, see sender.ts.
  *
- * The one place mails are queued, so the one place preferences are respected: an optional
+ * The one place mails are queued, so the one place preferences are respected and the
+ * recipient's anti-phishing code is added (to an address with an account that chose one): an optional
  * mail (OPTIONAL_MAILS) to an address that switched its topic off, or unsubscribed, is not
  * written (false); one that goes carries the signed unsubscribe link in its text and the
  * List-Unsubscribe / List-Unsubscribe-Post (RFC 8058 one-click) headers.
@@ -101,7 +122,8 @@ export async function queueMail(db: Queryable, mail: TMail): Promise<boolean> {
     unsubscribeLink = `${mail.publicUrl}${UNSUBSCRIBE_PATH}${token}`;
     headers = { 'List-Unsubscribe': `<${mail.publicUrl}${ONE_CLICK_PATH}${token}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
   }
-  const rendered = renderMail({ ...mail, ...(unsubscribeLink ? { unsubscribeLink } : {}) });
+  const [owner] = await db.query<{ code: string | null }>('SELECT anti_phishing_code AS code FROM users WHERE lower(email) = lower($1)', [mail.to]);
+  const rendered = renderMail({ ...mail, ...(unsubscribeLink ? { unsubscribeLink } : {}), antiPhishingCode: owner?.code ?? null });
   await db.query(`INSERT INTO mail_outbox (kind, to_address, subject, text_body, html_body, locale, headers) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
     mail.kind,
     mail.to,

@@ -13,7 +13,9 @@ import type { Queryable } from '../db/index.ts';
 export const UNSUBSCRIBE_PATH = '/unsubscribe?t=';
 export const ONE_CLICK_PATH = '/api/mail/unsubscribe?t=';
 
-const DEFAULTS: TMailPreferences = { news: true, referral: true, chat_digest: true };
+const DEFAULTS = Object.fromEntries(MAIL_TOPICS.map((topic) => [topic, true])) as TMailPreferences;
+/** The switches' columns (mail_preferences has one per topic, named as it). */
+const COLUMNS = MAIL_TOPICS.join(', ');
 
 /** The key unsubscribe links are signed with: made once, in the database, shared by every core. */
 async function linkKey(db: Queryable): Promise<Buffer> {
@@ -54,16 +56,18 @@ export async function readUnsubscribeToken(db: Queryable, token: string): Promis
 }
 
 export async function getMailPreferences(db: Queryable, userId: string): Promise<TMailPreferences> {
-  const [row] = await db.query<TMailPreferences>('SELECT news, referral, chat_digest FROM mail_preferences WHERE user_id = $1', [userId]);
+  const [row] = await db.query<TMailPreferences>(`SELECT ${COLUMNS} FROM mail_preferences WHERE user_id = $1`, [userId]);
   return row ?? { ...DEFAULTS };
 }
 
 export async function setMailPreferences(db: Queryable, userId: string, change: Partial<TMailPreferences>): Promise<TMailPreferences> {
   const next = { ...(await getMailPreferences(db, userId)), ...change };
+  const values = MAIL_TOPICS.map((_, i) => `$${i + 2}`).join(', ');
+  const updates = MAIL_TOPICS.map((topic, i) => `${topic} = $${i + 2}`).join(', ');
   await db.query(
-    `INSERT INTO mail_preferences (user_id, news, referral, chat_digest) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (user_id) DO UPDATE SET news = $2, referral = $3, chat_digest = $4, updated_at = now()`,
-    [userId, next.news, next.referral, next.chat_digest],
+    `INSERT INTO mail_preferences (user_id, ${COLUMNS}) VALUES ($1, ${values})
+     ON CONFLICT (user_id) DO UPDATE SET ${updates}, updated_at = now()`,
+    [userId, ...MAIL_TOPICS.map((topic) => next[topic])],
   );
   return next;
 }
@@ -75,8 +79,7 @@ export async function setMailPreferences(db: Queryable, userId: string, change: 
 export async function mayMail(db: Queryable, address: string, topic: TMailTopic): Promise<boolean> {
   const [row] = await db.query<{ allowed: boolean }>(
     `SELECT coalesce(
-       (SELECT CASE $2 WHEN 'news' THEN coalesce(p.news, true) WHEN 'referral' THEN coalesce(p.referral, true) ELSE coalesce(p.chat_digest, true) END
-          FROM users u LEFT JOIN mail_preferences p ON p.user_id = u.id WHERE lower(u.email) = $1),
+       (SELECT coalesce((to_jsonb(p) ->> $2)::boolean, true) FROM users u LEFT JOIN mail_preferences p ON p.user_id = u.id WHERE lower(u.email) = $1),
        NOT EXISTS (SELECT 1 FROM mail_unsubscribed WHERE address = $1 AND topic = $2)) AS allowed`,
     [normalise(address), topic],
   );

@@ -98,7 +98,7 @@ function DepositStatusBody({ payment: initial, locale }: { payment: TDepositPaym
           <dt>{t('deposit.receive')}</dt>
           <dd data-testid="deposit-receive">{money(payment.receive)}</dd>
         </div>
-        {payment.reason && final && (
+        {payment.reason && (
           <div>
             <dt>{t('withdraw.reason')}</dt>
             <dd data-testid="deposit-reason">{messageText(tk, payment.reason)}</dd>

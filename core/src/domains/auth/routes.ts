@@ -20,6 +20,7 @@ import {
   checkAuth,
   checkResetToken,
   confirmEmail,
+  reportSignIn,
   logOut,
   previewLink,
   registerAccount,
@@ -219,6 +220,20 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }> = 
       },
     },
     async (request, reply) => signedIn(reply, await resetPassword(deps, clientOf(request), request.params.token, request.body)),
+  );
+
+  app.post(
+    '/api/auth/sign_in/report/:token',
+    {
+      config: tokenRoute,
+      schema: {
+        tags,
+        summary: '"This wasn\'t me" from a new-sign-in mail: every session ends, withdrawals wait 24 hours, a password reset opens',
+        params: ZTokenParams,
+        ...schemaOf(CALLS['POST /api/auth/sign_in/report/{token}']),
+      },
+    },
+    (request) => reportSignIn(deps, clientOf(request), request.params.token),
   );
 
   app.post(

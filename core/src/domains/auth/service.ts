@@ -25,6 +25,7 @@ import {
   type TSecondFactorLoginBody,
   type TPasskeyOptionsResponse,
   type TPasskeySignInBody,
+  type TSignInReport,
 } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import type { Db, Queryable } from '../../db/index.ts';
@@ -43,6 +44,7 @@ import { markSecurityChanged, secondFactorEnabled } from '../security/second-fac
 import { passkeyAssertionOptions, verifyPasskeyAssertion, type TRelyingParty } from '../security/passkeys.ts';
 import { checkSignInChallenge, openSignInChallenge, recordSignIn, spendSignInChallenge, type TSignInMethod } from '../security/service.ts';
 import { bindReferee } from '../referral/service.ts';
+import { noticeSignIn } from './new-device.ts';
 
 /** What every account call needs from the app. */
 export type TAuthDeps = { db: Db; config: Pick<TConfig, 'PUBLIC_URL'>; mailer: { kick: () => void } };
@@ -238,11 +240,14 @@ async function describeState(db: Queryable, user: TAuthUser | null, locale: TLoc
  * sign-in; the old session of this browser is dropped (fixation), and the sign-in is logged (`method`; null for a password change, which renews
  * the session of someone already signed in).
  */
-async function startSession(db: Queryable, client: TClient, userId: string, method: TSignInMethod | null): Promise<TSignedIn> {
+async function startSession(db: Queryable, client: TClient, userId: string, method: TSignInMethod | null, publicUrl: string): Promise<TSignedIn> {
   const [blocked] = await db.query('SELECT 1 FROM users WHERE id = $1 AND sign_in_blocked_at IS NOT NULL', [userId]);
   if (blocked) throw new AppError('sign_in_blocked');
   if (client.sessionId) await revokeSession(db, client.sessionId);
-  if (method) await recordSignIn(db, userId, client, method, { success: true });
+  if (method) {
+    await recordSignIn(db, userId, client, method, { success: true });
+    await noticeSignIn(db, { userId, ip: client.ip, userAgent: client.userAgent, at: new Date(), publicUrl });
+  }
   const token = await createSession(db, userId, { ip: client.ip, ...(client.userAgent ? { userAgent: client.userAgent } : {}) });
   const user = await loadUser(db, userId);
   return { token, state: { status: 'ok', ...(await describeState(db, user, client.locale)), locale: user.locale } };
@@ -252,13 +257,13 @@ async function startSession(db: Queryable, client: TClient, userId: string, meth
  * Every sign-in path but a password change ends here: with 2FA on, no session yet but the
  * challenge of the code step (POST /api/auth/login_second_factor); otherwise signed in.
  */
-async function finishSignIn(db: Queryable, client: TClient, userId: string, method: TSignInMethod): Promise<TPasswordSignIn> {
+async function finishSignIn(db: Queryable, client: TClient, userId: string, method: TSignInMethod, publicUrl: string): Promise<TPasswordSignIn> {
   if (await secondFactorEnabled(db, userId)) {
     const second_factor = await openSignInChallenge(db, userId);
     const state = await describeState(db, null, client.locale);
     return { token: null, state: { status: 'ok', ...state, message: translate(client.locale, 'security.code_step'), second_factor } };
   }
-  return startSession(db, client, userId, method);
+  return startSession(db, client, userId, method, publicUrl);
 }
 
 // ---- calls ---------------------------------------------------------------------------------
@@ -336,7 +341,7 @@ export async function signInByPassword(deps: TAuthDeps, client: TClient, body: T
   const rehash = user.password_hash && needsRehash(user.password_hash) ? await hashPassword(body.password) : null;
   return deps.db.transaction(async (tx) => {
     if (rehash) await tx.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [user.id, rehash]);
-    return finishSignIn(tx, client, user.id, 'password');
+    return finishSignIn(tx, client, user.id, 'password', deps.config.PUBLIC_URL);
   });
 }
 
@@ -350,7 +355,7 @@ export async function signInWithSecondFactor(deps: TAuthDeps, client: TClient, b
   const { userId, challengeId } = await checkSignInChallenge(deps.db, body.challenge, body.code, client, nowMs);
   return deps.db.transaction(async (tx) => {
     await spendSignInChallenge(tx, challengeId);
-    return startSession(tx, client, userId, 'second_factor');
+    return startSession(tx, client, userId, 'second_factor', deps.config.PUBLIC_URL);
   });
 }
 
@@ -368,7 +373,7 @@ export async function passkeySignInOptions(deps: TAuthDeps, client: TClient, rp:
 export async function signInByPasskey(deps: TAuthDeps, client: TClient, body: TPasskeySignInBody, now: Date): Promise<TSignedIn> {
   await consumeRateLimit(deps.db, 'passkey_ip', clientKey(client.ip));
   const userId = await verifyPasskeyAssertion(deps.db, body.credential, null, now);
-  return deps.db.transaction((tx) => startSession(tx, client, userId, 'passkey'));
+  return deps.db.transaction((tx) => startSession(tx, client, userId, 'passkey', deps.config.PUBLIC_URL));
 }
 
 /**
@@ -416,7 +421,7 @@ export async function signInByLink(deps: TAuthDeps, client: TClient, token: stri
     const userId = row.user_id ?? (await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: null, ref: refOf(row, client) }));
     // Following a mailed link proves the mailbox.
     await tx.query('UPDATE users SET email_confirmed_at = coalesce(email_confirmed_at, now()) WHERE id = $1', [userId]);
-    return finishSignIn(tx, client, userId, 'link');
+    return finishSignIn(tx, client, userId, 'link', deps.config.PUBLIC_URL);
   });
 }
 
@@ -451,7 +456,7 @@ export async function confirmEmail(deps: TAuthDeps, client: TClient, token: stri
         userId = await createUser(tx, { email: row.email!, locale: row.locale, passwordHash: row.password_hash, ref: refOf(row, client) });
       }
     }
-    return finishSignIn(tx, client, userId, 'link');
+    return finishSignIn(tx, client, userId, 'link', deps.config.PUBLIC_URL);
   });
 }
 
@@ -513,7 +518,7 @@ export async function resetPassword(deps: TAuthDeps, client: TClient, token: str
     await revokeAllSessions(tx, userId);
     await spendOpenTokens(tx, userId);
     await markSecurityChanged(tx, userId);
-    const result = await finishSignIn(tx, { ...client, sessionId: null }, userId, 'link');
+    const result = await finishSignIn(tx, { ...client, sessionId: null }, userId, 'link', deps.config.PUBLIC_URL);
     await queuePasswordChanged(deps, tx, userId);
     return result;
   });
@@ -559,7 +564,7 @@ export async function changePassword(deps: TAuthDeps, client: TClient, body: TCh
     await spendOpenTokens(tx, user.id);
     // Setting the first password (an account made by link) changes nothing that protected it.
     if (hadPassword) await markSecurityChanged(tx, user.id);
-    const result = await startSession(tx, { ...client, sessionId: null }, user.id, null);
+    const result = await startSession(tx, { ...client, sessionId: null }, user.id, null, deps.config.PUBLIC_URL);
     if (hadPassword) await queuePasswordChanged(deps, tx, user.id);
     return result;
   });
@@ -605,4 +610,33 @@ export async function createDemoUser(db: Queryable, input: { email: string; pass
   const id = await createUser(db, { email: input.email, locale: input.locale, passwordHash });
   const user = await loadUser(db, id);
   return user.account_id;
+}
+
+/**
+ * POST /api/auth/sign_in/report/{token}: "this wasn't me", from a new-sign-in mail. Every session
+ * of the account ends, its open links die, withdrawals wait 24 hours, and (with passwords in use)
+ * a password reset link is answered at once: the click proved the mailbox, as the reset mail would.
+ */
+export async function reportSignIn(deps: TAuthDeps, client: TClient, token: string): Promise<TSignInReport> {
+  await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
+  if (!isTokenShaped(token)) throw invalidToken();
+  const { auth_type } = await getSiteSettings(deps.db);
+  const reset = await deps.db.transaction(async (tx) => {
+    const [alert] = await tx.query<{ user_id: string; locale: TLocale }>(
+      `UPDATE sign_in_alerts a SET reported_at = now() FROM users u
+        WHERE a.report_hash = $1 AND a.reported_at IS NULL AND a.report_until > now() AND u.id = a.user_id
+        RETURNING a.user_id::text AS user_id, u.locale`,
+      [hashToken(token)],
+    );
+    if (!alert) throw invalidToken();
+    await revokeAllSessions(tx, alert.user_id);
+    await tx.query('UPDATE auth_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [alert.user_id]);
+    await markSecurityChanged(tx, alert.user_id);
+    return auth_type === 'password' ? issueToken(tx, 'reset', RESET_LINK_TTL_S, { userId: alert.user_id, locale: alert.locale }) : null;
+  });
+  return {
+    status: 'ok',
+    message: translate(client.locale, 'security.sign_in_reported'),
+    reset_url: reset ? `${AUTH_LINK_PATHS.reset}${reset}` : null,
+  };
 }

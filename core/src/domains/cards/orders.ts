@@ -1,6 +1,7 @@
 import { CARD_REQUIRED_LEVEL, type TCardIssuerEvent, type TCardOrder, type TCardOrderBody, type TI18nKey } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
+import { oweMoneyMail } from '../../mail/money.ts';
 import { currencies } from '../currencies/service.ts';
 import { runIdempotent } from '../idempotency/service.ts';
 import { captureHold, placeHold, releaseHold } from '../ledger/holds.ts';
@@ -151,6 +152,7 @@ export async function confirmOrder(ctx: TCardContext, userId: string, key: strin
       ]);
       await issuer.submit(tx, { orderRef: row.id, kind: row.kind, currency: row.currency, nameOnCard: row.name_on_card, deliveryDays: row.delivery_days }, now);
       await addActivity(tx, row, 'confirmed', `user:${userId}`, now, { amount: row.issue_fee, currency: row.fee_currency, transactionId: feeTx });
+      await oweMoneyMail(tx, userId, 'card_ordered', { currency: row.fee_currency, amount: String(row.issue_fee), id: row.id });
       return toOrder(await ownCard(tx, userId, cardId), byCode);
     }),
   );
@@ -252,6 +254,7 @@ export async function applyIssuerEvent(
       values,
     );
     await addActivity(tx, row, 'issued', actor, now);
+    await oweMoneyMail(tx, row.user_id, 'card_issued', { id: row.id });
   } else {
     await tx.query('UPDATE cards SET status = $2, updated_at = $3 WHERE id = $1', [row.row_id, move.to, now]);
     await addActivity(tx, row, event.type === 'card.activated' ? 'activated' : event.type === 'card.shipped' ? 'shipped' : 'delivered', actor, now);

@@ -28,7 +28,15 @@ export type TLimitOperation = 'deposit' | 'withdrawal';
  * valued per currency at today's mid rate (rounded up). Ended ones (rejected, failed,
  * cancelled; declined, expired) do not count.
  */
-export async function limitState(db: Queryable, userId: string, level: number, now: Date, operation: TLimitOperation = 'withdrawal'): Promise<TLimitState> {
+export async function limitState(
+  db: Queryable,
+  userId: string,
+  level: number,
+  now: Date,
+  operation: TLimitOperation = 'withdrawal',
+  /** A deposit already stored that is not to count (the one being judged). */
+  exceptPayment: string | null = null,
+): Promise<TLimitState> {
   const [limit] = await db.query<{ currency: string; per_24h: string; per_30d: string }>(
     `SELECT currency, per_24h::text AS per_24h, per_30d::text AS per_30d FROM verification_limits WHERE level = $1 AND operation = $2`,
     [level, operation],
@@ -47,9 +55,9 @@ export async function limitState(db: Queryable, userId: string, level: number, n
           `SELECT currency, coalesce(sum(amount) FILTER (WHERE created_at > $2::timestamptz - interval '24 hours'), 0)::text AS d,
                   sum(amount)::text AS m
            FROM payments WHERE user_id = $1 AND direction IN ('deposit', 'purchase') AND created_at > $2::timestamptz - interval '30 days'
-             AND state NOT IN ('declined', 'expired')
+             AND state NOT IN ('declined', 'expired') AND id IS DISTINCT FROM $3::bigint
            GROUP BY currency`,
-          [userId, now],
+          [userId, now, exceptPayment],
         );
   let usedDay = 0n;
   let usedMonth = 0n;
@@ -124,4 +132,23 @@ export async function refuseOverLimits(
   const refusal = limitError(limits, value, input.operation);
   if (refusal) throw refusal;
   return { value, currency: limits.currency };
+}
+
+/**
+ * Whether a deposit already stored (a chain transaction seen, its money on our address) is worth
+ * more than what is left of its customer's deposit limits beside their other deposits. Without a
+ * rate to value it, it is treated as over: an operator looks rather than the limits being skipped.
+ */
+export async function depositOverLimits(
+  db: Queryable,
+  payment: { id: string; user_id: string; currency: string; amount: string },
+  now: Date,
+): Promise<boolean> {
+  try {
+    const limits = await limitState(db, payment.user_id, await userLevel(db, payment.user_id), now, 'deposit', payment.id);
+    return limitError(limits, await limitValue(db, payment.currency, BigInt(payment.amount), limits.currency), 'deposit') !== null;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'rates_unavailable') return true;
+    throw err;
+  }
 }

@@ -1,18 +1,35 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { translate } from '@obmen/shared';
 import { currentUser, requireUser } from '../user/current.ts';
-import { changeMailingPreferences, confirmUnsubscribe, describeUnsubscribe, mailingPreferences } from './service.ts';
+import { changeMailingPreferences, confirmUnsubscribe, describeUnsubscribe, mailingPreferences, setAntiPhishingCode } from './service.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { schemaOf } from '../../lib/call-schema.ts';
 
 /** Mail preferences (/settings/mail) and the signed one-click unsubscribe (no sign-in). */
-const mailingRoutes: FastifyPluginAsyncZod = async (app) => {
+const mailingRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
   const tags = ['Client'];
 
   app.get(
     '/api/config/mailing',
     { onRequest: requireUser, schema: { tags, summary: 'Which optional mails the user gets', ...schemaOf(CALLS['GET /api/config/mailing']) } },
-    async (request) => ({ status: 'ok' as const, mailing: await mailingPreferences(app.db, currentUser(request).id) }),
+    async (request) => ({ status: 'ok' as const, ...(await mailingPreferences(app.db, currentUser(request).id)) }),
+  );
+
+  app.post(
+    '/api/config/anti_phishing',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: 'Set or remove the anti-phishing code printed at the top of every mail (the second factor when 2FA is on)',
+        ...schemaOf(CALLS['POST /api/config/anti_phishing']),
+      },
+    },
+    async (request) => ({
+      status: 'ok' as const,
+      message: translate(request.locale, 'mailprefs.anti_phishing_saved'),
+      anti_phishing_code: await setAntiPhishingCode(app.db, currentUser(request).id, request.body, now()),
+    }),
   );
 
   app.post(

@@ -24,6 +24,7 @@ const QUEUE_PERMISSION: Record<TOpsQueue['name'], TOpsPermission> = {
   webhooks_failed: 'payments.review',
   bank_unmatched: 'payments.review',
   chain_waiting: 'payments.review',
+  chain_held: 'payments.review',
   card_orders: 'payments.review',
   suspense: 'reconciliation.resolve',
 };

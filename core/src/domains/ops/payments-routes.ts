@@ -1,19 +1,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CALLS } from '@obmen/shared/calls';
-import { ZOpsBankPaymentParams, ZOpsWebhookParams, type TOpsBankMatchBody, type TOpsPaymentsQuery } from '@obmen/shared';
+import { ZOpsBankPaymentParams, ZOpsChainDepositParams, ZOpsWebhookParams, type TOpsBankMatchBody, type TOpsPaymentsQuery } from '@obmen/shared';
 import { schemaOf } from '../../lib/call-schema.ts';
+import type { TIssuers } from '../cards/issuer.ts';
 import type { TProviders } from '../payments/providers.ts';
 import { opsActorOf } from './customers-routes.ts';
-import { matchOnDesk, paymentsDesk, replayOnDesk } from './payments.ts';
+import { issuerCallbacks, matchOnDesk, paymentsDesk, paymentWebhooks, releaseOnDesk, replayOnDesk } from './payments.ts';
 
 const tags = ['Ops'];
 
 /**
- * The payments desk (/ops/payments): everything needs payments.review; replaying a delivery and
- * matching a bank payment move money, so they ask for a fresh second factor too. A match of
- * another amount becomes a four-eyes request (checked by the request).
+ * The payments desk (/ops/payments): everything needs payments.review; replaying a delivery,
+ * matching a bank payment and releasing a held chain deposit move money, so they ask for a fresh
+ * second factor too. A match of another amount becomes a four-eyes request (checked by the request).
  */
-const opsPaymentRoutes: FastifyPluginAsyncZod<{ now: () => Date; providers: TProviders }> = async (app, { now, providers }) => {
+const opsPaymentRoutes: FastifyPluginAsyncZod<{ now: () => Date; providers: TProviders; issuers: TIssuers }> = async (app, { now, providers, issuers }) => {
+  const webhooks = paymentWebhooks(providers);
+  const callbacks = issuerCallbacks(issuers);
   const review = { ops: 'payments.review' as const };
   const action = { ops: 'payments.review' as const, stepUp: true };
 
@@ -44,7 +47,35 @@ const opsPaymentRoutes: FastifyPluginAsyncZod<{ now: () => Date; providers: TPro
         ...schemaOf(CALLS['POST /api/ops/payments/webhooks/{id}/replay']),
       },
     },
-    async (request) => ({ status: 'ok' as const, ...(await replayOnDesk(app.db, providers, opsActorOf(request, now), request.params.id)) }),
+    async (request) => ({ status: 'ok' as const, ...(await replayOnDesk(app.db, webhooks, opsActorOf(request, now), request.params.id)) }),
+  );
+
+  app.post(
+    '/api/ops/payments/callbacks/:id/replay',
+    {
+      config: action,
+      schema: {
+        tags,
+        summary: "Processes a failed card issuer's callback again now, through the inbox",
+        params: ZOpsWebhookParams,
+        ...schemaOf(CALLS['POST /api/ops/payments/callbacks/{id}/replay']),
+      },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await replayOnDesk(app.db, callbacks, opsActorOf(request, now), request.params.id)) }),
+  );
+
+  app.post(
+    '/api/ops/payments/chain/:id/release',
+    {
+      config: action,
+      schema: {
+        tags,
+        summary: "Credits a chain deposit held above its customer's limits",
+        params: ZOpsChainDepositParams,
+        ...schemaOf(CALLS['POST /api/ops/payments/chain/{id}/release']),
+      },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await releaseOnDesk(app.db, opsActorOf(request, now), request.params.id)) }),
   );
 
   app.post(

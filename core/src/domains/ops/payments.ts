@@ -7,6 +7,9 @@ import { currencies } from '../currencies/service.ts';
 import { checkMatch, depositFor, heldPayment, matchHeldPayment } from '../payments/bank-held.ts';
 import type { TProviders } from '../payments/providers.ts';
 import { replayWebhook } from '../payments/webhooks.ts';
+import { replayCallback } from '../cards/callbacks.ts';
+import type { TIssuers } from '../cards/issuer.ts';
+import { releaseHeldDeposit } from '../payments/payment-events.ts';
 import { customerSubject, type TOpsActor } from './customers.ts';
 import { requirePermission } from './guard.ts';
 import { pendingRequestsFor, proposeRequest } from './requests.ts';
@@ -29,8 +32,10 @@ const clock = (since: Date, now: Date, targetMs: number) => {
   return { waiting_ms: waiting, overdue: waiting > targetMs };
 };
 
+/** The failed deliveries of both inboxes: payment providers' webhooks and card issuers' callbacks. */
 async function failedWebhooks(db: Queryable, now: Date): Promise<TOpsFailedWebhook[]> {
   const rows = await db.query<{
+    inbox: 'payments' | 'cards';
     id: string;
     provider: string;
     event_id: string | null;
@@ -39,8 +44,13 @@ async function failedWebhooks(db: Queryable, now: Date): Promise<TOpsFailedWebho
     next_attempt_at: Date | null;
     last_error: string | null;
   }>(
-    `SELECT id::text AS id, provider, event_id, received_at, attempts, next_attempt_at, last_error FROM payment_webhooks
-      WHERE processed_at IS NULL AND signature_valid AND attempts > 0 ORDER BY received_at, id LIMIT 100`,
+    `SELECT * FROM (
+       SELECT 'payments' AS inbox, id::text AS id, provider, event_id, received_at, attempts, next_attempt_at, last_error FROM payment_webhooks
+        WHERE processed_at IS NULL AND signature_valid AND attempts > 0
+       UNION ALL
+       SELECT 'cards', id::text, issuer, event_id, received_at, attempts, next_attempt_at, last_error FROM card_issuer_callbacks
+        WHERE processed_at IS NULL AND signature_valid AND attempts > 0
+     ) failed ORDER BY received_at, inbox, id LIMIT 100`,
   );
   return rows.map((row) => ({
     ...row,
@@ -123,10 +133,12 @@ async function waitingChainDeposits(db: Queryable, now: Date) {
     confirmations: number;
     required_confirmations: number;
     created_at: Date;
+    held_at: Date | null;
   }>(
-    `SELECT p.public_id::text AS id, u.account_id, p.currency, p.amount::text AS amount, p.address, p.confirmations, p.required_confirmations, p.created_at
+    `SELECT p.public_id::text AS id, u.account_id, p.currency, p.amount::text AS amount, p.address, p.confirmations, p.required_confirmations,
+            p.created_at, p.held_at
        FROM payments p JOIN users u ON u.id = p.user_id
-      WHERE p.direction = 'deposit' AND p.address IS NOT NULL AND p.state = 'pending' ORDER BY p.created_at, p.id LIMIT 100`,
+      WHERE p.direction = 'deposit' AND p.address IS NOT NULL AND p.state = 'pending' ORDER BY p.held_at NULLS LAST, p.created_at, p.id LIMIT 100`,
   );
   const byCode = await currencies(db);
   return rows.map((row) => ({
@@ -136,7 +148,9 @@ async function waitingChainDeposits(db: Queryable, now: Date) {
     confirmations: Number(row.confirmations),
     required_confirmations: Number(row.required_confirmations),
     created_at: new Date(row.created_at).toISOString(),
-    ...clock(row.created_at, now, OPS_PAYMENT_TARGETS_MS.chain_waiting),
+    held_at: row.held_at ? new Date(row.held_at).toISOString() : null,
+    // A held one waits for an operator from when it was held, against that queue's target.
+    ...(row.held_at ? clock(row.held_at, now, OPS_PAYMENT_TARGETS_MS.chain_held) : clock(row.created_at, now, OPS_PAYMENT_TARGETS_MS.chain_waiting)),
   }));
 }
 
@@ -154,7 +168,7 @@ async function waitingCardOrders(db: Queryable, now: Date) {
   }));
 }
 
-/** The desk's four queues. The held payments name their payers: the look is audited. */
+/** The desk's queues. The held payments name their payers: the look is audited. */
 export async function paymentsDesk(db: Db, acting: TOpsActor, q: string | undefined) {
   const [webhooks, bank, chain, cards] = await Promise.all([
     failedWebhooks(db, acting.now),
@@ -174,21 +188,40 @@ export async function paymentsDesk(db: Db, acting: TOpsActor, q: string | undefi
   return { targets: { ...OPS_PAYMENT_TARGETS_MS }, webhooks, bank, chain, cards };
 }
 
+/** An inbox as the desk replays it: its table, its audit subject and its own replay. */
+export type TReplayInbox = {
+  table: 'payment_webhooks' | 'card_issuer_callbacks';
+  subject: string;
+  replay: (db: Db, id: string, now: Date) => Promise<{ result: unknown; was_processed: boolean }>;
+};
+
+export const paymentWebhooks = (providers: TProviders): TReplayInbox => ({
+  table: 'payment_webhooks',
+  subject: 'payment_webhook',
+  replay: (db, id, now) => replayWebhook(db, providers, id, now),
+});
+
+export const issuerCallbacks = (issuers: TIssuers): TReplayInbox => ({
+  table: 'card_issuer_callbacks',
+  subject: 'card_callback',
+  replay: (db, id, now) => replayCallback(db, issuers, id, now),
+});
+
 /** A failed delivery processed again now, through the inbox's own path (its event id keeps it from moving money twice). */
-export async function replayOnDesk(db: Db, providers: TProviders, acting: TOpsActor, id: string) {
-  const [delivery] = await db.query('SELECT 1 FROM payment_webhooks WHERE id = $1 AND signature_valid', [id]);
+export async function replayOnDesk(db: Db, inbox: TReplayInbox, acting: TOpsActor, id: string) {
+  const [delivery] = await db.query(`SELECT 1 FROM ${inbox.table} WHERE id = $1 AND signature_valid`, [id]);
   if (!delivery) throw notFoundOf('payment');
   const audit = (details: object) =>
     writeAudit(db, {
       actor: operatorActor(acting.operator),
       action: 'payments.webhook_replay',
-      subject: `payment_webhook:${id}`,
+      subject: `${inbox.subject}:${id}`,
       requestId: acting.requestId,
       ip: acting.ip,
       details,
     });
   try {
-    const done = await replayWebhook(db, providers, id, acting.now);
+    const done = await inbox.replay(db, id, acting.now);
     await audit({ result: done.result, was_processed: done.was_processed });
     return { result: String(done.result), was_processed: done.was_processed };
   } catch (err) {
@@ -254,4 +287,31 @@ export async function matchOnDesk(
     }),
   );
   return { state: 'credited', request: null };
+}
+
+/**
+ * Releases a chain deposit held above its customer's limits: credited now, in one transaction
+ * with its audit row. The money already sits on our address and is the customer's; the operator
+ * decides only that it may reach the wallet, as a bank payment of the expected amount is matched
+ * by one operator.
+ */
+export async function releaseOnDesk(db: Db, acting: TOpsActor, id: string): Promise<{ state: 'credited' }> {
+  await withRetry(() =>
+    db.transaction(async (tx) => {
+      const deposit = await releaseHeldDeposit(tx, id, acting.now);
+      const [owner] = await tx.query<{ account_id: number }>('SELECT account_id FROM users WHERE id = $1', [deposit.user_id]);
+      const precision = (await currencies(tx)).get(deposit.currency)?.precision ?? 0;
+      await writeAudit(tx, {
+        actor: operatorActor(acting.operator),
+        action: 'payments.chain_release',
+        subject: customerSubject(Number(owner!.account_id)),
+        requestId: acting.requestId,
+        ip: acting.ip,
+        details: { deposit: deposit.public_id, held_at: deposit.held_at ? new Date(deposit.held_at).toISOString() : null },
+        before: { state: 'held' },
+        after: { state: 'credited', currency: deposit.currency, amount: formatAmount(deposit.amount, precision) },
+      });
+    }),
+  );
+  return { state: 'credited' };
 }

@@ -39,11 +39,12 @@ const QUEUES: TQueueDef[] = [
   { name: 'kyc', target: (targets) => targets.kycMs, since: `SELECT submitted_at AS since FROM verifications WHERE status = 'submitted'` },
   // Requested, waiting for an operator (auto-approved ones never wait here).
   { name: 'withdrawals', target: (targets) => targets.withdrawalsMs, since: `SELECT created_at AS since FROM withdrawals WHERE state = 'requested'` },
-  // The payments desk (ops/payments.ts): deliveries whose processing failed and are not done yet.
+  // The payments desk (ops/payments.ts): deliveries of either inbox whose processing failed and are not done yet.
   {
     name: 'webhooks_failed',
     target: () => OPS_PAYMENT_TARGETS_MS.webhooks_failed,
-    since: 'SELECT received_at AS since FROM payment_webhooks WHERE processed_at IS NULL AND signature_valid AND attempts > 0',
+    since: `SELECT received_at AS since FROM payment_webhooks WHERE processed_at IS NULL AND signature_valid AND attempts > 0
+            UNION ALL SELECT received_at FROM card_issuer_callbacks WHERE processed_at IS NULL AND signature_valid AND attempts > 0`,
   },
   {
     name: 'bank_unmatched',
@@ -53,7 +54,13 @@ const QUEUES: TQueueDef[] = [
   {
     name: 'chain_waiting',
     target: () => OPS_PAYMENT_TARGETS_MS.chain_waiting,
-    since: `SELECT created_at AS since FROM payments WHERE direction = 'deposit' AND address IS NOT NULL AND state = 'pending'`,
+    since: `SELECT created_at AS since FROM payments WHERE direction = 'deposit' AND address IS NOT NULL AND state = 'pending' AND held_at IS NULL`,
+  },
+  // Confirmed, but above the customer's limits: waiting for an operator's release since held.
+  {
+    name: 'chain_held',
+    target: () => OPS_PAYMENT_TARGETS_MS.chain_held,
+    since: `SELECT held_at AS since FROM payments WHERE held_at IS NOT NULL AND state = 'pending'`,
   },
   {
     name: 'card_orders',

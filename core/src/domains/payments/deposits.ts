@@ -39,9 +39,11 @@ export type TDepositRow = {
   required_confirmations: number;
   created_at: Date;
   expires_at: Date;
+  /** A chain deposit confirmed but above its customer's limits: held for an operator since. */
+  held_at: Date | null;
 };
 export const DEPOSIT_COLUMNS = `id::text AS id, public_id::text AS public_id, direction, provider, system_id, user_id::text AS user_id, currency,
-  amount::text AS amount, fee::text AS fee, state, reason, reference, address, confirmations, required_confirmations, created_at, expires_at`;
+  amount::text AS amount, fee::text AS fee, state, reason, reference, address, confirmations, required_confirmations, created_at, expires_at, held_at`;
 
 /** A new deposit; amount and fee in minor units (the user is credited amount − fee). */
 export async function createDeposit(
@@ -96,6 +98,13 @@ export async function creditDeposits(tx: Queryable, paymentIds: string[], now: D
   if (!paymentIds.length) return;
   const credited = await tx.query<{ user_id: string }>('SELECT credited_user::text AS user_id FROM deposit_credit($1::bigint[], $2)', [paymentIds, now]);
   tx.announce?.(credited.map((row) => row.user_id));
+  // Each customer's mail, owed in this transaction (mail/money.ts): one statement for the gathering.
+  await tx.query(
+    `INSERT INTO money_mail_queue (user_id, kind, vars)
+     SELECT user_id, 'deposit_credited', jsonb_build_object('currency', currency, 'amount', (amount - fee)::text, 'fee', fee::text, 'id', public_id::text)
+       FROM payments WHERE id = ANY ($1::bigint[]) ORDER BY id`,
+    [paymentIds],
+  );
 }
 
 /** GET /api/deposit/ps: per enabled currency (named in the reader's language), the systems that take deposits in it, with their terms. */

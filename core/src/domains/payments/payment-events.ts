@@ -8,7 +8,9 @@ import {
   type TStatusEvent,
 } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
+import { notFoundOf } from '../../errors.ts';
 import { currencies } from '../currencies/service.ts';
+import { depositOverLimits } from '../limits/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { holdBankPayment } from './bank-held.ts';
 import { createDeposit, creditDeposits, DEPOSIT_COLUMNS, type TDepositRow } from './deposits.ts';
@@ -30,7 +32,7 @@ const SETTLE_PAID: Partial<Record<TPaymentDirection, (tx: Queryable, payment: TD
   purchase: settlePurchase,
 };
 
-export type TEventResult = 'credited' | 'pending' | 'declined' | 'unknown_payment' | 'amount_mismatch' | 'currency_mismatch' | 'wrong_state';
+export type TEventResult = 'credited' | 'pending' | 'held' | 'declined' | 'unknown_payment' | 'amount_mismatch' | 'currency_mismatch' | 'wrong_state';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -208,6 +210,30 @@ async function applyChainEvent(
     if (firstSeen || confirmations !== Number(payment.confirmations)) await announcePayment(tx, payment, 'pending');
     return settle('pending');
   }
+  // Held already: only an operator's release credits it.
+  if (payment.held_at) return settle('held');
+  if (await depositOverLimits(tx, payment, now)) {
+    await tx.query(`UPDATE payments SET held_at = $2, reason = 'payments.held_over_limits', updated_at = $2 WHERE id = $1`, [payment.id, now]);
+    await announcePayment(tx, payment, 'pending');
+    return settle('held');
+  }
   await creditDeposits(tx, [payment.id], now);
   return settle('credited');
+}
+
+/**
+ * An operator's release of a chain deposit held above its customer's limits, in the caller's
+ * transaction: the payment's row locked, credited through the same deposit_credit as the chain's
+ * own events. Anything but a held, fully confirmed, open deposit is not found.
+ */
+export async function releaseHeldDeposit(tx: Queryable, publicId: string, now: Date): Promise<TDepositRow> {
+  const [payment] = await tx.query<TDepositRow>(
+    `SELECT ${DEPOSIT_COLUMNS} FROM payments WHERE public_id = $1 AND direction = 'deposit' AND state = 'pending' AND held_at IS NOT NULL
+        AND confirmations >= required_confirmations FOR UPDATE`,
+    [publicId],
+  );
+  if (!payment) throw notFoundOf('payment');
+  await tx.query('UPDATE payments SET reason = NULL WHERE id = $1', [payment.id]);
+  await creditDeposits(tx, [payment.id], now);
+  return payment;
 }

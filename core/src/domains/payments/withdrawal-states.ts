@@ -11,6 +11,7 @@ import {
 } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError, notFoundOf } from '../../errors.ts';
+import { oweMoneyMail } from '../../mail/money.ts';
 import { withRetry } from '../../money-errors.ts';
 import { currencies } from '../currencies/service.ts';
 import { recordEvent } from '../events/service.ts';
@@ -142,6 +143,12 @@ export async function requestWithdrawal(
       ],
     );
     await announce(tx, userId, publicId, auto ? 'approved' : 'requested');
+    await oweMoneyMail(tx, userId, 'withdrawal_requested', {
+      currency: assessed.entry.currency.code,
+      amount: assessed.amount.toString(),
+      fee: assessed.fee.toString(),
+      id: publicId,
+    });
     return { withdrawal_id: publicId, id: row!.id, auto };
   });
   if (!replayed && result.auto) await dispatchWithdrawal(deps, result.id, now).catch(() => undefined);
@@ -190,6 +197,9 @@ async function endUnpaid(
     now,
   ]);
   await announce(tx, row.user_id, row.public_id, state);
+  // The customer cancelled it themselves: nothing to tell them.
+  if (state !== 'cancelled')
+    await oweMoneyMail(tx, row.user_id, 'withdrawal_failed', { currency: row.currency, amount: row.amount, id: row.public_id, reason });
 }
 
 /** The user cancels their own request while it is still `requested`. */
@@ -372,5 +382,6 @@ export async function applyPayoutEvent(
   });
   await tx.query(`UPDATE withdrawals SET state = 'paid', finished_at = $2, updated_at = $2, expected_at = NULL WHERE id = $1`, [row.id, now]);
   await announce(tx, row.user_id, row.public_id, 'paid');
+  await oweMoneyMail(tx, row.user_id, 'withdrawal_sent', { currency: row.currency, amount: row.receive, id: row.public_id });
   return settle('paid');
 }

@@ -32,7 +32,8 @@ export type TSecurityDeps = { db: Db; mailer: { kick: () => void }; now: () => D
 export type TSignInMeta = { ip?: string | undefined; userAgent?: string | undefined };
 export type TSignInMethod = TSignInRecord['method'];
 
-const SIGN_INS_SHOWN = 20;
+/** The sign-ins shown: those of the last 90 days (the log keeps no more), the newest 100 of them. */
+const SIGN_INS_SHOWN = 100;
 
 // ---- the sign-in log ---------------------------------------------------------------------------
 
@@ -126,7 +127,8 @@ export async function getSecurityOverview(db: Queryable, userId: string, current
       [userId],
     ),
     db.query<{ at: string; ip: string | null; user_agent: string | null; method: TSignInMethod; success: boolean; failure: TSignInRecord['failure'] }>(
-      `SELECT iso_time(at) AS at, ip, user_agent, method, success, failure FROM sign_ins WHERE user_id = $1 ORDER BY id DESC LIMIT $2`,
+      `SELECT iso_time(at) AS at, ip, user_agent, method, success, failure FROM sign_ins WHERE user_id = $1 AND at > now() - interval '90 days'
+        ORDER BY id DESC LIMIT $2`,
       [userId, SIGN_INS_SHOWN],
     ),
     withdrawalsBlockedUntil(db, userId),

@@ -6,6 +6,7 @@ import { queueMail } from '../../../src/mail/outbox.ts';
 import { mayMail, unsubscribeToken } from '../../../src/mail/preferences.ts';
 
 const PUBLIC_URL = 'https://obmen.test';
+const ALL_ON = { news: true, referral: true, chat_digest: true, deposits: true, withdrawals: true, transfers: true, cards: true };
 
 describe.each(ENGINES)('mail preferences and one-click unsubscribe (%s)', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
@@ -32,16 +33,16 @@ describe.each(ENGINES)('mail preferences and one-click unsubscribe (%s)', (engin
 
   it('answers every optional mail on by default, and keeps what is changed (JSON and form data)', async () => {
     const first = await call(ctx.app, '/api/config/mailing', { token: user.token });
-    expect(first.json()).toEqual({ status: 'ok', mailing: { news: true, referral: true, chat_digest: true } });
+    expect(first.json()).toEqual({ status: 'ok', mailing: { ...ALL_ON }, anti_phishing_code: null });
     const json = await call(ctx.app, '/api/config/mailing', { token: user.token, locale: 'en', payload: { news: false } });
-    expect(json.json()).toMatchObject({ status: 'ok', message: 'Mail preferences saved', mailing: { news: false, referral: true, chat_digest: true } });
+    expect(json.json()).toMatchObject({ status: 'ok', message: 'Mail preferences saved', mailing: { ...ALL_ON, news: false } });
     const form = await call(ctx.app, '/api/config/mailing', {
       token: user.token,
       payload: 'chat_digest=off&news=on',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
-    expect(form.json().mailing).toEqual({ news: true, referral: true, chat_digest: false });
-    expect((await call(ctx.app, '/api/config/mailing', { token: user.token })).json().mailing).toEqual({ news: true, referral: true, chat_digest: false });
+    expect(form.json().mailing).toEqual({ ...ALL_ON, chat_digest: false });
+    expect((await call(ctx.app, '/api/config/mailing', { token: user.token })).json().mailing).toEqual({ ...ALL_ON, chat_digest: false });
   });
 
   it('refuses a value that is not a switch, changing nothing', async () => {
@@ -105,7 +106,7 @@ describe.each(ENGINES)('mail preferences and one-click unsubscribe (%s)', (engin
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(res.statusCode).toBe(200);
-    expect((await call(ctx.app, '/api/config/mailing', { token: other.token })).json().mailing).toEqual({ news: false, referral: true, chat_digest: true });
+    expect((await call(ctx.app, '/api/config/mailing', { token: other.token })).json().mailing).toEqual({ ...ALL_ON, news: false });
     // The account's switch, not the address list: switching it on again in settings works.
     await call(ctx.app, '/api/config/mailing', { token: other.token, payload: { news: true } });
     expect(await mayMail(ctx.db, other.email, 'news')).toBe(true);

@@ -7,7 +7,7 @@ import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { userBalance } from '../../../src/domains/ledger/service.ts';
 import { loadPaymentProviders } from '../../../src/providers/index.ts';
-import { bankReceived, chainSend } from '../../../src/providers/sandbox/payments.ts';
+import { bankReceived, chainMine, chainSend } from '../../../src/providers/sandbox/payments.ts';
 
 const providers = loadPaymentProviders(testConfig());
 
@@ -231,5 +231,83 @@ describe.each(cases)('the payments desk on %s', (engine, concurrent) => {
     );
     expect(audit!.n).toBe(2);
     expect((await post(ann, '/api/ops/payments/webhooks/999999999/replay')).statusCode).toBe(404);
+  });
+
+  it("a chain deposit above its customer's limits is held once confirmed, waits on the desk, and one release credits it once", async () => {
+    const user = await customer();
+    // Level 0 may bring in 10 USD a day: 0.05 ETH is worth more.
+    await ctx.db.query(`UPDATE verification_limits SET per_24h = 1000, per_30d = 1000 WHERE operation = 'deposit' AND level = 0`);
+    const opened = await call(ctx.app, '/api/deposit/integration_json', { token: user.token, payload: { ps: 'sandbox-chain', currency: 'ETH' }, locale: 'en' });
+    expect(opened.statusCode, opened.body).toBe(200);
+    await chainSend(ctx.db, providers, { outputs: [{ address: opened.json().address.address, amount: '0.05' }], now: clock.now() });
+    await chainMine(ctx.db, providers, { blocks: 40, now: clock.now() });
+    const [held] = await ctx.db.query<{ id: string; state: string; reason: string; held: boolean }>(
+      `SELECT public_id::text AS id, state, reason, held_at IS NOT NULL AS held FROM payments WHERE user_id = $1 AND address IS NOT NULL`,
+      [user.id],
+    );
+    expect(held).toMatchObject({ state: 'pending', reason: 'payments.held_over_limits', held: true });
+    expect(await userBalance(ctx.db, user.id, 'ETH')).toBe(0n);
+    // More blocks change nothing: only an operator releases it.
+    await chainMine(ctx.db, providers, { blocks: 2, now: clock.now() });
+    expect((await depositState(held!.id))!.state).toBe('pending');
+
+    clock.tick(25 * 60 * 60_000);
+    const [ann] = await finance();
+    const row = (await desk(ann)).chain.find((item: { id: string }) => item.id === held!.id);
+    expect(row).toMatchObject({ held_at: expect.any(String), confirmations: expect.any(Number), overdue: true });
+    const queue = async () =>
+      (await call(ctx.app, '/api/ops/queues', asOperator(ann.token))).json().queues.find((item: { name: string }) => item.name === 'chain_held');
+    expect(await queue()).toMatchObject({ count: expect.any(Number), target_ms: 24 * 60 * 60_000 });
+    const countBefore = (await queue()).count;
+    expect(countBefore).toBeGreaterThanOrEqual(1);
+
+    const released = await post(ann, `/api/ops/payments/chain/${held!.id}/release`);
+    expect(released.statusCode, released.body).toBe(200);
+    expect(released.json()).toEqual({ status: 'ok', state: 'credited' });
+    expect((await depositState(held!.id))!.state).toBe('credited');
+    expect(await userBalance(ctx.db, user.id, 'ETH')).toBeGreaterThan(0n);
+    const again = await post(ann, `/api/ops/payments/chain/${held!.id}/release`);
+    expect(again.statusCode).toBe(404);
+    expect((await queue()).count).toBe(countBefore - 1);
+    const [audit] = await ctx.db.query<{ after: { state: string; currency: string } }>(
+      "SELECT after FROM operator_audit WHERE action = 'payments.chain_release' AND subject = $1",
+      [`customer:${user.accountId}`],
+    );
+    expect(audit!.after).toMatchObject({ state: 'credited', currency: 'ETH' });
+    expect(await checkLedger(ctx.db)).toMatchObject({ ok: true });
+
+    // A deposit that is not held is not released: found nowhere.
+    const support = await operatorWith(ctx, clock, ['support']);
+    await stepUpOperator(ctx.app, clock, support);
+    expect((await post(support, `/api/ops/payments/chain/${held!.id}/release`)).statusCode).toBe(403);
+    expect((await post(ann, '/api/ops/payments/chain/00000000-0000-4000-8000-000000000000/release')).statusCode).toBe(404);
+    expect((await post(ann, '/api/ops/payments/chain/not-a-uuid/release')).statusCode).toBe(400);
+  });
+
+  it("a card issuer's callback whose processing failed is on the same queue and replayed through its own inbox once", async () => {
+    const eventId = `cb_failed_${engine}`;
+    const body = JSON.stringify({ id: eventId, type: 'order.accepted', order: '00000000-0000-4000-8000-000000000001', reference: 'ISS-1' });
+    const [stored] = await ctx.db.query<{ id: string }>(
+      `INSERT INTO card_issuer_callbacks (issuer, raw_body, signature, signature_valid, event_id, received_at, attempts, last_error, next_attempt_at)
+       VALUES ('sandbox', $1, 'sig', true, $2, $3::timestamptz - interval '3 hours', 2, 'issuer database timeout', $3::timestamptz + interval '1 minute')
+       RETURNING id::text AS id`,
+      [Buffer.from(body), eventId, clock.now()],
+    );
+    const [ann] = await finance();
+    const row = (await desk(ann)).webhooks.find((item: { inbox: string; id: string }) => item.inbox === 'cards' && item.id === stored!.id);
+    expect(row).toMatchObject({ provider: 'sandbox', event_id: eventId, attempts: 2, last_error: 'issuer database timeout', overdue: true });
+    const replayed = await post(ann, `/api/ops/payments/callbacks/${stored!.id}/replay`);
+    expect(replayed.statusCode, replayed.body).toBe(200);
+    expect(replayed.json()).toMatchObject({ was_processed: false });
+    expect(replayed.json().result).not.toBe('duplicate');
+    const twice = await post(ann, `/api/ops/payments/callbacks/${stored!.id}/replay`);
+    expect(twice.json()).toMatchObject({ result: 'duplicate', was_processed: true });
+    expect((await desk(ann)).webhooks.find((item: { inbox: string; id: string }) => item.inbox === 'cards' && item.id === stored!.id)).toBeUndefined();
+    const [audit] = await ctx.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM operator_audit WHERE action = 'payments.webhook_replay' AND subject = $1",
+      [`card_callback:${stored!.id}`],
+    );
+    expect(audit!.n).toBe(2);
+    expect((await post(ann, '/api/ops/payments/callbacks/999999999/replay')).statusCode).toBe(404);
   });
 });

@@ -15,7 +15,9 @@ import { useStepUp } from './StepUp.tsx';
  * The payments desk: bank payments held because they matched no deposit (searched by reference,
  * payer or amount; matched to the customer's deposit: credited at once, or proposed to a second
  * operator when the amounts differ), provider deliveries whose processing failed (replayed
- * through the inbox), and the chain deposits and card orders that wait, each against its target.
+ * through the inbox: payment providers' webhooks and card issuers' callbacks), the chain deposits
+ * that wait (for confirmations, or held above the customer's limits until released here) and the
+ * card orders that wait, each against its target.
  */
 
 function Desk() {
@@ -53,11 +55,17 @@ function Desk() {
       () => api(CALLS['POST /api/ops/payments/bank/{id}/match'], { params: { id }, body: { deposit } }),
       (answer) => t(answer.state === 'requested' ? 'ops.pay_done_proposed' : 'ops.pay_done_credited'),
     );
-  const replay = (id: string) =>
+  const replay = (inbox: 'payments' | 'cards', id: string) =>
     void run(
-      `webhook-${id}`,
-      () => api(CALLS['POST /api/ops/payments/webhooks/{id}/replay'], { params: { id } }),
+      `webhook-${inbox}-${id}`,
+      () => api(CALLS[inbox === 'cards' ? 'POST /api/ops/payments/callbacks/{id}/replay' : 'POST /api/ops/payments/webhooks/{id}/replay'], { params: { id } }),
       (answer) => t('ops.pay_done_replayed', { result: answer.result ?? '' }),
+    );
+  const release = (id: string) =>
+    void run(
+      `chain-${id}`,
+      () => api(CALLS['POST /api/ops/payments/chain/{id}/release'], { params: { id } }),
+      () => t('ops.pay_done_credited'),
     );
 
   function onSearch(event: FormEvent<HTMLFormElement>) {
@@ -108,10 +116,10 @@ function Desk() {
         id="ops-pay-webhooks"
         title={t('ops.pay_webhooks_title')}
         rows={data.webhooks}
-        rowKey={(row) => row.id}
+        rowKey={(row) => `${row.inbox}-${row.id}`}
         columns={[
           { title: t('ops.col_at'), cell: (row) => when(row.received_at) },
-          { title: t('ops.pay_provider'), cell: (row) => `${row.provider} · ${row.event_id ?? '—'}` },
+          { title: t('ops.pay_provider'), cell: (row) => `${t(`ops.pay_inbox.${row.inbox}`)}: ${row.provider} · ${row.event_id ?? '—'}` },
           { title: t('ops.pay_attempts'), cell: (row) => String(row.attempts) },
           { title: t('ops.pay_next_retry'), cell: (row) => (row.next_attempt_at ? when(row.next_attempt_at) : '—') },
           { title: t('ops.pay_error'), cell: (row) => row.last_error ?? '—' },
@@ -122,9 +130,9 @@ function Desk() {
               <button
                 className="btn btn-outline"
                 type="button"
-                disabled={busy === `webhook-${row.id}` || !hydrated}
-                onClick={() => replay(row.id)}
-                data-testid={`ops-pay-replay-${row.id}`}
+                disabled={busy === `webhook-${row.inbox}-${row.id}` || !hydrated}
+                onClick={() => replay(row.inbox, row.id)}
+                data-testid={`ops-pay-replay-${row.inbox === 'cards' ? 'callback-' : ''}${row.id}`}
               >
                 {t('ops.pay_replay')}
               </button>
@@ -141,7 +149,30 @@ function Desk() {
           { title: t('ops.col_account'), cell: (row) => <a href={`/ops/customers/${row.account_id}`}>{row.account_id}</a> },
           { title: t('ops.col_amount'), cell: (row) => displayMoney(row.amount, row.currency, locale) },
           { title: t('ops.pay_confirmations'), cell: (row) => `${row.confirmations} / ${row.required_confirmations}` },
-          { title: t('ops.pay_waiting'), cell: (row) => <Clock overdue={row.overdue} text={wait(row.waiting_ms, data.targets.chain_waiting)} /> },
+          {
+            title: t('ops.pay_waiting'),
+            cell: (row) => <Clock overdue={row.overdue} text={wait(row.waiting_ms, row.held_at ? data.targets.chain_held : data.targets.chain_waiting)} />,
+          },
+          {
+            title: t('ops.request_decide'),
+            cell: (row) =>
+              row.held_at ? (
+                <>
+                  <span className="ops-badge">{t('ops.pay_held_over_limits')}</span>{' '}
+                  <button
+                    className="btn btn-primary"
+                    type="button"
+                    disabled={busy === `chain-${row.id}` || !hydrated || Boolean(prompt)}
+                    onClick={() => release(row.id)}
+                    data-testid={`ops-pay-release-${row.id}`}
+                  >
+                    {t('ops.pay_release')}
+                  </button>
+                </>
+              ) : (
+                '—'
+              ),
+          },
         ]}
       />
       <OpsTable
