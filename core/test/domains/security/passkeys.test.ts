@@ -128,6 +128,11 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
 
     const renewed = await send('/api/security/recovery_codes', { token: user.token, payload: { passkey: await softSecondFactor(send, user.token, key) } });
     expect(renewed.statusCode).toBe(200);
+    const phrase = await send('/api/config/anti_phishing', {
+      token: user.token,
+      payload: { anti_phishing_code: 'blue heron', passkey: await softSecondFactor(send, user.token, key) },
+    });
+    expect(phrase.json()).toMatchObject({ status: 'ok', anti_phishing_code: 'blue heron' });
     const passkeyId = (await send('/api/security', { token: user.token })).json().passkeys[0].id;
     expect((await send(`/api/security/passkeys/${passkeyId}/remove`, { token: other.token, payload: {} })).json()).toMatchObject({ code: 'passkey_not_found' });
     expect((await send(`/api/security/passkeys/${passkeyId}/remove`, { token: user.token, payload: {} })).json()).toMatchObject({
