@@ -233,6 +233,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'purchase, level 0', path: '/purchase', auth: 'new' },
   { name: 'deposit, level 0', path: '/deposit', auth: 'new' },
   { name: 'mail preferences', path: '/settings/mail', auth: 'in' },
+  { name: 'withdrawal address book', path: '/withdraw/book', auth: 'in' },
   { name: 'security', path: '/settings/security', auth: 'in' },
   {
     // Starting an enrolment only stores a secret that is not in force: the demo account keeps 2FA off.

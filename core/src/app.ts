@@ -119,7 +119,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(opsPaymentRoutes, { now: clock, providers, issuers });
   await fastify.register(providerRoutes, { providers, now: clock });
   await fastify.register(paymentRoutes, { providers, now: clock });
-  await fastify.register(withdrawRoutes, { now: clock, cipher: documents });
+  await fastify.register(withdrawRoutes, { now: clock, cipher: documents, publicUrl: config.PUBLIC_URL });
   await fastify.register(cardRoutes, { issuers, ...(now ? { now } : {}) });
   // Every timed job (purges, retries, payouts, fees, settlement, the sandboxes, realtime checks), as JOBS says.
   await fastify.register(jobsPlugin, {

@@ -38,6 +38,11 @@ export const ERRORS = {
   invite_code_not_found: error(404, 'api.invite_code_not_found'),
   ops_request_not_found: error(404, 'api.ops_request_not_found'),
   suspense_not_found: error(404, 'api.suspense_not_found'),
+  withdraw_destination_not_found: error(404, 'api.withdraw_destination_not_found'),
+  withdraw_destination_exists: error(409, 'withdraw.book_exists'),
+  withdraw_destination_unconfirmed: error(403, 'withdraw.book_unconfirmed'),
+  withdraw_destination_waiting: error(403, 'withdraw.book_waiting'),
+  withdraw_allowlist_only: error(403, 'withdraw.book_allowlist_only'),
   rate_limited: error(429, 'error.rate_limited'),
   internal: error(500, 'error.internal'),
   database_unavailable: error(503, 'error.database_unavailable'),
@@ -224,6 +229,7 @@ export const MISSING_ENTITIES = [
   'invite_code',
   'ops_request',
   'suspense',
+  'withdraw_destination',
 ] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 

@@ -170,6 +170,10 @@ import {
   ZWalletsResponse,
   ZWithdrawCheckBody,
   ZWithdrawFormBody,
+  ZWithdrawBook,
+  ZWithdrawBookAnswer,
+  ZWithdrawDestinationBody,
+  ZWithdrawAllowlistBody,
   ZArticleResponse,
   ZExchangeHistoryResponse,
   ZHistoryQuery,
@@ -342,6 +346,11 @@ export const CALLS = declareCalls({
   'POST /api/withdraw/form/{id}': form(ZWithdrawFormBody, ZWithdrawDone),
   'GET /api/withdraw/status/{id}': answers(ZWithdrawalResponse),
   'POST /api/withdraw/cancel/{id}': form(ZEmptyBody, ZWithdrawDone),
+  'GET /api/withdraw/book': answers(ZWithdrawBook),
+  'POST /api/withdraw/book': json(ZWithdrawDestinationBody, ZWithdrawBookAnswer),
+  'POST /api/withdraw/book/confirm/{token}': json(ZEmptyBody, ZWithdrawBookAnswer),
+  'POST /api/withdraw/book/{id}/remove': json(ZEmptyBody, ZWithdrawBookAnswer),
+  'POST /api/withdraw/book/allowlist': json(ZWithdrawAllowlistBody, ZWithdrawBookAnswer),
 
   // ---- Cards
   'GET /api/card': answers(ZCardCatalogueResponse),

@@ -52,6 +52,7 @@ export const ROUTES: readonly TRoute[] = [
   // Beyond the spec: where an optional mail's unsubscribe link lands (no sign-in).
   { name: 'index-unsubscribe', path: '/unsubscribe' },
   { name: 'index-withdraw', path: '/withdraw', auth: true },
+  { name: 'index-withdraw-book', path: '/withdraw/book', auth: true },
   { name: 'index-withdraw-form-id-form', path: '/withdraw/form/:id?/:form?', auth: true },
   { name: 'index-article-name', path: '/article/:name?' },
 ];

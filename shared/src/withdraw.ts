@@ -78,3 +78,40 @@ export const ZWithdrawHistoryQuery = z.object({
   format: z.preprocess(emptyToUndefined, z.enum(['json', 'csv']).default('json')),
 });
 export type TWithdrawHistoryQuery = z.infer<typeof ZWithdrawHistoryQuery>;
+
+// ---- the address book ------------------------------------------------------------------------
+
+/** A saved destination: waiting for its e-mail confirmation, confirmed but before usable_from, or usable. */
+export const ZWithdrawDestination = z.object({
+  id: z.uuid(),
+  ps: z.string(),
+  currency: z.string(),
+  label: z.string(),
+  /** The destination masked: "•••• 1111", "bc1qar0s…zwf5mdq", "DE89 •••• 3000". */
+  shown: z.string(),
+  state: z.enum(['unconfirmed', 'waiting', 'usable']),
+  created_at: z.string(),
+  usable_from: z.string(),
+});
+export type TWithdrawDestination = z.infer<typeof ZWithdrawDestination>;
+
+/** "Allow-list only": on, and (after the user turned it off) when it goes off. */
+export const ZWithdrawAllowlist = z.object({ on: z.boolean(), off_at: z.string().nullable() });
+
+/** GET /api/withdraw/book */
+export const ZWithdrawBook = z.object({ status: z.literal('ok'), destinations: z.array(ZWithdrawDestination), allowlist: ZWithdrawAllowlist });
+export type TWithdrawBook = z.infer<typeof ZWithdrawBook>;
+
+/** POST /api/withdraw/book: a destination of a system's form (its fields), a label, and the second factor's code when 2FA is on. */
+export const ZWithdrawDestinationBody = ZWithdrawForm.omit({ amount: true }).extend({
+  ps: ZWithdrawCheckBody.shape.ps,
+  label: z.string().trim().min(1, 'validation.required').max(60, 'validation.too_long'),
+  code: optionalText(40),
+});
+export type TWithdrawDestinationBody = z.infer<typeof ZWithdrawDestinationBody>;
+
+/** POST /api/withdraw/book/allowlist: on at once; off 24 hours later, with the second factor. */
+export const ZWithdrawAllowlistBody = z.object({ on: z.boolean(), code: optionalText(40) });
+export type TWithdrawAllowlistBody = z.infer<typeof ZWithdrawAllowlistBody>;
+
+export const ZWithdrawBookAnswer = ZWithdrawBook.extend({ message: z.string() });

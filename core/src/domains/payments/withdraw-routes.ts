@@ -1,6 +1,8 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { translate, ZWithdrawalParams, ZWithdrawSystemParams } from '@obmen/shared';
-import { notFoundOf } from '../../errors.ts';
+import { translate, ZTokenParams, ZWithdrawalParams, ZWithdrawSystemParams, type TI18nKey } from '@obmen/shared';
+import { AppError, notFoundOf } from '../../errors.ts';
+import { addDestination, confirmDestination, removeDestination, setAllowlist, withdrawBook } from './destinations.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { callWithIdempotencyKey } from '../idempotency/service.ts';
 import { sendCsv } from '../history/service.ts';
@@ -16,13 +18,87 @@ import { checkWithdrawal, openWithdrawals, withdrawalStatus, withdrawLimits } fr
 import { CALLS } from '@obmen/shared/calls';
 import { csvSchemaOf, schemaOf } from '../../lib/call-schema.ts';
 
-type TWithdrawOptions = { now: () => Date; cipher: TDocumentCipher };
+type TWithdrawOptions = { now: () => Date; cipher: TDocumentCipher; publicUrl: string };
 
 const tags = ['Withdraw'];
 
 /** Spec §7 "Withdraw": the systems, the check, the request, its status and cancel, the history. */
-const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { now, cipher }) => {
+const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { now, cipher, publicUrl }) => {
   const deps = { db: app.db, now, cipher };
+  const book = { ...deps, publicUrl, mailer: app.mailer };
+  /** The book as it stands after a change, with what the change did. */
+  const bookAnswer = async (request: FastifyRequest, key: TI18nKey) => ({
+    ...(await withdrawBook(app.db, currentUser(request).id, now())),
+    message: translate(request.locale, key),
+  });
+
+  app.get(
+    '/api/withdraw/book',
+    { onRequest: requireUser, schema: { tags, summary: 'The address book and the allow-list switch', ...schemaOf(CALLS['GET /api/withdraw/book']) } },
+    (request) => withdrawBook(app.db, currentUser(request).id, now()),
+  );
+
+  app.post(
+    '/api/withdraw/book',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: 'Add a destination (second factor when 2FA is on; confirmed by a mailed link; usable 24 hours later)',
+        ...schemaOf(CALLS['POST /api/withdraw/book']),
+      },
+    },
+    async (request) => {
+      await addDestination(book, currentUser(request).id, request.body);
+      return bookAnswer(request, 'withdraw.book_added');
+    },
+  );
+
+  app.post(
+    '/api/withdraw/book/confirm/:token',
+    {
+      onRequest: requireUser,
+      config: { paramsError: () => new AppError('invalid_token') },
+      schema: {
+        tags,
+        summary: 'Confirm a destination by its mailed link',
+        params: ZTokenParams,
+        ...schemaOf(CALLS['POST /api/withdraw/book/confirm/{token}']),
+      },
+    },
+    async (request) => {
+      await confirmDestination(app.db, currentUser(request).id, request.params.token, now());
+      return bookAnswer(request, 'withdraw.book_confirmed');
+    },
+  );
+
+  app.post(
+    '/api/withdraw/book/:id/remove',
+    {
+      onRequest: requireUser,
+      schema: { tags, summary: 'Remove a destination', params: ZWithdrawalParams, ...schemaOf(CALLS['POST /api/withdraw/book/{id}/remove']) },
+    },
+    async (request) => {
+      await removeDestination(app.db, currentUser(request).id, request.params.id, now());
+      return bookAnswer(request, 'withdraw.book_removed');
+    },
+  );
+
+  app.post(
+    '/api/withdraw/book/allowlist',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: '"Allow-list only": on at once; off 24 hours later, with the second factor',
+        ...schemaOf(CALLS['POST /api/withdraw/book/allowlist']),
+      },
+    },
+    async (request) => {
+      await setAllowlist(deps, currentUser(request).id, request.body);
+      return bookAnswer(request, 'withdraw.book_allowlist_saved');
+    },
+  );
 
   app.get(
     '/api/withdraw/ps',

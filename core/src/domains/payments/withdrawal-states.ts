@@ -21,6 +21,7 @@ import { refuseOverLimits, userLevel } from '../limits/service.ts';
 import { refuseWhileWithdrawalsBlocked, verifySecondFactor } from '../security/second-factor.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
 import { assessPayment } from './catalogue.ts';
+import { maskDestination, refuseUnusableDestination } from './destinations.ts';
 import { paymentProvider } from './providers.ts';
 import { formOf, WITHDRAWAL_COLUMNS, withdrawalStatus, type TWithdrawalRow } from './withdrawals.ts';
 import { writeAudit } from '../audit/service.ts';
@@ -41,15 +42,6 @@ import { writeAudit } from '../audit/service.ts';
 
 /** An operator decides within this time (what the user is told while a request waits). */
 export const REVIEW_ETA_MS = 24 * 3_600_000;
-
-function mask(form: Record<string, string>): string {
-  const parts: string[] = [];
-  if (form.card_number) parts.push(`•••• ${form.card_number.slice(-4)}`);
-  if (form.iban) parts.push(`${form.iban.slice(0, 4)} •••• ${form.iban.slice(-4)}`);
-  if (form.address) parts.push(form.address.length > 16 ? `${form.address.slice(0, 8)}…${form.address.slice(-6)}` : form.address);
-  if (form.memo) parts.push(`memo ${form.memo}`);
-  return parts.join(', ');
-}
 
 export type TWithdrawDeps = { db: Db; now: () => Date; cipher: TDocumentCipher };
 /** What handing a payout to its provider needs: the card number is unsealed for it. */
@@ -95,6 +87,14 @@ export async function requestWithdrawal(
       form: formOf(form),
       userLevel: level,
     });
+    await refuseUnusableDestination(tx, deps.cipher, {
+      userId,
+      systemId: assessed.entry.system.id,
+      currency: assessed.entry.currency.code,
+      form: assessed.form as Record<string, string>,
+      now,
+      locale,
+    });
     // The user's row (locked here) serialises their requests, so two at once cannot both fit one limit.
     const limit = await refuseOverLimits(tx, {
       userId,
@@ -131,7 +131,7 @@ export async function requestWithdrawal(
         limit.currency,
         limit.value.toString(),
         JSON.stringify(details),
-        mask(assessed.form as Record<string, string>),
+        maskDestination(assessed.form as Record<string, string>),
         auto ? 'approved' : 'requested',
         auto,
         auto ? now : null,
