@@ -107,11 +107,12 @@ export const ZWithdrawDestinationBody = ZWithdrawForm.omit({ amount: true }).ext
   ps: ZWithdrawCheckBody.shape.ps,
   label: z.string().trim().min(1, 'validation.required').max(60, 'validation.too_long'),
   code: optionalText(40),
+  passkey: ZPasskeyAnswerText,
 });
 export type TWithdrawDestinationBody = z.infer<typeof ZWithdrawDestinationBody>;
 
 /** POST /api/withdraw/book/allowlist: on at once; off 24 hours later, with the second factor. */
-export const ZWithdrawAllowlistBody = z.object({ on: z.boolean(), code: optionalText(40) });
+export const ZWithdrawAllowlistBody = z.object({ on: z.boolean(), code: optionalText(40), passkey: ZPasskeyAnswerText });
 export type TWithdrawAllowlistBody = z.infer<typeof ZWithdrawAllowlistBody>;
 
 export const ZWithdrawBookAnswer = ZWithdrawBook.extend({ message: z.string() });
