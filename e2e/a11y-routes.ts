@@ -107,6 +107,18 @@ async function quote(page: Page) {
   await expect(page.getByTestId('exchange-quote')).toHaveAttribute('data-state', 'ready');
 }
 
+/** The pair page's chart with a past (a made-up one, through the dev route), on its year range. */
+async function chartYear(page: Page) {
+  expect((await page.request.post('/api/dev/rates/history', { data: { src: 'BTC', dst: 'USDT' } })).status()).toBe(200);
+  await page.reload();
+  await islandsReady(page);
+  await expect(page.getByTestId('rate-chart')).toHaveAttribute('data-status', 'ready');
+  await page.getByTestId('rate-chart-range-year').click();
+  await expect(page.getByTestId('rate-chart')).toHaveAttribute('data-range', 'year');
+  await expect(page.getByTestId('rate-chart')).toHaveAttribute('data-status', 'ready');
+  await expect(page.getByTestId('rate-chart-summary')).toBeVisible();
+}
+
 async function openLogoutDialog(page: Page) {
   await page.locator('[data-logout]').filter({ visible: true }).first().click();
   await expect(page.getByTestId('logout-dialog')).toBeVisible();
@@ -162,6 +174,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'pairs', path: '/exchanges', auth: 'both' },
   { name: 'pairs, searched', path: '/exchanges?search=BTC%2F', auth: 'both' },
   { name: 'pair page', path: '/exchange/USDT/BTC', auth: 'both' },
+  { name: 'pair page, chart over a year', path: '/exchange/BTC/USDT', auth: 'both', prepare: chartYear, scope: '[data-testid="rate-chart"]' },
   { name: 'pair page, quoted', path: '/exchange/USDT/BTC', auth: 'both', prepare: quote, scope: '[data-testid="exchange-form"]' },
   { name: 'pair page, invalid amount', path: '/exchange/USDT/BTC?amount=0.0000001', auth: 'in' },
   { name: 'exchange all', path: '/exchange/all', auth: 'in' },
@@ -233,6 +246,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'purchase, level 0', path: '/purchase', auth: 'new' },
   { name: 'deposit, level 0', path: '/deposit', auth: 'new' },
   { name: 'mail preferences', path: '/settings/mail', auth: 'in' },
+  { name: 'your data (privacy)', path: '/settings/privacy', auth: 'in' },
   { name: 'withdrawal address book', path: '/withdraw/book', auth: 'in' },
   { name: 'security', path: '/settings/security', auth: 'in' },
   {
@@ -313,8 +327,10 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'ops configuration, menus', path: '/ops/config/menus', auth: 'ops' },
   { name: 'ops configuration, rates', path: '/ops/config/rates', auth: 'ops' },
   { name: 'ops configuration, payment systems', path: '/ops/config/payments', auth: 'ops' },
+  { name: 'ops configuration, verification limits', path: '/ops/config/limits', auth: 'ops' },
   { name: 'ops configuration, card products', path: '/ops/config/cards', auth: 'ops' },
   { name: 'ops configuration, site', path: '/ops/config/site', auth: 'ops' },
+  { name: 'ops configuration, footer logos', path: '/ops/config/footer', auth: 'ops' },
   { name: 'ops configuration, referral terms', path: '/ops/config/referral', auth: 'ops' },
   { name: 'ops support desk', path: '/ops/support', auth: 'ops' },
   { name: 'ops support desk, a conversation open', path: '/ops/support', auth: 'ops', prepare: openFirstConversation, scope: '[data-testid="desk"]' },

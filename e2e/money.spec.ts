@@ -265,6 +265,10 @@ test.describe('money, signed in as the demo account', () => {
     await expect(rows.first()).toBeVisible();
     await expect(page.locator('[data-testid="history-row"] .tag').first()).toBeVisible(); // a convert-all leg
     await expect(page.locator('[data-testid="history-row"]', { hasText: 'USDT → BTC' }).first()).toBeVisible();
+    // The rate with the dearer currency first, whichever way the exchange went.
+    await expect(page.locator('[data-testid="history-row"]', { hasText: 'USDT → BTC' }).first().getByTestId('history-rate')).toHaveText(
+      /^1\u00a0BTC = [\d\u202f]+,\d{2}\u00a0USDT$/,
+    );
     const total = Number(await page.getByTestId('history-total').getAttribute('data-total'));
     expect(total).toBeGreaterThanOrEqual(8);
 

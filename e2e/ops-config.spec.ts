@@ -100,3 +100,134 @@ test('a finance operator takes a card product out of the catalogue and proposes 
   await page.getByTestId('ops-nav-approvals').click();
   await expect(page.getByTestId('ops-requests-pending')).toContainText('Card «physical», for new orders: Issue fee: 16 USD; Monthly fee: 2.00 USD');
 });
+
+/** A 1×1 PNG: the core re-encodes whatever it is given, so the smallest picture will do. */
+const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+for (const locale of ['ru', 'en'] as const) {
+  test(`a finance operator proposes a level's limits (a bad value refused in place) and adds a card product (${locale})`, async ({ page, context }) => {
+    await context.addCookies([{ name: 'i18n_redirected', value: locale, url: BASE_URL }]);
+    await signedInOperator(page, ['finance']);
+    await page.goto('/ops/config');
+    await page.getByTestId('ops-config-nav-limits').click();
+    await expect(page).toHaveURL(/\/ops\/config\/limits$/);
+    await islandsReady(page);
+    for (const viewport of [VIEWPORTS.phone, VIEWPORTS.desktop]) {
+      await page.setViewportSize(viewport);
+      await expectNoSeriousViolations(page);
+    }
+    // Each language its own level, so the two runs do not meet on one open request.
+    const level = locale === 'ru' ? 0 : 1;
+    await page.getByTestId('ops-limits-which').selectOption(`${level}:deposit`);
+    await page.getByTestId('ops-limits-per_24h').fill('900000');
+    await page.getByTestId('ops-limits-per_30d').fill('1000');
+    await page.getByTestId('ops-limits-reason').selectOption('other');
+    await page.getByTestId('ops-limits-text').fill('new deposit rules');
+    await page.getByTestId('ops-limits-submit').click();
+    await expect(page.getByTestId('ops-limits-per_30d-error')).toHaveText(
+      locale === 'ru' ? 'Лимит за 30 дней не может быть меньше лимита за 24 часа' : 'The 30-day limit cannot be below the 24-hour limit',
+    );
+    await page.getByTestId('ops-limits-per_30d').fill('2000000');
+    await page.getByTestId('ops-limits-submit').click();
+    await expect(page.getByTestId('ops-limits-proposed')).toBeVisible();
+    await page.getByTestId('ops-nav-approvals').click();
+    await expect(page.getByTestId('ops-requests-pending')).toContainText(
+      locale === 'ru' ? `Уровень ${level}, пополнение и покупка` : `Level ${level}, deposits and purchases`,
+    );
+
+    await page.goto('/ops/config/cards');
+    await islandsReady(page);
+    const id = `e2e-metal-${locale}`;
+    await page.getByTestId('ops-cards-new-kind').selectOption('physical');
+    await page.getByTestId('ops-cards-new-id').fill(id);
+    await page.getByTestId('ops-cards-new-name_ru').fill('Металл');
+    await page.getByTestId('ops-cards-new-name_en').fill('Metal');
+    await page.getByTestId('ops-cards-new-currencies').fill('USD');
+    await page.getByTestId('ops-cards-new-fee_currency').fill('USD');
+    await page.getByTestId('ops-cards-new-issue_fee').fill('50');
+    await page.getByTestId('ops-cards-new-limits').fill('USD:1');
+    await page.getByTestId('ops-cards-new-delivery_days').fill('14');
+    await page.getByTestId('ops-cards-new-submit').click();
+    await expect(page.getByTestId('ops-cards-new-limits-error')).toBeVisible();
+    await page.getByTestId('ops-cards-new-limits').fill('USD:1000/4000');
+    await page.getByTestId('ops-cards-new-submit').click();
+    await expect(page.getByTestId('ops-cards-new-done')).toBeVisible();
+    const row = page.getByTestId('ops-cards').getByRole('row').filter({ hasText: id });
+    await expect(row).toContainText(locale === 'ru' ? 'не в каталоге' : 'out of the catalogue');
+    await expect(row).toContainText(/50[.,]00/);
+  });
+
+  test(`a content operator schedules a notification and cancels it before it goes out (${locale})`, async ({ page, context }) => {
+    await context.addCookies([{ name: 'i18n_redirected', value: locale, url: BASE_URL }]);
+    await signedInOperator(page, ['content']);
+    await page.goto('/ops/config/notifications');
+    await islandsReady(page);
+    await page.getByTestId('ops-notify-title-ru').fill(`E2E: позже (${locale})`);
+    await page.getByTestId('ops-notify-title-en').fill(`E2E: later (${locale})`);
+    await page.getByTestId('ops-notify-send-at').fill('2001-01-01T10:00');
+    await page.getByTestId('ops-notify-publish').click();
+    await expect(page.getByTestId('ops-notify-send-at-error')).toHaveText(locale === 'ru' ? 'Это время уже прошло' : 'This time has passed already');
+    await page.getByTestId('ops-notify-send-at').fill(`${new Date().getFullYear() + 1}-01-01T10:00`);
+    await page.getByTestId('ops-notify-publish').click();
+    await expect(page.getByTestId('ops-notify-published')).toHaveText(
+      locale === 'ru' ? 'Запланировано: уйдёт в назначенное время.' : 'Scheduled: it goes out at its time.',
+    );
+    const scheduled = page.getByTestId('ops-notify-scheduled');
+    const row = scheduled.getByRole('row').filter({ hasText: `E2E: позже (${locale})` });
+    await expect(row).toBeVisible();
+    for (const viewport of [VIEWPORTS.phone, VIEWPORTS.desktop]) {
+      await page.setViewportSize(viewport);
+      await expectNoSeriousViolations(page);
+    }
+    await row.getByRole('button').click();
+    await expect(row).toHaveCount(0);
+    await expect(page.getByTestId('ops-notify-recent')).not.toContainText(`E2E: позже (${locale})`);
+  });
+
+  test(`an administrator uploads a footer logo, every page shows it from the core, and takes it out (${locale})`, async ({ page, context }) => {
+    await context.addCookies([{ name: 'i18n_redirected', value: locale, url: BASE_URL }]);
+    await signedInOperator(page, ['admin']);
+    await page.goto('/ops/config');
+    await page.getByTestId('ops-config-nav-footer').click();
+    await expect(page).toHaveURL(/\/ops\/config\/footer$/);
+    await islandsReady(page);
+    const name = `e2e-logo-${locale}`;
+    await page.getByTestId('ops-footer-name').fill(name);
+    await page.getByTestId('ops-footer-url').fill('https://bank.example');
+    await page
+      .getByTestId('ops-footer-file')
+      .setInputFiles({ name: 'logo.html', mimeType: 'text/html', buffer: Buffer.from('<html><script>alert(1)</script></html>') });
+    await page.getByTestId('ops-footer-submit').click();
+    await expect(page.getByTestId('ops-footer-file-error')).toBeVisible();
+    await page.getByTestId('ops-footer-file').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: TINY_PNG });
+    await page.getByTestId('ops-footer-submit').click();
+    await expect(page.getByTestId('ops-footer-saved')).toBeVisible();
+    const logo = page.getByTestId('ops-footer-images').getByRole('img', { name });
+    await expect(logo).toHaveAttribute('src', /^\/api\/site\/logos\/[0-9a-f-]{36}\.png$/);
+    const src = (await logo.getAttribute('src')) ?? '';
+    for (const viewport of [VIEWPORTS.phone, VIEWPORTS.desktop]) {
+      await page.setViewportSize(viewport);
+      await expectNoSeriousViolations(page);
+    }
+    const served = await page.request.get(src);
+    expect(served.headers()).toMatchObject({ 'content-type': 'image/png', 'cache-control': 'public, max-age=31536000, immutable' });
+
+    // A signed-out page's footer (its page cache follows the content version).
+    const visitor = await context.browser()!.newContext({ baseURL: BASE_URL });
+    const home = await visitor.newPage();
+    await expect(async () => {
+      await home.goto('/');
+      await expect(home.locator(`.site-footer img[src="${src}"]`)).toHaveCount(1);
+    }).toPass({ timeout: 15_000 });
+    // Lazy: it loads once scrolled to.
+    await home.locator(`.site-footer img[src="${src}"]`).scrollIntoViewIfNeeded();
+    await expect
+      .poll(() => home.locator(`.site-footer img[src="${src}"]`).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
+      .toBe(true);
+
+    await page.getByTestId(`ops-footer-remove-${name}`).click();
+    await expect(logo).toHaveCount(0);
+    expect((await page.request.get(src)).status()).toBe(404);
+    await visitor.close();
+  });
+}

@@ -44,6 +44,10 @@ for (const locale of ['ru', 'en'] as const) {
     await expect(page.getByTestId('purchase-outcome')).toContainText(locale === 'ru' ? 'по зафиксированному курсу' : 'at the locked rate');
     await expect(page.getByTestId('purchase-paid')).toHaveText(locale === 'ru' ? '100,00\u00a0USD' : '100.00\u00a0USD');
     await expect(page.getByTestId('purchase-credited')).toHaveText(quoted);
+    // 1 BTC in USD, not a fraction of a bitcoin per dollar.
+    await expect(page.getByTestId('purchase-locked-rate')).toHaveText(
+      locale === 'ru' ? /^1\u00a0BTC = [\d\u202f]+,\d{2}\u00a0USD$/ : /^1\u00a0BTC = [\d,]+\.\d{2}\u00a0USD$/,
+    );
 
     // The answer of the check the status shows is the ledger's: the wallet grew by exactly that.
     const checked = await page.request.post('/api/deposit/integration_json/check', { data: { url: page.url() } });

@@ -127,3 +127,28 @@ test('a sign-in from a new device is mailed; "this wasn\'t me" signs every devic
   await expect(page).toHaveURL(/\/reset-password\?token=/);
   await other.close();
 });
+
+test('leaving with your data: an export is made and downloaded as a ZIP; the account is closed and signed out', async ({ page }) => {
+  test.slow();
+  const account = await signUp(page, { prefix: 'privacy' });
+  await page.goto('/settings/privacy');
+  await islandsReady(page);
+  await page.getByTestId('privacy-export-submit').click();
+  await expect(page.getByTestId('privacy-export-item')).toHaveAttribute('data-state', 'queued');
+  // The data-exports job runs every 10 seconds.
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByTestId('privacy-export-item')).toHaveAttribute('data-state', 'ready', { timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
+  const download = await page.request.get((await page.getByTestId('privacy-download').getAttribute('href'))!);
+  expect(download.headers()['content-type']).toBe('application/zip');
+  expect((await download.body()).subarray(0, 2).toString()).toBe('PK');
+
+  await islandsReady(page);
+  await page.getByTestId('privacy-close-email').fill(account.email);
+  await page.getByTestId('privacy-close-submit').click();
+  await expect(page.getByTestId('privacy-closed')).toBeVisible();
+  expect((await authCheck(page.request)).user.is_authenticated).toBe(false);
+  const again = await page.request.post('/api/auth/login_by_password', { data: { email: account.email, password: account.password } });
+  expect(again.status()).toBe(403);
+});

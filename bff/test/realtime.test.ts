@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE, SOCKET_CLOSE, type TSocketMessage } from '@obmen/shared';
 import { buildBff, startRealCore } from './session-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../core/test/fixtures.ts';
-import { purgeEvents, recordEvent } from '../../core/src/domains/events/service.ts';
+import { noticeRates, purgeEvents, recordEvent } from '../../core/src/domains/events/service.ts';
 import { sendNotification } from '../../core/src/domains/notifications/service.ts';
 import { isSocket, mustOpen, openSocket, seqs } from './realtime-client.ts';
 import { until } from '../../core/test/helpers.ts';
@@ -156,6 +156,20 @@ describe('BFF /ws (real core)', () => {
     expect(current.messages.map((m) => m.type)).toEqual(['hello', 'events']);
     away.ws.close();
     current.ws.close();
+  });
+
+  it('a rates notice reaches every open socket live, a burst folded into at most two', async () => {
+    const sockets = [await mustOpen(base, { origin, cookie: cookie(alice) }), await mustOpen(base, { origin, cookie: cookie(bob) })];
+    await Promise.all(sockets.map((s) => s.next((m) => m.type === 'hello')));
+    for (let i = 0; i < 5; i++) noticeRates(core.db);
+    const firsts: TSocketMessage[] = [];
+    for (const socket of sockets) firsts.push(await socket.next((m) => m.type === 'rates'));
+    expect(firsts).toEqual([{ type: 'rates' }, { type: 'rates' }]);
+    // The burst's tail: one more, a second later (a chart must not miss the last change).
+    await sockets[0]!.next((m) => m.type === 'rates' && m !== firsts[0]);
+    await checkTwiceThenMark(alice, sockets[0]!);
+    expect(sockets[0]!.messages.filter((m) => m.type === 'rates')).toHaveLength(2);
+    for (const socket of sockets) socket.ws.close();
   });
 
   it('logout closes that session’s sockets within 5 s (4401), and the cookie no longer opens one', async () => {

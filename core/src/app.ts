@@ -37,6 +37,7 @@ import opsConfigRoutes from './domains/ops/config-routes.ts';
 import opsReconciliationRoutes from './domains/ops/reconciliation-routes.ts';
 import { queueTargetsOf } from './domains/ops/queues.ts';
 import mailingRoutes from './domains/mailing/routes.ts';
+import privacyRoutes from './domains/privacy/routes.ts';
 import referralRoutes from './domains/referral/routes.ts';
 import { registerPaymentProviders } from './domains/payments/providers.ts';
 import { loadCardIssuers, loadPaymentProviders, providerDevCommands, providerRoutes } from './providers/index.ts';
@@ -93,9 +94,10 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(authRoutes, { config, now: clock });
   await fastify.register(userRoutes);
   await fastify.register(mailingRoutes, { now: clock });
-  await fastify.register(ratesPlugin, { config });
+  await fastify.register(privacyRoutes, { now: clock, storage: fastify.storage });
+  await fastify.register(ratesPlugin, { config, now: clock });
   await fastify.register(walletRoutes);
-  await fastify.register(exchangeRoutes);
+  await fastify.register(exchangeRoutes, { now: clock });
   await fastify.register(transferRoutes, { now: clock });
   await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
@@ -129,6 +131,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
     providers,
     issuers,
     cipher: documents,
+    storage: fastify.storage,
     mailer: fastify.mailer,
     hub: fastify.events.hub,
   });

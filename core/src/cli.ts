@@ -13,7 +13,8 @@
  *   <account_id> <CUR> <amount> <memo…> and ledger:reverse <transaction id> <memo…> propose;
  *   request:list, request:approve|decline|withdraw <request id>; ledger:check.
  * Identity (cli/verification.ts): kyc:queue, kyc:show <id>, kyc:file <file id> <path>,
- *   kyc:approve <id>, kyc:reject <id> --file side=reason[:note]… --retry|--final, kyc:limits.
+ *   kyc:approve <id>, kyc:reject <id> --file side=reason[:note]… --retry|--final, kyc:limits,
+ *   kyc:limits:set <level> <operation> <currency> <per 24 h> <per 30 days>.
  * Referral (cli/referral.ts): referral:terms [share= currency= hold= min= enabled=], referral:settle.
  * Cards (cli/cards.ts): cards:products, cards:product:create|price|enable|disable, cards:orders,
  *   cards:order:show <id>, cards:issuer, cards:issuer:advance [at=…], cards:callbacks, cards:callback:replay <id>.

@@ -38,11 +38,15 @@ export const ERRORS = {
   invite_code_not_found: error(404, 'api.invite_code_not_found'),
   ops_request_not_found: error(404, 'api.ops_request_not_found'),
   suspense_not_found: error(404, 'api.suspense_not_found'),
+  data_export_not_found: error(404, 'api.data_export_not_found'),
+  account_not_closable: error(409, 'privacy.blocker_balance'),
+  account_closed: error(403, 'privacy.account_closed'),
   withdraw_destination_not_found: error(404, 'api.withdraw_destination_not_found'),
   withdraw_destination_exists: error(409, 'withdraw.book_exists'),
   withdraw_destination_unconfirmed: error(403, 'withdraw.book_unconfirmed'),
   withdraw_destination_waiting: error(403, 'withdraw.book_waiting'),
   withdraw_allowlist_only: error(403, 'withdraw.book_allowlist_only'),
+  pair_not_found: error(404, 'api.pair_not_found'),
   rate_limited: error(429, 'error.rate_limited'),
   internal: error(500, 'error.internal'),
   database_unavailable: error(503, 'error.database_unavailable'),
@@ -142,6 +146,7 @@ export const ERRORS = {
   rate_not_positive: error(400, 'ops.rate_not_positive'),
   rate_required: error(400, 'ops.rate_required'),
   expiry_passed: error(400, 'ops.expiry_passed'),
+  notification_not_scheduled: error(409, 'ops.config.notify_not_scheduled'),
   // operator input (payments:system:*, /ops/config/payments)
   payment_system_unknown: error(404, 'ops.payment_system_unknown'),
   payment_terms_missing: error(409, 'ops.payment_terms_missing', 'currency'),
@@ -230,6 +235,8 @@ export const MISSING_ENTITIES = [
   'ops_request',
   'suspense',
   'withdraw_destination',
+  'data_export',
+  'pair',
 ] as const;
 export type TMissingEntity = (typeof MISSING_ENTITIES)[number];
 

@@ -51,6 +51,7 @@ export const RATE_LIMITS = {
   confirm_user: { max: 3, windowS: 60 * 60 },
   transfer_check_user: { max: 60, windowS: 10 * 60 },
   deposit_create_user: { max: 30, windowS: 60 * 60 },
+  data_export_user: { max: 3, windowS: 24 * 60 * 60 },
   // the withdraw form checks as the user types (debounced)
   withdraw_check_user: { max: 120, windowS: 10 * 60 },
   // the deposit and purchase forms check (and quote) as the user types, debounced

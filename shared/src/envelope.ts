@@ -124,6 +124,8 @@ export type TMenus = z.infer<typeof ZMenus>;
 export const ZFooterImage = z.object({
   name: z.string(),
   ext: z.string(),
+  /** Where the picture loads from: the site's /image/footer_logos/… or an uploaded logo's /api/site/logos/…. */
+  src: z.string(),
   url: z.string().optional(),
 });
 export type TFooterImage = z.infer<typeof ZFooterImage>;

@@ -120,14 +120,54 @@ export function localizeVars(vars: Record<string, string | number>, locale: TLoc
   return out;
 }
 
+/** Is a rate (dst per 1 src) at least 1, so "1 src = rate dst" names the dearer currency first? */
+export function isRateUpright(rate: string): boolean {
+  return splitDecimal(rate).whole !== '0';
+}
+
 /**
  * "1 BTC ≈ 65 326,63 USDT": a pair's rate quoted from the side that makes the number at least 1
  * (`rate` is dst per 1 src, `rate_inverse` src per 1 dst).
  */
 export function displayPairRate(pair: { src: string; dst: string; rate: string; rate_inverse: string }, locale: TLocale): string {
-  return splitDecimal(pair.rate).whole !== '0'
+  return isRateUpright(pair.rate)
     ? `1\u00a0${pair.src} ≈ ${displayRate(pair.rate, locale)}\u00a0${pair.dst}`
     : `1\u00a0${pair.dst} ≈ ${displayRate(pair.rate_inverse, locale)}\u00a0${pair.src}`;
+}
+
+/** 1 / rate to twelve significant digits, rounded down (a rate read from its other side). */
+export function invertRate(text: string): string {
+  const { negative, whole, fraction } = splitDecimal(text);
+  const num = BigInt(whole + fraction);
+  if (negative || num === 0n) throw new RangeError(`not a positive rate: ${text}`);
+  // 1 / (num / 10^scale) = 10^scale / num, scaled by 10^digits until twelve digits show.
+  const scale = BigInt(fraction.length);
+  let digits = 0n;
+  while (digits < 60n && 10n ** (scale + digits) / num < 10n ** 11n) digits++;
+  const quotient = (10n ** (scale + digits) / num).toString().padStart(Number(digits) + 1, '0');
+  const cut = quotient.length - Number(digits);
+  const tail = quotient.slice(cut).replace(/0+$/, '');
+  return tail ? `${quotient.slice(0, cut)}.${tail}` : quotient.slice(0, cut);
+}
+
+/**
+ * "1 BTC = 65 326,63 USDT": a rate (dst per 1 src) said with the dearer currency first, whichever
+ * way the operation went (USDT → BTC at 0.0000153076 reads the same). For what was agreed: "=".
+ */
+export function displayUprightRate(src: string, dst: string, rate: string, locale: TLocale): string {
+  return isRateUpright(rate)
+    ? `1\u00a0${src} = ${displayRate(rate, locale)}\u00a0${dst}`
+    : `1\u00a0${dst} = ${displayRate(invertRate(rate), locale)}\u00a0${src}`;
+}
+
+/**
+ * An amount for an input field (what the other side of a form fills in): no grouping, the
+ * reader's decimal mark ("0,00153" in ru), trailing zeros dropped; the forms accept it back.
+ */
+export function inputAmount(text: string, locale: TLocale): string {
+  const { negative, whole, fraction } = splitDecimal(text);
+  const kept = fraction.replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${kept ? (locale === 'ru' ? ',' : '.') + kept : ''}`;
 }
 
 /** The cookie in which the browser tells the server its time zone (IANA name), for SSR times. */
@@ -171,4 +211,25 @@ export function displayDateTime(iso: string, locale: TLocale, timeZone: string, 
   }
   const text = format.format(date);
   return timeZone === DEFAULT_TIME_ZONE ? `${text} UTC` : text;
+}
+
+const axisFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** A chart axis's tick in the reader's zone, short: "14:05" within a day, "27.11" across days (no zone suffix). */
+export function displayAxisTime(iso: string, locale: TLocale, timeZone: string, kind: 'time' | 'date'): string {
+  const key = `${locale} ${timeZone} ${kind}`;
+  let format = axisFormats.get(key);
+  if (!format) {
+    const parts: Intl.DateTimeFormatOptions = kind === 'time' ? { hour: '2-digit', minute: '2-digit' } : { day: '2-digit', month: '2-digit' };
+    format = new Intl.DateTimeFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', { ...parts, timeZone });
+    axisFormats.set(key, format);
+  }
+  return format.format(new Date(iso));
+}
+
+/** A change as a signed percentage of two decimals at most: "+1,25%" (ru), "−0.4%" (en), "0%". */
+export function displayChange(fraction: string, locale: TLocale): string {
+  const text = displayPercent(fraction, locale, 2);
+  const sign = /[1-9]/.test(text) && !text.startsWith(MINUS) ? '+' : '';
+  return `${sign}${text}%`;
 }

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { LOCALES } from './constants.ts';
-import { ZCardProduct } from './cards.ts';
+import { CARD_KINDS, ZCardProduct } from './cards.ts';
 import { ARTICLE_NAME, MENU_NAMES, ZArticle } from './content.ts';
-import { ZAuthType, ZMenus, ZSiteSettings } from './envelope.ts';
+import { ZAuthType, ZFooterImage, ZMenus, ZSiteSettings } from './envelope.ts';
 import { ZReferralTerms } from './referral.ts';
+import { LIMIT_OPERATIONS, VERIFICATION_LEVELS, ZVerificationLimit } from './verification.ts';
 import {
   NOTIFICATION_BUTTONS_MAX,
   NOTIFICATION_DISPLAYS,
@@ -53,6 +54,13 @@ const ZFee = z
   .optional();
 export const CARD_PRODUCT_ID = /^[a-z0-9][a-z0-9-]{1,39}$/;
 const ZCardProductId = z.string().trim().regex(CARD_PRODUCT_ID, 'validation.invalid');
+/** Card limits as the commands take them: CUR:day/month, comma-separated (none: no limits). */
+const ZCardLimits = z
+  .string()
+  .trim()
+  .max(400, 'validation.too_long')
+  .regex(/^(\s*[A-Za-z0-9]{2,10}\s*:\s*[\d.]+\s*\/\s*[\d.]+\s*(,|$))*$/, 'validation.invalid')
+  .optional();
 
 /**
  * A card product's prices for new orders, as `cards:product:price` takes them (major units;
@@ -63,8 +71,24 @@ export const ZCardPriceInput = z.object({
   issue_fee: ZFee,
   monthly_fee: ZFee,
   fee_currency: z.string().trim().min(2, 'validation.required').max(10, 'validation.invalid').optional(),
-  limits: z.string().trim().max(400, 'validation.too_long').optional(),
+  limits: ZCardLimits,
 });
+
+const ZLimitAmount = z
+  .string()
+  .trim()
+  .min(1, 'validation.required')
+  .regex(/^\d{1,20}(\.\d{1,18})?$/, 'validation.invalid');
+
+/** One level's limits of one operation, as `kyc:limits:set` takes them (major units of the currency). */
+export const ZLevelLimitInput = z.object({
+  level: z.literal(VERIFICATION_LEVELS, 'validation.invalid'),
+  operation: z.enum(LIMIT_OPERATIONS, 'validation.invalid'),
+  currency: z.string().trim().min(2, 'validation.required').max(10, 'validation.invalid'),
+  per_24h: ZLimitAmount,
+  per_30d: ZLimitAmount,
+});
+export type TLevelLimitInput = z.infer<typeof ZLevelLimitInput>;
 
 /** The sensitive settings, each with its value: the parameters of a `config.change` request. */
 export const ZConfigChange = z.discriminatedUnion('setting', [
@@ -73,6 +97,7 @@ export const ZConfigChange = z.discriminatedUnion('setting', [
   z.object({ setting: z.literal('referral.terms'), value: ZReferralTermsInput }),
   z.object({ setting: z.literal('payments.price'), value: ZPaymentPriceInput }),
   z.object({ setting: z.literal('cards.price'), value: ZCardPriceInput }),
+  z.object({ setting: z.literal('limits.level'), value: ZLevelLimitInput }),
 ]);
 export type TConfigChange = z.infer<typeof ZConfigChange>;
 export type TConfigSetting = TConfigChange['setting'];
@@ -113,15 +138,22 @@ export const ZOpsNotificationBody = z
     closable: z.boolean().default(true),
     /** Until when it shows; none: until closed or deleted. */
     expires_at: z.iso.datetime({ offset: true, message: 'validation.invalid' }).nullable().default(null),
+    /** When it goes out; none: now. A later time stores it until the `notifications-scheduled` job publishes it. */
+    send_at: z.iso.datetime({ offset: true, message: 'validation.invalid' }).nullable().default(null),
     texts: z
       .array(ZComposedText)
       .min(1, 'validation.required')
       .max(LOCALES.length)
       .refine((texts) => new Set(texts.map((text) => text.locale)).size === texts.length, 'validation.invalid'),
   })
-  .refine((body) => body.to === 'everyone' || body.accounts.length > 0, { path: ['accounts'], message: 'validation.required' });
+  .refine((body) => body.to === 'everyone' || body.accounts.length > 0, { path: ['accounts'], message: 'validation.required' })
+  .refine((body) => !body.send_at || !body.expires_at || Date.parse(body.expires_at) > Date.parse(body.send_at), {
+    path: ['expires_at'],
+    message: 'ops.config.notify_expires_before_send',
+  });
 export type TOpsNotificationBody = z.input<typeof ZOpsNotificationBody>;
-export const ZOpsNotificationResponse = z.object({ status: z.literal('ok'), ids: z.array(z.number().int()) });
+/** The notifications published now, or the scheduled one's number (`ids` empty until it goes out). */
+export const ZOpsNotificationResponse = z.object({ status: z.literal('ok'), ids: z.array(z.number().int()), scheduled: z.number().int().nullable() });
 
 export const ZOpsNotificationRow = z.object({
   id: z.number().int(),
@@ -135,8 +167,23 @@ export const ZOpsNotificationRow = z.object({
   expires_at: z.string().nullable(),
   closed_by: z.number().int(),
 });
-/** GET /api/ops/config/notifications: the latest, newest first. */
-export const ZOpsNotificationsResponse = z.object({ status: z.literal('ok'), notifications: z.array(ZOpsNotificationRow) });
+/** A notification waiting for its time. */
+export const ZOpsScheduledRow = z.object({
+  id: z.number().int(),
+  send_at: z.string(),
+  to: z.enum(['everyone', 'accounts']),
+  accounts: z.array(z.number().int()),
+  display: z.string(),
+  locales: z.array(z.string()),
+  title: z.string(),
+  scheduled_by: z.string(),
+});
+/** GET /api/ops/config/notifications: the latest, newest first; the scheduled ones, soonest first. */
+export const ZOpsNotificationsResponse = z.object({
+  status: z.literal('ok'),
+  notifications: z.array(ZOpsNotificationRow),
+  scheduled: z.array(ZOpsScheduledRow),
+});
 export const ZOpsNotificationParams = z.object({ id: z.string().regex(/^[1-9]\d{0,17}$/, 'validation.invalid') });
 
 /** A pair's terms as the `rates:list` command shows them (amounts in major units of src). */
@@ -253,6 +300,68 @@ export const ZOpsCardProductRow = ZCardProduct.omit({ description: true, image: 
 export type TOpsCardProductRow = z.infer<typeof ZOpsCardProductRow>;
 /** GET /api/ops/config/cards */
 export const ZOpsCardProductsResponse = z.object({ status: z.literal('ok'), products: z.array(ZOpsCardProductRow) });
+const ZProductText = (max: number) => z.string().trim().min(1, 'validation.required').max(max, 'validation.too_long');
+/**
+ * POST /api/ops/config/cards: a new product as `cards:product:create` takes it (major units;
+ * currencies comma-separated, limits as CUR:day/month,…); it starts out of the catalogue.
+ */
+export const ZOpsCardCreateBody = z.object({
+  id: ZCardProductId,
+  kind: z.enum(CARD_KINDS, 'validation.invalid'),
+  name_ru: ZProductText(100),
+  name_en: ZProductText(100),
+  description_ru: z.string().trim().max(1000, 'validation.too_long').optional(),
+  description_en: z.string().trim().max(1000, 'validation.too_long').optional(),
+  currencies: ZProductText(100),
+  fee_currency: z.string().trim().min(2, 'validation.required').max(10, 'validation.invalid'),
+  issue_fee: ZFee,
+  monthly_fee: ZFee,
+  limits: ZCardLimits,
+  /** Physical cards: 1 to 90 days. */
+  delivery_days: z
+    .string()
+    .trim()
+    .regex(/^\d{1,2}$/, 'validation.invalid')
+    .refine((days) => Number(days) >= 1 && Number(days) <= 90, 'validation.invalid')
+    .optional(),
+});
+export type TOpsCardCreateBody = z.infer<typeof ZOpsCardCreateBody>;
+
+/** GET /api/ops/config/limits: every level's limits (what `kyc:limits` lists). */
+export const ZOpsLimitsResponse = z.object({ status: z.literal('ok'), limits: z.array(ZVerificationLimit) });
+
 /** POST /api/ops/config/cards/enabled: a product into or out of the catalogue (its cards stay). */
 export const ZOpsCardEnableBody = z.object({ id: ZCardProductId, enabled: z.boolean() });
 export type TOpsCardEnableBody = z.infer<typeof ZOpsCardEnableBody>;
+
+/** A footer image as the configuration screen lists it: where it loads from, and whether it was uploaded. */
+export const ZOpsFooterImageRow = ZFooterImage.extend({ order: z.number().int(), uploaded: z.boolean() });
+/** GET /api/ops/config/footer; also the answer of an upload or a removal. */
+export const ZOpsFooterResponse = z.object({ status: z.literal('ok'), images: z.array(ZOpsFooterImageRow) });
+const ZFooterName = z
+  .string()
+  .trim()
+  .regex(/^[a-z0-9_-]{1,64}$/, 'validation.invalid');
+/**
+ * POST /api/ops/config/footer (multipart: these fields and `file`, a PNG, JPEG or WebP picture,
+ * re-encoded before it is stored): a logo under `name`, replacing the one of that name.
+ */
+export const ZOpsFooterLogoFields = z.object({
+  name: ZFooterName,
+  /** Where the logo links to: a site path or an https address (none: no link). */
+  url: z
+    .string()
+    .trim()
+    .max(200, 'validation.too_long')
+    .regex(/^(\/[A-Za-z0-9/_.~%?=&-]*|https:\/\/[^\s\\]+)?$/, 'validation.invalid')
+    .optional(),
+  order: z
+    .string()
+    .trim()
+    .regex(/^-?\d{1,7}$/, 'validation.invalid')
+    .optional(),
+});
+export type TOpsFooterLogoFields = z.infer<typeof ZOpsFooterLogoFields>;
+/** POST /api/ops/config/footer/remove */
+export const ZOpsFooterRemoveBody = z.object({ name: ZFooterName });
+export type TOpsFooterRemoveBody = z.infer<typeof ZOpsFooterRemoveBody>;

@@ -224,6 +224,28 @@ export const CURRENCY_ADDRESS_FORMAT: Readonly<Record<string, TAddressFormat>> =
   TON: 'ton',
 };
 
+/**
+ * How people name the network a currency moves on here, as exchanges and wallets write it: the
+ * token standard for tokens (USDT on TRON is TRC-20), the chain for a chain's own coin.
+ */
+export const CURRENCY_NETWORK: Readonly<Record<string, string>> = {
+  BTC: 'Bitcoin',
+  LTC: 'Litecoin',
+  ETH: 'Ethereum (ERC-20)',
+  USDC: 'ERC-20 (Ethereum)',
+  USDT: 'TRC-20 (TRON)',
+  TRX: 'TRON (TRC-20)',
+  TON: 'TON',
+};
+
+/** A well-formed address of the network for a form's example (the real format and checksum; made-up bytes). */
+export function exampleAddress(format: TAddressFormat): string {
+  return addressFromBytes(
+    format,
+    Uint8Array.from({ length: 32 }, (_, i) => (i * 37 + 11) & 0xff),
+  );
+}
+
 /** Networks whose transfers carry a memo (a comment) that some recipients need. */
 export const MEMO_FORMATS: ReadonlySet<TAddressFormat> = new Set(['ton']);
 

@@ -38,7 +38,9 @@ export type TSocketMessage =
   | { type: 'events'; events: TRealtimeEvent[] }
   /** What was missed is no longer kept: refetch the state (GET /api/auth/check), continue from `seq`. */
   | { type: 'resync'; seq: number }
-  | { type: 'feed'; item: TFeedItem };
+  | { type: 'feed'; item: TFeedItem }
+  /** Some pair's rate moved (anyone's socket): a chart fetches its newest candles. */
+  | { type: 'rates' };
 
 /** Close codes of the browser socket beyond the standard ones. */
 export const SOCKET_CLOSE = {

@@ -51,6 +51,8 @@ export type TWithdrawLimits = z.infer<typeof ZWithdrawLimits>;
 export const ZWithdrawal = z.object({
   id: z.string(),
   ps: z.string(),
+  /** The system's name in the reader's language (`ps` is its id). */
+  system: z.string(),
   provider: z.string(),
   currency: z.string(),
   amount: z.string(),

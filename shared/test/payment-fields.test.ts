@@ -4,6 +4,9 @@ import {
   ADDRESS_FORMATS,
   base58checkDecode,
   checkPaymentAmount,
+  CURRENCY_ADDRESS_FORMAT,
+  CURRENCY_NETWORK,
+  exampleAddress,
   fieldsForCurrency,
   isAddress,
   isCardNumber,
@@ -132,5 +135,17 @@ describe('fees and limits', () => {
     expect(checkPaymentAmount(terms, 9_999n)).toMatchObject({ ok: false, reason: 'too_small' });
     expect(checkPaymentAmount(terms, 1_000_001n)).toMatchObject({ ok: false, reason: 'too_large' });
     expect(checkPaymentAmount({ ...terms, min: 1n, feeFixed: 500n }, 500n)).toMatchObject({ ok: false, reason: 'fee_exceeds_amount' });
+  });
+});
+
+describe("the withdraw form's network and example address", () => {
+  it("names every chain currency's network and shows a well-formed address of it", () => {
+    for (const [currency, format] of Object.entries(CURRENCY_ADDRESS_FORMAT)) {
+      expect(CURRENCY_NETWORK[currency], currency).toBeTruthy();
+      expect(isAddress(format, exampleAddress(format)), currency).toBe(true);
+    }
+    expect(CURRENCY_NETWORK.USDT).toBe('TRC-20 (TRON)');
+    expect(CURRENCY_NETWORK.USDC).toBe('ERC-20 (Ethereum)');
+    expect(exampleAddress('tron')).toMatch(/^T/);
   });
 });

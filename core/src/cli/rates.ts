@@ -13,13 +13,13 @@ export const RATES_COMMANDS: Record<string, TCommand> = {
   'rates:set': async (db, [src, dst, ...rest]) => {
     if (!src || !dst) throw new Error(RATES_SET_USAGE);
     const input = options(rest, ['rate', 'spread', 'fee_percent', 'fee_fixed', 'min', 'max', 'enabled'], RATES_SET_USAGE);
-    await setRate(db, { src, dst, ...input });
+    await setRate(db, { src, dst, ...input }, new Date());
     return describeRates(db, `${src}/${dst}`);
   },
   'rates:sync': async (db) => {
     const { RATES_FEED_URL } = loadConfig();
     if (!RATES_FEED_URL) throw new Error('rates:sync reads the price feed of RATES_FEED_URL, which is not set');
-    const updated = await syncRates(db, new FeedRateSource({ url: RATES_FEED_URL, table: new TableRateSource(db) }));
+    const updated = await syncRates(db, new FeedRateSource({ url: RATES_FEED_URL, table: new TableRateSource(db) }), new Date());
     return { updated };
   },
 };

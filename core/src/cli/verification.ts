@@ -1,12 +1,17 @@
 import { parseArgs } from 'node:util';
-import { REJECT_REASONS, VERIFICATION_SIDES, type TRejectReason, type TVerificationSide } from '@obmen/shared';
+import { LIMIT_OPERATIONS, REJECT_REASONS, VERIFICATION_SIDES, ZLevelLimitInput, type TRejectReason, type TVerificationSide } from '@obmen/shared';
 import { loadConfig, type TConfig } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { openStorage } from '../storage/index.ts';
 import { openDocumentCipher } from '../domains/verification/cipher.ts';
 import { approveSubmission, listQueue, rejectSubmission, saveFile, showSubmission } from '../domains/verification/operator.ts';
-import { listLimits, type TVerificationContext } from '../domains/verification/service.ts';
+import { writeAudit } from '../domains/audit/service.ts';
+import { listLimits, setLevelLimit } from '../domains/limits/service.ts';
+import type { TVerificationContext } from '../domains/verification/service.ts';
 import { operatorOf, type TCommand } from './command.ts';
+
+const LIMITS_USAGE = `usage: kyc:limits:set <level 0|1> <${LIMIT_OPERATIONS.join('|')}> <currency> <per 24 h> <per 30 days> [--as <name>]
+  amounts in major units of the currency, e.g. kyc:limits:set 1 withdrawal USD 20000 100000`;
 
 const REJECT_USAGE = `usage: kyc:reject <submission id> --file <side>=<reason>[:<note>]... (--retry | --final) [--note <text>] [--as <name>]
   sides: ${VERIFICATION_SIDES.join(', ')}; reasons: ${REJECT_REASONS.join(', ')} (other needs a note)
@@ -14,7 +19,7 @@ const REJECT_USAGE = `usage: kyc:reject <submission id> --file <side>=<reason>[:
 
 /**
  * Identity verification for operators: kyc:queue, kyc:show, kyc:file, kyc:approve, kyc:reject,
- * kyc:limits. They call the back office's services, and every look and every decision goes to
+ * kyc:limits, kyc:limits:set. They call the back office's services, and every look and every decision goes to
  * the same audit trail as `cli:<name>`: --as <name> (or --operator), else OBMEN_OPERATOR, else $USER.
  */
 export function makeVerificationCommands(getConfig: () => TConfig): Record<string, TCommand> {
@@ -78,6 +83,25 @@ export function makeVerificationCommands(getConfig: () => TConfig): Record<strin
       });
     },
     'kyc:limits': (db) => listLimits(db),
+    // The setter /ops/config/limits proposes as `limits.level` (four eyes); a shell is trusted as one operator, named on the trail.
+    'kyc:limits:set': async (db, args) => {
+      const { values, positionals } = withOperator(args);
+      const [level, operation, currency, per_24h, per_30d, ...extra] = positionals;
+      const input = ZLevelLimitInput.safeParse({ level: Number(level), operation, currency, per_24h, per_30d });
+      if (!input.success || extra.length) throw new Error(LIMITS_USAGE);
+      return db.transaction(async (tx) => {
+        const [before] = await listLimits(tx, input.data);
+        const after = await setLevelLimit(tx, input.data);
+        await writeAudit(tx, {
+          ...by(values),
+          action: 'config.limits',
+          subject: `limits:${after.level}:${after.operation}`,
+          before: before ?? null,
+          after,
+        });
+        return after;
+      });
+    },
   };
 }
 

@@ -9,7 +9,9 @@ import { purgeSignIns } from '../domains/security/service.ts';
 import { purgePasskeyChallenges } from '../domains/security/passkeys.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
+import { purgeRateCandles } from '../domains/rates/history.ts';
 import { lapseOpsRequests } from '../domains/ops/requests.ts';
+import { publishDueNotifications } from '../domains/ops/config-notifications.ts';
 import { purgeInboxes } from '../inbox/refusals.ts';
 import { expireDeposits } from '../domains/payments/deposits.ts';
 import { chargeMonthlyFees } from '../domains/cards/fees.ts';
@@ -25,6 +27,8 @@ import type { TIssuers } from '../domains/cards/issuer.ts';
 import type { THub } from '../domains/realtime/hub.ts';
 import type { TDocumentCipher } from '../domains/verification/cipher.ts';
 import { writeMoneyMails } from '../mail/money.ts';
+import { runPrivacyJobs } from '../domains/privacy/service.ts';
+import type { TFileStorage } from '../storage/index.ts';
 import type { TJob } from './scheduler.ts';
 
 /** What the jobs work with besides the database and the clock (app.ts hands them in). */
@@ -33,6 +37,7 @@ export type TJobDeps = {
   providers: TProviders;
   issuers: TIssuers;
   cipher: TDocumentCipher;
+  storage: TFileStorage;
   mailer: { kick: () => void; flush: () => Promise<number> };
   hub: THub;
 };
@@ -43,12 +48,13 @@ const TEN_MINUTES = 10 * 60 * 1000;
  * Every timed job of the core. To add one: its name in names.ts, an entry here calling a plain
  * function of its domain with `now` (never `new Date()`), a line in docs/ops.md's JOBS row.
  */
-export function listJobs({ config, providers, issuers, cipher, mailer, hub }: TJobDeps): TJob[] {
+export function listJobs({ config, providers, issuers, cipher, storage, mailer, hub }: TJobDeps): TJob[] {
   const sandbox = issuers.get('sandbox') as ReturnType<typeof sandboxIssuer> | undefined;
   return [
     {
       // Ended rate-limit windows, forgotten wrong-password counts, long-dead sessions and links,
-      // old idempotency keys and quotes, realtime events past their replay window, old sign-ins
+      // old idempotency keys and quotes, realtime events past their replay window, rate candles
+      // past their keeping (rates/history.ts), old sign-ins
       // and ended sign-in challenges, and inbox deliveries processed WEBHOOK_RETENTION_DAYS ago.
       name: 'purge',
       everyMs: TEN_MINUTES,
@@ -65,13 +71,18 @@ export function listJobs({ config, providers, issuers, cipher, mailer, hub }: TJ
           purgeEmailChanges(db),
           purgeEvents(db),
           purgeInboxes(db, now, config.WEBHOOK_RETENTION_DAYS),
+          purgeRateCandles(db, now),
         ]);
         return { tasks: purged.length };
       },
     },
+    // Data exports asked for, made and (after 24 hours) removed; closed accounts erased after the legal period.
+    { name: 'data-exports', everyMs: 10_000, run: ({ db, now }) => runPrivacyJobs({ db, storage, cipher }, now) },
     { name: 'deposit-expiry', everyMs: TEN_MINUTES, run: async ({ db, now }) => ({ expired: await expireDeposits(db, now) }) },
     // Four-eyes requests nobody decided within 24 hours (reads lapse them too; this keeps the queue's figures true).
     { name: 'ops-request-lapse', everyMs: TEN_MINUTES, run: async ({ db, now }) => ({ lapsed: await lapseOpsRequests(db, now) }) },
+    // Notifications operators scheduled, each published once when due (the row's claim, not only the job's, keeps it once).
+    { name: 'notifications-scheduled', everyMs: 60_000, run: ({ db, now }) => publishDueNotifications(db, now) },
     // Once per card and month whichever core runs it (the charge is keyed by card and month).
     { name: 'card-fees', everyMs: TEN_MINUTES, run: ({ db, now }) => chargeMonthlyFees(db, now) },
     {

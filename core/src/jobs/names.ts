@@ -4,8 +4,10 @@
  */
 export const JOB_NAMES = [
   'purge',
+  'data-exports',
   'deposit-expiry',
   'ops-request-lapse',
+  'notifications-scheduled',
   'card-fees',
   'referral-settlement',
   'webhook-retry',

@@ -25,6 +25,7 @@ export type TMailKind =
   | 'referral_invite'
   | 'referral_paid'
   | 'anti_phishing_changed'
+  | 'account_closed'
   | 'withdraw_destination_added'
   | 'sign_in_new_device'
   | 'deposit_credited'

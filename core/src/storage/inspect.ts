@@ -88,15 +88,15 @@ export async function checkFiles(files: TReceivedFile[], job: TFileJob): Promise
 }
 
 /**
- * Checks one received file by its bytes (never its name or declared type) and writes beside it
- * the copy to store: images re-encoded without any metadata (EXIF, GPS, XMP, ICC, comments),
+ * Checks one received file by its bytes (never its name or declared type), of the `accepted`
+ * types only, and writes beside it the copy to store: images re-encoded without any metadata (EXIF, GPS, XMP, ICC, comments),
  * PDFs rebuilt without anything active.
  */
-export async function checkFile(file: TReceivedFile, job: TFileJob): Promise<TCheckedFile> {
+export async function checkFile(file: TReceivedFile, job: TFileJob, accepted: readonly TAcceptedFileType[] = ACCEPTED_FILE_TYPES): Promise<TCheckedFile> {
   if (file.size === 0) throw refused(file.field, 'files.empty');
   const sniffed = await fileTypeFromFile(file.path);
   if (sniffed?.mime === 'image/heic' || sniffed?.mime === 'image/heif') throw refused(file.field, 'files.heic_unsupported');
-  const mime = sniffed && (ACCEPTED_FILE_TYPES as readonly string[]).includes(sniffed.mime) ? (sniffed.mime as TAcceptedFileType) : null;
+  const mime = sniffed && (accepted as readonly string[]).includes(sniffed.mime) ? (sniffed.mime as TAcceptedFileType) : null;
   if (!mime) throw refused(file.field, 'files.type_not_allowed');
   if (await hasForeignContent(file.path, file.size, mime)) throw refused(file.field, 'files.polyglot');
   const out = `${file.path}.clean.${EXT[mime]}`;

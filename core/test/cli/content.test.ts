@@ -118,9 +118,14 @@ describe.each(ENGINES)('content operations on %s', (engine) => {
 
   it('footer:set adds or updates a footer image; footer:remove removes it', async () => {
     await run('footer:set', 'bank-river', 'png', '--url', 'https://bank.example', '--order', '9');
-    expect((await menu('ru')).footer_images).toContainEqual({ name: 'bank-river', ext: 'png', url: 'https://bank.example' });
+    expect((await menu('ru')).footer_images).toContainEqual({
+      name: 'bank-river',
+      ext: 'png',
+      src: '/image/footer_logos/bank-river.png',
+      url: 'https://bank.example',
+    });
     await run('footer:set', 'bank-river', 'webp');
-    expect((await menu('ru')).footer_images).toContainEqual({ name: 'bank-river', ext: 'webp' });
+    expect((await menu('ru')).footer_images).toContainEqual({ name: 'bank-river', ext: 'webp', src: '/image/footer_logos/bank-river.webp' });
     await expect(run('footer:set', 'bank-river', 'gif')).rejects.toThrow();
     await expect(run('footer:set', '../etc/passwd', 'png')).rejects.toThrow();
     await expect(run('footer:set', 'bank-x', 'png', '--url', 'javascript:alert(1)')).rejects.toThrow();

@@ -131,4 +131,24 @@ describe.each(ENGINES)('kyc operator commands on %s, files in S3', (engine) => {
     await expect(commands['kyc:approve']!(ctx.db, ['2b4c1f39-38f5-4bd4-a0f9-34c9d04ec0a5', '--operator', 'x'])).rejects.toThrow(/document_not_found/);
     expect(await commands['kyc:limits']!(ctx.db, [])).toHaveLength(6);
   });
+
+  it("kyc:limits:set changes one level's limits through the screen's service, audited as the named operator with before and after", async () => {
+    await expect(commands['kyc:limits:set']!(ctx.db, ['2', 'deposit', 'USD', '1', '2'])).rejects.toThrow(/usage: kyc:limits:set/);
+    await expect(commands['kyc:limits:set']!(ctx.db, ['0', 'deposit', 'USD', '5000'])).rejects.toThrow(/usage: kyc:limits:set/);
+    await expect(commands['kyc:limits:set']!(ctx.db, ['0', 'deposit', 'USD', '5000', '10', '--as', 'erin'])).rejects.toThrow(/validation/);
+    const after = await commands['kyc:limits:set']!(ctx.db, ['0', 'deposit', 'eur', '2000', '5000.5', '--as', 'erin']);
+    const changed = { level: 0, operation: 'deposit', currency: 'EUR', per_24h: '2000', per_30d: '5000.5' };
+    expect(after).toEqual(changed);
+    expect(
+      ((await commands['kyc:limits']!(ctx.db, [])) as Array<{ level: number; operation: string }>).find(
+        (row) => row.level === 0 && row.operation === 'deposit',
+      ),
+    ).toEqual(changed);
+    const rows = await ctx.db.query<{ subject: string; before: unknown; after: unknown }>(
+      "SELECT subject, before, after FROM operator_audit WHERE operator = 'cli:erin' AND action = 'config.limits'",
+    );
+    expect(rows).toEqual([
+      { subject: 'limits:0:deposit', before: { level: 0, operation: 'deposit', currency: 'USD', per_24h: '1000', per_30d: '3000' }, after: changed },
+    ]);
+  });
 });

@@ -18,6 +18,7 @@ describe('the job list', () => {
       providers: none,
       issuers: new Map(),
       cipher: none,
+      storage: none,
       mailer: none,
       hub: none,
     }).map((job) => job.name);

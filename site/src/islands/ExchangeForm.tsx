@@ -6,8 +6,7 @@ import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { useExchangeQuote, type TSide } from '../lib/use-exchange-quote.ts';
 import { useMoneyForm } from '../lib/use-money-form.ts';
-import { stripTrailingZeros } from '@obmen/shared/money';
-import { displayAmount, isZeroAmount } from '@obmen/shared/format';
+import { displayAmount, inputAmount, isZeroAmount } from '@obmen/shared/format';
 import { $wallets } from '../stores/wallets.ts';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { AmountBox } from './ExchangeAmountBox.tsx';
@@ -79,7 +78,7 @@ function ExchangeFormBody({
   }
 
   function payWholeBalance() {
-    if (srcBalance && !isZeroAmount(srcBalance)) onType('pay', stripTrailingZeros(srcBalance));
+    if (srcBalance && !isZeroAmount(srcBalance)) onType('pay', inputAmount(srcBalance, locale));
   }
 
   async function confirm(event: FormEvent<HTMLFormElement>) {

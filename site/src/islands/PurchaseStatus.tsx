@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TDepositPayment, TPurchaseQuote } from '@obmen/shared';
-import { displayAmount, displayMoney, displayRate } from '@obmen/shared/format';
+import { displayAmount, displayMoney, displayUprightRate } from '@obmen/shared/format';
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { messageText } from '../lib/field-errors.ts';
@@ -97,9 +97,7 @@ function PurchaseStatusBody({ url, locale }: Omit<TProps, 'messages'>) {
           <>
             <div>
               <dt>{t('purchase.locked_rate')}</dt>
-              <dd>
-                1&nbsp;{payment.currency} ≈ {displayRate(quote.rate, locale)}&nbsp;{quote.buy}
-              </dd>
+              <dd data-testid="purchase-locked-rate">{displayUprightRate(payment.currency, quote.buy, quote.rate, locale)}</dd>
             </div>
             <div>
               <dt>{t('purchase.quoted_receive')}</dt>
@@ -110,9 +108,7 @@ function PurchaseStatusBody({ url, locale }: Omit<TProps, 'messages'>) {
         {quote?.outcome === 'requoted' && quote.final_rate && (
           <div>
             <dt>{t('purchase.final_rate')}</dt>
-            <dd>
-              1&nbsp;{payment.currency} ≈ {displayRate(quote.final_rate, locale)}&nbsp;{quote.buy}
-            </dd>
+            <dd data-testid="purchase-final-rate">{displayUprightRate(payment.currency, quote.buy, quote.final_rate, locale)}</dd>
           </div>
         )}
         {quote?.outcome && (

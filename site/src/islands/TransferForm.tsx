@@ -5,8 +5,7 @@ import type { TTransferCheck, TTransferCurrency } from '@obmen/shared';
 import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { useMoneyForm } from '../lib/use-money-form.ts';
-import { stripTrailingZeros } from '@obmen/shared/money';
-import { displayAmount, isZeroAmount } from '@obmen/shared/format';
+import { displayAmount, inputAmount, isZeroAmount } from '@obmen/shared/format';
 import { $wallets } from '../stores/wallets.ts';
 import { FieldNote, FormError } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
@@ -171,7 +170,7 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
               {t('transferpage.amount')}
             </label>
             {!isZeroAmount(balance) && (
-              <button type="button" className="xf-balance" onClick={() => set('amount', stripTrailingZeros(balance))} data-testid="transfer-max">
+              <button type="button" className="xf-balance" onClick={() => set('amount', inputAmount(balance, locale))} data-testid="transfer-max">
                 {t('transferpage.max')}
               </button>
             )}

@@ -16,6 +16,8 @@ type TProps = TIslandProps & {
   fields: TPaymentField[];
   secondFactor: boolean;
   available: string;
+  /** A crypto system's network and an example address of it. */
+  network?: { name: string; example: string } | undefined;
 };
 
 type TCheck = {
@@ -36,7 +38,7 @@ const AUTOCOMPLETE: Record<TPaymentField, string> = {
 };
 
 /** /withdraw/form/{id}/{currency}: the amount and the system's fields, checked as typed; one request per submitted form. */
-function WithdrawFormBody({ ps, currency, fields, secondFactor, available, locale }: Omit<TProps, 'messages'>) {
+function WithdrawFormBody({ ps, currency, fields, secondFactor, available, network, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
   const names: Array<'amount' | 'code' | TPaymentField> = ['amount', ...fields, ...(secondFactor ? (['code'] as const) : [])];
   const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
@@ -118,7 +120,9 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, local
                   ? t('withdraw.available', { amount: displayAmount(available, locale), currency })
                   : name === 'code'
                     ? t('withdraw.code_hint')
-                    : ''
+                    : name === 'address' && network
+                      ? t('withdraw.address_hint', { network: network.name, example: network.example })
+                      : ''
               }
               hintId={`${id}-note`}
             />

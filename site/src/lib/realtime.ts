@@ -17,10 +17,14 @@
 import { REALTIME_PATH, SOCKET_CLOSE, type TFeedItem, type TRealtimeEvent, type TSocketMessage } from '@obmen/shared/realtime';
 
 export const REALTIME_EVENT = 'obmen:event';
+/** Dispatched on `window` when some pair's rate moved (the pair page's chart listens). */
+export const RATES_EVENT = 'obmen:rates';
 
 export type TRealtimeOptions = {
   accountId: number;
   onFeed?: (item: TFeedItem) => void;
+  /** Some pair's rate moved. */
+  onRates?: () => void;
   /** After a resync: refetch the state (the caller asks GET /api/auth/check through api()). */
   onResync?: () => void;
   onSessionEnded?: () => void;
@@ -157,6 +161,9 @@ export function startRealtime(options: TRealtimeOptions, seams: TSeams = browser
         return;
       case 'feed':
         options.onFeed?.(message.item);
+        return;
+      case 'rates':
+        options.onRates?.();
     }
   };
 

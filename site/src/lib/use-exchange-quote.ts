@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TExchangeQuote } from '@obmen/shared';
-import { isAmountText } from '@obmen/shared/format';
-import { stripTrailingZeros } from '@obmen/shared/money';
+import { inputAmount, isAmountText } from '@obmen/shared/format';
+import type { TLocale } from '@obmen/shared/constants';
 import { api, ApiError } from './api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { fieldErrors } from './field-errors.ts';
@@ -30,7 +30,8 @@ type TOptions = {
  * quote asked a short pause after the last keystroke (the newest answer wins), and its countdown.
  */
 export function useExchangeQuote({ src, dst, signedIn, initialAmount, initialSide, paused, setErrors, setFormError }: TOptions) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const locale = i18n.language as TLocale;
   const [side, setSide] = useState<TSide>(initialSide);
   const [payText, setPayText] = useState(initialSide === 'pay' ? initialAmount : '');
   const [receiveText, setReceiveText] = useState(initialSide === 'receive' ? initialAmount : '');
@@ -41,12 +42,15 @@ export function useExchangeQuote({ src, dst, signedIn, initialAmount, initialSid
   const remaining = useQuoteCountdown(quote);
   const typed = side === 'pay' ? payText : receiveText;
 
-  /** A quote (asked, or brought by a refusal): shown, and the other side filled from it. */
-  const applyQuote = useCallback((next: TExchangeQuote, which: TSide) => {
-    setQuote(next);
-    if (which === 'pay') setReceiveText(stripTrailingZeros(next.amount_receive));
-    else setPayText(stripTrailingZeros(next.amount));
-  }, []);
+  /** A quote (asked, or brought by a refusal): shown, and the other side filled from it with the reader's decimal mark. */
+  const applyQuote = useCallback(
+    (next: TExchangeQuote, which: TSide) => {
+      setQuote(next);
+      if (which === 'pay') setReceiveText(inputAmount(next.amount_receive, locale));
+      else setPayText(inputAmount(next.amount, locale));
+    },
+    [locale],
+  );
 
   const requestQuote = useCallback(
     async (which: TSide, text: string) => {

@@ -1,5 +1,6 @@
 /**
- * What the realtime socket shows beyond the stores: the payment popup (spec §3/§4)
+ * What the realtime socket shows beyond the stores: the payment popup (spec §3/§4), the
+ * rates notice for the pair page's chart (`obmen:rates` on window),
  * and browser notifications for new chat messages while the tab is hidden (spec §8).
  */
 import { AVATAR_MAX, AVATAR_MIN, PAYMENT_POPUP_LIFETIME_MS } from '@obmen/shared/constants';
@@ -8,7 +9,7 @@ import type { TChatMessageEvent } from '@obmen/shared/chat';
 import { displayAmount } from '@obmen/shared/format';
 import type { TLocale } from '@obmen/shared/constants';
 import { clientMessage } from '../lib/client-i18n.ts';
-import { REALTIME_EVENT, startRealtime } from '../lib/realtime.ts';
+import { RATES_EVENT, REALTIME_EVENT, startRealtime } from '../lib/realtime.ts';
 
 /** At most this many popups on screen; the oldest goes first. */
 const POPUPS_MAX = 3;
@@ -93,6 +94,7 @@ export function initLive(accountId: number | null, locale: TLocale) {
   startRealtime({
     accountId,
     onFeed: (item) => showPaymentPopup(item, locale),
+    onRates: () => window.dispatchEvent(new Event(RATES_EVENT)),
     onResync: () => void import('../lib/api.ts').then(({ refetchAuthState }) => refetchAuthState()).catch(() => {}),
     onSessionEnded: () => void import('../lib/api.ts').then(({ refetchAuthState }) => refetchAuthState()).catch(() => {}),
   });

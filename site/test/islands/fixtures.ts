@@ -45,6 +45,7 @@ export const paymentLimits: TPaymentLimits = { level: 0, currency: 'USD', per_24
 export const requestedWithdrawal: TWithdrawal = {
   id: 'w1',
   ps: 'card',
+  system: 'Card',
   provider: 'sandbox',
   currency: 'USD',
   amount: '100.00',

@@ -241,8 +241,11 @@ async function describeState(db: Queryable, user: TAuthUser | null, locale: TLoc
  * the session of someone already signed in).
  */
 async function startSession(db: Queryable, client: TClient, userId: string, method: TSignInMethod | null, publicUrl: string): Promise<TSignedIn> {
-  const [blocked] = await db.query('SELECT 1 FROM users WHERE id = $1 AND sign_in_blocked_at IS NOT NULL', [userId]);
-  if (blocked) throw new AppError('sign_in_blocked');
+  const [blocked] = await db.query<{ closed: boolean }>(
+    'SELECT closed_at IS NOT NULL AS closed FROM users WHERE id = $1 AND (sign_in_blocked_at IS NOT NULL OR closed_at IS NOT NULL)',
+    [userId],
+  );
+  if (blocked) throw new AppError(blocked.closed ? 'account_closed' : 'sign_in_blocked');
   if (client.sessionId) await revokeSession(db, client.sessionId);
   if (method) {
     await recordSignIn(db, userId, client, method, { success: true });

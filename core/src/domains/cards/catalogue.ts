@@ -134,9 +134,9 @@ export async function createProduct(db: Queryable, input: TProductInput): Promis
   const feeCurrency = knownCurrency(byCode, input.fee_currency);
   const deliveryDays = input.kind === 'physical' ? Number(input.delivery_days ?? 10) : null;
   if (deliveryDays !== null && (!Number.isInteger(deliveryDays) || deliveryDays < 1 || deliveryDays > 90)) throw opsError('delivery_days: 1 to 90');
-  await db.query(
+  const inserted = await db.query(
     `INSERT INTO card_products (id, kind, names, descriptions, currencies, fee_currency, issue_fee, monthly_fee, limits, delivery_days, image, position)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING RETURNING id`,
     [
       input.id,
       input.kind,
@@ -152,6 +152,7 @@ export async function createProduct(db: Queryable, input: TProductInput): Promis
       Number(input.position ?? 0),
     ],
   );
+  if (!inserted.length) throw new AppError('validation', { fields: { id: 'ops.config.cards_id_taken' } });
   return (await findProduct(db, input.id))!;
 }
 

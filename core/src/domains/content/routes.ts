@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ZArticleParams, ZContentVersion, ZMenuListBody, ZMenuResponse } from '@obmen/shared';
-import { getArticle, getContentVersion, getMenus } from './service.ts';
-import { notFoundOf } from '../../errors.ts';
+import { getArticle, getContentVersion, getMenus, sendFooterLogo } from './service.ts';
+import { notFound, notFoundOf } from '../../errors.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { schemaOf } from '../../lib/call-schema.ts';
 
@@ -30,6 +31,27 @@ const contentRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { 
       },
     },
     async (request) => ({ article: await getArticle(app.db, request.params.name, request.locale) }),
+  );
+
+  app.get(
+    '/api/site/logos/:file',
+    {
+      schema: {
+        tags: ['Client'],
+        summary: 'An uploaded footer logo (re-encoded; its address changes with each upload, so it is cached for good)',
+        params: z.object({ file: z.string().regex(/^[0-9a-f-]{36}\.(png|webp|jpg)$/, 'validation.invalid') }),
+        response: {
+          200: {
+            description: 'The logo, re-encoded',
+            content: Object.fromEntries(
+              ['image/png', 'image/jpeg', 'image/webp'].map((type) => [type, { schema: z.string().meta({ contentMediaType: type }) }]),
+            ),
+          },
+        },
+      },
+      config: { paramsError: () => notFound() },
+    },
+    async (request, reply) => sendFooterLogo(reply, app.db, app.storage, request.params.file),
   );
 
   /**

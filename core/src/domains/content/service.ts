@@ -14,7 +14,9 @@ import {
 } from '@obmen/shared';
 import { statement, type Queryable } from '../../db/index.ts';
 import { keptWhileCounterHolds } from '../../db/kept.ts';
-import { notFoundOf } from '../../errors.ts';
+import type { FastifyReply } from 'fastify';
+import { notFound, notFoundOf } from '../../errors.ts';
+import type { TFileStorage } from '../../storage/index.ts';
 import { sanitizeForServing, sanitizeHtmlContent } from '../../lib/sanitize.ts';
 
 export { MENU_NAMES, type TMenuName };
@@ -118,20 +120,55 @@ export async function removeMenuItem(db: Queryable, locale: TLocale, menu: TMenu
   return rows.length > 0;
 }
 
+/** Where a footer image loads from: an uploaded logo through the core, else the site's own file. */
+export const footerImageSrc = (row: { name: string; ext: string; file_id: string | null }) =>
+  row.file_id ? `/api/site/logos/${row.file_id}` : `/image/footer_logos/${row.name}.${row.ext}`;
+
+const footerImage = (row: { name: string; ext: string; url: string | null; file_id: string | null }): TFooterImage => ({
+  name: row.name,
+  ext: row.ext,
+  src: footerImageSrc(row),
+  ...(row.url ? { url: row.url } : {}),
+});
+
 export async function listFooterImages(db: Queryable): Promise<TFooterImage[]> {
-  const rows = await db.query<{ name: string; ext: string; url: string | null }>('SELECT name, ext, url FROM footer_images ORDER BY position, name');
-  return rows.map((row) => (row.url ? { name: row.name, ext: row.ext, url: row.url } : { name: row.name, ext: row.ext }));
+  const rows = await db.query<{ name: string; ext: string; url: string | null; file_id: string | null }>(
+    'SELECT name, ext, url, file_id FROM footer_images ORDER BY position, name',
+  );
+  return rows.map(footerImage);
 }
 
-/** The file itself is /image/footer_logos/{name}.{ext} of the site (site/public). */
-export async function setFooterImage(db: Queryable, input: TFooterImageInput): Promise<TFooterImage> {
+/**
+ * Registers a footer image: a file of the site (/image/footer_logos/{name}.{ext}, `footer:set`),
+ * or an uploaded logo already in storage (`file`), which replaces whatever had the name.
+ */
+export async function setFooterImage(db: Queryable, input: TFooterImageInput, file: { key: string; id: string } | null = null): Promise<TFooterImage> {
   const image = ZFooterImageInput.parse(input);
   await db.query(
-    `INSERT INTO footer_images (name, ext, url, position) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (name) DO UPDATE SET ext = EXCLUDED.ext, url = EXCLUDED.url, position = EXCLUDED.position`,
-    [image.name, image.ext, image.url ?? null, image.order],
+    `INSERT INTO footer_images (name, ext, url, position, file_key, file_id) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (name) DO UPDATE SET ext = EXCLUDED.ext, url = EXCLUDED.url, position = EXCLUDED.position,
+       file_key = EXCLUDED.file_key, file_id = EXCLUDED.file_id`,
+    [image.name, image.ext, image.url ?? null, image.order, file?.key ?? null, file?.id ?? null],
   );
-  return image.url ? { name: image.name, ext: image.ext, url: image.url } : { name: image.name, ext: image.ext };
+  return footerImage({ name: image.name, ext: image.ext, url: image.url ?? null, file_id: file?.id ?? null });
+}
+
+const LOGO_TYPE: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
+/** A logo's address changes with each upload, so browsers and shared caches may keep it for a year. */
+const LOGO_CACHE = 'public, max-age=31536000, immutable';
+
+/** GET /api/site/logos/{file_id}: an uploaded logo for everyone, cached for good (a new upload is a new address). */
+export async function sendFooterLogo(reply: FastifyReply, db: Queryable, storage: TFileStorage, fileId: string): Promise<FastifyReply> {
+  const [row] = await db.query<{ file_key: string; ext: string }>('SELECT file_key, ext FROM footer_images WHERE file_id = $1', [fileId]);
+  const object = row ? await storage.get(row.file_key) : null;
+  if (!row || !object) throw notFound();
+  return reply
+    .header('content-type', LOGO_TYPE[row.ext] ?? 'application/octet-stream')
+    .header('content-length', object.size)
+    .header('cache-control', LOGO_CACHE)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "default-src 'none'; sandbox")
+    .send(object.body);
 }
 
 export async function removeFooterImage(db: Queryable, name: string): Promise<boolean> {

@@ -12,6 +12,8 @@ import { adjustBalance } from '../ledger/service.ts';
 import { replySupport, setSupportStatus } from '../chat/operator.ts';
 import { approveWithdrawal } from '../payments/withdrawal-states.ts';
 import { createOperator } from '../ops/service.ts';
+import { recordRates } from '../rates/history.ts';
+import { noticeRates } from '../events/service.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { schemaOf } from '../../lib/call-schema.ts';
@@ -63,6 +65,37 @@ const ZDevReferralBody = z.discriminatedUnion('action', [
 /** The operator's balance:credit, for e2e runs beside a live PGlite. */
 const ZDevCreditBody = z.object({ account_id: z.number().int(), currency: z.string(), amount: z.string() });
 
+/** A made-up past for a pair's chart (e2e, screenshots): `days` back from now. */
+const ZDevRateHistoryBody = z.object({ src: z.string(), dst: z.string(), days: z.number().int().min(1).max(366).default(365) });
+
+/**
+ * Ticks of a seeded random walk that ends at `rate` now: one a day beyond the last month, one an
+ * hour within it, one every two minutes within the last day (what each chart range reads).
+ */
+export function madeUpTicks(seedText: string, rate: string, now: number, days: number): Array<{ at: Date; rate: string }> {
+  let seed = [...seedText].reduce((hash, char) => (Math.imul(hash, 31) + char.charCodeAt(0)) >>> 0, 2026);
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const day = 86_400_000;
+  const times: number[] = [];
+  for (let at = now - days * day; at < now - 30 * day; at += day) times.push(at);
+  for (let at = now - 30 * day; at < now - day; at += 3_600_000) times.push(at);
+  for (let at = now - day; at < now; at += 120_000) times.push(at);
+  // Backwards from today's rate: each step's move scales with the square root of its length.
+  const ticks: Array<{ at: Date; rate: string }> = [];
+  let level = Number(rate);
+  for (let i = times.length - 1; i >= 0; i--) {
+    ticks.push({ at: new Date(times[i]!), rate: level.toFixed(18).replace(/\.?0+$/, '') });
+    const step = (times[i]! - (times[i - 1] ?? times[i]!)) / day;
+    level *= Math.exp((random() - 0.5) * 0.06 * Math.sqrt(step));
+  }
+  return ticks.reverse();
+}
+
 /** The operator's operator:create, for e2e runs beside a live PGlite. */
 const ZDevOperatorBody = z.object({ email: z.string().min(3), roles: z.array(z.string()).min(1) });
 
@@ -78,6 +111,7 @@ const ZDevOperatorBody = z.object({ email: z.string().min(3), roles: z.array(z.s
  *   POST /api/dev/support {action: 'reply', account_id, text} | {action: 'close', account_id} → as support:reply / support:close
  *   POST /api/dev/operator {email, roles} → {email, enrol_link}  (as operator:create)
  *   POST /api/dev/operator/stale-factor {email} → the operator's sessions need a step-up again
+ *   POST /api/dev/rates/history {src, dst, days?} → a made-up past of the pair's rate for its chart
  *   and the providers' own commands (`providerCommands`, e.g. POST /api/dev/payments of the sandboxes)
  * They hand out sign-in and reset links, so they answer loopback clients only: the socket's peer
  * (the BFF beside the core) and the client it forwards must both be loopback; anyone else gets
@@ -195,6 +229,18 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; cipher: TDocumentCip
       await tx.query(`UPDATE ops_sessions SET second_factor_at = second_factor_at - interval '1 hour' WHERE operator_id = $1`, [operator?.id ?? null]);
     });
     return { status: 'ok' };
+  });
+
+  app.post('/api/dev/rates/history', { schema: { body: ZDevRateHistoryBody } }, async (request) => {
+    const { src, dst, days } = request.body;
+    const [pair] = await app.db.query<{ rate: string }>('SELECT rate::text AS rate FROM rates WHERE src = $1 AND dst = $2', [src, dst]);
+    if (!pair) throw notFoundOf('pair');
+    const ticks = madeUpTicks(`${src}/${dst}`, pair.rate, Date.now(), days);
+    await app.db.transaction(async (tx) => {
+      for (const tick of ticks) await recordRates(tx, [{ src, dst, rate: tick.rate }], tick.at);
+    });
+    noticeRates(app.db);
+    return { status: 'ok', ticks: ticks.length };
   });
 
   app.post('/api/dev/withdraw', { schema: { body: ZDevWithdrawBody } }, async (request) => ({

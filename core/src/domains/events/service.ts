@@ -113,3 +113,15 @@ export function setFeed(db: Queryable, publish: (item: TFeedItem) => void): void
 export function offerFeed(db: Queryable, item: TFeedItem): void {
   feeds.get(db)?.(item);
 }
+
+const rateNotices = new WeakMap<Queryable, () => void>();
+
+/** The events plugin hands in how "rates moved" reaches every socket (routes.ts: throttled, onto the bus). */
+export function setRatesNotice(db: Queryable, notify: () => void): void {
+  rateNotices.set(db, notify);
+}
+
+/** Some pair's rate moved: call after the commit, with the Db (not a transaction). */
+export function noticeRates(db: Queryable): void {
+  rateNotices.get(db)?.();
+}

@@ -16,6 +16,7 @@ import { currentUser, requireUser } from '../user/current.ts';
 import { currencies, publicCurrency } from '../currencies/service.ts';
 import { callWithIdempotencyKey } from '../idempotency/service.ts';
 import { listPairs } from '../rates/service.ts';
+import { rateCandles, rateSummaries } from '../rates/history.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { EXCHANGE_CSV_COLUMNS, exchangeHistory, formatExchange, sendCsv } from '../history/service.ts';
 import { exchangeAll, exchangeAllStatus, previewExchangeAll } from './all.ts';
@@ -23,8 +24,8 @@ import { createQuote, executeExchange, exchangeStatus, landingQuote, pairInfo, t
 import { CALLS } from '@obmen/shared/calls';
 import { csvSchemaOf, schemaOf } from '../../lib/call-schema.ts';
 
-/** Exchange (spec §7): pairs, quotes, one pair, all-to-one, statuses, history. */
-const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
+/** Exchange (spec §7): pairs, quotes, one pair and its rate history, all-to-one, statuses, history. */
+const exchangeRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
   const deps: TExchangeDeps = { db: app.db, rates: app.rates };
   const tags = ['Exchange'];
 
@@ -169,6 +170,29 @@ const exchangeRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   // ---- one pair ----
+  app.get(
+    '/api/exchange/rates',
+    { schema: { tags, summary: "Every pair's hourly closes over the last 24 hours and its change", ...schemaOf(CALLS['GET /api/exchange/rates']) } },
+    async () => ({ status: 'ok' as const, pairs: await rateSummaries(app.db, now()) }),
+  );
+  app.get(
+    '/api/exchange/rates/:src/:dst',
+    {
+      config: { paramsError: () => notFoundOf('pair') },
+      schema: {
+        tags,
+        summary: "A pair's mid rate over time: candles of 1m, 1h or 1d from `from` to `to` (at most 1500)",
+        params: ZPairParams,
+        ...schemaOf(CALLS['GET /api/exchange/rates/{src}/{dst}']),
+      },
+    },
+    async (request) => {
+      const { src, dst } = request.params;
+      const candles = await rateCandles(app.db, src, dst, request.query, now());
+      return { status: 'ok' as const, src, dst, interval: request.query.interval, candles };
+    },
+  );
+
   app.get(
     '/api/exchange/:src/:dst',
     {

@@ -1,7 +1,7 @@
-import { formatAmount, type TWithdrawLimits } from '@obmen/shared';
+import { formatAmount, stripTrailingZeros, type TLevelLimitInput, type TVerificationLimit, type TWithdrawLimits } from '@obmen/shared';
 import type { Queryable } from '../../db/index.ts';
-import { AppError } from '../../errors.ts';
-import { currencies } from '../currencies/service.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { currencies, operatorCurrency, parseOperatorAmount } from '../currencies/service.ts';
 
 /*
  * The limits of a verification level, in one place: what a level may bring in (deposits and
@@ -151,4 +151,48 @@ export async function depositOverLimits(
     if (err instanceof AppError && err.code === 'rates_unavailable') return true;
     throw err;
   }
+}
+
+/** Limits of every level (or one level's operation), amounts in major units (minor units inside, as everywhere). */
+export async function listLimits(db: Queryable, only?: Pick<TVerificationLimit, 'level' | 'operation'>): Promise<TVerificationLimit[]> {
+  const rows = await db.query<{
+    level: number;
+    operation: TVerificationLimit['operation'];
+    currency: string;
+    per_24h: string;
+    per_30d: string;
+    precision: number | null;
+  }>(
+    `SELECT l.level, l.operation, l.currency, l.per_24h::text, l.per_30d::text, c.precision
+     FROM verification_limits l LEFT JOIN currencies c ON c.code = l.currency
+     WHERE ($1::int IS NULL OR (l.level = $1 AND l.operation = $2))
+     ORDER BY l.level, array_position(ARRAY['deposit','withdrawal','card'], l.operation)`,
+    [only?.level ?? null, only?.operation ?? null],
+  );
+  const major = (minor: string, precision: number) => stripTrailingZeros(formatAmount(minor, precision));
+  return rows.map((row) => ({
+    level: row.level,
+    operation: row.operation,
+    currency: row.currency,
+    per_24h: major(row.per_24h, row.precision ?? 2),
+    per_30d: major(row.per_30d, row.precision ?? 2),
+  }));
+}
+
+/**
+ * `kyc:limits:set` and the approved `limits.level` change: a level's limits of one operation, in
+ * a currency (major units). Requests already made keep counting in the currency they were
+ * valued in, so a new currency starts its windows empty. Answers the row as it became.
+ */
+export async function setLevelLimit(tx: Queryable, input: TLevelLimitInput): Promise<TVerificationLimit> {
+  const currency = await operatorCurrency(tx, input.currency);
+  const per24h = parseOperatorAmount('per_24h', input.per_24h, currency);
+  const per30d = parseOperatorAmount('per_30d', input.per_30d, currency);
+  if (BigInt(per30d) < BigInt(per24h)) throw new AppError('validation', { fields: { per_30d: 'ops.config.limits_month_below_day' } });
+  const updated = await tx.query(
+    'UPDATE verification_limits SET currency = $3, per_24h = $4, per_30d = $5 WHERE level = $1 AND operation = $2 RETURNING level',
+    [input.level, input.operation, currency.code, per24h, per30d],
+  );
+  if (!updated.length) throw notFound();
+  return (await listLimits(tx, input))[0]!;
 }

@@ -4,21 +4,26 @@ import {
   ZOpsArticleParams,
   ZOpsNotificationParams,
   type TOpsArticleBody,
+  type TOpsCardCreateBody,
   type TOpsCardEnableBody,
+  type TOpsFooterRemoveBody,
   type TOpsMenuItemBody,
   type TOpsMenuRemoveBody,
   type TOpsNotificationBody,
   type TOpsPaymentEnableBody,
   type TOpsRateBody,
 } from '@obmen/shared';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { schemaOf } from '../../lib/call-schema.ts';
+import { receiveUpload, refuseOversizedUpload } from '../../storage/upload.ts';
 import type { ZOpsNotificationPreviewBody } from '@obmen/shared';
 import {
   articleList,
   articleOf,
   cardProducts,
+  createCardProduct,
   enableCardProduct,
+  limitsConfig,
   changeMenu,
   changeRate,
   menusConfig,
@@ -26,13 +31,11 @@ import {
   publishArticle,
   enablePaymentSystem,
   paymentSystems,
-  previewNotification,
-  publishNotification,
   ratesConfig,
-  recentNotifications,
-  removeNotification,
   siteConfig,
 } from './config.ts';
+import { cancelScheduledNotification, previewNotification, publishNotification, recentNotifications, removeNotification } from './config-notifications.ts';
+import { footerConfig, removeFooterLogo, uploadFooterLogo } from './config-footer.ts';
 import { opsActorOf } from './customers-routes.ts';
 import { operatorTerms } from '../referral/service.ts';
 
@@ -116,6 +119,72 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
     async (request) => ({ status: 'ok' as const, ...(await enableCardProduct(app.db, opsActorOf(request, now), request.body as TOpsCardEnableBody)) }),
   );
 
+  app.post(
+    '/api/ops/config/cards',
+    {
+      config: { ops: 'config.money', stepUp: true },
+      schema: {
+        tags,
+        summary: 'Adds a card product, out of the catalogue until put in (what cards:product:create does)',
+        ...schemaOf(CALLS['POST /api/ops/config/cards']),
+      },
+    },
+    async (request) => ({ status: 'ok' as const, ...(await createCardProduct(app.db, opsActorOf(request, now), request.body as TOpsCardCreateBody)) }),
+  );
+
+  app.get(
+    '/api/ops/config/limits',
+    {
+      config: { ops: 'config.money' },
+      schema: { tags, summary: "Every verification level's limits (changed through config.change requests)", ...schemaOf(CALLS['GET /api/ops/config/limits']) },
+    },
+    async () => ({ status: 'ok' as const, ...(await limitsConfig(app.db)) }),
+  );
+
+  app.get(
+    '/api/ops/config/footer',
+    {
+      config: { ops: 'config.site' },
+      schema: { tags, summary: 'The footer images, uploaded logos and site files (what footer:list lists)', ...schemaOf(CALLS['GET /api/ops/config/footer']) },
+    },
+    async () => ({ status: 'ok' as const, ...(await footerConfig(app.db)) }),
+  );
+
+  app.post(
+    '/api/ops/config/footer',
+    {
+      config: { ops: 'config.site', stepUp: true },
+      preValidation: refuseOversizedUpload,
+      schema: {
+        tags,
+        summary: 'Uploads a footer logo (re-encoded), replacing the image of its name',
+        ...schemaOf(CALLS['POST /api/ops/config/footer']),
+        // The fields and the picture come as multipart, read and checked by the upload path.
+        body: z.unknown().describe('multipart/form-data: name, url, order, file'),
+      },
+    },
+    async (request) => {
+      const upload = await receiveUpload(request);
+      try {
+        return { status: 'ok' as const, ...(await uploadFooterLogo(app.db, app.storage, opsActorOf(request, now), upload)) };
+      } finally {
+        await upload.cleanup();
+      }
+    },
+  );
+
+  app.post(
+    '/api/ops/config/footer/remove',
+    {
+      config: { ops: 'config.site', stepUp: true },
+      schema: { tags, summary: 'Takes an image out of the footer (what footer:remove does)', ...schemaOf(CALLS['POST /api/ops/config/footer/remove']) },
+    },
+    async (request) => ({
+      status: 'ok' as const,
+      ...(await removeFooterLogo(app.db, app.storage, opsActorOf(request, now), (request.body as TOpsFooterRemoveBody).name)),
+    }),
+  );
+
   app.get(
     '/api/ops/config/articles',
     {
@@ -192,9 +261,9 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
     '/api/ops/config/notifications',
     {
       config: { ops: 'content.publish' },
-      schema: { tags, summary: 'The latest notifications, newest first', ...schemaOf(CALLS['GET /api/ops/config/notifications']) },
+      schema: { tags, summary: 'The latest notifications, newest first, and the scheduled ones', ...schemaOf(CALLS['GET /api/ops/config/notifications']) },
     },
-    async () => ({ status: 'ok' as const, notifications: await recentNotifications(app.db) }),
+    async () => ({ status: 'ok' as const, ...(await recentNotifications(app.db)) }),
   );
 
   app.post(
@@ -214,9 +283,30 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
     '/api/ops/config/notifications',
     {
       config: { ops: 'content.publish', stepUp: true },
-      schema: { tags, summary: 'Publishes a notification to everyone or to chosen accounts', ...schemaOf(CALLS['POST /api/ops/config/notifications']) },
+      schema: {
+        tags,
+        summary: 'Publishes a notification to everyone or to chosen accounts, now or at its send_at',
+        ...schemaOf(CALLS['POST /api/ops/config/notifications']),
+      },
     },
-    async (request) => ({ status: 'ok' as const, ids: await publishNotification(app.db, opsActorOf(request, now), request.body as TOpsNotificationBody) }),
+    async (request) => ({ status: 'ok' as const, ...(await publishNotification(app.db, opsActorOf(request, now), request.body as TOpsNotificationBody)) }),
+  );
+
+  app.post(
+    '/api/ops/config/notifications/scheduled/:id/cancel',
+    {
+      config: { ops: 'content.publish', stepUp: true },
+      schema: {
+        tags,
+        summary: 'Cancels a scheduled notification before it goes out',
+        params: ZOpsNotificationParams,
+        ...schemaOf(CALLS['POST /api/ops/config/notifications/scheduled/{id}/cancel']),
+      },
+    },
+    async (request) => {
+      await cancelScheduledNotification(app.db, opsActorOf(request, now), Number(request.params.id));
+      return { status: 'ok' as const };
+    },
   );
 
   app.post(

@@ -1,5 +1,6 @@
 import type {
   TConfigChange,
+  TOpsCardCreateBody,
   TOpsCardEnableBody,
   TOpsCardProductRow,
   TConfigSetting,
@@ -7,26 +8,26 @@ import type {
   TOpsArticleBody,
   TOpsMenuItemBody,
   TOpsMenuRemoveBody,
-  TOpsNotificationBody,
   TOpsPaymentEnableBody,
   TOpsPaymentSystemRow,
   TOpsPermission,
   TOpsRateBody,
   TOpsRateRow,
 } from '@obmen/shared';
-import { formatAmount, ZOpsNotificationBody } from '@obmen/shared';
+import { formatAmount } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
-import { enableProduct, findProduct, listProducts, priceProduct, type TProductRow } from '../cards/catalogue.ts';
+import { createProduct, enableProduct, findProduct, listProducts, priceProduct, type TProductRow } from '../cards/catalogue.ts';
 import { currencies, type TCurrency } from '../currencies/service.ts';
-import { notFound, notFoundOf } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { writeAudit } from '../audit/service.ts';
 import { getArticle, getMenus, listArticles, markdownToHtml, removeMenuItem, saveArticle, servedHtml, setMenuItem } from '../content/service.ts';
-import { deleteNotification, insertNotification, listNotifications, userIdOfAccount } from '../notifications/service.ts';
 import { describePaymentSystems, pricePaymentSystemIn, setPaymentSystemEnabled } from '../payments/catalogue.ts';
 import { describeRates, setRate } from '../rates/service.ts';
+import { noticeRates } from '../events/service.ts';
 import { FeedRateSource, type RateSource } from '../rates/source.ts';
 import { operatorTerms, setReferralTerms } from '../referral/service.ts';
 import { getSiteSettings, setSiteSetting } from '../site/service.ts';
+import { listLimits, setLevelLimit } from '../limits/service.ts';
 import type { TOpsActor } from './customers.ts';
 import { operatorActor } from './service.ts';
 
@@ -117,6 +118,11 @@ const SETTINGS: { [S in TConfigSetting]: TSetting<S> } = {
       return cardProduct(tx, id);
     },
   },
+  'limits.level': {
+    permission: 'config.money',
+    read: async (db, value) => (await listLimits(db, value))[0] ?? null,
+    apply: setLevelLimit,
+  },
 };
 
 const settingOf = <S extends TConfigSetting>(setting: S) => SETTINGS[setting] as unknown as TSetting<S>;
@@ -128,7 +134,9 @@ export const configSubject = (change: TConfigChange) =>
     ? `config:payments.price:${change.value.direction}:${change.value.id}:${change.value.currency.toUpperCase()}`
     : change.setting === 'cards.price'
       ? `config:cards.price:${change.value.id}`
-      : `config:${change.setting}`;
+      : change.setting === 'limits.level'
+        ? `config:limits.level:${change.value.level}:${change.value.operation}`
+        : `config:${change.setting}`;
 
 /** Thrown to roll a trial back: the change is proven to apply without being kept. */
 class Trial extends Error {}
@@ -173,9 +181,9 @@ export async function ratesConfig(db: Queryable, source: RateSource) {
 export async function changeRate(db: Db, actor: TOpsActor, body: TOpsRateBody): Promise<TOpsRateRow> {
   const { src, dst, ...terms } = body;
   const [from, to] = [src.toUpperCase(), dst.toUpperCase()];
-  return db.transaction(async (tx) => {
+  const after = await db.transaction(async (tx) => {
     const before = await pairOf(tx, from, to);
-    const changed = await setRate(tx, { src: from, dst: to, ...terms });
+    const changed = await setRate(tx, { src: from, dst: to, ...terms }, actor.now);
     const after = (await pairOf(tx, changed.src, changed.dst)) as unknown as TOpsRateRow;
     await writeAudit(tx, {
       actor: operatorActor(actor.operator),
@@ -188,6 +196,9 @@ export async function changeRate(db: Db, actor: TOpsActor, body: TOpsRateBody): 
     });
     return after;
   });
+  // The pair pages' charts hear of it once it is committed.
+  if (terms.rate !== undefined) noticeRates(db);
+  return after;
 }
 
 // ---- payment systems -------------------------------------------------------------------------
@@ -240,80 +251,27 @@ export async function enableCardProduct(db: Db, actor: TOpsActor, body: TOpsCard
   return cardProducts(db);
 }
 
-export async function siteConfig(db: Queryable) {
-  return { settings: await getSiteSettings(db) };
-}
-
-// ---- notifications --------------------------------------------------------------------------
-
-type TComposedText = TOpsNotificationBody['texts'][number];
-
-/** The texts as a customer would get them: the sanitiser's result, as stored and then served. */
-export function previewNotification(texts: TComposedText[]) {
-  return texts.map((text) => ({ ...text, text: servedHtml(text.text ?? ''), buttons: text.buttons ?? [] }));
-}
-
-/**
- * One notification for everyone, or one for each chosen account, through the notification
- * service (a customer's open pages get theirs live: the `notifications` event, or the
- * everyone-counter the realtime hub broadcasts). An unknown account refuses the whole send.
- */
-export async function publishNotification(db: Db, actor: TOpsActor, input: TOpsNotificationBody): Promise<number[]> {
-  const body = ZOpsNotificationBody.parse(input);
-  const users: Array<string | null> = [];
-  if (body.to === 'everyone') users.push(null);
-  else
-    for (const accountId of new Set(body.accounts)) {
-      const userId = await userIdOfAccount(db, accountId);
-      if (!userId) throw notFoundOf('account');
-      users.push(userId);
-    }
-  return db.transaction(async (tx) => {
-    const ids: number[] = [];
-    for (const userId of users)
-      ids.push(
-        await insertNotification(tx, {
-          userId,
-          display: body.display,
-          type: body.type,
-          closable: body.closable,
-          expiresAt: body.expires_at ? new Date(body.expires_at) : null,
-          texts: body.texts,
-        }),
-      );
+/** `cards:product:create` from the screen: out of the catalogue until put in; the audit row's `after` is the new product. */
+export async function createCardProduct(db: Db, actor: TOpsActor, body: TOpsCardCreateBody) {
+  await db.transaction(async (tx) => {
+    const created = await createProduct(tx, body);
     await writeAudit(tx, {
       actor: operatorActor(actor.operator),
-      action: 'config.notify',
-      subject: body.to === 'everyone' ? 'notification:everyone' : `notification:${ids.join(',')}`,
+      action: 'config.card_create',
+      subject: `card_product:${created.id}`,
       requestId: actor.requestId,
       ip: actor.ip,
       before: null,
-      after: { ids, to: body.to, accounts: body.accounts, display: body.display, type: body.type, closable: body.closable, texts: body.texts },
+      after: await cardProduct(tx, created.id),
     });
-    return ids;
   });
+  return cardProducts(db);
 }
 
-export const recentNotifications = (db: Queryable) => listNotifications(db, 50);
+export const limitsConfig = async (db: Queryable) => ({ limits: await listLimits(db) });
 
-/** Deleting one takes it off every page (`notify:delete`); the audit row keeps what it said. */
-export async function removeNotification(db: Db, actor: TOpsActor, id: number): Promise<void> {
-  await db.transaction(async (tx) => {
-    const before = await tx.query(
-      'SELECT n.id, n.user_id::text, n.display, n.type, t.locale, t.title FROM notifications n JOIN notification_texts t ON t.notification_id = n.id WHERE n.id = $1',
-      [id],
-    );
-    if (!before.length || !(await deleteNotification(tx, id))) throw notFoundOf('notification');
-    await writeAudit(tx, {
-      actor: operatorActor(actor.operator),
-      action: 'config.notify_delete',
-      subject: `notification:${id}`,
-      requestId: actor.requestId,
-      ip: actor.ip,
-      before: { texts: before },
-      after: null,
-    });
-  });
+export async function siteConfig(db: Queryable) {
+  return { settings: await getSiteSettings(db) };
 }
 
 // ---- articles --------------------------------------------------------------------------------

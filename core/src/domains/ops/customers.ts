@@ -21,6 +21,8 @@ const SHOWN = 50;
 export type TCustomerRef = { id: string; account_id: number };
 /** Who acts and why: the operator from the session, the request's id and address, a catalogued reason. */
 export type TOpsActor = { operator: TOperator; requestId: string; ip: string; now: Date };
+/** The audit row's who, request and address for what this operator does. */
+export const auditedActor = (actor: TOpsActor) => ({ actor: operatorActor(actor.operator), requestId: actor.requestId, ip: actor.ip });
 export type TOpsReason = { reason: TOpsReasonCode; text: string };
 
 export const customerSubject = (accountId: number) => `customer:${accountId}`;

@@ -48,11 +48,14 @@ export type TWithdrawalRow = {
   created_at: Date;
   expected_at: Date | null;
   finished_at: Date | null;
+  /** The system's name per locale (null: a system no longer listed). */
+  system_names: Record<TLocale, string> | null;
 };
 
 export const WITHDRAWAL_COLUMNS = `id::text AS id, public_id::text AS public_id, user_id::text AS user_id, system_id, provider, currency,
   amount::text AS amount, fee::text AS fee, receive::text AS receive, details, card_number_sealed, details_shown, state, reason, reason_text,
-  hold_id::text AS hold_id, provider_ref, created_at, expected_at, finished_at`;
+  hold_id::text AS hold_id, provider_ref, created_at, expected_at, finished_at,
+  (SELECT p.names FROM payment_systems p WHERE p.id = withdrawals.system_id AND p.direction = 'withdraw') AS system_names`;
 
 /** The payout form's fields a request keeps (the code is not one). */
 export function formOf(body: Omit<TWithdrawFormBody, 'code'>): Record<string, string> {
@@ -155,6 +158,7 @@ export function formatWithdrawal(row: TWithdrawalRow, precision: number, locale:
   return {
     id: row.public_id,
     ps: row.system_id,
+    system: row.system_names?.[locale] ?? row.system_id,
     provider: row.provider,
     currency: row.currency,
     amount: formatAmount(row.amount, precision),

@@ -1,5 +1,7 @@
 import fp from 'fastify-plugin';
 import type { TConfig } from '../../config.ts';
+import { noticeRates } from '../events/service.ts';
+import { recordRates } from './history.ts';
 import { FeedRateSource, TableRateSource, type RateSource } from './source.ts';
 
 declare module 'fastify' {
@@ -9,14 +11,29 @@ declare module 'fastify' {
   }
 }
 
-/** The rate source: the `rates` table, or the price feed of RATES_FEED_URL (tests may hand one in). */
-export default fp<{ config: TConfig; rates?: RateSource }>(
-  async (app, { config, rates }) => {
+/**
+ * The rate source: the `rates` table, or the price feed of RATES_FEED_URL (tests may hand one in).
+ * Each fresh fetch of the feed is a tick of every pair's history (rates/history.ts).
+ */
+export default fp<{ config: TConfig; rates?: RateSource; now: () => Date }>(
+  async (app, { config, rates, now }) => {
     const table = new TableRateSource(app.db);
-    const source =
-      rates ??
-      (config.RATES_FEED_URL ? new FeedRateSource({ url: config.RATES_FEED_URL, table, onError: (err) => app.log.warn({ err }, 'rate feed failed') }) : table);
-    app.decorate('rates', source);
+    const onError = (err: unknown) => app.log.warn({ err }, 'rate feed failed');
+    const feed: FeedRateSource | null =
+      !rates && config.RATES_FEED_URL
+        ? new FeedRateSource({
+            url: config.RATES_FEED_URL,
+            table,
+            onError,
+            onPrices: () => {
+              void (async () => {
+                await recordRates(app.db, await feed!.pairs(), now());
+                noticeRates(app.db);
+              })().catch(onError);
+            },
+          })
+        : null;
+    app.decorate('rates', rates ?? feed ?? table);
   },
   { name: 'rates', dependencies: ['db'] },
 );

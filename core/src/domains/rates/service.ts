@@ -4,6 +4,7 @@ import { AppError } from '../../errors.ts';
 import { currencies, operatorCurrency, parseFraction, parseOperatorAmount, type TCurrency } from '../currencies/service.ts';
 import { costFraction, quoteFromPay, significant, type TPairTerms } from './quote.ts';
 import type { RateSource } from './source.ts';
+import { recordRates } from './history.ts';
 
 /** A pair as GET /api/exchange/list shows it: the user rate (after the spread) and limits in src. */
 export function publicPair(terms: TPairTerms, byCode: Map<string, TCurrency>): TExchangePair | null {
@@ -79,8 +80,8 @@ export type TRateInput = {
   enabled?: string;
 };
 
-/** Creates or changes a pair. Only the given fields change; a new pair needs a rate. */
-export async function setRate(db: Queryable, input: TRateInput): Promise<TPairTerms> {
+/** Creates or changes a pair. Only the given fields change; a new pair needs a rate (its history records it at `now`). */
+export async function setRate(db: Queryable, input: TRateInput, now: Date): Promise<TPairTerms> {
   const src = await operatorCurrency(db, input.src);
   const dst = await operatorCurrency(db, input.dst);
   if (src.code === dst.code) throw new AppError('same_currency');
@@ -113,6 +114,7 @@ export async function setRate(db: Queryable, input: TRateInput): Promise<TPairTe
       params,
     );
   }
+  if (typeof values.rate === 'string') await recordRates(db, [{ src: src.code, dst: dst.code, rate: values.rate }], now);
   const [row] = await db.query<Record<string, string | boolean | null>>(
     `SELECT src, dst, rate::text AS rate, spread::text AS spread, fee_percent::text AS fee_percent, fee_fixed::text AS fee_fixed,
             min_amount::text AS min_amount, max_amount::text AS max_amount, enabled, source FROM rates WHERE src = $1 AND dst = $2`,
@@ -155,12 +157,13 @@ export async function describeRates(db: Queryable, filter?: string): Promise<Arr
 }
 
 /** rates:sync: writes a source's mid rates (e.g. the feed) into the table; terms stay. */
-export async function syncRates(db: Db, source: RateSource): Promise<number> {
+export async function syncRates(db: Db, source: RateSource, now: Date): Promise<number> {
   const pairs = await source.pairs();
   await db.transaction(async (tx) => {
     for (const pair of pairs) {
       await tx.query(`UPDATE rates SET rate = $3, source = $4, updated_at = now() WHERE src = $1 AND dst = $2`, [pair.src, pair.dst, pair.rate, source.name]);
     }
+    await recordRates(tx, pairs, now);
   });
   return pairs.length;
 }

@@ -33,7 +33,7 @@ type TRateRow = {
 const RATE_COLUMNS = `r.src, r.dst, r.rate::text AS rate, r.spread::text AS spread, r.fee_percent::text AS fee_percent,
   r.fee_fixed::text AS fee_fixed, r.min_amount::text AS min_amount, r.max_amount::text AS max_amount, r.enabled, r.source`;
 /** A pair is usable when it and both of its currencies are enabled. */
-const USABLE = `r.enabled AND EXISTS (SELECT 1 FROM currencies c WHERE c.code = r.src AND c.enabled)
+export const USABLE = `r.enabled AND EXISTS (SELECT 1 FROM currencies c WHERE c.code = r.src AND c.enabled)
   AND EXISTS (SELECT 1 FROM currencies c WHERE c.code = r.dst AND c.enabled)`;
 
 function toTerms(row: TRateRow): TPairTerms {
@@ -127,6 +127,8 @@ export type TFeedOptions = {
   fetch?: typeof fetch;
   timeoutMs?: number;
   onError?: (err: unknown) => void;
+  /** After each fresh fetch (not a kept one): the history records the new mid rates. */
+  onPrices?: () => void;
 };
 
 /**
@@ -138,7 +140,7 @@ export type TFeedOptions = {
  */
 export class FeedRateSource implements RateSource {
   readonly name = 'feed';
-  readonly options: Required<Omit<TFeedOptions, 'onError'>> & Pick<TFeedOptions, 'onError'>;
+  readonly options: Required<Omit<TFeedOptions, 'onError' | 'onPrices'>> & Pick<TFeedOptions, 'onError' | 'onPrices'>;
   prices: { at: number; usd: Map<string, TRational> } | null = null;
   pending: Promise<Map<string, TRational>> | null = null;
 
@@ -179,12 +181,14 @@ export class FeedRateSource implements RateSource {
   async usdPrices(): Promise<Map<string, TRational>> {
     const now = Date.now();
     if (this.prices && now - this.prices.at < this.options.ttlMs) return this.prices.usd;
+    const fresh = !this.pending;
     this.pending ??= this.fetchPrices().finally(() => {
       this.pending = null;
     });
     try {
       const usd = await this.pending;
       this.prices = { at: Date.now(), usd };
+      if (fresh) this.options.onPrices?.();
       return usd;
     } catch (err) {
       this.options.onError?.(err);

@@ -14,7 +14,8 @@ import type { Db } from '../../db/index.ts';
  * long), so a busy core sends at most a few hundred notices a second however many changes it
  * commits (each NOTIFY is a commit that takes PostgreSQL's notify-queue lock).
  */
-export type TBusMessage = { users?: string[]; feed?: TFeedItem };
+/** `rates`: some pair's rate moved (the charts fetch their newest candles). */
+export type TBusMessage = { users?: string[]; feed?: TFeedItem; rates?: true };
 
 export type TBusHandlers = {
   onMessage: (message: TBusMessage) => void;
@@ -26,6 +27,7 @@ export interface TEventBus {
   readonly kind: 'postgres' | 'nats';
   announce(userIds: readonly string[]): void;
   feed(item: TFeedItem): void;
+  rates(): void;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,9 @@ function coalescing(send: TSend, onError: (err: unknown) => void) {
     feed(item: TFeedItem) {
       send(JSON.stringify({ feed: item })).catch(onError);
     },
+    rates() {
+      send(JSON.stringify({ rates: true })).catch(onError);
+    },
   };
 }
 
@@ -73,7 +78,11 @@ export function parseBusMessage(text: string): TBusMessage | null {
     const value = JSON.parse(text) as TBusMessage;
     if (typeof value !== 'object' || value === null) return null;
     const users = Array.isArray(value.users) ? value.users.filter((id): id is string => typeof id === 'string' && /^\d{1,19}$/.test(id)) : undefined;
-    return { ...(users ? { users } : {}), ...(value.feed && typeof value.feed === 'object' ? { feed: value.feed } : {}) };
+    return {
+      ...(users ? { users } : {}),
+      ...(value.feed && typeof value.feed === 'object' ? { feed: value.feed } : {}),
+      ...(value.rates === true ? { rates: true as const } : {}),
+    };
   } catch {
     return null;
   }

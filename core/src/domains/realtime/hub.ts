@@ -275,14 +275,16 @@ export function createHub(db: Db, log: TLog, desk?: TDeskSource) {
       if (entry) remove(entry);
       removeDesk(link, sub);
     },
-    /** A bus message: users with news, or a feed item for every BFF. */
+    /** A bus message: users with news, or a feed item or a rates notice for every BFF. */
     onMessage(message: TBusMessage): void {
       for (const userId of message.users ?? []) if (byUser.has(userId)) pump(userId);
       // A customer's message or an answer records events for that customer: the desk may have changed.
       if (message.users?.length && deskSubs.size) void refreshDesk();
-      if (!message.feed) return;
-      const body = JSON.stringify({ type: 'feed', item: message.feed } satisfies TSocketMessage);
-      for (const link of links) if (link.subs.size) link.send({ op: 'relay' }, body);
+      const relay = (body: string) => {
+        for (const link of links) if (link.subs.size) link.send({ op: 'relay' }, body);
+      };
+      if (message.feed) relay(JSON.stringify({ type: 'feed', item: message.feed } satisfies TSocketMessage));
+      if (message.rates) relay(JSON.stringify({ type: 'rates' } satisfies TSocketMessage));
     },
     /** Catch up on everyone: after a bus gap, and periodically. */
     async catchUp(): Promise<void> {
@@ -349,5 +351,32 @@ export function feedThrottle(publish: (item: TFeedItem) => void, everyMs: number
     if (at - lastAt < everyMs) return;
     lastAt = at;
     publish({ ...item, amount: roughAmount(item.amount) });
+  };
+}
+
+/**
+ * Rates notices: the first at once, the rest within `everyMs` folded into one sent when it
+ * ends (a chart must not miss the last change of a burst).
+ */
+export function ratesThrottle(publish: () => void, everyMs: number, now: () => number = Date.now, later: (fn: () => void, ms: number) => void = setTimeout) {
+  let lastAt = Number.NEGATIVE_INFINITY;
+  let pending = false;
+  return () => {
+    const at = now();
+    if (at - lastAt >= everyMs) {
+      lastAt = at;
+      publish();
+      return;
+    }
+    if (pending) return;
+    pending = true;
+    later(
+      () => {
+        pending = false;
+        lastAt = now();
+        publish();
+      },
+      lastAt + everyMs - at,
+    );
   };
 }

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { REALTIME_LINK_PATH, encodeLinkMessage, type TLinkMessage } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
 import { natsBus, postgresBus, type TEventBus } from './bus.ts';
-import { createHub, feedThrottle, type TDeskSource, type THub } from './hub.ts';
-import { setFeed } from '../events/service.ts';
+import { createHub, feedThrottle, ratesThrottle, type TDeskSource, type THub } from './hub.ts';
+import { setFeed, setRatesNotice } from '../events/service.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,6 +15,8 @@ declare module 'fastify' {
 
 /** One feed item per core this often at most (the popup shows each for 12 s). */
 const FEED_EVERY_MS = 4_000;
+/** One rates notice per core this often at most (a feed fetch moves every pair at once). */
+const RATES_EVERY_MS = 1_000;
 /** A BFF link that lets this much pile up unread is cut (its browsers reconnect and replay). */
 const LINK_MAX_BUFFERED = 64 * 1024 * 1024;
 
@@ -42,6 +44,7 @@ export default fp<{ config: TConfig; desk?: TDeskSource }>(
     const bus = config.NATS_URL ? await natsBus(config.NATS_URL, handlers, app.log) : await postgresBus(app.db, handlers, app.log);
     app.db.onAnnounce = bus.announce;
     setFeed(app.db, feedThrottle(bus.feed, FEED_EVERY_MS));
+    setRatesNotice(app.db, ratesThrottle(bus.rates, RATES_EVERY_MS));
     app.decorate('events', { hub, bus });
 
     app.addHook('onClose', async () => {

@@ -8,7 +8,6 @@ import {
   documentDateIssues,
   type TVerificationSubmit,
   type TRejectReason,
-  type TVerificationLimit,
   type TVerificationSide,
   type TVerificationState,
   type TVerificationStatus,
@@ -26,6 +25,7 @@ import { checkFiles } from '../../storage/inspect.ts';
 import { removeFiles, sendStoredFile, storeFiles } from '../../storage/files.ts';
 import type { TReceivedUpload } from '../../storage/upload.ts';
 import type { TDocumentCipher } from './cipher.ts';
+import { listLimits } from '../limits/service.ts';
 
 export type TVerificationContext = {
   db: Db;
@@ -141,34 +141,6 @@ export function documentFields(row: TVerificationRow) {
 /** A file as its owner and the operator both see it (the owner's page adds where to fetch it). */
 export function describeFile(file: TFileRow) {
   return { id: file.public_id, side: file.side, mime: file.mime, size: file.size, reject_reason: file.reject_reason, reject_note: file.reject_note };
-}
-
-/** Limits of every level, amounts in major units (minor units inside, as everywhere). */
-export async function listLimits(db: Queryable): Promise<TVerificationLimit[]> {
-  const rows = await db.query<{
-    level: number;
-    operation: TVerificationLimit['operation'];
-    currency: string;
-    per_24h: string;
-    per_30d: string;
-    precision: number | null;
-  }>(
-    `SELECT l.level, l.operation, l.currency, l.per_24h::text, l.per_30d::text, c.precision
-     FROM verification_limits l LEFT JOIN currencies c ON c.code = l.currency
-     ORDER BY l.level, array_position(ARRAY['deposit','withdrawal','card'], l.operation)`,
-  );
-  const major = (minor: string, precision: number) => {
-    if (precision === 0) return minor;
-    const padded = minor.padStart(precision + 1, '0');
-    return `${padded.slice(0, -precision)}.${padded.slice(-precision)}`.replace(/\.?0+$/, '');
-  };
-  return rows.map((row) => ({
-    level: row.level,
-    operation: row.operation,
-    currency: row.currency,
-    per_24h: major(row.per_24h, row.precision ?? 2),
-    per_30d: major(row.per_30d, row.precision ?? 2),
-  }));
 }
 
 /** GET /api/verification: level, the submission that matters now, each type's status, limits. */

@@ -24,7 +24,7 @@ describe.each(ENGINES)('events table on %s', (engine) => {
     alice = await createFixtureUser(ctx.db);
     bob = await createFixtureUser(ctx.db);
     await fund(ctx.db, alice.id, 'USDT', 1_000_000_000n);
-    await setRate(ctx.db, { src: 'USDT', dst: 'BTC', rate: '0.00001', spread: '0.01', fee_percent: '0.001', fee_fixed: '0', min: '1', max: '500' });
+    await setRate(ctx.db, { src: 'USDT', dst: 'BTC', rate: '0.00001', spread: '0.01', fee_percent: '0.001', fee_fixed: '0', min: '1', max: '500' }, new Date());
   }, 180_000);
   afterAll(() => ctx.close());
 

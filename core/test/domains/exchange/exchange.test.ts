@@ -39,7 +39,7 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
     bob = await createFixtureUser(ctx.db);
     await fund(ctx.db, alice.id, 'USDT', 1_000_000_000n); // 1000 USDT
     // A pair with round terms, so the expected figures can be worked out by hand.
-    await setRate(ctx.db, { src: 'USDT', dst: 'BTC', rate: '0.00001', spread: '0.01', fee_percent: '0.001', fee_fixed: '0', min: '1', max: '500' });
+    await setRate(ctx.db, { src: 'USDT', dst: 'BTC', rate: '0.00001', spread: '0.01', fee_percent: '0.001', fee_fixed: '0', min: '1', max: '500' }, new Date());
   });
   afterAll(() => ctx.close());
 
@@ -115,7 +115,7 @@ describe.each(ENGINES)('exchange on %s', (engine) => {
       payload: 'src=USDT&dst=BTC&amount=501',
     });
     expect(ru.json().message).toBe('Максимальная сумма — 500 USDT');
-    await setRate(ctx.db, { src: 'USDT', dst: 'TON', enabled: 'false' });
+    await setRate(ctx.db, { src: 'USDT', dst: 'TON', enabled: 'false' }, new Date());
     const disabled = await post(alice, '/api/exchange/check', { src: 'USDT', dst: 'TON', amount: '10' });
     expect(disabled.json()).toMatchObject({ code: 'pair_unavailable', message: 'Exchange USDT → TON is not available' });
     const same = await post(alice, '/api/exchange/check', { src: 'USDT', dst: 'usdt', amount: '10' });

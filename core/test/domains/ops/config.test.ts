@@ -5,6 +5,8 @@ import { asOperator, operatorWith, stepUpOperator, type TTestOperator, useOpsApp
 import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
 import { getSiteSettings, setSiteSetting } from '../../../src/domains/site/service.ts';
 import { operatorTerms } from '../../../src/domains/referral/service.ts';
+import { setLevelLimit } from '../../../src/domains/limits/service.ts';
+import { publishDueNotifications } from '../../../src/domains/ops/config-notifications.ts';
 
 describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
   const ctx = useOpsApp(engine);
@@ -43,6 +45,7 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
       ['/api/ops/config/rates', finance, [admin, content, support]],
       ['/api/ops/config/payments', finance, [admin, content, support]],
       ['/api/ops/config/cards', finance, [admin, content, support]],
+      ['/api/ops/config/limits', finance, [admin, content, support]],
       ['/api/ops/config/notifications', content, [finance, admin, support]],
       ['/api/ops/config/articles', content, [finance, admin, support]],
     ];
@@ -139,6 +142,87 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
       (await call(ctx.app, '/api/notify', { token })).json().notifications.map((n: { notification_id: number }) => n.notification_id);
     expect(await ids(customer)).toContain(id);
     expect(await ids(other)).not.toContain(id);
+  });
+
+  it('a notification scheduled for later goes out once, when due, by its job; one cancelled before never does; each step audited', async () => {
+    const content = await fresh(['content']);
+    const email = freshEmail('scheduled');
+    const customer = await signUp(ctx.app, ctx.db, email, 'correct horse battery', 'en');
+    const [user] = await ctx.db.query<{ id: string; account_id: number }>('SELECT id::text, account_id FROM users WHERE lower(email) = $1', [email]);
+    const mine = async () => ((await call(ctx.app, '/api/notify', { token: customer })).json().notifications ?? []) as Array<{ title: string }>;
+    const later = (ms: number) => new Date(clock.now().getTime() + ms).toISOString();
+    const body = { ...NOTICE, display: 'inner', to: 'accounts', accounts: [user!.account_id] };
+    const before = await notificationCount();
+    const run = async () => expect(await ctx.app.jobs.runJob('notifications-scheduled')).toMatchObject({ ran: true, error: null });
+
+    const past = await as(content, '/api/ops/config/notifications', { ...body, send_at: later(-60_000) }, 'ru');
+    expect(past.json().fields).toEqual({ send_at: 'Это время уже прошло' });
+    const shortLived = await as(content, '/api/ops/config/notifications', { ...body, send_at: later(3_600_000), expires_at: later(60_000) });
+    expect(shortLived.json().fields).toHaveProperty('expires_at');
+    const unknown = await as(content, '/api/ops/config/notifications', { ...body, accounts: [99999998], send_at: later(3_600_000) });
+    expect(unknown.statusCode).toBe(404);
+
+    const scheduled = await as(content, '/api/ops/config/notifications', { ...body, send_at: later(3_600_000) });
+    expect(scheduled.statusCode, scheduled.body).toBe(200);
+    const { ids, scheduled: id } = scheduled.json();
+    expect(ids).toEqual([]);
+    const dropped = (await as(content, '/api/ops/config/notifications', { ...body, send_at: later(7_200_000) })).json().scheduled;
+    const listed = (await as(content, '/api/ops/config/notifications')).json().scheduled;
+    expect(listed.map((row: { id: number }) => row.id)).toEqual([id, dropped]);
+    expect(listed[0]).toMatchObject({ to: 'accounts', accounts: [user!.account_id], title: 'Новые пары', locales: ['en', 'ru'], send_at: later(3_600_000) });
+
+    const cancelled = await as(content, `/api/ops/config/notifications/scheduled/${dropped}/cancel`, {});
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    const again = await as(content, `/api/ops/config/notifications/scheduled/${dropped}/cancel`, {}, 'ru');
+    expect({ status: again.statusCode, message: again.json().message }).toEqual({ status: 409, message: 'Это уведомление уже отправлено или отменено' });
+    expect((await as(content, '/api/ops/config/notifications/scheduled/987654/cancel', {})).statusCode).toBe(404);
+
+    // Not due yet: the job finds nothing.
+    clock.tick(30 * 60_000);
+    await run();
+    expect(await notificationCount()).toBe(before);
+    expect(await mine()).toEqual([]);
+    clock.tick(31 * 60_000);
+    await run();
+    expect((await mine()).map((n) => n.title)).toEqual(['New pairs']);
+    // The cancelled one's time passes too: nothing more goes out.
+    clock.tick(2 * 3_600_000);
+    await run();
+    expect(await notificationCount()).toBe(before + 1);
+    const states = await ctx.db.query<{ state: string }>('SELECT state FROM notifications_scheduled WHERE id IN ($1, $2) ORDER BY id', [id, dropped]);
+    expect(states.map((row) => row.state)).toEqual(['sent', 'cancelled']);
+
+    const trail = await ctx.db.query<{ operator: string; action: string; subject: string }>(
+      'SELECT operator, action, subject FROM operator_audit WHERE subject IN ($1, $2) ORDER BY id',
+      [`notification_scheduled:${id}`, `notification_scheduled:${dropped}`],
+    );
+    expect(trail.map((row) => [row.operator.split(':')[0], row.action, row.subject])).toEqual([
+      ['operator', 'config.notify_schedule', `notification_scheduled:${id}`],
+      ['operator', 'config.notify_schedule', `notification_scheduled:${dropped}`],
+      ['operator', 'config.notify_cancel', `notification_scheduled:${dropped}`],
+      ['system', 'config.notify_scheduled_sent', `notification_scheduled:${id}`],
+    ]);
+  });
+
+  it('cores publishing due notifications at the same moment send each exactly once', async () => {
+    const content = await fresh(['content']);
+    const sendAt = new Date(clock.now().getTime() + 60_000);
+    const scheduled: number[] = [];
+    for (let i = 0; i < 6; i++)
+      scheduled.push((await as(content, '/api/ops/config/notifications', { ...NOTICE, send_at: sendAt.toISOString() })).json().scheduled);
+    const before = await notificationCount();
+    const due = new Date(sendAt.getTime() + 1);
+    const runs = await Promise.all([1, 2, 3, 4].map(() => publishDueNotifications(ctx.db, due)));
+    expect(runs.reduce((sum, run) => sum + run.sent, 0)).toBe(6);
+    expect(await notificationCount()).toBe(before + 6);
+    const rows = await ctx.db.query<{ state: string; n: number }>(
+      'SELECT state, cardinality(notification_ids) AS n FROM notifications_scheduled WHERE id = ANY($1::bigint[]) ORDER BY id',
+      [scheduled],
+    );
+    expect(rows).toEqual(scheduled.map(() => ({ state: 'sent', n: 1 })));
+    await ctx.db.query('DELETE FROM notifications WHERE id IN (SELECT unnest(notification_ids) FROM notifications_scheduled WHERE id = ANY($1::bigint[]))', [
+      scheduled,
+    ]);
   });
 
   it('a sensitive setting changes only when a second operator approves; the proposer cannot; the audit row keeps before and after', async () => {
@@ -368,6 +452,111 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     expect((await as(second, `/api/ops/requests/${restored.json().request.id}/approve`, {})).statusCode).toBe(200);
     expect(await product()).toEqual(was);
     expect(await verifyAuditChain(ctx.db)).toMatchObject({ intact: true });
+  });
+
+  it("a level's limits change only when a second finance operator approves; a bad value is refused at proposal, in the operator's language", async () => {
+    const [first, second, support] = [await fresh(['finance']), await fresh(['finance']), await fresh(['support'])];
+    type TLimit = { level: number; operation: string; currency: string; per_24h: string; per_30d: string };
+    const limit = async () =>
+      ((await as(first, '/api/ops/config/limits')).json().limits as TLimit[]).find((row) => row.level === 1 && row.operation === 'withdrawal')!;
+    const was = await limit();
+    expect(was).toEqual({ level: 1, operation: 'withdrawal', currency: 'USD', per_24h: '20000', per_30d: '100000' });
+    const propose = (value: object, by = first, locale: 'ru' | 'en' = 'en') =>
+      as(by, '/api/ops/requests', { action: 'config.change', params: { setting: 'limits.level', value }, reason: 'other', text: 'new rules' }, locale);
+    const good = { level: 1, operation: 'withdrawal', currency: 'usdt', per_24h: '30000', per_30d: '150000' };
+    expect((await propose(good, support)).json().code).toBe('ops_forbidden');
+
+    const before = await requestCount();
+    const inverted = await propose({ ...good, per_24h: '200000' }, first, 'ru');
+    expect({ status: inverted.statusCode, code: inverted.json().code }).toEqual({ status: 400, code: 'validation' });
+    expect(inverted.json().fields.per_30d).toBe('Лимит за 30 дней не может быть меньше лимита за 24 часа');
+    const negative = await propose({ ...good, per_24h: '-1' }, first, 'ru');
+    expect(negative.json().fields).toMatchObject({ 'params.value.per_24h': expect.stringMatching(/[а-я]/i) });
+    expect((await propose({ ...good, currency: 'XYZ' }, first, 'ru')).json().message).toBe('Неизвестная валюта: XYZ');
+    expect((await propose({ ...good, per_24h: '0.0000001' })).json().code).toBe('not_an_amount');
+    expect((await propose({ ...good, level: 2 })).statusCode).toBe(400);
+    expect(await requestCount()).toBe(before);
+
+    const proposed = await propose(good);
+    expect(proposed.statusCode, proposed.body).toBe(200);
+    const { id, subject } = proposed.json().request;
+    expect(subject).toBe('config:limits.level:1:withdrawal');
+    expect(await limit()).toEqual(was);
+    expect((await as(first, `/api/ops/requests/${id}/approve`, {})).json().code).toBe('ops_four_eyes');
+    const approved = await as(second, `/api/ops/requests/${id}/approve`, {});
+    expect(approved.statusCode, approved.body).toBe(200);
+    const changed = { level: 1, operation: 'withdrawal', currency: 'USDT', per_24h: '30000', per_30d: '150000' };
+    expect(await limit()).toEqual(changed);
+    // Customers read the same table.
+    const customer = await signUp(ctx.app, ctx.db, freshEmail('limits'), 'correct horse battery', 'en');
+    const shown = (await call(ctx.app, '/api/verification', { token: customer })).json().verification.limits as TLimit[];
+    expect(shown.find((row) => row.level === 1 && row.operation === 'withdrawal')).toEqual(changed);
+    const [row] = await ctx.db.query<{ before: TLimit; after: TLimit }>(
+      "SELECT before, after FROM operator_audit WHERE action = 'request.approve:config.change' AND details->>'request' = $1",
+      [id],
+    );
+    expect(row).toEqual({ before: was, after: changed });
+    await setLevelLimit(ctx.db, { level: 1, operation: 'withdrawal', currency: 'USD', per_24h: '20000', per_30d: '100000' });
+    expect(await verifyAuditChain(ctx.db)).toMatchObject({ intact: true });
+  });
+
+  it('a finance operator adds a card product: out of the catalogue, audited with the new row as after; a taken code or a bad value changes nothing', async () => {
+    const stale = await operator(['finance']);
+    clock.tick(6 * 60_000);
+    const [finance, support] = [await fresh(['finance']), await fresh(['support'])];
+    const METAL = {
+      id: 'metal',
+      kind: 'physical',
+      name_ru: 'Металлическая',
+      name_en: 'Metal card',
+      currencies: 'usd, EUR',
+      fee_currency: 'USD',
+      issue_fee: '50',
+      monthly_fee: '5',
+      limits: 'USD:10000/40000, EUR:9000/36000',
+      delivery_days: '14',
+    };
+    const create = (body: object, by = finance, locale: 'ru' | 'en' = 'en') => as(by, '/api/ops/config/cards', body, locale);
+    const count = async () => (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM card_products'))[0]!.n;
+    const was = await count();
+    expect((await create(METAL, support)).json().code).toBe('ops_forbidden');
+    expect((await create(METAL, stale)).json().code).toBe('step_up_required');
+    const badLimits = await create({ ...METAL, limits: 'USD:1' }, finance, 'ru');
+    expect(badLimits.json().fields).toMatchObject({ limits: expect.stringMatching(/[а-я]/i) });
+    expect((await create({ ...METAL, delivery_days: '91' })).json().fields).toHaveProperty('delivery_days');
+    expect((await create({ ...METAL, fee_currency: 'XYZ' }, finance, 'ru')).json().message).toBe('Неизвестная валюта: XYZ');
+    expect(await count()).toBe(was);
+
+    const created = await create(METAL);
+    expect(created.statusCode, created.body).toBe(200);
+    const product = created.json().products.find((row: { id: string }) => row.id === 'metal');
+    expect(product).toMatchObject({
+      kind: 'physical',
+      name: { ru: 'Металлическая', en: 'Metal card' },
+      currencies: ['USD', 'EUR'],
+      issue_fee: '50.00',
+      monthly_fee: '5.00',
+      limits: [
+        { currency: 'USD', day: '10000.00', month: '40000.00' },
+        { currency: 'EUR', day: '9000.00', month: '36000.00' },
+      ],
+      delivery_days: 14,
+      enabled: false,
+    });
+    const customer = await signUp(ctx.app, ctx.db, freshEmail('card-new'), 'correct horse battery', 'en');
+    const offered = async () => (await call(ctx.app, '/api/card', { token: customer })).json().products.map((p: { id: string }) => p.id);
+    expect(await offered()).not.toContain('metal');
+    const [row] = await ctx.db.query<{ subject: string; before: unknown; after: unknown }>(
+      "SELECT subject, before, after FROM operator_audit WHERE action = 'config.card_create' ORDER BY id DESC LIMIT 1",
+    );
+    expect(row).toEqual({ subject: 'card_product:metal', before: null, after: product });
+
+    const taken = await create({ ...METAL, name_en: 'Another' }, finance, 'ru');
+    expect({ status: taken.statusCode, id: taken.json().fields?.id }).toEqual({ status: 400, id: 'Продукт с таким кодом уже есть' });
+    expect(await count()).toBe(was + 1);
+    expect((await as(finance, '/api/ops/config/cards/enabled', { id: 'metal', enabled: true })).statusCode).toBe(200);
+    expect(await offered()).toContain('metal');
+    await ctx.db.query("DELETE FROM card_products WHERE id = 'metal'");
   });
 
   it('an article from Markdown: the preview is what the page serves; publishing is audited with before and after', async () => {

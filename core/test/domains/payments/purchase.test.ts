@@ -84,7 +84,7 @@ describe.each(ENGINES)('purchase: buy a currency by card (%s)', (engine) => {
     const kept = await buy({ ps: 'sandbox-card', currency: 'RUB', buy: 'TON', amount: '10000' });
     // The market moved against the buyer by far more than the tolerance before the payment came.
     const [pair] = await ctx.db.query<{ rate: string }>(`SELECT rate::text AS rate FROM rates WHERE src = 'RUB' AND dst = 'TON'`);
-    await setRate(ctx.db, { src: 'RUB', dst: 'TON', rate: (Number(pair!.rate) / 2).toPrecision(8) });
+    await setRate(ctx.db, { src: 'RUB', dst: 'TON', rate: (Number(pair!.rate) / 2).toPrecision(8) }, new Date());
     clock = new Date(NOW.getTime() + PURCHASE_QUOTE_TTL_MS + 1000);
     const beforeRub = await balance('RUB');
     const beforeTon = await balance('TON');

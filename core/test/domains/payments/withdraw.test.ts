@@ -321,6 +321,10 @@ describe.each(ENGINES)('withdraw (%s)', (engine) => {
     expect(states).toEqual(expect.arrayContaining(['paid', 'cancelled', 'rejected', 'failed']));
     const rejected = await call(ctx.app, '/api/withdraw/history?status=rejected', { token: alice.token, locale: 'en' });
     expect(rejected.json()).toMatchObject({ total: 1, items: [{ state: 'rejected' }] });
+    // The system by its name in the reader's language, never by its id.
+    expect(rejected.json().items[0]).toMatchObject({ ps: 'sandbox-card', system: 'Bank card (sandbox)' });
+    const ru = await call(ctx.app, '/api/withdraw/history?status=rejected', { token: alice.token, locale: 'ru' });
+    expect(ru.json().items[0].system).toBe('Банковская карта (песочница)');
     const paged = await call(ctx.app, '/api/withdraw/history?per_page=2&page=2', { token: alice.token });
     expect(paged.json()).toMatchObject({ page: 2, per_page: 2 });
     const csv = await call(ctx.app, '/api/withdraw/history?format=csv&status=paid', { token: alice.token });

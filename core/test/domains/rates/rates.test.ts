@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { divFloor, parseDecimal, pow10 } from '@obmen/shared';
-import { ENGINES, build } from '../../helpers.ts';
+import { ENGINES, build, until } from '../../helpers.ts';
 import { quoteFromPay, quoteFromReceive } from '../../../src/domains/rates/quote.ts';
 import { describeRates, listPairs, matchesSearch, setRate, syncRates } from '../../../src/domains/rates/service.ts';
 import { FeedRateSource, TableRateSource, jsonNumberToRational } from '../../../src/domains/rates/source.ts';
@@ -164,15 +164,18 @@ describe.each(ENGINES)('rate sources on %s', (engine) => {
     const table = new TableRateSource(ctx.db);
     expect((await table.pairs()).length).toBe(132);
     expect(await table.pair('BTC', 'USDT')).toMatchObject({ rate: '65000', spread: '0.005', feePercent: '0.001', min: 2000n, max: 200_000_000n });
-    await setRate(ctx.db, { src: 'BTC', dst: 'USDT', rate: '66000.5', spread: '0.004', min: '0.0001', max: 'none' });
+    await setRate(ctx.db, { src: 'BTC', dst: 'USDT', rate: '66000.5', spread: '0.004', min: '0.0001', max: 'none' }, new Date());
     expect(await table.pair('BTC', 'USDT')).toMatchObject({ rate: '66000.5', spread: '0.004', min: 10_000n, max: null, source: 'operator' });
-    await setRate(ctx.db, { src: 'BTC', dst: 'USDT', enabled: 'false' });
+    await setRate(ctx.db, { src: 'BTC', dst: 'USDT', enabled: 'false' }, new Date());
     expect(await table.pair('BTC', 'USDT')).toBeNull();
-    await setRate(ctx.db, { src: 'BTC', dst: 'USDT', enabled: 'true' });
-    await expect(setRate(ctx.db, { src: 'BTC', dst: 'USDT', spread: '1.5' })).rejects.toThrow(/spread/);
-    await expect(setRate(ctx.db, { src: 'BTC', dst: 'USDT', min: '0.000000001' })).rejects.toThrow(/min/);
-    await expect(setRate(ctx.db, { src: 'BTC', dst: 'XXX', rate: '1' })).rejects.toMatchObject({ code: 'unknown_currency', vars: { currency: 'XXX' } });
-    await expect(setRate(ctx.db, { src: 'BTC', dst: 'USDT', rate: '-1' })).rejects.toThrow();
+    await setRate(ctx.db, { src: 'BTC', dst: 'USDT', enabled: 'true' }, new Date());
+    await expect(setRate(ctx.db, { src: 'BTC', dst: 'USDT', spread: '1.5' }, new Date())).rejects.toThrow(/spread/);
+    await expect(setRate(ctx.db, { src: 'BTC', dst: 'USDT', min: '0.000000001' }, new Date())).rejects.toThrow(/min/);
+    await expect(setRate(ctx.db, { src: 'BTC', dst: 'XXX', rate: '1' }, new Date())).rejects.toMatchObject({
+      code: 'unknown_currency',
+      vars: { currency: 'XXX' },
+    });
+    await expect(setRate(ctx.db, { src: 'BTC', dst: 'USDT', rate: '-1' }, new Date())).rejects.toThrow();
     expect((await describeRates(ctx.db, 'BTC/USDT'))[0]).toMatchObject({ rate: '66000.5', min_amount: '0.00010000', max_amount: null });
   });
 
@@ -181,7 +184,7 @@ describe.each(ENGINES)('rate sources on %s', (engine) => {
     const btcUsdt = async () => (await table.pairs()).find((pair) => pair.src === 'BTC' && pair.dst === 'USDT');
     const before = await table.pairs();
     expect(await table.pairs()).toBe(before);
-    await setRate(ctx.db, { src: 'BTC', dst: 'USDT', rate: '67000' });
+    await setRate(ctx.db, { src: 'BTC', dst: 'USDT', rate: '67000' }, new Date());
     expect(await btcUsdt()).toMatchObject({ rate: '67000' });
     // Plain SQL from another tool, and another core's table source reading the same database.
     await ctx.db.query(`UPDATE rates SET rate = 68000 WHERE src = 'BTC' AND dst = 'USDT'`);
@@ -239,7 +242,15 @@ describe.each(ENGINES)('rate sources on %s', (engine) => {
     expect(list.json().pairs).toEqual([expect.objectContaining({ src: 'LTC', dst: 'USD', rate: '79.6' })]);
     const landing = await ctx.app.inject({ method: 'POST', url: '/api/exchange/landing', payload: { src: 'LTC', dst: 'USD', amount: '1' } });
     expect(landing.json().quote).toMatchObject({ amount: '1.00000000', amount_receive: '79.52' });
-    const updated = await syncRates(ctx.db, new FeedRateSource({ url: feedUrl, table: new TableRateSource(ctx.db) }));
+    // The fetch was a tick of every pair's history (recorded beside the answer, not in its way).
+    const candle = await until('the feed tick in the history', async () => {
+      const [row] = await ctx.db.query<{ close: string }>(
+        `SELECT close::text AS close FROM rate_candles WHERE src = 'LTC' AND dst = 'USD' AND interval = '1d'`,
+      );
+      return row;
+    });
+    expect(candle.close).toBe('80');
+    const updated = await syncRates(ctx.db, new FeedRateSource({ url: feedUrl, table: new TableRateSource(ctx.db) }), new Date());
     expect(updated).toBe(132);
     expect(await new TableRateSource(ctx.db).pair('LTC', 'USD')).toMatchObject({ rate: '80', source: 'feed' });
   });

@@ -22,7 +22,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('referral accruals and settlemen
     ctx = await build('postgres');
     anna = await createFixtureUser(ctx.db);
     const code = await mainCode(ctx.db, anna.id);
-    await setRate(ctx.db, { src: 'USDT', dst: 'BTC', rate: '0.00001', spread: '0', fee_percent: '0.01', fee_fixed: '0', min: '1', max: '10000' });
+    await setRate(ctx.db, { src: 'USDT', dst: 'BTC', rate: '0.00001', spread: '0', fee_percent: '0.01', fee_fixed: '0', min: '1', max: '10000' }, new Date());
     await setReferralTerms(ctx.db, { share: '0.2', currency: 'USDT', hold: '0', min: '0' });
     for (let i = 0; i < 10; i++) {
       const user = await createFixtureUser(ctx.db);

@@ -22,8 +22,8 @@ describe.each(ENGINES)('referral programme (%s)', (engine) => {
     ctx = await build(engine, { PUBLIC_URL });
     anna = await createFixtureUser(ctx.db, { firstName: 'Anna', lastName: 'Smith' });
     other = await createFixtureUser(ctx.db);
-    await setRate(ctx.db, { src: 'USDT', dst: 'BTC', rate: '0.00001', spread: '0', fee_percent: '0.01', fee_fixed: '0', min: '1', max: '10000' });
-    await setRate(ctx.db, { src: 'BTC', dst: 'USDT', rate: '100000', spread: '0', fee_percent: '0.01', fee_fixed: '0', min: '0.00001', max: '1' });
+    await setRate(ctx.db, { src: 'USDT', dst: 'BTC', rate: '0.00001', spread: '0', fee_percent: '0.01', fee_fixed: '0', min: '1', max: '10000' }, new Date());
+    await setRate(ctx.db, { src: 'BTC', dst: 'USDT', rate: '100000', spread: '0', fee_percent: '0.01', fee_fixed: '0', min: '0.00001', max: '1' }, new Date());
     await setReferralTerms(ctx.db, { share: '0.2', currency: 'USDT', hold: '14d', min: '0' });
   });
   afterAll(() => ctx.close());

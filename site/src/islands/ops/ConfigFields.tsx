@@ -1,6 +1,13 @@
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LOCALES, type TLocale } from '@obmen/shared';
-import { FieldNote } from '../FormParts.tsx';
+import { CALLS } from '@obmen/shared/calls';
+import type { TConfigChange } from '@obmen/shared/ops-config';
+import { api } from '../../lib/api.ts';
+import { FieldNote, FormError, FormSaved } from '../FormParts.tsx';
+import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
+import { useStepUp } from './StepUp.tsx';
+import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
 
 /** One labelled text field of a configuration form, with the refusal the core named for it. */
 export function ConfigText({
@@ -52,5 +59,80 @@ export function LocaleSelect({ id, value, onChange }: { id: string; value: TLoca
         ))}
       </select>
     </label>
+  );
+}
+
+/**
+ * A sensitive setting's form: the terms being edited, the reason, the refusal the core named for
+ * each term, and `propose`, which sends the change as one `config.change` request (four eyes).
+ */
+export function useConfigChange<TTerm extends string>() {
+  const { t } = useTranslation();
+  const { stepped, prompt } = useStepUp();
+  const [values, setValues] = useState<Partial<Record<TTerm, string>>>({});
+  const [reason, setReason] = useState<TReason>(NO_REASON);
+  const action = useOpsAction();
+  const refused = (name: string) => action.fields[name] ?? action.fields[`params.value.${name}`];
+  const propose = async (params: TConfigChange) => {
+    await stepped(() => api(CALLS['POST /api/ops/requests'], { body: { action: 'config.change', params, ...reason } }));
+    setValues({});
+    return t('ops.request_proposed');
+  };
+  return { ...action, prompt, values, setValues, reason, setReason, refused, propose };
+}
+
+/**
+ * A sensitive setting's proposal form (`useConfigChange`): which item it changes, its terms
+ * (`children`), the reason and the send; test ids and the title's id derive from `id`.
+ */
+export function ConfigProposal({
+  id,
+  title,
+  lead,
+  choice,
+  change,
+  onSubmit,
+  children,
+}: {
+  id: string;
+  title: string;
+  lead: string;
+  choice: { name: string; label: string; value: string; testId: string; options: Array<{ value: string; label: string }>; onChange: (value: string) => void };
+  change: ReturnType<typeof useConfigChange>;
+  onSubmit: (event: FormEvent<HTMLFormElement>) => void;
+  children: ReactNode;
+}) {
+  const { t } = useTranslation();
+  return (
+    <section className="ops-audit" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      <p>{lead}</p>
+      <form className="ops-form" noValidate onSubmit={onSubmit} data-testid={`${id}-form`}>
+        <label className="field">
+          <span className="field-label">{choice.label}</span>
+          <select
+            name={choice.name}
+            value={choice.value}
+            onChange={(event) => {
+              choice.onChange(event.target.value);
+              change.setValues({});
+            }}
+            data-testid={choice.testId}
+          >
+            {choice.options.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {children}
+        <ReasonFields id={id} value={change.reason} error={change.fields.text} onChange={change.setReason} />
+        <FormError text={change.error} testId={`${id}-error`} />
+        <FormSaved text={change.done} testId={`${id}-proposed`} />
+        <OpsSubmit label={t('ops.config.propose')} testId={`${id}-submit`} sending={change.sending} hidden={Boolean(change.prompt)} />
+      </form>
+      {change.prompt}
+    </section>
   );
 }

@@ -2,20 +2,20 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CALLS } from '@obmen/shared/calls';
 import { displayMoney } from '@obmen/shared/format';
-import type { TOpsCardProductRow } from '@obmen/shared/ops-config';
+import type { TOpsCardCreateBody, TOpsCardProductRow } from '@obmen/shared/ops-config';
 import { api } from '../../lib/api.ts';
 import { FormError, FormSaved } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps } from '../IslandRoot.tsx';
-import { ConfigText } from './ConfigFields.tsx';
+import { ConfigProposal, ConfigText, useConfigChange } from './ConfigFields.tsx';
 import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { OpsTable } from './OpsTable.tsx';
-import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
 import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
 
 /*
- * The card catalogue. Putting a product in or out is one operator's (audited, placed cards keep
- * theirs); its fees and limits are a `config.change` request a second finance operator approves.
+ * The card catalogue. Adding a product (it starts out of the catalogue) and putting one in or out
+ * are one operator's (audited, placed cards keep theirs); its fees and limits are a
+ * `config.change` request a second finance operator approves.
  */
 
 const loadProducts = async () => ({ products: (await api(CALLS['GET /api/ops/config/cards'])).products });
@@ -63,14 +63,11 @@ function Toggle({ row, onDone }: { row: TOpsCardProductRow; onDone: (products: T
 
 function PriceForm({ products }: { products: TOpsCardProductRow[] }) {
   const { t, i18n } = useTranslation();
-  const { stepped, prompt } = useStepUp();
   const [chosen, setChosen] = useState(products[0]?.id ?? '');
-  const [values, setValues] = useState<Partial<Record<TTerm, string>>>({});
-  const [reason, setReason] = useState<TReason>(NO_REASON);
-  const { sending, error, fields, done, submit } = useOpsAction();
+  const change = useConfigChange<TTerm>();
+  const { values, setValues, refused, propose, submit } = change;
   const row = products.find((product) => product.id === chosen);
   const now = row ? termsOf(row) : null;
-  const refused = (name: string) => fields[name] ?? fields[`params.value.${name}`];
   const locale = i18n.language === 'en' ? 'en' : 'ru';
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) =>
@@ -82,59 +79,143 @@ function PriceForm({ products }: { products: TOpsCardProductRow[] }) {
       // A fee changes with its currency named, and a new currency with both fees in it (as the command asks).
       const terms = changed.some((name) => FEES.includes(name)) ? [...new Set([...changed, ...FEES])] : changed;
       const value = { id: row.id, ...Object.fromEntries(terms.map((name) => [name, given(name)])) };
-      await stepped(() => api(CALLS['POST /api/ops/requests'], { body: { action: 'config.change', params: { setting: 'cards.price', value }, ...reason } }));
-      setValues({});
-      return t('ops.request_proposed');
+      return propose({ setting: 'cards.price', value });
     });
 
   return (
-    <section className="ops-audit" aria-labelledby="ops-cards-price-title">
-      <h2 id="ops-cards-price-title">{t('ops.config.cards_price')}</h2>
-      <p>{t('ops.config.cards_price_lead')}</p>
-      <form className="ops-form" noValidate onSubmit={onSubmit} data-testid="ops-cards-price-form">
+    <ConfigProposal
+      id="ops-cards-price"
+      title={t('ops.config.cards_price')}
+      lead={t('ops.config.cards_price_lead')}
+      choice={{
+        name: 'product',
+        label: t('ops.config.cards_product'),
+        value: chosen,
+        testId: 'ops-cards-product',
+        options: products.map((product) => ({ value: product.id, label: `${product.name[locale]} (${product.id})` })),
+        onChange: setChosen,
+      }}
+      change={change}
+      onSubmit={onSubmit}
+    >
+      <div className="ops-config-row">
+        {TERMS.filter((name) => name !== 'limits').map((name) => (
+          <ConfigText
+            key={name}
+            id={`ops-cards-${name}`}
+            name={name}
+            label={t(LABELS[name] as 'ops.config.cards_issue_fee')}
+            value={values[name] ?? now?.[name] ?? ''}
+            error={refused(name)}
+            onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
+          />
+        ))}
+      </div>
+      <ConfigText
+        id="ops-cards-limits"
+        name="limits"
+        label={t('ops.config.cards_limits_input')}
+        value={values.limits ?? now?.limits ?? ''}
+        error={refused('limits')}
+        onChange={(value) => setValues((held) => ({ ...held, limits: value }))}
+      />
+    </ConfigProposal>
+  );
+}
+
+const NEW_FIELDS = [
+  'id',
+  'name_ru',
+  'name_en',
+  'description_ru',
+  'description_en',
+  'currencies',
+  'fee_currency',
+  'issue_fee',
+  'monthly_fee',
+  'limits',
+  'delivery_days',
+] as const;
+type TNewField = (typeof NEW_FIELDS)[number];
+const NEW_LABELS: Record<TNewField, string> = {
+  id: 'ops.config.cards_new_id',
+  name_ru: 'ops.config.cards_new_name_ru',
+  name_en: 'ops.config.cards_new_name_en',
+  description_ru: 'ops.config.cards_new_description_ru',
+  description_en: 'ops.config.cards_new_description_en',
+  currencies: 'ops.config.cards_new_currencies',
+  fee_currency: 'ops.config.cards_fee_currency_new',
+  issue_fee: 'ops.config.cards_issue_fee',
+  monthly_fee: 'ops.config.cards_monthly_fee',
+  limits: 'ops.config.cards_limits_input',
+  delivery_days: 'ops.config.cards_new_delivery_days',
+};
+/** The form's rows: fields of one kind side by side, the long ones alone. */
+const NEW_GROUPS: readonly (readonly TNewField[])[] = [
+  ['id', 'delivery_days'],
+  ['name_ru', 'name_en'],
+  ['description_ru', 'description_en'],
+  ['currencies', 'fee_currency'],
+  ['issue_fee', 'monthly_fee'],
+  ['limits'],
+];
+const NEW_EMPTY: Record<TNewField, string> = Object.fromEntries(NEW_FIELDS.map((name) => [name, ''])) as Record<TNewField, string>;
+
+/** `cards:product:create` from the screen: the product starts out of the catalogue, to be put in when ready. */
+function CreateForm({ onDone }: { onDone: (products: TOpsCardProductRow[]) => void }) {
+  const { t } = useTranslation();
+  const { stepped, prompt } = useStepUp();
+  const [kind, setKind] = useState<TOpsCardCreateBody['kind']>('virtual');
+  const [values, setValues] = useState(NEW_EMPTY);
+  const { sending, error, fields, done, submit } = useOpsAction();
+  const shown = NEW_FIELDS.filter((name) => name !== 'delivery_days' || kind === 'physical');
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) =>
+    submit(event, async () => {
+      const given = Object.fromEntries(shown.filter((name) => values[name].trim()).map((name) => [name, values[name].trim()]));
+      const body = { ...given, kind } as TOpsCardCreateBody;
+      onDone((await stepped(() => api(CALLS['POST /api/ops/config/cards'], { body }))).products);
+      setValues(NEW_EMPTY);
+      return t('ops.config.cards_created', { id: body.id });
+    });
+
+  return (
+    <section className="ops-audit" aria-labelledby="ops-cards-new-title">
+      <h2 id="ops-cards-new-title">{t('ops.config.cards_new')}</h2>
+      <p>{t('ops.config.cards_new_lead')}</p>
+      <form className="ops-form" noValidate onSubmit={onSubmit} data-testid="ops-cards-new-form">
         <label className="field">
-          <span className="field-label">{t('ops.config.cards_product')}</span>
-          <select
-            name="product"
-            value={chosen}
-            onChange={(event) => {
-              setChosen(event.target.value);
-              setValues({});
-            }}
-            data-testid="ops-cards-product"
-          >
-            {products.map((product) => (
-              <option key={product.id} value={product.id}>
-                {`${product.name[locale]} (${product.id})`}
-              </option>
-            ))}
+          <span className="field-label">{t('ops.config.cards_new_kind')}</span>
+          <select name="kind" value={kind} onChange={(event) => setKind(event.target.value as TOpsCardCreateBody['kind'])} data-testid="ops-cards-new-kind">
+            <option value="virtual">{t('ops.config.cards_kind_virtual')}</option>
+            <option value="physical">{t('ops.config.cards_kind_physical')}</option>
           </select>
         </label>
-        <div className="ops-config-row">
-          {TERMS.filter((name) => name !== 'limits').map((name) => (
+        {NEW_GROUPS.map((group) => {
+          const names = group.filter((name) => shown.includes(name));
+          const fieldsOf = names.map((name) => (
             <ConfigText
               key={name}
-              id={`ops-cards-${name}`}
+              id={`ops-cards-new-${name}`}
               name={name}
-              label={t(LABELS[name] as 'ops.config.cards_issue_fee')}
-              value={values[name] ?? now?.[name] ?? ''}
-              error={refused(name)}
+              label={t(NEW_LABELS[name] as 'ops.config.cards_issue_fee')}
+              value={values[name]}
+              error={fields[name]}
+              numeric={name === 'issue_fee' || name === 'monthly_fee' || name === 'delivery_days'}
               onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
             />
-          ))}
-        </div>
-        <ConfigText
-          id="ops-cards-limits"
-          name="limits"
-          label={t('ops.config.cards_limits_input')}
-          value={values.limits ?? now?.limits ?? ''}
-          error={refused('limits')}
-          onChange={(value) => setValues((held) => ({ ...held, limits: value }))}
-        />
-        <ReasonFields id="ops-cards-price" value={reason} error={fields.text} onChange={setReason} />
-        <FormError text={error} testId="ops-cards-price-error" />
-        <FormSaved text={done} testId="ops-cards-price-proposed" />
-        <OpsSubmit label={t('ops.config.propose')} testId="ops-cards-price-submit" sending={sending} hidden={Boolean(prompt)} />
+          ));
+          return names.length > 1 ? (
+            <div key={names.join()} className="ops-config-row">
+              {fieldsOf}
+            </div>
+          ) : (
+            fieldsOf
+          );
+        })}
+        <FormError text={error} testId="ops-cards-new-error" />
+        <FormSaved text={done} testId="ops-cards-new-done" />
+        <OpsSubmit label={t('ops.config.cards_new_submit')} testId="ops-cards-new-submit" sending={sending} hidden={Boolean(prompt)} />
       </form>
       {prompt}
     </section>
@@ -151,6 +232,7 @@ function Cards() {
   return (
     <div className="ops-home" data-testid="ops-config-cards">
       <PriceForm products={rows} />
+      <CreateForm onDone={setProducts} />
       <OpsTable
         id="ops-cards"
         title={t('ops.config.section_cards')}

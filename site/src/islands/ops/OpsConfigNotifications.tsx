@@ -13,12 +13,17 @@ import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
 
 /*
  * Notifications for customers: to everyone or to chosen accounts, a banner or a modal window,
- * in Russian and English, with buttons. The preview is the core's: the texts after the same
- * sanitiser that stores and serves them. Publishing reaches open pages live.
+ * in Russian and English, with buttons, now or at a chosen time. The preview is the core's: the
+ * texts after the same sanitiser that stores and serves them. Publishing reaches open pages live;
+ * a scheduled one waits in its own list, where it can be cancelled until it goes out.
  */
 
-const loadRecent = async () => (await api(CALLS['GET /api/ops/config/notifications'])).notifications;
+const loadRecent = async () => {
+  const { notifications, scheduled } = await api(CALLS['GET /api/ops/config/notifications']);
+  return { notifications, scheduled };
+};
 type TRow = TAnswer<(typeof CALLS)['GET /api/ops/config/notifications']>['notifications'][number];
+type TScheduled = TAnswer<(typeof CALLS)['GET /api/ops/config/notifications']>['scheduled'][number];
 type TPreview = TAnswer<(typeof CALLS)['POST /api/ops/config/notifications/preview']>['texts'];
 type TText = { title: string; text: string; buttons: string };
 type TDraft = {
@@ -28,6 +33,7 @@ type TDraft = {
   type: TOpsNotificationBody['type'];
   closable: boolean;
   expires: string;
+  sendAt: string;
   texts: Record<TLocale, TText>;
 };
 
@@ -38,6 +44,7 @@ const EMPTY: TDraft = {
   type: 'secondary',
   closable: true,
   expires: '',
+  sendAt: '',
   texts: { ru: { title: '', text: '', buttons: '' }, en: { title: '', text: '', buttons: '' } },
 };
 
@@ -74,6 +81,7 @@ const bodyOf = (draft: TDraft): TOpsNotificationBody => ({
   type: draft.type,
   closable: draft.closable,
   expires_at: draft.expires ? new Date(draft.expires).toISOString() : null,
+  send_at: draft.sendAt ? new Date(draft.sendAt).toISOString() : null,
   texts: textsOf(draft),
 });
 
@@ -127,11 +135,11 @@ function Compose({ onPublished }: { onPublished: () => void }) {
         setPreview((await api(CALLS['POST /api/ops/config/notifications/preview'], { body: { texts: textsOf(draft) } })).texts);
         return undefined;
       }
-      await stepped(() => api(CALLS['POST /api/ops/config/notifications'], { body: bodyOf(draft) }));
+      const { scheduled } = await stepped(() => api(CALLS['POST /api/ops/config/notifications'], { body: bodyOf(draft) }));
       setDraft(EMPTY);
       setPreview(null);
       onPublished();
-      return t('ops.config.notify_published');
+      return t(scheduled === null ? 'ops.config.notify_published' : 'ops.config.notify_scheduled');
     });
   };
 
@@ -198,8 +206,23 @@ function Compose({ onPublished }: { onPublished: () => void }) {
               value={draft.expires}
               onChange={(event) => set({ expires: event.target.value })}
               aria-invalid={refused('expires_at') ? 'true' : undefined}
+              aria-describedby={refused('expires_at') ? 'ops-notify-expires-error' : undefined}
               data-testid="ops-notify-expires"
             />
+            <FieldNote error={refused('expires_at')} errorId="ops-notify-expires-error" testId="ops-notify-expires-error" />
+          </label>
+          <label className="field">
+            <span className="field-label">{t('ops.config.notify_send_at')}</span>
+            <input
+              name="send_at"
+              type="datetime-local"
+              value={draft.sendAt}
+              onChange={(event) => set({ sendAt: event.target.value })}
+              aria-invalid={refused('send_at') ? 'true' : undefined}
+              aria-describedby={refused('send_at') ? 'ops-notify-send-at-error' : undefined}
+              data-testid="ops-notify-send-at"
+            />
+            <FieldNote error={refused('send_at')} errorId="ops-notify-send-at-error" testId="ops-notify-send-at-error" />
           </label>
         </div>
         <label className="check">
@@ -296,14 +319,50 @@ function DeleteButton({ row, onDeleted }: { row: TRow; onDeleted: () => void }) 
   );
 }
 
+function CancelButton({ row, onCancelled }: { row: TScheduled; onCancelled: () => void }) {
+  const { t } = useTranslation();
+  const { stepped, prompt } = useStepUp();
+  const { sending, error, submit } = useOpsAction();
+  const onSubmit = (event: FormEvent<HTMLFormElement>) =>
+    submit(event, async () => {
+      await stepped(() => api(CALLS['POST /api/ops/config/notifications/scheduled/{id}/cancel'], { params: { id: String(row.id) } }));
+      onCancelled();
+      return undefined;
+    });
+  return (
+    <form noValidate onSubmit={onSubmit}>
+      <FormError text={error} />
+      <OpsSubmit label={t('ops.config.notify_cancel')} testId={`ops-notify-cancel-${row.id}`} sending={sending} hidden={Boolean(prompt)} outline />
+      {prompt}
+    </form>
+  );
+}
+
 function Notifications() {
   const { t } = useTranslation();
   const when = useDisplayDateTime();
-  const { data: rows, failure, reload } = useOpsLoad(loadRecent);
-  if (!rows) return <OpsLoadState failure={failure} />;
+  const { data, failure, reload } = useOpsLoad(loadRecent);
+  if (!data) return <OpsLoadState failure={failure} />;
+  const rows = data.notifications;
   return (
     <div className="ops-home" data-testid="ops-config-notifications">
       <Compose onPublished={() => void reload()} />
+      {data.scheduled.length ? (
+        <OpsTable
+          id="ops-notify-scheduled"
+          title={t('ops.config.notify_scheduled_list')}
+          rows={data.scheduled}
+          rowKey={(row) => String(row.id)}
+          columns={[
+            { title: t('ops.config.notify_send_at_col'), cell: (row) => when(row.send_at) },
+            { title: t('ops.config.notify_to'), cell: (row) => (row.to === 'everyone' ? t('ops.config.notify_to_everyone') : row.accounts.join(', ')) },
+            { title: t('ops.config.notify_title'), cell: (row) => `${row.title} (${row.locales.join(', ')})` },
+            { title: t('ops.config.notify_display'), cell: (row) => t(`ops.config.notify_display_${row.display as 'inner' | 'modal'}`) },
+            { title: t('ops.config.notify_scheduled_by'), cell: (row) => row.scheduled_by },
+            { title: t('ops.config.notify_col_action'), cell: (row) => <CancelButton row={row} onCancelled={() => void reload()} /> },
+          ]}
+        />
+      ) : null}
       <OpsTable
         id="ops-notify-recent"
         title={t('ops.config.notify_recent')}

@@ -3,12 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { CALLS } from '@obmen/shared/calls';
 import type { TOpsPaymentSystemRow } from '@obmen/shared/ops-config';
 import { api } from '../../lib/api.ts';
-import { FormError, FormSaved } from '../FormParts.tsx';
+import { FormError } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps } from '../IslandRoot.tsx';
-import { ConfigText } from './ConfigFields.tsx';
+import { ConfigProposal, ConfigText, useConfigChange } from './ConfigFields.tsx';
 import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { OpsTable } from './OpsTable.tsx';
-import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
 import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
 
@@ -56,14 +55,11 @@ function Toggle({ row, onDone }: { row: TOpsPaymentSystemRow; onDone: (systems: 
 
 function PriceForm({ systems }: { systems: TOpsPaymentSystemRow[] }) {
   const { t } = useTranslation();
-  const { stepped, prompt } = useStepUp();
   const [chosen, setChosen] = useState(systems[0] ? keyOf(systems[0]) : '');
-  const [values, setValues] = useState<Partial<Record<TTerm, string>>>({});
-  const [reason, setReason] = useState<TReason>(NO_REASON);
-  const { sending, error, fields, done, submit } = useOpsAction();
+  const change = useConfigChange<TTerm>();
+  const { values, setValues, refused, propose, submit } = change;
   const row = systems.find((system) => keyOf(system) === chosen);
   const now = row ? termsOf(row) : null;
-  const refused = (name: string) => fields[name] ?? fields[`params.value.${name}`];
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) =>
     submit(event, async () => {
@@ -73,54 +69,42 @@ function PriceForm({ systems }: { systems: TOpsPaymentSystemRow[] }) {
       );
       if (!Object.keys(changed).length) return t('ops.config.unchanged');
       const value = { direction: row.direction as 'deposit', id: row.id, currency: row.currency, ...changed };
-      await stepped(() => api(CALLS['POST /api/ops/requests'], { body: { action: 'config.change', params: { setting: 'payments.price', value }, ...reason } }));
-      setValues({});
-      return t('ops.request_proposed');
+      return propose({ setting: 'payments.price', value });
     });
 
   return (
-    <section className="ops-audit" aria-labelledby="ops-payments-price-title">
-      <h2 id="ops-payments-price-title">{t('ops.config.payments_price')}</h2>
-      <p>{t('ops.config.payments_price_lead')}</p>
-      <form className="ops-form" noValidate onSubmit={onSubmit} data-testid="ops-payments-price-form">
-        <label className="field">
-          <span className="field-label">{t('ops.config.payments_system')}</span>
-          <select
-            name="system"
-            value={chosen}
-            onChange={(event) => {
-              setChosen(event.target.value);
-              setValues({});
-            }}
-            data-testid="ops-payments-system"
-          >
-            {systems.map((system) => (
-              <option key={keyOf(system)} value={keyOf(system)}>
-                {`${t(`ops.config.payments_direction_${system.direction as 'deposit'}`)}: ${system.id}, ${system.currency}`}
-              </option>
-            ))}
-          </select>
-        </label>
-        <div className="ops-config-row">
-          {TERMS.map((name) => (
-            <ConfigText
-              key={name}
-              id={`ops-payments-${name}`}
-              name={name}
-              label={t(`ops.config.payments_${name}`)}
-              value={values[name] ?? now?.[name] ?? ''}
-              error={refused(name)}
-              onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
-            />
-          ))}
-        </div>
-        <ReasonFields id="ops-payments-price" value={reason} error={fields.text} onChange={setReason} />
-        <FormError text={error} testId="ops-payments-price-error" />
-        <FormSaved text={done} testId="ops-payments-price-proposed" />
-        <OpsSubmit label={t('ops.config.propose')} testId="ops-payments-price-submit" sending={sending} hidden={Boolean(prompt)} />
-      </form>
-      {prompt}
-    </section>
+    <ConfigProposal
+      id="ops-payments-price"
+      title={t('ops.config.payments_price')}
+      lead={t('ops.config.payments_price_lead')}
+      choice={{
+        name: 'system',
+        label: t('ops.config.payments_system'),
+        value: chosen,
+        testId: 'ops-payments-system',
+        options: systems.map((system) => ({
+          value: keyOf(system),
+          label: `${t(`ops.config.payments_direction_${system.direction as 'deposit'}`)}: ${system.id}, ${system.currency}`,
+        })),
+        onChange: setChosen,
+      }}
+      change={change}
+      onSubmit={onSubmit}
+    >
+      <div className="ops-config-row">
+        {TERMS.map((name) => (
+          <ConfigText
+            key={name}
+            id={`ops-payments-${name}`}
+            name={name}
+            label={t(`ops.config.payments_${name}`)}
+            value={values[name] ?? now?.[name] ?? ''}
+            error={refused(name)}
+            onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
+          />
+        ))}
+      </div>
+    </ConfigProposal>
   );
 }
 

@@ -2,12 +2,12 @@ import { type FormEvent, useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { displayMoney } from '@obmen/shared/format';
 import type { TOpsCustomer } from '@obmen/shared/ops-customers';
-import { LEDGER_ADJUSTMENT_REASONS, type TLedgerAdjustmentReason, type TOpsRequest } from '@obmen/shared/ops-requests';
+import type { TLedgerAdjustmentReason, TOpsRequest } from '@obmen/shared/ops-requests';
 import { CALLS } from '@obmen/shared/calls';
 import { api } from '../../lib/api.ts';
 import { FieldNote, FormError, FormSaved } from '../FormParts.tsx';
 import { useDisplayDateTime } from '../IslandRoot.tsx';
-import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
+import { AdjustmentReasonSelect, NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
 import { OpsTable } from './OpsTable.tsx';
 import { useOpsLoad } from './OpsLoad.tsx';
@@ -150,21 +150,7 @@ export function OpsCustomerMoney({ customer }: { customer: TOpsCustomer }) {
               />
               {noteOf('amount')}
             </label>
-            <label className="field">
-              <span className="field-label">{t('ops.money_adjustment')}</span>
-              <select
-                name="adjustment"
-                value={draft.adjustment}
-                onChange={(event) => set({ adjustment: event.target.value as TLedgerAdjustmentReason })}
-                data-testid="ops-money-adjustment"
-              >
-                {LEDGER_ADJUSTMENT_REASONS.map((code) => (
-                  <option key={code} value={code}>
-                    {t(`ops.adjustment.${code}`)}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <AdjustmentReasonSelect value={draft.adjustment} testId="ops-money-adjustment" onChange={(adjustment) => set({ adjustment })} />
           </>
         )}
         <label className="field">

@@ -2,7 +2,7 @@ import { type FormEvent, useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CALLS } from '@obmen/shared/calls';
 import { displayMoney } from '@obmen/shared/format';
-import { LEDGER_ADJUSTMENT_REASONS, type TLedgerAdjustmentReason } from '@obmen/shared/ops-requests';
+import type { TLedgerAdjustmentReason } from '@obmen/shared/ops-requests';
 import type { TSuspenseItem } from '@obmen/shared/ops-reconciliation';
 import { api } from '../../lib/api.ts';
 import { FieldNote, FormError, FormSaved } from '../FormParts.tsx';
@@ -11,6 +11,7 @@ import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { OpsTable } from './OpsTable.tsx';
 import { useStepUp } from './StepUp.tsx';
 import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
+import { AdjustmentReasonSelect } from './ReasonFields.tsx';
 
 /*
  * Reconciliation: a period's (UTC days) provider records against the ledger's clearing accounts,
@@ -323,16 +324,7 @@ function AdjustForm({ item, onDone }: { item: TSuspenseItem; onDone: () => void 
           error={fields.amount}
           onChange={(amount) => set({ amount })}
         />
-        <label className="field">
-          <span className="field-label">{t('ops.money_adjustment')}</span>
-          <select value={draft.reason} onChange={(event) => set({ reason: event.target.value as TLedgerAdjustmentReason })}>
-            {LEDGER_ADJUSTMENT_REASONS.map((code) => (
-              <option key={code} value={code}>
-                {t(`ops.adjustment.${code}`)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AdjustmentReasonSelect value={draft.reason} onChange={(reason) => set({ reason })} />
         <TextField
           id="ops-recon-adjust-memo"
           label={t('ops.money_memo')}

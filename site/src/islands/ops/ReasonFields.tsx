@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { OPS_REASONS, type TOpsReason } from '@obmen/shared/ops';
+import { LEDGER_ADJUSTMENT_REASONS, type TLedgerAdjustmentReason } from '@obmen/shared/ops-requests';
 import { FieldNote } from '../FormParts.tsx';
 
 export type TReason = { reason: TOpsReason; text: string };
@@ -40,5 +41,30 @@ export function ReasonFields({ id, value, error, onChange }: { id: string; value
         <FieldNote error={error} errorId={`${id}-text-error`} testId={`${id}-text-error`} />
       </label>
     </>
+  );
+}
+
+/** What a balance adjustment is for, from the ledger's closed catalogue (the house account it posts against). */
+export function AdjustmentReasonSelect({
+  value,
+  testId,
+  onChange,
+}: {
+  value: TLedgerAdjustmentReason;
+  testId?: string;
+  onChange: (value: TLedgerAdjustmentReason) => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <label className="field">
+      <span className="field-label">{t('ops.money_adjustment')}</span>
+      <select name="adjustment" value={value} onChange={(event) => onChange(event.target.value as TLedgerAdjustmentReason)} data-testid={testId}>
+        {LEDGER_ADJUSTMENT_REASONS.map((code) => (
+          <option key={code} value={code}>
+            {t(`ops.adjustment.${code}`)}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

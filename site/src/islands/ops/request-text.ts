@@ -48,6 +48,16 @@ export function useRequestText(): (request: Pick<TOpsRequest, 'action' | 'params
             .map(([label, said]) => `${t(`ops.config.${label as 'cards_limits'}`)}: ${said}`);
           return t('ops.config.cards_price_text', { id: price.id ?? '', changes: changes.join('; ') || '—' });
         }
+        if (text('setting') === 'limits.level' && typeof value === 'object' && value !== null) {
+          const limit = value as Record<string, string | number>;
+          const currency = String(limit.currency ?? '').toUpperCase();
+          return t('ops.config.limits_text', {
+            level: limit.level ?? '',
+            operation: t(`ops.config.limits_operation_${limit.operation as 'deposit'}`),
+            per_24h: displayMoney(String(limit.per_24h ?? ''), currency, locale),
+            per_30d: displayMoney(String(limit.per_30d ?? ''), currency, locale),
+          });
+        }
         return t('ops.config.change_text', {
           setting: t(`ops.config.setting.${text('setting') as TConfigSetting}`),
           value: typeof value === 'object' && value !== null ? paramsText(value as Record<string, unknown>) : String(value),
