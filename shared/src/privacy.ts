@@ -44,3 +44,9 @@ export type TCloseAccountBody = z.infer<typeof ZCloseAccountBody>;
 export const ZCloseAccountResponse = z.object({ status: z.literal('ok'), message: z.string() });
 
 export const ZDataExportParams = z.object({ id: z.uuid() });
+
+/** GET /api/user/privacy/export/{id}: the ZIP itself. */
+export const DATA_EXPORT_RESPONSE = {
+  description: 'The export: a ZIP of JSON and CSV files',
+  content: { 'application/zip': { schema: z.string().meta({ contentMediaType: 'application/zip' }) } },
+};

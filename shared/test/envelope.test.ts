@@ -88,7 +88,7 @@ describe('ZMenuResponse', () => {
     const item = { url: 'terms', title: 'Terms', order: 1 };
     const body = {
       menus: { header_menu: [item], footer_menu: [item], main_menu: [{ ...item, icon_url: '/i.svg' }] },
-      footer_images: [{ name: 'bank', ext: 'svg' }],
+      footer_images: [{ name: 'bank', ext: 'svg', src: '/image/footer_logos/bank.svg' }],
     };
     expect(ZMenuResponse.safeParse(body).success).toBe(true);
     expect(ZMenuResponse.safeParse({ ...body, footer_images: [{ name: 'bank' }] }).success).toBe(false);

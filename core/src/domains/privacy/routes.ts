@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { translate, ZDataExportParams } from '@obmen/shared';
+import { DATA_EXPORT_RESPONSE, translate, ZDataExportParams } from '@obmen/shared';
 import { CALLS } from '@obmen/shared/calls';
 import { notFoundOf } from '../../errors.ts';
 import { schemaOf } from '../../lib/call-schema.ts';
@@ -42,7 +42,7 @@ const privacyRoutes: FastifyPluginAsyncZod<{ now: () => Date; storage: TFileStor
         tags,
         summary: 'Download a ready export (a ZIP of JSON and CSV)',
         params: ZDataExportParams,
-        response: { 200: { description: 'The export', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } } },
+        response: { 200: DATA_EXPORT_RESPONSE },
       },
     },
     async (request, reply) => {

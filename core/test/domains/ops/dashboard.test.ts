@@ -52,6 +52,7 @@ describe.each(ENGINES)('the back office home on %s', (engine) => {
       'webhooks_failed',
       'bank_unmatched',
       'chain_waiting',
+      'chain_held',
       'card_orders',
       'suspense',
     ]);
