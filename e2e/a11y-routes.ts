@@ -261,6 +261,16 @@ export const A11Y_STATES: readonly TA11yState[] = [
     },
     scope: '[data-testid="tfa-card"]',
   },
+  {
+    name: 'security, passkey form errors',
+    path: '/settings/security',
+    auth: 'in',
+    prepare: async (page) => {
+      await page.getByTestId('passkey-add').click();
+      await expect(page.getByTestId('error-passkey-name')).toBeVisible();
+    },
+    scope: '[data-testid="passkeys-card"]',
+  },
   { name: 'bind e-mail', path: '/settings/bind-email', auth: 'in' },
   formErrors('bind e-mail, form errors', '/settings/bind-email', 'in', 'form-bind-email'),
   // The "it was not me" page waits for a click, so visiting it spends nothing.

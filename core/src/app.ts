@@ -91,14 +91,14 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(siteRoutes);
   await fastify.register(contentRoutes, { now: clock });
   await fastify.register(notificationRoutes);
-  await fastify.register(authRoutes, { config });
+  await fastify.register(authRoutes, { config, now: clock });
   await fastify.register(userRoutes);
   await fastify.register(mailingRoutes, { now: clock });
   await fastify.register(privacyRoutes, { now: clock, storage: fastify.storage });
   await fastify.register(ratesPlugin, { config, now: clock });
   await fastify.register(walletRoutes);
   await fastify.register(exchangeRoutes, { now: clock });
-  await fastify.register(transferRoutes);
+  await fastify.register(transferRoutes, { now: clock });
   await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: clock });

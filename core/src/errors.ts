@@ -65,7 +65,10 @@ export const ERRORS = {
   second_factor_not_enabled: error(409, 'security.not_enabled'),
   second_factor_not_started: error(409, 'security.not_started'),
   challenge_invalid: error(400, 'security.challenge_invalid'),
+  passkey_invalid: error(400, 'security.passkey_invalid', 'passkey', 'security.field_passkey_invalid'),
+  passkeys_full: error(409, 'security.passkeys_full'),
   session_not_found: error(404, 'api.session_not_found'),
+  passkey_not_found: error(404, 'api.passkey_not_found'),
   withdrawals_blocked: error(403, 'security.withdrawals_blocked'),
   sign_in_blocked: error(403, 'auth.sign_in_blocked'),
   // the back office (domains/ops)
@@ -224,6 +227,7 @@ export const MISSING_ENTITIES = [
   'card',
   'card_issuer',
   'session',
+  'passkey',
   'chat',
   'chat_file',
   'recruit',

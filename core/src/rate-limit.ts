@@ -62,6 +62,8 @@ export const RATE_LIMITS = {
   upload_user: { max: 20, windowS: 10 * 60 },
   referral_mailing_user: { max: 30, windowS: 24 * 60 * 60 },
   second_factor_user: { max: 10, windowS: 15 * 60 },
+  // passkey sign-in: each options call stores a challenge for nobody yet
+  passkey_ip: { max: 30, windowS: 15 * 60 },
   email_change_user: { max: 5, windowS: 60 * 60 },
   webhook_refused_ip: { max: 30, windowS: 10 * 60 },
 } as const satisfies Record<string, TRateRule>;

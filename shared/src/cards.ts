@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZOk, ZWalletEnvelope } from './api.ts';
 import { ZAmountText, ZCurrencyCode } from './money.ts';
 import { ZVisibleText } from './text.ts';
+import { ZPasskeyAnswerText } from './passkeys.ts';
 
 /*
  * Payment cards (spec §7 "Cards"): the catalogue of card products, orders, the cards
@@ -116,8 +117,12 @@ export const ZCardRevealBody = z
     card: ZCardId,
     password: z.preprocess(emptyToUndefined, z.string().max(1024).optional()),
     code: z.preprocess(emptyToUndefined, z.string().trim().max(64).optional()),
+    passkey: ZPasskeyAnswerText,
   })
-  .refine((body) => body.password !== undefined || body.code !== undefined, { path: ['password'], message: 'cards.reveal_secret_required' });
+  .refine((body) => body.password !== undefined || body.code !== undefined || body.passkey !== undefined, {
+    path: ['password'],
+    message: 'cards.reveal_secret_required',
+  });
 export type TCardRevealBody = z.infer<typeof ZCardRevealBody>;
 
 // ---- answers --------------------------------------------------------------------------------

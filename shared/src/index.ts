@@ -21,6 +21,7 @@ export * from './client-key.ts';
 export * from './payments.ts';
 export * from './cards.ts';
 export * from './security.ts';
+export * from './passkeys.ts';
 export * from './realtime.ts';
 export * from './payment-fields.ts';
 export * from './chat.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZPasskeyAnswerText } from './passkeys.ts';
 
 /*
  * Mail preferences (GET/POST /api/config/mailing) and the one-click unsubscribe
@@ -55,6 +56,7 @@ export const ZAntiPhishingBody = z.object({
     .trim()
     .refine((code) => code === '' || ANTI_PHISHING_PATTERN.test(code), 'mailprefs.anti_phishing_invalid'),
   code: z.string().trim().max(64, 'validation.invalid').optional(),
+  passkey: ZPasskeyAnswerText,
 });
 export type TAntiPhishingBody = z.infer<typeof ZAntiPhishingBody>;
 export const ZAntiPhishingResponse = z.object({ status: z.literal('ok'), message: z.string(), anti_phishing_code: z.string().nullable() });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AMOUNT_INPUT_PATTERN, MAX_AMOUNT_TEXT } from './format.ts';
 import { ZVisibleText } from './text.ts';
+import { ZSecondFactorFields } from './passkeys.ts';
 
 /*
  * Money on the wire. Amounts are integers in minor units everywhere inside (bigint in code,
@@ -212,6 +213,8 @@ export const ZTransferBody = z.object({
   currency: ZCurrencyCode,
   amount: ZAmountText,
   comment: z.preprocess(emptyToUndefined, ZVisibleText(140).optional()),
+  // With 2FA on, the transfer itself (not its check) carries the second factor.
+  ...ZSecondFactorFields,
 });
 export type TTransferBody = z.infer<typeof ZTransferBody>;
 
@@ -362,6 +365,8 @@ export const ZTransferCheck = z.object({
   /** amount + fee: what leaves the sender's wallet. */
   total: z.string(),
   balance: z.string(),
+  /** 2FA is on: the transfer will ask for a code or a passkey. */
+  second_factor: z.boolean(),
 });
 export type TTransferCheck = z.infer<typeof ZTransferCheck>;
 

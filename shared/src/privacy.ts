@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZPasskeyAnswerText } from './passkeys.ts';
 
 /*
  * Leaving with your data (/settings/privacy): exports of everything the exchange holds about the
@@ -37,6 +38,7 @@ export const ZPrivacyAnswer = ZPrivacyResponse.extend({ message: z.string() });
 export const ZCloseAccountBody = z.object({
   email: z.string().trim().min(1, 'validation.required').max(254, 'validation.too_long'),
   code: z.string().trim().max(64, 'validation.invalid').optional(),
+  passkey: ZPasskeyAnswerText,
 });
 export type TCloseAccountBody = z.infer<typeof ZCloseAccountBody>;
 export const ZCloseAccountResponse = z.object({ status: z.literal('ok'), message: z.string() });

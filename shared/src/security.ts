@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZEmail, ZAuthState, TOKEN_PATTERN } from './auth.ts';
+import { ZPasskeyInfo } from './passkeys.ts';
 
 /*
  * Account security (/settings/security, /settings/bind-email): the second factor, sessions,
@@ -54,7 +55,7 @@ export const ZSignInRecord = z.object({
   at: z.string(),
   ip: z.string().nullable(),
   device: z.string().nullable(),
-  method: z.enum(['password', 'link', 'second_factor']),
+  method: z.enum(['password', 'link', 'second_factor', 'passkey']),
   success: z.boolean(),
   failure: z.enum(['password', 'code', 'expired']).nullable(),
 });
@@ -64,6 +65,7 @@ export type TSignInRecord = z.infer<typeof ZSignInRecord>;
 export const ZSecurityResponse = z.object({
   status: z.literal('ok'),
   second_factor: z.object({ enabled: z.boolean(), enabled_at: z.string().nullable(), recovery_codes_left: z.number().int() }),
+  passkeys: z.array(ZPasskeyInfo),
   sessions: z.array(ZSessionInfo),
   sign_ins: z.array(ZSignInRecord),
   withdrawals_blocked_until: z.string().nullable(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { emptyToUndefined, ZAmountText, ZCurrencyCode, ZDateText, HISTORY_MAX_PAGE_SIZE, HISTORY_PAGE_SIZE } from './money.ts';
 import { PAYMENT_SYSTEM_ID_PATTERN, ZPaymentLimits } from './payments.ts';
+import { ZPasskeyAnswerText } from './passkeys.ts';
 
 /*
  * Withdraw (spec §7 "Withdraw"): the request, its states and the answers. Amounts on the wire
@@ -37,7 +38,7 @@ export const ZWithdrawCheckBody = ZWithdrawForm.extend({
 export type TWithdrawCheckBody = z.infer<typeof ZWithdrawCheckBody>;
 
 /** POST /api/withdraw/form/{id}: the form, and the code of the second factor when it is on. */
-export const ZWithdrawFormBody = ZWithdrawForm.extend({ code: optionalText(40) });
+export const ZWithdrawFormBody = ZWithdrawForm.extend({ code: optionalText(40), passkey: ZPasskeyAnswerText });
 export type TWithdrawFormBody = z.infer<typeof ZWithdrawFormBody>;
 
 export const ZWithdrawSystemParams = z.object({ id: z.string().regex(PAYMENT_SYSTEM_ID_PATTERN) });
@@ -108,11 +109,12 @@ export const ZWithdrawDestinationBody = ZWithdrawForm.omit({ amount: true }).ext
   ps: ZWithdrawCheckBody.shape.ps,
   label: z.string().trim().min(1, 'validation.required').max(60, 'validation.too_long'),
   code: optionalText(40),
+  passkey: ZPasskeyAnswerText,
 });
 export type TWithdrawDestinationBody = z.infer<typeof ZWithdrawDestinationBody>;
 
 /** POST /api/withdraw/book/allowlist: on at once; off 24 hours later, with the second factor. */
-export const ZWithdrawAllowlistBody = z.object({ on: z.boolean(), code: optionalText(40) });
+export const ZWithdrawAllowlistBody = z.object({ on: z.boolean(), code: optionalText(40), passkey: ZPasskeyAnswerText });
 export type TWithdrawAllowlistBody = z.infer<typeof ZWithdrawAllowlistBody>;
 
 export const ZWithdrawBookAnswer = ZWithdrawBook.extend({ message: z.string() });

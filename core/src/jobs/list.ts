@@ -6,6 +6,7 @@ import { purgePasswordFailures } from '../domains/auth/password-failures.ts';
 import { purgeIdempotencyKeys } from '../domains/idempotency/service.ts';
 import { purgeQuotes } from '../domains/exchange/service.ts';
 import { purgeSignIns } from '../domains/security/service.ts';
+import { purgePasskeyChallenges } from '../domains/security/passkeys.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
 import { purgeRateCandles } from '../domains/rates/history.ts';
@@ -66,6 +67,7 @@ export function listJobs({ config, providers, issuers, cipher, storage, mailer, 
           purgeIdempotencyKeys(db),
           purgeQuotes(db),
           purgeSignIns(db),
+          purgePasskeyChallenges(db, now),
           purgeEmailChanges(db),
           purgeEvents(db),
           purgeInboxes(db, now, config.WEBHOOK_RETENTION_DAYS),

@@ -17,6 +17,7 @@ export type TMailKind =
   | 'verification_rejected_final'
   | 'second_factor_enabled'
   | 'second_factor_disabled'
+  | 'passkey_added'
   | 'email_change_confirm'
   | 'email_change_notice'
   | 'email_change_taken'

@@ -6,6 +6,7 @@ import { api } from '../lib/api.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { ActionRow, FieldNote, FormError, FormSaved, useSingleFieldForm } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
+import { PasskeyProofButton } from './PasskeyParts.tsx';
 
 type TProps = TIslandProps & { code: string | null; secondFactor: boolean };
 
@@ -18,11 +19,17 @@ function AntiPhishingBody({ code: initial, secondFactor }: { code: string | null
   const [factor, setFactor] = useState('');
   const [saved, setSaved] = useState('');
   const { error, formError, sending, formRef, submit } = useSingleFieldForm('anti_phishing_code');
+  const [passkeyError, setPasskeyError] = useState('');
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    await save(secondFactor ? { code: factor } : {});
+  }
+
+  async function save(proof: { code?: string; passkey?: string }) {
     setSaved('');
-    await submit(ZAntiPhishingBody, { anti_phishing_code: phrase, ...(secondFactor ? { code: factor } : {}) }, async (body) => {
+    setPasskeyError('');
+    await submit(ZAntiPhishingBody, { anti_phishing_code: phrase, ...proof }, async (body) => {
       const answer = await api(CALLS['POST /api/config/anti_phishing'], { body });
       setCurrent(answer.anti_phishing_code);
       setFactor('');
@@ -35,7 +42,7 @@ function AntiPhishingBody({ code: initial, secondFactor }: { code: string | null
       <p className="muted" data-testid="anti-phishing-current">
         {current ? t('mailprefs.anti_phishing_current', { code: current }) : t('mailprefs.anti_phishing_none')}
       </p>
-      <FormError text={formError} />
+      <FormError text={formError || passkeyError} />
       <label className="field">
         <span className="field-label">{t('mailprefs.anti_phishing_label')}</span>
         <input
@@ -80,6 +87,9 @@ function AntiPhishingBody({ code: initial, secondFactor }: { code: string | null
         sendingLabel={t('mailprefs.saving')}
         testId="anti-phishing-save"
       />
+      {secondFactor && (
+        <PasskeyProofButton onProof={(passkey) => save({ passkey })} onError={setPasskeyError} disabled={sending} testId="anti-phishing-passkey" />
+      )}
     </form>
   );
 }

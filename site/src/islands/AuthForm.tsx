@@ -10,6 +10,8 @@ import { issueErrors } from '../lib/field-errors.ts';
 import type { TI18nKey } from '@obmen/shared';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 import { codeStepOf, SecondFactorStep, type TCodeStep } from './SecondFactorStep.tsx';
+import { PasskeyCancelled, passkeysSupported, signInWithPasskey } from '../lib/passkey.ts';
+import { passkeyFailureText } from './PasskeyParts.tsx';
 
 type TField = 'email' | 'password' | 'current_password';
 
@@ -61,6 +63,31 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
   }, []);
   const doneRef = useRef<HTMLParagraphElement>(null);
   useEffect(() => focusWhenShown(doneRef.current), [done]);
+  const signIn = kind === 'login_password' || kind === 'login_email';
+  const [passkeyBusy, setPasskeyBusy] = useState(false);
+  // Conditional UI: where the browser offers it, the account's passkeys appear among the e-mail
+  // field's suggestions; picking one signs in. A cancelled wait (the button below starts its own
+  // ceremony) says nothing.
+  useEffect(() => {
+    if (!signIn || !passkeysSupported()) return;
+    signInWithPasskey(true)
+      .then(() => window.location.assign(landing))
+      .catch((err: unknown) => {
+        if (!(err instanceof PasskeyCancelled)) setFormError(passkeyFailureText(err, t));
+      });
+  }, []);
+
+  async function passkeySignIn() {
+    setFormError('');
+    setPasskeyBusy(true);
+    try {
+      await signInWithPasskey(false);
+      window.location.assign(landing);
+    } catch (err) {
+      setFormError(passkeyFailureText(err, t));
+      setPasskeyBusy(false);
+    }
+  }
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -118,7 +145,7 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
       </p>
     );
 
-  return (
+  const formElement = (
     // method="post": even a native submit never puts a password into a URL.
     <form className="auth-form" method="post" noValidate onSubmit={onSubmit} ref={formRef} data-testid={`form-${kind}`}>
       <FormError text={formError} testId="form-error" />
@@ -133,7 +160,9 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
             <input
               name={field}
               type={field === 'email' ? 'email' : 'password'}
-              autoComplete={kind === 'login_password' && field === 'password' ? 'current-password' : AUTOCOMPLETE[field]}
+              autoComplete={
+                kind === 'login_password' && field === 'password' ? 'current-password' : signIn && field === 'email' ? 'username webauthn' : AUTOCOMPLETE[field]
+              }
               value={values[field] ?? ''}
               onChange={(event) => setValues({ ...values, [field]: event.target.value })}
               aria-invalid={error ? 'true' : undefined}
@@ -153,6 +182,21 @@ function AuthFormBody({ kind, token, next }: Omit<TProps, 'locale' | 'messages'>
         {sending ? t('authpage.sending') : t(form.submit)}
       </button>
     </form>
+  );
+  // Outside the form: its own way in, not a second submit of the e-mail form.
+  const passkeyWay = signIn && hydrated && passkeysSupported() && (
+    <div className="auth-form auth-passkey">
+      <p className="auth-or">{t('passkey.or')}</p>
+      <button className="btn btn-outline submit" type="button" onClick={passkeySignIn} disabled={passkeyBusy || sending} data-testid="passkey-sign-in">
+        {passkeyBusy ? t('passkey.asking') : t('passkey.sign_in')}
+      </button>
+    </div>
+  );
+  return (
+    <>
+      {formElement}
+      {passkeyWay}
+    </>
   );
 }
 

@@ -7,6 +7,7 @@ import { CALLS } from '@obmen/shared/calls';
 import { focusWhenShown } from '../lib/focus.ts';
 import { AmountInput, FieldNote, FormError } from './FormParts.tsx';
 import { useHydrated } from '../lib/use-hydrated.ts';
+import { PasskeyProofButton } from './PasskeyParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { card: TCardDetails };
@@ -51,10 +52,14 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
   async function reveal(event: FormEvent) {
     event.preventDefault();
     if (busy || !secret) return;
+    await revealWith({ [useCode ? 'code' : 'password']: secret });
+  }
+
+  async function revealWith(proof: { password?: string; code?: string; passkey?: string }) {
     setBusy(true);
     setRevealError('');
     try {
-      const answer = await api(CALLS['POST /api/card/reveal'], { body: { card: card.id, [useCode ? 'code' : 'password']: secret } });
+      const answer = await api(CALLS['POST /api/card/reveal'], { body: { card: card.id, ...proof } });
       setShown({ pan: answer.pan, cvc: answer.cvc, expiry: answer.expiry, left: answer.visible_seconds });
       setSecret('');
     } catch (err) {
@@ -125,6 +130,9 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
               <button type="button" className="btn btn-ghost btn-sm" onClick={() => setUseCode(!useCode)}>
                 {t(useCode ? 'cardspage.use_password' : 'cardspage.use_code')}
               </button>
+              {useCode && (
+                <PasskeyProofButton onProof={(passkey) => revealWith({ passkey })} onError={setRevealError} disabled={busy} testId="card-reveal-passkey" />
+              )}
             </div>
           </form>
         ))}

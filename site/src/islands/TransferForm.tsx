@@ -2,7 +2,7 @@ import { useEffect, useState, type ChangeEvent, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useStore } from '@nanostores/react';
 import type { TTransferCheck, TTransferCurrency } from '@obmen/shared';
-import { api, isOutcomeUnknown } from '../lib/api.ts';
+import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { useMoneyForm } from '../lib/use-money-form.ts';
 import { displayAmount, inputAmount, isZeroAmount } from '@obmen/shared/format';
@@ -21,6 +21,12 @@ import {
   type TValues,
 } from './TransferParts.tsx';
 
+/** The fields a refusal may name: the form's, and the second factor of a checked transfer. */
+const FORM_FIELDS = [...FIELDS, 'code', 'passkey'];
+
+/** A refusal of the second factor keeps the checked transfer on screen, to try again. */
+const factorRefused = (err: unknown) => err instanceof ApiError && (err.code.startsWith('second_factor') || err.code === 'passkey_invalid');
+
 type TProps = TIslandProps & {
   currencies: TTransferCurrency[];
   initialCurrency?: string;
@@ -34,7 +40,8 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
   const firstCurrency = currencies.find((c) => c.code === initialCurrency) ?? currencies.find((c) => !isZeroAmount(c.balance)) ?? currencies[0];
   const [values, setValues] = useState<TValues>({ account_id: initialAccount, currency: firstCurrency?.code ?? '', amount: '', comment: '' });
   // The key is made on a checked form's first Send, kept for a retry of it, dropped on any edit.
-  const { errors, formError, busy, formRef, submit, edit: editField, renewKey, showErrors, hydrated } = useMoneyForm(FIELDS);
+  const { errors, formError, busy, formRef, submit, edit: editField, renewKey, showErrors, hydrated, setFormError } = useMoneyForm(FORM_FIELDS);
+  const [code, setCode] = useState('');
   const [check, setCheck] = useState<TTransferCheck | null>(null);
   const [phase, setPhase] = useState<'check' | 'send'>('check');
   const [result, setResult] = useState<TTransferResult | null>(null);
@@ -94,18 +101,20 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
     if (answer) setCheck(answer);
   }
 
-  async function onSend() {
+  async function onSend(proof: { passkey?: string } = {}) {
     if (!check) return;
     setPhase('send');
+    const factor = check.second_factor ? (proof.passkey ? proof : { code: code.trim() }) : {};
     const answer = await submit(async (idempotencyKey) => {
       try {
-        return await api(CALLS['POST /api/transfer'], { body: body(), idempotencyKey });
+        return await api(CALLS['POST /api/transfer'], { body: { ...body(), ...factor }, idempotencyKey });
       } catch (err) {
         // A final refusal ends this checked operation; an unknown outcome keeps it to send again.
-        if (!isOutcomeUnknown(err)) setCheck(null);
+        if (!isOutcomeUnknown(err) && !factorRefused(err)) setCheck(null);
         throw err;
       }
     });
+    setCode('');
     if (answer) setResult(answer);
   }
 
@@ -198,7 +207,20 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
       </label>
 
       {check ? (
-        <TransferCheck check={check} locale={locale} busy={busy ? phase : null} onSend={onSend} onEdit={edit} />
+        <TransferCheck
+          check={check}
+          locale={locale}
+          busy={busy ? phase : null}
+          onSend={() => onSend()}
+          onEdit={edit}
+          factor={{
+            code,
+            error: errors.code || errors.passkey || '',
+            onCode: setCode,
+            onPasskey: (passkey) => onSend({ passkey }),
+            onError: setFormError,
+          }}
+        />
       ) : (
         <button type="submit" className="btn btn-primary xf-submit" disabled={busy || !hydrated} data-testid="transfer-check-button">
           {busy ? t('transferpage.checking') : t('transferpage.check')}

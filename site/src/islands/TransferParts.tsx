@@ -3,6 +3,8 @@ import { useTranslation } from 'react-i18next';
 import type { TLocale, TTransferCheck, TTransferCurrency, TTransferRecord } from '@obmen/shared';
 import { displayAmount, displayPercent, isAmountText, isZeroAmount } from '@obmen/shared/format';
 import { focusWhenShown } from '../lib/focus.ts';
+import { CodeField } from './SecondFactorStep.tsx';
+import { PasskeyProofButton } from './PasskeyParts.tsx';
 import type { TI18nKey } from '@obmen/shared';
 
 export type TTransferResult = { message: string; transfer: TTransferRecord };
@@ -86,19 +88,30 @@ export function TransferResult({ result, locale, onAgain }: { result: TTransferR
   );
 }
 
-/** A checked form: recipient, fee and total, with Send (once) and Edit. */
+/** With 2FA on, the checked transfer asks for a code, or a passkey in its place. */
+export type TTransferFactor = {
+  code: string;
+  error: string;
+  onCode: (code: string) => void;
+  onPasskey: (passkey: string) => void;
+  onError: (message: string) => void;
+};
+
+/** A checked form: recipient, fee and total (and with 2FA on the code), with Send (once) and Edit. */
 export function TransferCheck({
   check,
   locale,
   busy,
   onSend,
   onEdit,
+  factor,
 }: {
   check: TTransferCheck;
   locale: TLocale;
   busy: 'check' | 'send' | null;
   onSend: () => void;
   onEdit: () => void;
+  factor: TTransferFactor;
 }) {
   const { t } = useTranslation();
   const checkRef = useRef<HTMLDivElement>(null);
@@ -131,10 +144,21 @@ export function TransferCheck({
           </dd>
         </div>
       </dl>
+      {check.second_factor && (
+        <CodeField
+          id="tf-code"
+          value={factor.code}
+          error={factor.error}
+          onChange={factor.onCode}
+          hint={t('transferpage.code_hint')}
+          inputTestId="transfer-code"
+        />
+      )}
       <div className="xf-actions">
         <button type="button" className="btn btn-primary xf-submit" onClick={onSend} disabled={busy !== null} data-testid="transfer-send">
           {busy === 'send' ? t('transferpage.sending') : t('transferpage.send', { amount: displayAmount(check.total, locale), currency: check.currency })}
         </button>
+        {check.second_factor && <PasskeyProofButton onProof={factor.onPasskey} onError={factor.onError} disabled={busy !== null} testId="transfer-passkey" />}
         <button type="button" className="btn btn-ghost" onClick={onEdit} disabled={busy !== null} data-testid="transfer-edit">
           {t('transferpage.edit')}
         </button>

@@ -8,6 +8,7 @@ import { useHydrated } from '../lib/use-hydrated.ts';
 import { CodeField } from './SecondFactorStep.tsx';
 import { TotpScan } from './TotpScan.tsx';
 import { ActionRow, FormError } from './FormParts.tsx';
+import { PasskeyProofButton } from './PasskeyParts.tsx';
 import { messageText } from '../lib/field-errors.ts';
 import { IslandRoot, type TIslandProps, useKeyTranslate } from './IslandRoot.tsx';
 
@@ -87,6 +88,11 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
     if (answer) window.location.assign('/settings/security?off=1');
   }
 
+  async function offByPasskey(passkey: string) {
+    const answer = await run(() => api(CALLS['POST /api/security/totp/disable'], { body: { passkey } }));
+    if (answer) window.location.assign('/settings/security?off=1');
+  }
+
   const errorLine = <FormError text={formError} testId="form-error" />;
 
   if (codes)
@@ -147,6 +153,7 @@ function TwoFactorBody({ enabled, recoveryLeft }: { enabled: boolean; recoveryLe
         <button className="btn btn-danger" type="submit" name="action" value="off" disabled={sending || !hydrated} data-testid="totp-off">
           {t('securitypage.turn_off')}
         </button>
+        <PasskeyProofButton onProof={offByPasskey} onError={setFormError} disabled={sending} label={t('passkey.turn_off')} testId="totp-off-passkey" />
       </div>
     </form>
   );

@@ -8,6 +8,7 @@ import { useMoneyForm } from '../lib/use-money-form.ts';
 import { FieldNote, FormError } from './FormParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { WithdrawStatus } from './WithdrawStatus.tsx';
+import { PasskeyProofButton } from './PasskeyParts.tsx';
 
 type TProps = TIslandProps & {
   ps: string;
@@ -41,7 +42,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, netwo
   const { t } = useTranslation();
   const names: Array<'amount' | 'code' | TPaymentField> = ['amount', ...fields, ...(secondFactor ? (['code'] as const) : [])];
   const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
-  const { errors, formError, busy, formRef, submit, edit, hydrated } = useMoneyForm(names);
+  const { errors, formError, busy, formRef, submit, edit, hydrated, setFormError } = useMoneyForm(names);
   const [check, setCheck] = useState<TCheck | null>(null);
   const [placed, setPlaced] = useState<TWithdrawal | null>(null);
 
@@ -75,10 +76,15 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, netwo
     edit(name);
   }
 
+  async function send(proof: { passkey?: string } = {}) {
+    const body = proof.passkey ? { ...formBody(), code: undefined, ...proof } : formBody();
+    const answer = await submit((idempotencyKey) => api(CALLS['POST /api/withdraw/form/{id}'], { params: { id: ps }, body, idempotencyKey }));
+    if (answer) setPlaced(answer.withdrawal);
+  }
+
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const answer = await submit((idempotencyKey) => api(CALLS['POST /api/withdraw/form/{id}'], { params: { id: ps }, body: formBody(), idempotencyKey }));
-    if (answer) setPlaced(answer.withdrawal);
+    await send();
   }
 
   if (placed) return <WithdrawStatus withdrawal={placed} locale={locale} placed />;
@@ -139,9 +145,12 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, netwo
           </div>
         </dl>
       )}
-      <button className="btn btn-primary" type="submit" disabled={busy || !hydrated} data-testid="withdraw-submit">
-        {busy ? t('withdraw.checking') : t('withdraw.submit')}
-      </button>
+      <div className="wf-actions">
+        <button className="btn btn-primary" type="submit" disabled={busy || !hydrated} data-testid="withdraw-submit">
+          {busy ? t('withdraw.checking') : t('withdraw.submit')}
+        </button>
+        {secondFactor && <PasskeyProofButton onProof={(passkey) => send({ passkey })} onError={setFormError} disabled={busy} testId="withdraw-passkey" />}
+      </div>
     </form>
   );
 }

@@ -3,7 +3,7 @@ import { callCore, CoreError, type TCoreCall, type TCoreLocals } from './core.ts
 import { CALLS } from '@obmen/shared/calls';
 
 /** What the card islands get of the dictionary (pickMessages prefixes). */
-export const CARDS_MESSAGE_PREFIXES = ['cardspage', 'cards', 'money', 'validation', 'error'] as const;
+export const CARDS_MESSAGE_PREFIXES = ['cardspage', 'cards', 'money', 'validation', 'error', 'passkey'] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

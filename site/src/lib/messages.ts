@@ -10,7 +10,7 @@ export function pickMessages(locale: TLocale, prefixes: readonly string[]): Reco
 }
 
 /** What the account forms show: their own texts, validation and server messages. */
-export const AUTH_MESSAGE_PREFIXES = ['authpage', 'secondfactor', 'validation', 'auth', 'user', 'error'] as const;
+export const AUTH_MESSAGE_PREFIXES = ['authpage', 'secondfactor', 'passkey', 'validation', 'auth', 'user', 'error'] as const;
 
 /** The back office's door (islands/OpsDoor.tsx): its own texts and the shared form and QR wording. */
 export const OPS_MESSAGE_PREFIXES = [

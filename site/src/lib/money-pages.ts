@@ -4,7 +4,7 @@ import { CALLS } from '@obmen/shared/calls';
 
 /** What each money island gets of the dictionary (pickMessages prefixes). */
 export const EXCHANGE_MESSAGE_PREFIXES = ['exchangepage', 'exchange', 'money', 'validation', 'error'] as const;
-export const TRANSFER_MESSAGE_PREFIXES = ['transferpage', 'transfer', 'money', 'validation', 'error'] as const;
+export const TRANSFER_MESSAGE_PREFIXES = ['transferpage', 'transfer', 'money', 'validation', 'error', 'secondfactor', 'passkey'] as const;
 
 /** Where a signed-out visitor of an account page goes: the login page, coming back afterwards. */
 export function loginPath(url: URL): string {

@@ -15,6 +15,7 @@ const checked = ok({
   fee: '1.00',
   total: '101.00',
   balance: '500.00',
+  second_factor: false,
 });
 const sent = ok({
   message: 'Transfer sent',
@@ -85,5 +86,24 @@ describe('TransferForm', () => {
     send();
     await screen.findByTestId('transfer-result');
     expectRetriedThenRenewed(calls.filter((call) => call.path === '/transfer').map((call) => call.key));
+  });
+
+  it('with 2FA on asks for the code; a wrong code keeps the checked transfer to try again', async () => {
+    const guarded = ok({ ...(checked.body as Record<string, unknown>), second_factor: true });
+    const calls = mockApi({
+      '/transfer/check': [guarded],
+      '/transfer': [refused(400, 'second_factor_invalid', 'That code did not work', { code: 'Wrong or already used code' }), sent],
+    });
+    fill();
+    await checkForm();
+    fireEvent.change(screen.getByTestId('transfer-code'), { target: { value: '000000' } });
+    send();
+    expect((await screen.findByText('That code did not work')).id).toBe('tf-code-error');
+    expect(screen.getByTestId('transfer-check')).toBeTruthy();
+    fireEvent.change(screen.getByTestId('transfer-code'), { target: { value: '123456' } });
+    send();
+    await screen.findByTestId('transfer-result');
+    const sends = calls.filter((call) => call.path === '/transfer');
+    expect(sends.map((call) => call.form?.code)).toEqual(['000000', '123456']);
   });
 });

@@ -33,11 +33,14 @@ import {
   type TClient,
   type TLinkRequested,
   signInWithSecondFactor,
+  passkeySignInOptions,
+  signInByPasskey,
   type TPasswordSignIn,
   type TSignedIn,
 } from './service.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { schemaOf } from '../../lib/call-schema.ts';
+import { relyingPartyOf } from '../security/passkeys.ts';
 
 export function clientOf(request: FastifyRequest): TClient {
   const userAgent = request.headers['user-agent'];
@@ -77,8 +80,9 @@ const tokenRoute = { paramsError: () => new AppError('invalid_token') };
  * `site_settings`. Mailed links land on site pages (shared AUTH_LINK_PATHS) which POST the
  * token here; no GET spends a token.
  */
-const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { config }) => {
+const authRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }> = async (app, { config, now }) => {
   const deps = { db: app.db, config, mailer: app.mailer };
+  const rp = relyingPartyOf(config.PUBLIC_URL);
   const tags = ['Auth'];
 
   // Signed in: the wallets and total balance travel with the state (envelope keys, spec §3).
@@ -133,6 +137,20 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig }> = async (app, { con
       },
     },
     async (request, reply) => signedIn(reply, await signInWithSecondFactor(deps, clientOf(request), request.body)),
+  );
+
+  app.post(
+    '/api/auth/passkey/options',
+    {
+      schema: { tags, summary: 'Start a sign-in with a passkey: options for navigator.credentials.get', ...schemaOf(CALLS['POST /api/auth/passkey/options']) },
+    },
+    (request) => passkeySignInOptions(deps, clientOf(request), rp, now()),
+  );
+
+  app.post(
+    '/api/auth/passkey',
+    { schema: { tags, summary: 'Sign in with a passkey alone (a discoverable credential)', ...schemaOf(CALLS['POST /api/auth/passkey']) } },
+    async (request, reply) => signedIn(reply, await signInByPasskey(deps, clientOf(request), request.body, now())),
   );
 
   app.post(

@@ -23,6 +23,8 @@ import {
   type TResetPasswordBody,
   type TPasswordSignInResponse,
   type TSecondFactorLoginBody,
+  type TPasskeyOptionsResponse,
+  type TPasskeySignInBody,
   type TSignInReport,
 } from '@obmen/shared';
 import type { TConfig } from '../../config.ts';
@@ -39,6 +41,7 @@ import { PASSWORD_FAILURES_FREE, claimPasswordTry, clearPasswordFailures, notice
 import { USER_COLUMNS, toPublicUser, type TAuthUser } from '../user/public.ts';
 import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
 import { markSecurityChanged, secondFactorEnabled } from '../security/second-factor.ts';
+import { passkeyAssertionOptions, verifyPasskeyAssertion, type TRelyingParty } from '../security/passkeys.ts';
 import { checkSignInChallenge, openSignInChallenge, recordSignIn, spendSignInChallenge, type TSignInMethod } from '../security/service.ts';
 import { bindReferee } from '../referral/service.ts';
 import { noticeSignIn } from './new-device.ts';
@@ -357,6 +360,23 @@ export async function signInWithSecondFactor(deps: TAuthDeps, client: TClient, b
     await spendSignInChallenge(tx, challengeId);
     return startSession(tx, client, userId, 'second_factor', deps.config.PUBLIC_URL);
   });
+}
+
+/** POST /api/auth/passkey/options: a challenge any passkey of this site may answer (no e-mail first). */
+export async function passkeySignInOptions(deps: TAuthDeps, client: TClient, rp: TRelyingParty, now: Date): Promise<TPasskeyOptionsResponse> {
+  await consumeRateLimit(deps.db, 'passkey_ip', clientKey(client.ip));
+  return passkeyAssertionOptions(deps.db, rp, null, now);
+}
+
+/**
+ * POST /api/auth/passkey: signed in by a passkey alone. A verified passkey is both factors (the
+ * device and its lock), so no code step follows. The challenge is spent before the session's
+ * transaction: a failed sign-in cannot make it usable again.
+ */
+export async function signInByPasskey(deps: TAuthDeps, client: TClient, body: TPasskeySignInBody, now: Date): Promise<TSignedIn> {
+  await consumeRateLimit(deps.db, 'passkey_ip', clientKey(client.ip));
+  const userId = await verifyPasskeyAssertion(deps.db, body.credential, null, now);
+  return deps.db.transaction((tx) => startSession(tx, client, userId, 'passkey', deps.config.PUBLIC_URL));
 }
 
 /**

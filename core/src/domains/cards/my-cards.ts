@@ -67,25 +67,25 @@ export async function cardDetails(db: Queryable, userId: string, id: string): Pr
 export async function revealCard(
   ctx: TCardContext,
   userId: string,
-  body: { card: string; password?: string | undefined; code?: string | undefined },
+  body: { card: string; password?: string | undefined; code?: string | undefined; passkey?: string | undefined },
 ): Promise<Omit<TCardReveal, 'status'>> {
   const { db } = ctx;
   const row = await ownCard(db, userId, body.card);
   if (!isIssued(row.status) || row.status === 'closed' || !row.issuer_ref) throw conflict('cards.reveal_unavailable');
   await consumeRateLimit(db, 'card_reveal_user', userId);
   const now = ctx.now();
-  // The password, or a code of the second factor (TOTP or a recovery code) when one is on.
+  // The password, or the second factor (a TOTP or recovery code, or a passkey) when one is on.
   let ok = false;
-  let field: 'password' | 'code' = 'password';
+  let field: 'password' | 'code' | 'passkey' = 'password';
   if (body.password !== undefined) {
     const [user] = await db.query<{ password_hash: string | null }>('SELECT password_hash FROM users WHERE id = $1', [userId]);
     ok = await verifyPassword(body.password, user?.password_hash ?? null);
-  } else if (body.code !== undefined) {
-    field = 'code';
+  } else {
+    field = body.passkey !== undefined ? 'passkey' : 'code';
     try {
-      ok = (await verifySecondFactor(db, userId, body.code, now.getTime())) !== 'none';
+      ok = (await verifySecondFactor(db, userId, { code: body.code, passkey: body.passkey }, now.getTime())) !== 'none';
     } catch (err) {
-      if (!(err instanceof AppError) || err.code !== 'second_factor_invalid') throw err;
+      if (!(err instanceof AppError) || (err.code !== 'second_factor_invalid' && err.code !== 'passkey_invalid')) throw err;
     }
   }
   if (!ok) {

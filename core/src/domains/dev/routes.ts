@@ -175,6 +175,14 @@ const devRoutes: FastifyPluginAsyncZod<{ publicUrl: string; cipher: TDocumentCip
     return { status: 'ok', level };
   });
 
+  // The 24-hour withdrawal pause after a security change, lifted (e2e: a passkey just added approves a withdrawal).
+  app.post('/api/dev/security_hold', { schema: { body: z.object({ account_id: z.number().int() }) } }, async (request) => {
+    const userId = await userIdOfAccount(app.db, request.body.account_id);
+    if (!userId) throw notFoundOf('account');
+    await app.db.query('UPDATE users SET security_changed_at = NULL WHERE id = $1', [userId]);
+    return { status: 'ok' };
+  });
+
   app.post('/api/dev/referral', { schema: { body: ZDevReferralBody } }, async (request) => {
     const body = request.body;
     if (body.action === 'terms') {

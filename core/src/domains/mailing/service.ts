@@ -24,7 +24,7 @@ export function changeMailingPreferences(db: Db, userId: string, body: TMailingB
  * carries the new code (or none).
  */
 export async function setAntiPhishingCode(db: Db, userId: string, body: TAntiPhishingBody, now: Date): Promise<string | null> {
-  await verifySecondFactor(db, userId, body.code, now.getTime());
+  await verifySecondFactor(db, userId, { code: body.code, passkey: body.passkey }, now.getTime());
   const code = body.anti_phishing_code || null;
   await db.transaction(async (tx) => {
     const [user] = await tx.query<{ email: string; locale: 'ru' | 'en'; account_id: number }>(

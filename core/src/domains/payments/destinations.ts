@@ -101,7 +101,7 @@ export async function addDestination(deps: TBookDeps, userId: string, body: TWit
     for (const issue of parsed.error.issues) fields[String(issue.path[0] ?? 'ps')] ??= issue.message.includes('.') ? issue.message : 'validation.invalid';
     throw new AppError('validation', { fields });
   }
-  await verifySecondFactor(db, userId, body.code, deps.now().getTime());
+  await verifySecondFactor(db, userId, { code: body.code, passkey: body.passkey }, deps.now().getTime());
   const form = parsed.data as Record<string, string | undefined>;
   const hash = await hashOf(cipher, entry.system.id, entry.currency.code, form);
   const now = deps.now();
@@ -173,7 +173,7 @@ export async function setAllowlist(deps: Pick<TBookDeps, 'db' | 'now'>, userId: 
     await deps.db.query('UPDATE users SET withdraw_allowlist = true, withdraw_allowlist_off_at = NULL WHERE id = $1', [userId]);
     return;
   }
-  await verifySecondFactor(deps.db, userId, body.code, now.getTime());
+  await verifySecondFactor(deps.db, userId, { code: body.code, passkey: body.passkey }, now.getTime());
   await deps.db.query(
     `UPDATE users SET withdraw_allowlist_off_at = $2 WHERE id = $1 AND withdraw_allowlist AND (withdraw_allowlist_off_at IS NULL OR withdraw_allowlist_off_at > $3)`,
     [userId, new Date(now.getTime() + DESTINATION_WAIT_MS), now],

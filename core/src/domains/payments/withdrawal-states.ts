@@ -62,7 +62,7 @@ export async function requestWithdrawal(
   locale: TLocale,
 ): Promise<{ withdrawal: TWithdrawal; replayed: boolean }> {
   const { db } = deps;
-  const { code, ...form } = body;
+  const { code, passkey, ...form } = body;
   const scope = `POST /api/withdraw/form/${systemId}`;
   const payload = { ...form };
   // A retry of an answered request replays it: its code was spent by the first attempt.
@@ -74,7 +74,7 @@ export async function requestWithdrawal(
     return { withdrawal: await withdrawalStatus(db, userId, stored.response.withdrawal_id, locale), replayed: true };
   }
   await refuseWhileWithdrawalsBlocked(db, userId);
-  await verifySecondFactor(db, userId, code, deps.now().getTime());
+  await verifySecondFactor(db, userId, { code, passkey }, deps.now().getTime());
 
   const now = deps.now();
   const { result, replayed } = await runIdempotent(db, { userId, key, scope, payload }, async (tx) => {

@@ -269,7 +269,7 @@ async function eraseClosedAccounts(db: Db, storage: TFileStorage, now: Date): Pr
  * and the data are erased after the legal period; a mail confirms it.
  */
 export async function closeAccount(db: Db, userId: string, body: TCloseAccountBody, now: Date): Promise<void> {
-  await verifySecondFactor(db, userId, body.code, now.getTime());
+  await verifySecondFactor(db, userId, { code: body.code, passkey: body.passkey }, now.getTime());
   await db.transaction(async (tx) => {
     const [user] = await tx.query<{ email: string; locale: TLocale; account_id: number }>(
       'SELECT email, locale, account_id FROM users WHERE id = $1 AND closed_at IS NULL FOR UPDATE',

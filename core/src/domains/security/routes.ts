@@ -1,9 +1,20 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { SESSION_CLEARED, SESSION_STATE_HEADER, ZTokenParams, ZSessionParams, translate } from '@obmen/shared';
+import { SESSION_CLEARED, SESSION_STATE_HEADER, ZPasskeyParams, ZTokenParams, ZSessionParams, translate } from '@obmen/shared';
 import { AppError, notFoundOf } from '../../errors.ts';
 import { confirmEmailChange, getEmailState, reportEmailChange, requestEmailChange } from './email.ts';
 import { currentUser, requireUser } from '../user/current.ts';
-import { disableTotp, enableTotp, getSecurityOverview, renewRecoveryCodes, revokeOtherSessions, revokeOwnSession, startTotpSetup } from './service.ts';
+import { passkeyAssertionOptions, passkeyRegistrationOptions, relyingPartyOf } from './passkeys.ts';
+import {
+  disableTotp,
+  enableTotp,
+  enrolPasskey,
+  getSecurityOverview,
+  removePasskey,
+  renewRecoveryCodes,
+  revokeOtherSessions,
+  revokeOwnSession,
+  startTotpSetup,
+} from './service.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { schemaOf } from '../../lib/call-schema.ts';
 
@@ -12,6 +23,7 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
   const tags = ['Auth'];
   const deps = { db: app.db, mailer: app.mailer, now: options.now ?? (() => new Date()) };
   const emailDeps = { db: app.db, mailer: app.mailer, publicUrl: options.publicUrl };
+  const rp = relyingPartyOf(options.publicUrl);
   /** A malformed mailed-link token is the same "invalid or expired link" as a spent one. */
   const tokenRoute = { paramsError: () => new AppError('invalid_token') };
 
@@ -56,7 +68,7 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
       onRequest: requireUser,
       schema: { tags, summary: 'Turn two-factor off with a code (withdrawals then wait 24 hours)', ...schemaOf(CALLS['POST /api/security/totp/disable']) },
     },
-    (request) => disableTotp(deps, currentUser(request), request.body.code, request.locale),
+    (request) => disableTotp(deps, currentUser(request), request.body, request.locale),
   );
 
   app.post(
@@ -65,7 +77,61 @@ const securityRoutes: FastifyPluginAsyncZod<{ now?: () => Date; publicUrl: strin
       onRequest: requireUser,
       schema: { tags, summary: 'Ten new recovery codes for a code (the old ones stop working)', ...schemaOf(CALLS['POST /api/security/recovery_codes']) },
     },
-    (request) => renewRecoveryCodes(deps, currentUser(request), request.body.code, request.locale),
+    (request) => renewRecoveryCodes(deps, currentUser(request), request.body, request.locale),
+  );
+
+  app.post(
+    '/api/security/passkeys/options',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: 'Start adding a passkey: the options for navigator.credentials.create',
+        ...schemaOf(CALLS['POST /api/security/passkeys/options']),
+      },
+    },
+    (request) => passkeyRegistrationOptions(app.db, rp, currentUser(request), deps.now()),
+  );
+
+  app.post(
+    '/api/security/passkeys',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: 'Keep a new passkey (with the second factor when 2FA is on); withdrawals then wait 24 hours',
+        ...schemaOf(CALLS['POST /api/security/passkeys']),
+      },
+    },
+    (request) => enrolPasskey(deps, currentUser(request), request.body, request.locale),
+  );
+
+  app.post(
+    '/api/security/passkeys/:id/remove',
+    {
+      onRequest: requireUser,
+      config: { paramsError: () => notFoundOf('passkey') },
+      schema: {
+        tags,
+        summary: 'Remove a passkey (with the second factor when 2FA is on)',
+        params: ZPasskeyParams,
+        ...schemaOf(CALLS['POST /api/security/passkeys/{id}/remove']),
+      },
+    },
+    (request) => removePasskey(deps, currentUser(request), request.params.id, request.body, request.locale),
+  );
+
+  app.post(
+    '/api/security/second_factor/options',
+    {
+      onRequest: requireUser,
+      schema: {
+        tags,
+        summary: "The options of an assertion by one of the user's passkeys, in place of a code",
+        ...schemaOf(CALLS['POST /api/security/second_factor/options']),
+      },
+    },
+    (request) => passkeyAssertionOptions(app.db, rp, currentUser(request).id, deps.now()),
   );
 
   app.post(

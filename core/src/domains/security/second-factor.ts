@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
+import { verifyPasskeyAssertion } from './passkeys.ts';
 import { base32Encode, matchTotp } from './totp.ts';
 
 /*
@@ -15,7 +16,10 @@ export const RECOVERY_CODE_COUNT = 10;
 /** Withdrawals wait this long after a password change or reset, 2FA off, or an e-mail change. */
 export const SECURITY_HOLD_S = 24 * 60 * 60;
 
-export type TSecondFactorMethod = 'totp' | 'recovery';
+export type TSecondFactorMethod = 'totp' | 'recovery' | 'passkey';
+
+/** What a guarded form carries: a typed code, or a passkey's assertion (JSON text). */
+export type TSecondFactorProof = { code?: string | null | undefined; passkey?: string | null | undefined };
 
 export async function secondFactorEnabled(db: Queryable, userId: string): Promise<boolean> {
   const [row] = await db.query('SELECT 1 FROM user_totp WHERE user_id = $1 AND enabled_at IS NOT NULL', [userId]);
@@ -50,28 +54,30 @@ export async function issueRecoveryCodes(db: Queryable, userId: string): Promise
  * - 2FA off: `'none'` (nothing to check; the caller goes on);
  * - a 6-digit TOTP code of the current step, the one before or the one after, newer than the
  *   last code accepted (a code works once): `'totp'`;
- * - one of the unused recovery codes: `'recovery'` (it is used up).
- * Otherwise 400 `second_factor_required` (no code) or `second_factor_invalid`, field `code`.
+ * - one of the unused recovery codes: `'recovery'` (it is used up);
+ * - an assertion of one of the user's passkeys over a live second-factor challenge (spent):
+ *   `'passkey'`, or 400 `passkey_invalid`.
+ * Otherwise 400 `second_factor_required` (neither) or `second_factor_invalid`, field `code`.
  *
  * Every attempt counts against the user's limit (10 per 15 minutes, 429 beyond), and a spent
  * code stays spent: that is why it takes the database handle, not a transaction. Call it
  * before the transaction of the guarded action (a failure there rolls back nothing here; the
  * user types a fresh code).
  */
-export async function verifySecondFactor(
-  db: Db,
-  userId: string,
-  code: string | null | undefined,
-  nowMs: number = Date.now(),
-): Promise<'none' | TSecondFactorMethod> {
+export async function verifySecondFactor(db: Db, userId: string, proof: TSecondFactorProof, nowMs: number = Date.now()): Promise<'none' | TSecondFactorMethod> {
   const [totp] = await db.query<{ secret: string; last_step: string }>(
     'SELECT secret, last_step FROM user_totp WHERE user_id = $1 AND enabled_at IS NOT NULL',
     [userId],
   );
   if (!totp) return 'none';
-  const typed = (code ?? '').trim();
-  if (!typed) throw new AppError('second_factor_required');
+  const typed = (proof.code ?? '').trim();
+  const passkey = (proof.passkey ?? '').trim();
+  if (!typed && !passkey) throw new AppError('second_factor_required');
   await consumeRateLimit(db, 'second_factor_user', userId);
+  if (passkey) {
+    await verifyPasskeyAssertion(db, passkey, userId, new Date(nowMs));
+    return 'passkey';
+  }
   const digits = typed.replace(/\s/g, '');
   if (/^\d{6}$/.test(digits)) {
     const step = matchTotp(totp.secret, digits, nowMs, Number(totp.last_step));

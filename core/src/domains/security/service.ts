@@ -15,7 +15,15 @@ import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
 import { queueMail } from '../../mail/outbox.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { describeDevice } from './device.ts';
-import { RECOVERY_CODE_COUNT, issueRecoveryCodes, markSecurityChanged, verifySecondFactor, withdrawalsBlockedUntil } from './second-factor.ts';
+import { addPasskey, deletePasskey, listPasskeys } from './passkeys.ts';
+import {
+  RECOVERY_CODE_COUNT,
+  issueRecoveryCodes,
+  markSecurityChanged,
+  verifySecondFactor,
+  withdrawalsBlockedUntil,
+  type TSecondFactorProof,
+} from './second-factor.ts';
 import { matchTotp, newTotpSecret, otpauthUri } from './totp.ts';
 
 /** The signed-in user a security call acts for. */
@@ -87,7 +95,7 @@ export async function checkSignInChallenge(
   );
   if (!row) throw new AppError('challenge_invalid');
   try {
-    await verifySecondFactor(db, row.user_id, code, nowMs);
+    await verifySecondFactor(db, row.user_id, { code }, nowMs);
   } catch (err) {
     if (err instanceof AppError && err.code === 'second_factor_invalid') {
       await recordSignIn(db, row.user_id, meta, 'second_factor', { success: false, failure: 'code' });
@@ -105,13 +113,14 @@ export async function spendSignInChallenge(tx: Queryable, challengeId: string): 
 // ---- what /settings/security shows ---------------------------------------------------------------
 
 export async function getSecurityOverview(db: Queryable, userId: string, currentSessionId: string | null): Promise<TSecurityResponse> {
-  const [[factor], sessions, signIns, blocked] = await Promise.all([
+  const [[factor], passkeys, sessions, signIns, blocked] = await Promise.all([
     db.query<{ enabled_at: string | null; left: number }>(
       `SELECT iso_time(t.enabled_at) AS enabled_at,
               (SELECT count(*)::int FROM recovery_codes r WHERE r.user_id = $1 AND r.used_at IS NULL) AS left
        FROM (SELECT 1) one LEFT JOIN user_totp t ON t.user_id = $1 AND t.enabled_at IS NOT NULL`,
       [userId],
     ),
+    listPasskeys(db, userId),
     db.query<{ id: string; ip: string | null; user_agent: string | null; created_at: string; last_seen_at: string }>(
       `SELECT id::text, ip, user_agent, iso_time(created_at) AS created_at, iso_time(last_seen_at) AS last_seen_at
        FROM sessions WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() ORDER BY last_seen_at DESC, id DESC`,
@@ -128,6 +137,7 @@ export async function getSecurityOverview(db: Queryable, userId: string, current
   return {
     status: 'ok',
     second_factor: { enabled, enabled_at: factor?.enabled_at ?? null, recovery_codes_left: enabled ? (factor?.left ?? 0) : 0 },
+    passkeys,
     sessions: sessions.map(
       (s): TSessionInfo => ({
         id: s.id,
@@ -212,9 +222,14 @@ export async function enableTotp(
   return { status: 'ok', message: translate(locale, 'security.enabled', { count: RECOVERY_CODE_COUNT }), recovery_codes: codes };
 }
 
-/** Turns 2FA off with a code (TOTP or recovery); withdrawals then wait 24 hours. */
-export async function disableTotp(deps: TSecurityDeps, user: TSecurityUser, code: string, locale: TLocale): Promise<{ status: 'ok'; message: string }> {
-  const method = await verifySecondFactor(deps.db, user.id, code, deps.now().getTime());
+/** Turns 2FA off with a code (TOTP or recovery) or a passkey; withdrawals then wait 24 hours. */
+export async function disableTotp(
+  deps: TSecurityDeps,
+  user: TSecurityUser,
+  proof: TSecondFactorProof,
+  locale: TLocale,
+): Promise<{ status: 'ok'; message: string }> {
+  const method = await verifySecondFactor(deps.db, user.id, proof, deps.now().getTime());
   if (method === 'none') throw new AppError('second_factor_not_enabled');
   await deps.db.transaction((tx) => removeSecondFactor(tx, user));
   deps.mailer.kick();
@@ -234,9 +249,46 @@ export async function removeSecondFactor(tx: Queryable, user: Pick<TSecurityUser
 }
 
 /** Ten new recovery codes for a code (the old ones stop working). */
-export async function renewRecoveryCodes(deps: TSecurityDeps, user: TSecurityUser, code: string, locale: TLocale) {
-  const method = await verifySecondFactor(deps.db, user.id, code, deps.now().getTime());
+export async function renewRecoveryCodes(deps: TSecurityDeps, user: TSecurityUser, proof: TSecondFactorProof, locale: TLocale) {
+  const method = await verifySecondFactor(deps.db, user.id, proof, deps.now().getTime());
   if (method === 'none') throw new AppError('second_factor_not_enabled');
   const codes = await deps.db.transaction((tx) => issueRecoveryCodes(tx, user.id));
   return { status: 'ok' as const, message: translate(locale, 'security.codes_renewed', { count: RECOVERY_CODE_COUNT }), recovery_codes: codes };
+}
+
+// ---- passkeys ----------------------------------------------------------------------------------
+
+/**
+ * Keeps a new passkey: with 2FA on only after the second factor (a stolen session alone cannot
+ * add a key that would then pass for it). A security change: withdrawals wait 24 hours, and
+ * the user is told by mail.
+ */
+export async function enrolPasskey(
+  deps: TSecurityDeps,
+  user: TSecurityUser,
+  body: { name: string; credential: string } & TSecondFactorProof,
+  locale: TLocale,
+): Promise<{ status: 'ok'; message: string }> {
+  const now = deps.now();
+  await verifySecondFactor(deps.db, user.id, body, now.getTime());
+  await deps.db.transaction(async (tx) => {
+    await addPasskey(tx, user.id, body.name, body.credential, now);
+    await markSecurityChanged(tx, user.id);
+    await queueMail(tx, { kind: 'passkey_added', to: user.email, locale: user.locale, vars: { account_id: user.account_id, name: body.name } });
+  });
+  deps.mailer.kick();
+  return { status: 'ok', message: translate(locale, 'security.passkey_added') };
+}
+
+/** Removes one of the user's passkeys, after the second factor when 2FA is on. */
+export async function removePasskey(
+  deps: TSecurityDeps,
+  user: TSecurityUser,
+  id: string,
+  proof: TSecondFactorProof,
+  locale: TLocale,
+): Promise<{ status: 'ok'; message: string }> {
+  await verifySecondFactor(deps.db, user.id, proof, deps.now().getTime());
+  await deletePasskey(deps.db, user.id, id);
+  return { status: 'ok', message: translate(locale, 'security.passkey_removed') };
 }

@@ -10,7 +10,7 @@ import { CALLS } from '@obmen/shared/calls';
 import { csvSchemaOf, schemaOf } from '../../lib/call-schema.ts';
 
 /** Transfers between users (spec §7 Transfer). Every route needs a signed-in user. */
-const transferRoutes: FastifyPluginAsyncZod = async (app) => {
+const transferRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
   const tags = ['Transfer'];
 
   app.get(
@@ -35,7 +35,7 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const user = currentUser(request);
       await consumeRateLimit(app.db, 'transfer_check_user', user.id);
-      return checkTransfer(app.db, user.id, request.body);
+      return checkTransfer(app.db, user.id, request.body, user.second_factor);
     },
   );
 
@@ -47,7 +47,10 @@ const transferRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { tags, summary: 'Send money to another account (form)', ...schemaOf(CALLS['POST /api/transfer']) },
     },
     async (request, reply) => {
-      const result = await callWithIdempotencyKey(request, reply, (key) => makeTransfer(app.db, currentUser(request).id, key, request.body));
+      const user = currentUser(request);
+      const result = await callWithIdempotencyKey(request, reply, (key) =>
+        makeTransfer(app.db, user.id, key, request.body, user.second_factor ? { nowMs: now().getTime() } : null),
+      );
       const { transfer } = result;
       return {
         status: 'ok' as const,

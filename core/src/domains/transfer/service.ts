@@ -7,6 +7,7 @@ import { ledgerCall } from '../ledger/service.ts';
 import { requestHash } from '../idempotency/service.ts';
 import { formatWalletState, type TWalletEnvelope, type TWalletState } from '../wallets/service.ts';
 import { offerFeed } from '../events/service.ts';
+import { verifySecondFactor } from '../security/second-factor.ts';
 
 export const TRANSFER_SCOPE = 'POST /api/transfer';
 
@@ -57,7 +58,7 @@ export async function transferInfo(db: Queryable, userId: string): Promise<{ cur
  * POST /api/transfer/check: the recipient's masked name, the fee and the total, or why not
  * (unknown account, yourself, limits, not enough money) as a 4xx naming the field.
  */
-export async function checkTransfer(db: Queryable, userId: string, body: TTransferBody): Promise<TTransferCheck> {
+export async function checkTransfer(db: Queryable, userId: string, body: TTransferBody, secondFactor: boolean): Promise<TTransferCheck> {
   const currency = await enabledCurrency(db, body.currency);
   const amount = parseUserAmount(body.amount, currency);
   const [row] = await ledgerCall(db, () =>
@@ -80,6 +81,7 @@ export async function checkTransfer(db: Queryable, userId: string, body: TTransf
     fee: format(fee),
     total: format(amount + fee),
     balance: format(balance),
+    second_factor: secondFactor,
   };
 }
 
@@ -139,12 +141,30 @@ const transferInBatch = batchedCall<TTransferItem, TTransferDone>({
  * POST /api/transfer: moves the money in ONE round trip, shared with the transfers arriving at
  * the same moment (money_transfer_many(): idempotency key, checks, locks in id order, ledger,
  * record, the sender's wallets). The same key replays the first answer.
+ *
+ * `secondFactor` (2FA is on; the session says so, so a user without it pays no query): the code
+ * or passkey of the body is checked and spent first, unless this key already has its answer —
+ * a retry replays it, whose code the first attempt spent.
  */
-export async function makeTransfer(db: Db, userId: string, key: string, body: TTransferBody): Promise<TTransferResult> {
+export async function makeTransfer(
+  db: Db,
+  userId: string,
+  key: string,
+  body: TTransferBody,
+  secondFactor: { nowMs: number } | null = null,
+): Promise<TTransferResult> {
   const currency = await enabledCurrency(db, body.currency);
   const amount = parseUserAmount(body.amount, currency);
   const comment = body.comment ?? null;
   const hash = requestHash(TRANSFER_SCOPE, { account_id: body.account_id, currency: currency.code, amount, comment });
+  if (secondFactor) {
+    const [answered] = await db.query('SELECT 1 FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND request_hash = $3 AND response IS NOT NULL', [
+      userId,
+      key,
+      hash,
+    ]);
+    if (!answered) await verifySecondFactor(db, userId, body, secondFactor.nowMs);
+  }
   const item = { userId, key, hash, accountId: body.account_id, currency: currency.code, amount: amount.toString(), comment };
   const { replayed, result, wallet, users } = await ledgerCall(db, () => transferInBatch(db, item));
   // Both users' "wallets" events were recorded with the transfer and are committed now.

@@ -13,6 +13,7 @@ import { signWebhook } from '../../../src/inbox/signature.ts';
 import { approveWithdrawal, rejectWithdrawal } from '../../../src/domains/payments/withdrawal-states.ts';
 import { markSecurityChanged } from '../../../src/domains/security/second-factor.ts';
 import { newTotpSecret, totpCode } from '../../../src/domains/security/totp.ts';
+import { enrolSoftPasskey, softSecondFactor } from '../../passkey-authenticator.ts';
 
 const SECRET = 'test-sandbox-card-secret-0123456789abcdef';
 const NOW = new Date('2026-11-23T10:00:00Z');
@@ -291,6 +292,26 @@ describe.each(ENGINES)('withdraw (%s)', (engine) => {
     const replay = await withdraw(erin, { currency: 'RUB', amount: '200', ...CARD, code: right }, { key: 'erin-key-1' });
     expect(replay.statusCode).toBe(200);
     expect(replay.json().withdrawal.id).toBe(ok.json().withdrawal.id);
+  });
+
+  it('a passkey approves a withdrawal in place of the code; its assertion does not approve a second one', async () => {
+    const fay = await createFixtureUser(ctx.db);
+    await ctx.db.query('UPDATE users SET verification_level = 1 WHERE id = $1', [fay.id]);
+    await fund(ctx.db, fay.id, 'RUB', 1_000_000n);
+    const secret = newTotpSecret();
+    await ctx.db.query('INSERT INTO user_totp (user_id, secret, enabled_at) VALUES ($1, $2, now())', [fay.id, secret]);
+    const send = (url: string, options: { token?: string; payload?: object }) => call(ctx.app, url, options);
+    const key = await enrolSoftPasskey(send, fay.token, { code: totpCode(secret, NOW.getTime()) });
+    // Adding the passkey paused withdrawals for 24 hours; this test is about the factor, not the pause.
+    const paused = await withdraw(fay, { currency: 'RUB', amount: '200', ...CARD, passkey: await softSecondFactor(send, fay.token, key) });
+    expect(paused.json().code).toBe('withdrawals_blocked');
+    await ctx.db.query('UPDATE users SET security_changed_at = NULL WHERE id = $1', [fay.id]);
+    const assertion = await softSecondFactor(send, fay.token, key);
+    const ok = await withdraw(fay, { currency: 'RUB', amount: '200', ...CARD, passkey: assertion });
+    expect(ok.statusCode).toBe(200);
+    const again = await withdraw(fay, { currency: 'RUB', amount: '200', ...CARD, passkey: assertion });
+    expect(again.json().code).toBe('passkey_invalid');
+    expect(await heldBalance(ctx.db, fay.id, 'RUB')).toBe(20_000n);
   });
 
   it('GET /api/withdraw/history: rows with state and reason, filters, CSV', async () => {

@@ -75,32 +75,35 @@ describe.each(ENGINES)('second factor and security changes on %s', (engine) => {
   it('with 2FA off there is nothing to check', async () => {
     const user = await createFixtureUser(ctx.db);
     expect(await secondFactorEnabled(ctx.db, user.id)).toBe(false);
-    expect(await verifySecondFactor(ctx.db, user.id, undefined)).toBe('none');
+    expect(await verifySecondFactor(ctx.db, user.id, { code: undefined })).toBe('none');
     // An enrolment never confirmed does not switch it on.
     await ctx.db.query('INSERT INTO user_totp (user_id, secret) VALUES ($1, $2)', [user.id, newTotpSecret()]);
-    expect(await verifySecondFactor(ctx.db, user.id, '123456')).toBe('none');
+    expect(await verifySecondFactor(ctx.db, user.id, { code: '123456' })).toBe('none');
   });
 
   it('a TOTP code works once; a missing, wrong or old code is refused', async () => {
     const { user, secret } = await enrolled();
     expect(await secondFactorEnabled(ctx.db, user.id)).toBe(true);
     const now = Date.now();
-    expect(await codeOf(verifySecondFactor(ctx.db, user.id, ''))).toBe('second_factor_required');
-    expect(await codeOf(verifySecondFactor(ctx.db, user.id, totpCode(secret, now - 90_000), now))).toBe('second_factor_invalid');
+    expect(await codeOf(verifySecondFactor(ctx.db, user.id, { code: '' }))).toBe('second_factor_required');
+    expect(await codeOf(verifySecondFactor(ctx.db, user.id, { code: totpCode(secret, now - 90_000) }, now))).toBe('second_factor_invalid');
     const code = totpCode(secret, now);
-    expect(await verifySecondFactor(ctx.db, user.id, ` ${code.slice(0, 3)} ${code.slice(3)} `, now)).toBe('totp');
-    expect(await codeOf(verifySecondFactor(ctx.db, user.id, code, now))).toBe('second_factor_invalid');
+    expect(await verifySecondFactor(ctx.db, user.id, { code: ` ${code.slice(0, 3)} ${code.slice(3)} ` }, now)).toBe('totp');
+    expect(await codeOf(verifySecondFactor(ctx.db, user.id, { code: code }, now))).toBe('second_factor_invalid');
     // The previous step's code is older than the one used: refused too.
-    expect(await codeOf(verifySecondFactor(ctx.db, user.id, totpCode(secret, now - 30_000), now))).toBe('second_factor_invalid');
+    expect(await codeOf(verifySecondFactor(ctx.db, user.id, { code: totpCode(secret, now - 30_000) }, now))).toBe('second_factor_invalid');
     // The next step's code is still good once.
-    expect(await verifySecondFactor(ctx.db, user.id, totpCode(secret, now + 30_000), now)).toBe('totp');
+    expect(await verifySecondFactor(ctx.db, user.id, { code: totpCode(secret, now + 30_000) }, now)).toBe('totp');
   });
 
   it('two requests with one code at once: exactly one passes', async () => {
     const { user, secret } = await enrolled();
     const now = Date.now();
     const code = totpCode(secret, now);
-    const results = await Promise.allSettled([verifySecondFactor(ctx.db, user.id, code, now), verifySecondFactor(ctx.db, user.id, code, now)]);
+    const results = await Promise.allSettled([
+      verifySecondFactor(ctx.db, user.id, { code: code }, now),
+      verifySecondFactor(ctx.db, user.id, { code: code }, now),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
 
@@ -112,18 +115,19 @@ describe.each(ENGINES)('second factor and security changes on %s', (engine) => {
     const stored = await ctx.db.query<{ code_hash: Buffer }>('SELECT code_hash FROM recovery_codes WHERE user_id = $1', [user.id]);
     expect(stored).toHaveLength(10);
     expect(JSON.stringify(stored)).not.toContain(codes[0]!.replace(/-/g, ''));
-    expect(await verifySecondFactor(ctx.db, user.id, codes[0]!.toUpperCase().replace(/-/g, ' '))).toBe('recovery');
-    expect(await codeOf(verifySecondFactor(ctx.db, user.id, codes[0]))).toBe('second_factor_invalid');
-    expect(await verifySecondFactor(ctx.db, user.id, codes[1])).toBe('recovery');
+    expect(await verifySecondFactor(ctx.db, user.id, { code: codes[0]!.toUpperCase().replace(/-/g, ' ') })).toBe('recovery');
+    expect(await codeOf(verifySecondFactor(ctx.db, user.id, { code: codes[0] }))).toBe('second_factor_invalid');
+    expect(await verifySecondFactor(ctx.db, user.id, { code: codes[1] })).toBe('recovery');
     // Another user's code is not this user's.
     const other = await enrolled();
-    expect(await codeOf(verifySecondFactor(ctx.db, user.id, other.codes[0]))).toBe('second_factor_invalid');
+    expect(await codeOf(verifySecondFactor(ctx.db, user.id, { code: other.codes[0] }))).toBe('second_factor_invalid');
   });
 
   it('attempts are limited per user: the 11th in 15 minutes is 429, even a right code', async () => {
     const { user, secret } = await enrolled();
-    for (let i = 0; i < 10; i++) expect(await codeOf(verifySecondFactor(ctx.db, user.id, '000000'.replace(/0$/, String(i))))).not.toBe('rate_limited');
-    expect(await codeOf(verifySecondFactor(ctx.db, user.id, totpCode(secret, Date.now())))).toBe('rate_limited');
+    for (let i = 0; i < 10; i++)
+      expect(await codeOf(verifySecondFactor(ctx.db, user.id, { code: '000000'.replace(/0$/, String(i)) }))).not.toBe('rate_limited');
+    expect(await codeOf(verifySecondFactor(ctx.db, user.id, { code: totpCode(secret, Date.now()) }))).toBe('rate_limited');
   });
 
   it('withdrawals wait 24 hours after a security change', async () => {

@@ -66,6 +66,7 @@ describe.each(ENGINES)('transfers on %s', (engine) => {
       fee: '0.000000',
       total: '10.000000',
       balance: '100.000000',
+      second_factor: false,
     });
     const masked = await post(alice, '/api/transfer/check', { account_id: String(carol.accountId), currency: 'USDT', amount: '1' });
     expect(masked.json().recipient.name).toBe('ca***@e***.org');
