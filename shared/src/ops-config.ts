@@ -367,7 +367,13 @@ export type TTransferTerms = z.infer<typeof ZTransferTerms>;
 export const ZOpsMoneyConfigResponse = z.object({
   status: z.literal('ok'),
   currencies: z.array(
-    z.object({ currency: z.string(), enabled: z.boolean(), transfer: ZTransferTerms.omit({ currency: true }).nullable(), large: z.string().nullable(), auto: z.string().nullable() }),
+    z.object({
+      currency: z.string(),
+      enabled: z.boolean(),
+      transfer: ZTransferTerms.omit({ currency: true }).nullable(),
+      large: z.string().nullable(),
+      auto: z.string().nullable(),
+    }),
   ),
 });
 export type TOpsMoneyRow = z.infer<typeof ZOpsMoneyConfigResponse>['currencies'][number];

@@ -188,7 +188,15 @@ export async function setTransferSettings(
 
 /** The terms `transfer:set` set, per currency (major units), or one currency's; a currency never set has no row. */
 export async function transferTerms(db: Queryable, code?: string): Promise<TTransferTerms[]> {
-  const rows = await db.query<{ currency: string; precision: number; min: string; max: string | null; fee_percent: string; fee_fixed: string; enabled: boolean }>(
+  const rows = await db.query<{
+    currency: string;
+    precision: number;
+    min: string;
+    max: string | null;
+    fee_percent: string;
+    fee_fixed: string;
+    enabled: boolean;
+  }>(
     `SELECT t.currency, c.precision, t.min_amount::text AS min, t.max_amount::text AS max, t.fee_percent::text AS fee_percent,
             t.fee_fixed::text AS fee_fixed, t.enabled
      FROM transfer_settings t JOIN currencies c ON c.code = t.currency

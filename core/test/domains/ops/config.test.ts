@@ -561,7 +561,8 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
 
     // As it was, for the tests after this one.
     await ctx.db.query("DELETE FROM transfer_settings WHERE currency = 'USD'");
-    if (was.transfer) await setTransferSettings(ctx.db, 'USD', { ...was.transfer, max: was.transfer.max ?? 'none', enabled: String(was.transfer.enabled) } as never);
+    if (was.transfer)
+      await setTransferSettings(ctx.db, 'USD', { ...was.transfer, max: was.transfer.max ?? 'none', enabled: String(was.transfer.enabled) } as never);
     await setLargeAmount(ctx.db, 'USD', was.large ?? '0');
     if (was.auto === null) await ctx.db.query("DELETE FROM withdraw_auto_approval WHERE currency = 'USD'");
     else await setAutoApproval(ctx.db, 'USD', was.auto);
