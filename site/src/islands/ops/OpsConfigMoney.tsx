@@ -5,7 +5,7 @@ import { displayMoney, displayPercent } from '@obmen/shared/format';
 import type { TOpsMoneyRow, TTransferTermsInput } from '@obmen/shared/ops-config';
 import { api } from '../../lib/api.ts';
 import { IslandRoot, type TIslandProps } from '../IslandRoot.tsx';
-import { ConfigProposal, ConfigText, useConfigChange } from './ConfigFields.tsx';
+import { ConfigCheck, ConfigProposal, ConfigText, useConfigChange } from './ConfigFields.tsx';
 import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { OpsTable } from './OpsTable.tsx';
 
@@ -80,16 +80,13 @@ function TransferForm({ rows }: { rows: TOpsMoneyRow[] }) {
           />
         ))}
       </div>
-      <label className="check">
-        <input
-          type="checkbox"
-          name="enabled"
-          checked={enabled ?? current?.enabled ?? true}
-          onChange={(event) => setEnabled(event.target.checked)}
-          data-testid="ops-money-transfer-enabled"
-        />
-        <span>{t('ops.config.money_transfer_enabled')}</span>
-      </label>
+      <ConfigCheck
+        name="enabled"
+        label={t('ops.config.money_transfer_enabled')}
+        checked={enabled ?? current?.enabled ?? true}
+        testId="ops-money-transfer-enabled"
+        onChange={setEnabled}
+      />
     </ConfigProposal>
   );
 }
@@ -156,7 +153,7 @@ function Money() {
             title: t('ops.config.money_transfer'),
             cell: (row) =>
               row.transfer
-                ? t('ops.config.money_transfer_text', {
+                ? t(row.transfer.max === null ? 'ops.config.money_transfer_text_open' : 'ops.config.money_transfer_text', {
                     min: money(row.transfer.min, row.currency),
                     max: money(row.transfer.max, row.currency),
                     fee_percent: displayPercent(row.transfer.fee_percent, locale),
