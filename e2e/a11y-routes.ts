@@ -328,6 +328,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'ops configuration, rates', path: '/ops/config/rates', auth: 'ops' },
   { name: 'ops configuration, payment systems', path: '/ops/config/payments', auth: 'ops' },
   { name: 'ops configuration, verification limits', path: '/ops/config/limits', auth: 'ops' },
+  { name: 'ops configuration, transfers and withdrawals', path: '/ops/config/money', auth: 'ops' },
   { name: 'ops configuration, card products', path: '/ops/config/cards', auth: 'ops' },
   { name: 'ops configuration, site', path: '/ops/config/site', auth: 'ops' },
   { name: 'ops configuration, footer logos', path: '/ops/config/footer', auth: 'ops' },

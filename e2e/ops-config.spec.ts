@@ -157,6 +157,58 @@ for (const locale of ['ru', 'en'] as const) {
     await expect(row).toContainText(/50[.,]00/);
   });
 
+  test(`a finance operator proposes a withdrawal four-eyes amount (a bad one refused in place), a second one approves it (${locale})`, async ({
+    page,
+    context,
+    browser,
+  }) => {
+    // Two browsers, two enrolments and sign-ins through the pages: longer than one page's flow.
+    test.setTimeout(90_000);
+    await context.addCookies([{ name: 'i18n_redirected', value: locale, url: BASE_URL }]);
+    await signedInOperator(page, ['finance']);
+    await page.goto('/ops/config');
+    await page.getByTestId('ops-config-nav-money').click();
+    await expect(page).toHaveURL(/\/ops\/config\/money$/);
+    await islandsReady(page);
+    for (const viewport of [VIEWPORTS.phone, VIEWPORTS.desktop]) {
+      await page.setViewportSize(viewport);
+      await expectNoSeriousViolations(page);
+    }
+    // Each language its own currency (no other walk withdraws these), so the two runs do not meet on one open request.
+    const currency = locale === 'ru' ? 'TRX' : 'LTC';
+    const row = page.getByTestId('ops-money-table').getByRole('row').filter({ hasText: currency });
+    const was = (await row.getByRole('cell').nth(2).textContent()) ?? '';
+    await page.getByTestId('ops-money-large-currency').selectOption(currency);
+    await page.getByTestId('ops-money-large-amount').fill('7.5.0');
+    await page.getByTestId('ops-money-large-reason').selectOption('other');
+    await page.getByTestId('ops-money-large-text').fill('larger payouts');
+    await page.getByTestId('ops-money-large-submit').click();
+    await expect(page.getByTestId('ops-money-large-error')).toContainText(currency);
+    await page.getByTestId('ops-money-large-amount').fill('750');
+    await page.getByTestId('ops-money-large-submit').click();
+    await expect(page.getByTestId('ops-money-large-proposed')).toBeVisible();
+    await page.reload();
+    await islandsReady(page);
+    await expect(row.getByRole('cell').nth(2)).toHaveText(was);
+
+    const second = await browser.newContext({ baseURL: BASE_URL });
+    await second.addCookies([{ name: 'i18n_redirected', value: locale, url: BASE_URL }]);
+    const other = await second.newPage();
+    await signedInOperator(other, ['finance']);
+    await other.goto('/ops/approvals');
+    await islandsReady(other);
+    const setting = locale === 'ru' ? 'Сумма вывода для второго оператора' : 'Withdrawal amount needing a second operator';
+    const theirs = other.getByTestId('ops-requests-pending').getByRole('row').filter({ hasText: setting }).filter({ hasText: currency });
+    await expect(theirs).toContainText(new RegExp(`750\\s${currency}`));
+    await theirs.locator('[data-testid^="ops-approve-"]').click();
+    await expect(other.getByTestId('ops-requests-decided').getByRole('row').filter({ hasText: currency }).first()).toBeVisible();
+    await second.close();
+
+    await page.reload();
+    await islandsReady(page);
+    await expect(row.getByRole('cell').nth(2)).toHaveText(/750[.,]00/);
+  });
+
   test(`a content operator schedules a notification and cancels it before it goes out (${locale})`, async ({ page, context }) => {
     await context.addCookies([{ name: 'i18n_redirected', value: locale, url: BASE_URL }]);
     await signedInOperator(page, ['content']);

@@ -90,6 +90,22 @@ export const ZLevelLimitInput = z.object({
 });
 export type TLevelLimitInput = z.infer<typeof ZLevelLimitInput>;
 
+const ZMoneyCurrency = z.string().trim().min(2, 'validation.required').max(10, 'validation.invalid');
+const ZMoneyTerm = z.string().trim().min(1, 'validation.required').max(40, 'validation.too_long');
+
+/** A currency's transfer terms, as `transfer:set` takes them (major units; max `none`: no maximum; fee_percent a fraction). */
+export const ZTransferTermsInput = z.object({
+  currency: ZMoneyCurrency,
+  min: ZMoneyTerm.optional(),
+  max: ZMoneyTerm.optional(),
+  fee_percent: ZMoneyTerm.optional(),
+  fee_fixed: ZMoneyTerm.optional(),
+  enabled: z.enum(['true', 'false'], 'validation.invalid').optional(),
+});
+export type TTransferTermsInput = z.infer<typeof ZTransferTermsInput>;
+/** A withdrawal amount per currency, as `withdraw:large` and `withdraw:auto` take it (major units; 0: none). */
+export const ZWithdrawAmountInput = z.object({ currency: ZMoneyCurrency, amount: ZMoneyTerm });
+
 /** The sensitive settings, each with its value: the parameters of a `config.change` request. */
 export const ZConfigChange = z.discriminatedUnion('setting', [
   z.object({ setting: z.literal('site.auth_type'), value: ZAuthType }),
@@ -98,6 +114,9 @@ export const ZConfigChange = z.discriminatedUnion('setting', [
   z.object({ setting: z.literal('payments.price'), value: ZPaymentPriceInput }),
   z.object({ setting: z.literal('cards.price'), value: ZCardPriceInput }),
   z.object({ setting: z.literal('limits.level'), value: ZLevelLimitInput }),
+  z.object({ setting: z.literal('transfer.terms'), value: ZTransferTermsInput }),
+  z.object({ setting: z.literal('withdraw.large'), value: ZWithdrawAmountInput }),
+  z.object({ setting: z.literal('withdraw.auto'), value: ZWithdrawAmountInput }),
 ]);
 export type TConfigChange = z.infer<typeof ZConfigChange>;
 export type TConfigSetting = TConfigChange['setting'];
@@ -329,6 +348,35 @@ export type TOpsCardCreateBody = z.infer<typeof ZOpsCardCreateBody>;
 
 /** GET /api/ops/config/limits: every level's limits (what `kyc:limits` lists). */
 export const ZOpsLimitsResponse = z.object({ status: z.literal('ok'), limits: z.array(ZVerificationLimit) });
+
+/** A currency's transfer terms as `transfer:set` answers them (major units; max null: none). */
+export const ZTransferTerms = z.object({
+  currency: z.string(),
+  min: z.string(),
+  max: z.string().nullable(),
+  fee_percent: z.string(),
+  fee_fixed: z.string(),
+  enabled: z.boolean(),
+});
+export type TTransferTerms = z.infer<typeof ZTransferTerms>;
+/**
+ * GET /api/ops/config/money: per currency, its transfer terms (null: never set, the defaults
+ * apply), from which amount approving a withdrawal needs a second operator and up to which one
+ * is approved without an operator (major units; null: no such rule).
+ */
+export const ZOpsMoneyConfigResponse = z.object({
+  status: z.literal('ok'),
+  currencies: z.array(
+    z.object({
+      currency: z.string(),
+      enabled: z.boolean(),
+      transfer: ZTransferTerms.omit({ currency: true }).nullable(),
+      large: z.string().nullable(),
+      auto: z.string().nullable(),
+    }),
+  ),
+});
+export type TOpsMoneyRow = z.infer<typeof ZOpsMoneyConfigResponse>['currencies'][number];
 
 /** POST /api/ops/config/cards/enabled: a product into or out of the catalogue (its cards stay). */
 export const ZOpsCardEnableBody = z.object({ id: ZCardProductId, enabled: z.boolean() });

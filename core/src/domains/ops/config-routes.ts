@@ -27,6 +27,7 @@ import {
   changeMenu,
   changeRate,
   menusConfig,
+  moneyConfig,
   previewArticle,
   publishArticle,
   enablePaymentSystem,
@@ -139,6 +140,19 @@ const opsConfigRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, 
       schema: { tags, summary: "Every verification level's limits (changed through config.change requests)", ...schemaOf(CALLS['GET /api/ops/config/limits']) },
     },
     async () => ({ status: 'ok' as const, ...(await limitsConfig(app.db)) }),
+  );
+
+  app.get(
+    '/api/ops/config/money',
+    {
+      config: { ops: 'config.money' },
+      schema: {
+        tags,
+        summary: 'Per currency: transfer terms, the four-eyes and auto-approval withdrawal amounts (changed through config.change requests)',
+        ...schemaOf(CALLS['GET /api/ops/config/money']),
+      },
+    },
+    async () => ({ status: 'ok' as const, ...(await moneyConfig(app.db)) }),
   );
 
   app.get(

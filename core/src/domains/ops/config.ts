@@ -8,6 +8,7 @@ import type {
   TOpsArticleBody,
   TOpsMenuItemBody,
   TOpsMenuRemoveBody,
+  TOpsMoneyRow,
   TOpsPaymentEnableBody,
   TOpsPaymentSystemRow,
   TOpsPermission,
@@ -28,6 +29,8 @@ import { FeedRateSource, type RateSource } from '../rates/source.ts';
 import { operatorTerms, setReferralTerms } from '../referral/service.ts';
 import { getSiteSettings, setSiteSetting } from '../site/service.ts';
 import { listLimits, setLevelLimit } from '../limits/service.ts';
+import { setAutoApproval, setLargeAmount, withdrawalAmounts } from '../payments/withdrawals.ts';
+import { setTransferSettings, transferTerms } from '../transfer/service.ts';
 import type { TOpsActor } from './customers.ts';
 import { operatorActor } from './service.ts';
 
@@ -82,6 +85,12 @@ async function cardProduct(db: Queryable, id: string): Promise<TOpsCardProductRo
   return cardProductRow(row, await currencies(db));
 }
 
+/** A currency's withdrawal amount as its command answers it (`min_amount`/`max_amount`); an unknown currency has none. */
+async function withdrawalAmount(db: Queryable, code: string, which: 'large' | 'auto', key: string) {
+  const amounts = (await withdrawalAmounts(db, code.toUpperCase())).get(code.toUpperCase());
+  return amounts ? { currency: code.toUpperCase(), [key]: amounts[which] } : null;
+}
+
 /** The sensitive settings: proposed as `config.change`, applied on a second operator's approval. */
 const SETTINGS: { [S in TConfigSetting]: TSetting<S> } = {
   'site.auth_type': {
@@ -123,12 +132,27 @@ const SETTINGS: { [S in TConfigSetting]: TSetting<S> } = {
     read: async (db, value) => (await listLimits(db, value))[0] ?? null,
     apply: setLevelLimit,
   },
+  'transfer.terms': {
+    permission: 'config.money',
+    read: async (db, value) => (await transferTerms(db, value.currency.toUpperCase()))[0] ?? null,
+    apply: (tx, { currency, ...terms }) => setTransferSettings(tx, currency, terms),
+  },
+  'withdraw.large': {
+    permission: 'config.money',
+    read: async (db, value) => withdrawalAmount(db, value.currency, 'large', 'min_amount'),
+    apply: (tx, value) => setLargeAmount(tx, value.currency, value.amount),
+  },
+  'withdraw.auto': {
+    permission: 'config.money',
+    read: async (db, value) => withdrawalAmount(db, value.currency, 'auto', 'max_amount'),
+    apply: (tx, value) => setAutoApproval(tx, value.currency, value.amount),
+  },
 };
 
 const settingOf = <S extends TConfigSetting>(setting: S) => SETTINGS[setting] as unknown as TSetting<S>;
 
 export const configPermission = (change: TConfigChange): TOpsPermission => SETTINGS[change.setting].permission;
-/** One open request per setting; per system and currency for a payment system's terms, per product for a card's. */
+/** One open request per setting; per system and currency for a payment system's terms, per product for a card's, per currency for transfer and withdrawal amounts. */
 export const configSubject = (change: TConfigChange) =>
   change.setting === 'payments.price'
     ? `config:payments.price:${change.value.direction}:${change.value.id}:${change.value.currency.toUpperCase()}`
@@ -136,7 +160,9 @@ export const configSubject = (change: TConfigChange) =>
       ? `config:cards.price:${change.value.id}`
       : change.setting === 'limits.level'
         ? `config:limits.level:${change.value.level}:${change.value.operation}`
-        : `config:${change.setting}`;
+        : change.setting === 'transfer.terms' || change.setting === 'withdraw.large' || change.setting === 'withdraw.auto'
+          ? `config:${change.setting}:${change.value.currency.toUpperCase()}`
+          : `config:${change.setting}`;
 
 /** Thrown to roll a trial back: the change is proven to apply without being kept. */
 class Trial extends Error {}
@@ -269,6 +295,21 @@ export async function createCardProduct(db: Db, actor: TOpsActor, body: TOpsCard
 }
 
 export const limitsConfig = async (db: Queryable) => ({ limits: await listLimits(db) });
+
+/** Per currency, what `transfer:set`, `withdraw:large` and `withdraw:auto` set (each changed through config.change requests). */
+export async function moneyConfig(db: Queryable): Promise<{ currencies: TOpsMoneyRow[] }> {
+  const [byCode, terms, amounts] = await Promise.all([currencies(db), transferTerms(db), withdrawalAmounts(db)]);
+  const transfer = new Map(terms.map(({ currency, ...rest }) => [currency, rest]));
+  return {
+    currencies: [...byCode.values()].map((currency) => ({
+      currency: currency.code,
+      enabled: currency.enabled,
+      transfer: transfer.get(currency.code) ?? null,
+      large: amounts.get(currency.code)?.large ?? null,
+      auto: amounts.get(currency.code)?.auto ?? null,
+    })),
+  };
+}
 
 export async function siteConfig(db: Queryable) {
   return { settings: await getSiteSettings(db) };

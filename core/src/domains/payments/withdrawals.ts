@@ -293,6 +293,23 @@ export async function largeAmounts(db: Queryable): Promise<Map<string, bigint>> 
   return new Map(rows.map((row) => [row.currency, BigInt(row.min_amount)]));
 }
 
+/**
+ * Per currency, the amounts `withdraw:large` and `withdraw:auto` set (major units; null: no such
+ * rule), or one currency's.
+ */
+export async function withdrawalAmounts(db: Queryable, code?: string): Promise<Map<string, { large: string | null; auto: string | null }>> {
+  const rows = await db.query<{ currency: string; precision: number; large: string | null; auto: string | null }>(
+    `SELECT c.code AS currency, c.precision, trunc(l.min_amount)::text AS large, a.max_amount::text AS auto
+     FROM currencies c
+     LEFT JOIN withdraw_large_amounts l ON l.currency = c.code
+     LEFT JOIN withdraw_auto_approval a ON a.currency = c.code
+     WHERE $1::text IS NULL OR c.code = $1`,
+    [code ?? null],
+  );
+  const major = (minor: string | null, precision: number) => (minor === null ? null : formatAmount(minor, precision));
+  return new Map(rows.map((row) => [row.currency, { large: major(row.large, Number(row.precision)), auto: major(row.auto, Number(row.precision)) }]));
+}
+
 /** Whether a withdrawal of `amount` minor units of `currency` needs a second operator's approval. */
 export const isLarge = (large: Map<string, bigint>, currency: string, amount: bigint): boolean => {
   const from = large.get(currency);

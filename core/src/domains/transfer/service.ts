@@ -1,6 +1,7 @@
-import { formatAmount, type TTransferBody, type TTransferCheck, type TTransferCurrency, type TTransferRecord } from '@obmen/shared';
+import { formatAmount, type TTransferBody, type TTransferTerms, type TTransferCheck, type TTransferCurrency, type TTransferRecord } from '@obmen/shared';
 import { statement, type Db, type Queryable } from '../../db/index.ts';
 import { currencies, enabledCurrency, operatorCurrency, parseFraction, parseOperatorAmount, parseUserAmount } from '../currencies/service.ts';
+import { AppError } from '../../errors.ts';
 import { moneyError, withRetry } from '../../money-errors.ts';
 import { batchedCall, type TBatchOutcome } from '../ledger/batch.ts';
 import { ledgerCall } from '../ledger/service.ts';
@@ -178,7 +179,7 @@ export async function setTransferSettings(
   db: Queryable,
   code: string,
   input: { min?: string; max?: string; fee_percent?: string; fee_fixed?: string; enabled?: string },
-): Promise<Record<string, unknown>> {
+): Promise<TTransferTerms> {
   const currency = await operatorCurrency(db, code);
   const amount = (name: string, text: string) => parseOperatorAmount(name, text, currency);
   const values: Record<string, string | boolean | null> = {};
@@ -187,23 +188,50 @@ export async function setTransferSettings(
   if (input.fee_fixed !== undefined) values.fee_fixed = amount('fee_fixed', input.fee_fixed);
   if (input.fee_percent !== undefined) values.fee_percent = parseFraction('fee_percent', input.fee_percent);
   if (input.enabled !== undefined) values.enabled = input.enabled === 'true';
+  // The table's own checks, said per field rather than as a failed statement (with what is kept).
+  const [kept] = await db.query<{ min: string; max: string | null }>(
+    'SELECT min_amount::text AS min, max_amount::text AS max FROM transfer_settings WHERE currency = $1 FOR UPDATE',
+    [currency.code],
+  );
+  const min = BigInt((values.min_amount as string | undefined) ?? kept?.min ?? '1');
+  const max = 'max_amount' in values ? (values.max_amount as string | null) : (kept?.max ?? null);
+  if (min < 1n) throw new AppError('validation', { fields: { min: 'ops.config.money_min_positive' } });
+  if (max !== null && BigInt(max) < min) throw new AppError('validation', { fields: { max: 'ops.config.money_max_below_min' } });
   const columns = Object.keys(values);
   await db.query(
     `INSERT INTO transfer_settings (currency${columns.map((c) => `, ${c}`).join('')}) VALUES ($1${columns.map((_, i) => `, $${i + 2}`).join('')})
      ON CONFLICT (currency) DO ${columns.length ? `UPDATE SET ${columns.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}` : 'NOTHING'}`,
     [currency.code, ...Object.values(values)],
   );
-  const [row] = await db.query<{ min: string; max: string | null; fee_percent: string; fee_fixed: string; enabled: boolean }>(
-    `SELECT min_amount::text AS min, max_amount::text AS max, fee_percent::text AS fee_percent, fee_fixed::text AS fee_fixed, enabled
-     FROM transfer_settings WHERE currency = $1`,
-    [currency.code],
+  return (await transferTerms(db, currency.code))[0]!;
+}
+
+/** The terms `transfer:set` set, per currency (major units), or one currency's; a currency never set has no row. */
+export async function transferTerms(db: Queryable, code?: string): Promise<TTransferTerms[]> {
+  const rows = await db.query<{
+    currency: string;
+    precision: number;
+    min: string;
+    max: string | null;
+    fee_percent: string;
+    fee_fixed: string;
+    enabled: boolean;
+  }>(
+    `SELECT t.currency, c.precision, t.min_amount::text AS min, t.max_amount::text AS max, t.fee_percent::text AS fee_percent,
+            t.fee_fixed::text AS fee_fixed, t.enabled
+     FROM transfer_settings t JOIN currencies c ON c.code = t.currency
+     WHERE $1::text IS NULL OR t.currency = $1`,
+    [code ?? null],
   );
-  return {
-    currency: currency.code,
-    min: formatAmount(row!.min, currency.precision),
-    max: row!.max === null ? null : formatAmount(row!.max, currency.precision),
-    fee_percent: row!.fee_percent,
-    fee_fixed: formatAmount(row!.fee_fixed, currency.precision),
-    enabled: row!.enabled,
-  };
+  return rows.map((row) => {
+    const precision = Number(row.precision);
+    return {
+      currency: row.currency,
+      min: formatAmount(row.min, precision),
+      max: row.max === null ? null : formatAmount(row.max, precision),
+      fee_percent: row.fee_percent,
+      fee_fixed: formatAmount(row.fee_fixed, precision),
+      enabled: row.enabled,
+    };
+  });
 }

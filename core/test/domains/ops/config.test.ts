@@ -6,6 +6,8 @@ import { verifyAuditChain } from '../../../src/domains/audit/service.ts';
 import { getSiteSettings, setSiteSetting } from '../../../src/domains/site/service.ts';
 import { operatorTerms } from '../../../src/domains/referral/service.ts';
 import { setLevelLimit } from '../../../src/domains/limits/service.ts';
+import { setTransferSettings } from '../../../src/domains/transfer/service.ts';
+import { setAutoApproval, setLargeAmount } from '../../../src/domains/payments/withdrawals.ts';
 import { publishDueNotifications } from '../../../src/domains/ops/config-notifications.ts';
 
 describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
@@ -46,6 +48,7 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
       ['/api/ops/config/payments', finance, [admin, content, support]],
       ['/api/ops/config/cards', finance, [admin, content, support]],
       ['/api/ops/config/limits', finance, [admin, content, support]],
+      ['/api/ops/config/money', finance, [admin, content, support]],
       ['/api/ops/config/notifications', content, [finance, admin, support]],
       ['/api/ops/config/articles', content, [finance, admin, support]],
     ];
@@ -498,6 +501,72 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     expect(row).toEqual({ before: was, after: changed });
     await setLevelLimit(ctx.db, { level: 1, operation: 'withdrawal', currency: 'USD', per_24h: '20000', per_30d: '100000' });
     expect(await verifyAuditChain(ctx.db)).toMatchObject({ intact: true });
+  });
+
+  it("transfer terms and the withdrawal amounts change only when a second finance operator approves; a bad value is refused at proposal, in the operator's language", async () => {
+    const [first, second, support] = [await fresh(['finance']), await fresh(['finance']), await fresh(['support'])];
+    type TRow = { currency: string; transfer: Record<string, unknown> | null; large: string | null; auto: string | null };
+    const usd = async () => ((await as(first, '/api/ops/config/money')).json().currencies as TRow[]).find((row) => row.currency === 'USD')!;
+    const was = await usd();
+    const propose = (setting: string, value: object, by = first, locale: 'ru' | 'en' = 'en') =>
+      as(by, '/api/ops/requests', { action: 'config.change', params: { setting, value }, reason: 'other', text: 'new terms' }, locale);
+    const terms = { currency: 'usd', min: '5', max: '1000', fee_percent: '0.01', fee_fixed: '0.5' };
+    expect((await propose('transfer.terms', terms, support)).json().code).toBe('ops_forbidden');
+
+    const before = await requestCount();
+    const zero = await propose('transfer.terms', { ...terms, min: '0' }, first, 'ru');
+    expect({ status: zero.statusCode, min: zero.json().fields?.min }).toEqual({ status: 400, min: 'Минимум должен быть больше нуля' });
+    expect((await propose('transfer.terms', { ...terms, max: '4' }, first, 'ru')).json().fields?.max).toBe('Максимум не может быть меньше минимума');
+    expect((await propose('transfer.terms', { ...terms, fee_percent: '1.5' })).json().code).toBe('fraction_out_of_range');
+    expect((await propose('withdraw.large', { currency: 'XYZ', amount: '100' }, first, 'ru')).json().message).toBe('Неизвестная валюта: XYZ');
+    expect((await propose('withdraw.auto', { currency: 'USD', amount: '0.001' })).json().code).toBe('not_an_amount');
+    expect((await propose('withdraw.auto', { currency: 'USD' })).statusCode).toBe(400);
+    expect(await requestCount()).toBe(before);
+
+    const approveBoth = async (setting: string, value: object) => {
+      const unchanged = await usd();
+      const proposed = await propose(setting, value);
+      expect(proposed.statusCode, proposed.body).toBe(200);
+      const { id, subject } = proposed.json().request;
+      expect(await usd()).toEqual(unchanged);
+      expect((await as(first, `/api/ops/requests/${id}/approve`, {})).json().code).toBe('ops_four_eyes');
+      const approved = await as(second, `/api/ops/requests/${id}/approve`, {});
+      expect(approved.statusCode, approved.body).toBe(200);
+      const [row] = await ctx.db.query<{ before: unknown; after: unknown }>(
+        "SELECT before, after FROM operator_audit WHERE action = 'request.approve:config.change' AND details->>'request' = $1",
+        [id],
+      );
+      return { subject, audit: row };
+    };
+
+    const transfer = await approveBoth('transfer.terms', terms);
+    expect(transfer.subject).toBe('config:transfer.terms:USD');
+    const changedTerms = { min: '5.00', max: '1000.00', fee_percent: '0.01', fee_fixed: '0.50', enabled: was.transfer?.enabled ?? true };
+    expect((await usd()).transfer).toEqual(changedTerms);
+    expect(transfer.audit).toEqual({ before: was.transfer && { currency: 'USD', ...was.transfer }, after: { currency: 'USD', ...changedTerms } });
+    // Customers are held to the same terms.
+    const customer = await signUp(ctx.app, ctx.db, freshEmail('transfer-terms'), 'correct horse battery', 'en');
+    const offered = (await call(ctx.app, '/api/transfer', { token: customer })).json().currencies.find((row: { code: string }) => row.code === 'USD');
+    expect(offered).toMatchObject({ min: '5.00', max: '1000.00', fee_percent: '0.01', fee_fixed: '0.50' });
+    const afterTransfer = await usd();
+
+    const large = await approveBoth('withdraw.large', { currency: 'USD', amount: '2500' });
+    expect(large.subject).toBe('config:withdraw.large:USD');
+    expect(large.audit).toEqual({ before: { currency: 'USD', min_amount: was.large }, after: { currency: 'USD', min_amount: '2500.00' } });
+    const auto = await approveBoth('withdraw.auto', { currency: 'USD', amount: '0' });
+    expect(auto.subject).toBe('config:withdraw.auto:USD');
+    expect(auto.audit).toEqual({ before: { currency: 'USD', max_amount: was.auto }, after: { currency: 'USD', max_amount: '0.00' } });
+    expect(await usd()).toEqual({ ...afterTransfer, large: '2500.00', auto: '0.00' });
+    expect(await verifyAuditChain(ctx.db)).toMatchObject({ intact: true });
+
+    // As it was, for the tests after this one.
+    await ctx.db.query("DELETE FROM transfer_settings WHERE currency = 'USD'");
+    if (was.transfer)
+      await setTransferSettings(ctx.db, 'USD', { ...was.transfer, max: was.transfer.max ?? 'none', enabled: String(was.transfer.enabled) } as never);
+    await setLargeAmount(ctx.db, 'USD', was.large ?? '0');
+    if (was.auto === null) await ctx.db.query("DELETE FROM withdraw_auto_approval WHERE currency = 'USD'");
+    else await setAutoApproval(ctx.db, 'USD', was.auto);
+    expect(await usd()).toEqual(was);
   });
 
   it('a finance operator adds a card product: out of the catalogue, audited with the new row as after; a taken code or a bad value changes nothing', async () => {

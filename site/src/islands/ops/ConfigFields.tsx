@@ -45,6 +45,28 @@ export function ConfigText({
   );
 }
 
+/** One labelled checkbox of a configuration form. */
+export function ConfigCheck({
+  name,
+  label,
+  checked,
+  testId,
+  onChange,
+}: {
+  name: string;
+  label: string;
+  checked: boolean;
+  testId: string;
+  onChange: (checked: boolean) => void;
+}) {
+  return (
+    <label className="check">
+      <input type="checkbox" name={name} checked={checked} onChange={(event) => onChange(event.target.checked)} data-testid={testId} />
+      <span>{label}</span>
+    </label>
+  );
+}
+
 /** Which language a text is for. */
 export function LocaleSelect({ id, value, onChange }: { id: string; value: TLocale; onChange: (locale: TLocale) => void }) {
   const { t } = useTranslation();

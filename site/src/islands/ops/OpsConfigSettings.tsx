@@ -6,7 +6,7 @@ import type { TConfigChange } from '@obmen/shared/ops-config';
 import { api } from '../../lib/api.ts';
 import { FormError, FormSaved } from '../FormParts.tsx';
 import { IslandRoot, type TIslandProps } from '../IslandRoot.tsx';
-import { ConfigText } from './ConfigFields.tsx';
+import { ConfigCheck, ConfigText } from './ConfigFields.tsx';
 import { OpsLoadState, useOpsLoad } from './OpsLoad.tsx';
 import { NO_REASON, ReasonFields, type TReason } from './ReasonFields.tsx';
 import { useStepUp } from './StepUp.tsx';
@@ -145,16 +145,13 @@ function ReferralForm() {
             onChange={(value) => setValues((held) => ({ ...held, [name]: value }))}
           />
         ))}
-        <label className="check">
-          <input
-            type="checkbox"
-            name="enabled"
-            checked={enabled ?? current?.enabled ?? true}
-            onChange={(event) => setEnabled(event.target.checked)}
-            data-testid="ops-config-referral-enabled"
-          />
-          <span>{t('ops.config.referral_enabled')}</span>
-        </label>
+        <ConfigCheck
+          name="enabled"
+          label={t('ops.config.referral_enabled')}
+          checked={enabled ?? current?.enabled ?? true}
+          testId="ops-config-referral-enabled"
+          onChange={setEnabled}
+        />
         <ReasonFields id="ops-config-referral" value={reason} error={fields.text} onChange={setReason} />
         <FormError text={error} testId="ops-config-referral-error" />
         <FormSaved text={done} testId="ops-config-referral-proposed" />

@@ -58,9 +58,15 @@ export function useRequestText(): (request: Pick<TOpsRequest, 'action' | 'params
             per_30d: displayMoney(String(limit.per_30d ?? ''), currency, locale),
           });
         }
+        const withdrawal = (text('setting') === 'withdraw.large' || text('setting') === 'withdraw.auto') && typeof value === 'object' && value !== null;
+        const amount = value as Record<string, string>;
         return t('ops.config.change_text', {
           setting: t(`ops.config.setting.${text('setting') as TConfigSetting}`),
-          value: typeof value === 'object' && value !== null ? paramsText(value as Record<string, unknown>) : String(value),
+          value: withdrawal
+            ? displayMoney(amount.amount ?? '', (amount.currency ?? '').toUpperCase(), locale)
+            : typeof value === 'object' && value !== null
+              ? paramsText(value as Record<string, unknown>)
+              : String(value),
         });
       }
       default:
