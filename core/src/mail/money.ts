@@ -1,6 +1,6 @@
 import { displayMoney, formatAmount, isI18nKey, translate, type TLocale } from '@obmen/shared';
 import type { Db, Queryable } from '../db/index.ts';
-import { queueMail, type TMailKind } from './outbox.ts';
+import { queueMails, type TMailKind } from './outbox.ts';
 
 /*
  * Mails when money moves. The movement puts a row in money_mail_queue in its own transaction (the
@@ -53,8 +53,8 @@ type TOwed = {
 };
 
 /**
- * Writes up to `limit` owed mails into the outbox (oldest first) and forgets them, in one
- * transaction; rows another core is writing are skipped (SKIP LOCKED). Answers how many were owed.
+ * Writes up to `limit` owed mails into the outbox (oldest first, one insert) and forgets them, in
+ * one transaction; rows another core is writing are skipped (SKIP LOCKED). Answers how many were owed.
  */
 export async function writeMoneyMails(db: Db, publicUrl: string, limit = 200): Promise<number> {
   return db.transaction(async (tx) => {
@@ -71,24 +71,25 @@ export async function writeMoneyMails(db: Db, publicUrl: string, limit = 200): P
         ORDER BY t.id`,
       [limit],
     );
-    for (const mail of owed) {
-      const money = (minor: string | undefined) =>
-        minor === undefined || mail.precision === null ? '' : displayMoney(formatAmount(minor, Number(mail.precision)), mail.vars.currency!, mail.locale);
-      await queueMail(tx, {
+    const money = (mail: TOwed, minor: string | undefined) =>
+      minor === undefined || mail.precision === null ? '' : displayMoney(formatAmount(minor, Number(mail.precision)), mail.vars.currency!, mail.locale);
+    await queueMails(
+      tx,
+      owed.map((mail) => ({
         kind: mail.kind,
         to: mail.email,
         locale: mail.locale,
         publicUrl,
         vars: {
-          amount: money(mail.vars.amount),
-          fee: money(mail.vars.fee),
+          amount: money(mail, mail.vars.amount),
+          fee: money(mail, mail.vars.fee),
           // As the transfer's recipient sees the sender in history: a masked name and the account number.
           from: mail.from_account === null ? '' : `${mail.from_name} (${mail.from_account})`,
           reason: mail.vars.reason && isI18nKey(mail.vars.reason) ? translate(mail.locale, mail.vars.reason) : '',
           link: `${publicUrl}${PAGE[mail.kind]}`,
         },
-      });
-    }
+      })),
+    );
     return owed.length;
   });
 }

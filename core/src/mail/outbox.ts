@@ -1,6 +1,6 @@
 import { translate, type TLocale, type TMailTopic } from '@obmen/shared';
 import type { Queryable } from '../db/index.ts';
-import { ONE_CLICK_PATH, UNSUBSCRIBE_PATH, mayMail, unsubscribeToken } from './preferences.ts';
+import { linkKey, ONE_CLICK_PATH, UNSUBSCRIBE_PATH, unsubscribeTokenWith } from './preferences.ts';
 
 /** Every mail core sends; the texts are the i18n keys `mail.<kind>.subject` and `mail.<kind>.text`. */
 export type TMailKind =
@@ -114,28 +114,67 @@ export function extractLinks(text: string): string[] {
  * List-Unsubscribe / List-Unsubscribe-Post (RFC 8058 one-click) headers.
  */
 export async function queueMail(db: Queryable, mail: TMail): Promise<boolean> {
-  const topic = OPTIONAL_MAILS[mail.kind];
-  let unsubscribeLink: string | undefined;
-  let headers: Record<string, string> | null = null;
-  if (topic) {
-    if (!mail.publicUrl) throw new Error(`queueMail: the optional mail ${mail.kind} needs publicUrl for its unsubscribe link`);
-    if (!(await mayMail(db, mail.to, topic))) return false;
-    const token = await unsubscribeToken(db, mail.to, topic);
-    unsubscribeLink = `${mail.publicUrl}${UNSUBSCRIBE_PATH}${token}`;
-    headers = { 'List-Unsubscribe': `<${mail.publicUrl}${ONE_CLICK_PATH}${token}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
-  }
-  const [owner] = await db.query<{ code: string | null }>('SELECT anti_phishing_code AS code FROM users WHERE lower(email) = lower($1)', [mail.to]);
-  const rendered = renderMail({ ...mail, ...(unsubscribeLink ? { unsubscribeLink } : {}), antiPhishingCode: owner?.code ?? null });
-  await db.query(`INSERT INTO mail_outbox (kind, to_address, subject, text_body, html_body, locale, headers) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-    mail.kind,
-    mail.to,
-    rendered.subject,
-    rendered.text,
-    rendered.html,
-    mail.locale,
-    headers === null ? null : JSON.stringify(headers),
-  ]);
-  return true;
+  return (await queueMails(db, [mail])) === 1;
+}
+
+/**
+ * Many mails at once, as queueMail writes one: the recipients' switches and codes in one query,
+ * the link key once, the mails in one insert. Answers how many were written.
+ */
+export async function queueMails(db: Queryable, mails: TMail[]): Promise<number> {
+  if (!mails.length) return 0;
+  for (const mail of mails)
+    if (OPTIONAL_MAILS[mail.kind] && !mail.publicUrl) throw new Error(`queueMail: the optional mail ${mail.kind} needs publicUrl for its unsubscribe link`);
+  const addresses = [...new Set(mails.map((mail) => mail.to.trim().toLowerCase()))];
+  const recipients = await db.query<{
+    address: string;
+    code: string | null;
+    account: boolean;
+    switches: Record<string, boolean> | null;
+    unsubscribed: string[] | null;
+  }>(
+    `SELECT a.address, u.anti_phishing_code AS code, u.id IS NOT NULL AS account, to_jsonb(p) AS switches,
+            (SELECT array_agg(m.topic) FROM mail_unsubscribed m WHERE m.address = a.address) AS unsubscribed
+       FROM unnest($1::text[]) AS a(address) LEFT JOIN users u ON lower(u.email) = a.address LEFT JOIN mail_preferences p ON p.user_id = u.id`,
+    [addresses],
+  );
+  const byAddress = new Map(recipients.map((row) => [row.address, row]));
+  // The account's switch when the address has an account, else the unsubscribed-address list (as mayMail).
+  const allowed = (address: string, topic: TMailTopic) => {
+    const row = byAddress.get(address);
+    return row?.account ? row.switches?.[topic] !== false : !row?.unsubscribed?.includes(topic);
+  };
+  const key = mails.some((mail) => OPTIONAL_MAILS[mail.kind]) ? await linkKey(db) : null;
+  const rows = mails.flatMap((mail) => {
+    const address = mail.to.trim().toLowerCase();
+    const topic = OPTIONAL_MAILS[mail.kind];
+    if (topic && !allowed(address, topic)) return [];
+    const token = topic ? unsubscribeTokenWith(key!, mail.to, topic) : null;
+    const rendered = renderMail({
+      ...mail,
+      ...(token ? { unsubscribeLink: `${mail.publicUrl}${UNSUBSCRIBE_PATH}${token}` } : {}),
+      antiPhishingCode: byAddress.get(address)?.code ?? null,
+    });
+    const headers = token
+      ? { 'List-Unsubscribe': `<${mail.publicUrl}${ONE_CLICK_PATH}${token}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' }
+      : null;
+    return [{ mail, rendered, headers }];
+  });
+  if (!rows.length) return 0;
+  await db.query(
+    `INSERT INTO mail_outbox (kind, to_address, subject, text_body, html_body, locale, headers)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[])`,
+    [
+      rows.map((row) => row.mail.kind),
+      rows.map((row) => row.mail.to),
+      rows.map((row) => row.rendered.subject),
+      rows.map((row) => row.rendered.text),
+      rows.map((row) => row.rendered.html),
+      rows.map((row) => row.mail.locale),
+      rows.map((row) => (row.headers === null ? null : JSON.stringify(row.headers))),
+    ],
+  );
+  return rows.length;
 }
 
 export type TOutboxMail = {

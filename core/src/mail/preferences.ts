@@ -18,7 +18,7 @@ const DEFAULTS = Object.fromEntries(MAIL_TOPICS.map((topic) => [topic, true])) a
 const COLUMNS = MAIL_TOPICS.join(', ');
 
 /** The key unsubscribe links are signed with: made once, in the database, shared by every core. */
-async function linkKey(db: Queryable): Promise<Buffer> {
+export async function linkKey(db: Queryable): Promise<Buffer> {
   const [row] = await db.query<{ secret: Buffer }>('SELECT secret FROM mail_link_key WHERE id');
   if (row) return Buffer.from(row.secret);
   await db.query('INSERT INTO mail_link_key (secret) VALUES ($1) ON CONFLICT (id) DO NOTHING', [randomBytes(32)]);
@@ -34,8 +34,13 @@ function sign(key: Buffer, payload: string): string {
 
 /** `<base64url(topic:address)>.<HMAC>`: names the address and the topic; never expires. */
 export async function unsubscribeToken(db: Queryable, address: string, topic: TMailTopic): Promise<string> {
+  return unsubscribeTokenWith(await linkKey(db), address, topic);
+}
+
+/** The same with the key in hand (a batch of mails reads it once). */
+export function unsubscribeTokenWith(key: Buffer, address: string, topic: TMailTopic): string {
   const payload = Buffer.from(`${topic}:${normalise(address)}`, 'utf8').toString('base64url');
-  return `${payload}.${sign(await linkKey(db), payload)}`;
+  return `${payload}.${sign(key, payload)}`;
 }
 
 export type TUnsubscribeTarget = { address: string; topic: TMailTopic };
