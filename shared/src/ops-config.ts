@@ -45,6 +45,8 @@ export const ZPaymentPriceInput = z.object({
   min: ZPriceTerm,
   max: ZPriceTerm,
   confirmations: ZPriceTerm,
+  /** The verification level the whole system needs (0 or 1), for every currency of it. */
+  level: ZPriceTerm,
 });
 
 const ZFee = z

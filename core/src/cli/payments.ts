@@ -13,7 +13,7 @@ const WEBHOOKS_USAGE = 'usage: payments:webhooks [provider=<id>] [result=<result
 const REFUSED_USAGE = 'usage: webhooks:refused [limit=<1..1000>]   (refused webhook and issuer-callback deliveries: counts and newest samples)';
 const SYSTEMS_USAGE = 'usage: payments:systems [deposit|withdraw|purchase]';
 const ENABLE_USAGE = 'usage: payments:system:enable|disable <deposit|withdraw|purchase> <id> [currency=<code>]';
-const PRICE_USAGE = `usage: payments:system:price <deposit|withdraw|purchase> <id> currency=<code> [fee_percent=<percent>] [fee_fixed=<amount>]
+const PRICE_USAGE = `usage: payments:system:price <deposit|withdraw|purchase> <id> currency=<code> [fee_percent=<percent>] [fee_fixed=<amount>] [level=0|1]
     [min=<amount>] [max=<amount>] [confirmations=<n>]   (amounts in major units of the currency)
   e.g. payments:system:price withdraw sandbox-card currency=RUB fee_percent=1.2 fee_fixed=50 min=500 max=150000`;
 
@@ -78,7 +78,7 @@ export const PAYMENT_COMMANDS: Record<string, TCommand> = {
   'payments:system:disable': enable(false),
   'payments:system:price': async (db, [direction, id, ...rest]) => {
     if (!direction || !id) throw new Error(PRICE_USAGE);
-    const input = options(rest, ['currency', 'fee_percent', 'fee_fixed', 'min', 'max', 'confirmations'], PRICE_USAGE);
+    const input = options(rest, ['currency', 'fee_percent', 'fee_fixed', 'min', 'max', 'confirmations', 'level'], PRICE_USAGE);
     await pricePaymentSystem(db, { direction, id, ...input });
     return (await describePaymentSystems(db, direction)).filter((row) => row.id === id && row.currency === input.currency?.toUpperCase());
   },

@@ -14,6 +14,7 @@ import {
   type TPaymentSystem,
   type TPaymentSystemGroup,
   type TPaymentTerms,
+  VERIFICATION_LEVELS,
 } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
@@ -346,6 +347,7 @@ export type TPriceInput = {
   min?: string;
   max?: string;
   confirmations?: string;
+  level?: string;
 };
 
 export async function pricePaymentSystem(db: Db, input: TPriceInput): Promise<void> {
@@ -369,6 +371,12 @@ export async function pricePaymentSystemIn(tx: Queryable, input: TPriceInput): P
   if (input.confirmations !== undefined) {
     confirmations = Number(input.confirmations);
     if (!Number.isInteger(confirmations) || confirmations < 0 || confirmations > 1000) throw new AppError('payment_confirmations_range');
+  }
+  if (input.level !== undefined) {
+    const level = Number(input.level);
+    if (input.level.trim() === '' || !VERIFICATION_LEVELS.includes(level as never))
+      throw new AppError('validation', { fields: { level: 'validation.invalid' } });
+    await tx.query('UPDATE payment_systems SET level = $3 WHERE direction = $1 AND id = $2', [direction, input.id, level]);
   }
   const [existing] = await tx.query<{ min_amount: string; max_amount: string }>(
     `SELECT min_amount::text AS min_amount, max_amount::text AS max_amount FROM payment_system_currencies

@@ -319,7 +319,7 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
 
   it("a payment system's fee waits for a second finance operator; turning a currency off is direct; both audited with before and after", async () => {
     const [first, second] = [await fresh(['finance']), await fresh(['finance'])];
-    type TRow = { direction: string; id: string; currency: string; fee_percent: string; currency_enabled: boolean };
+    type TRow = { direction: string; id: string; currency: string; fee_percent: string; currency_enabled: boolean; level: number };
     const systems = async () => (await as(first, '/api/ops/config/payments')).json().systems as TRow[];
     const row = (await systems()).find((system) => system.currency_enabled)!;
     const find = async () =>
@@ -360,6 +360,21 @@ describe.each(ENGINES)('configuration without a shell on %s', (engine) => {
     expect((await as(first, '/api/ops/config/payments/enabled', { ...key, enabled: true })).statusCode).toBe(200);
     const unknown = await as(first, '/api/ops/config/payments/enabled', { ...key, id: 'no-such-system', enabled: true });
     expect(unknown.json().code).toBe('payment_system_unknown');
+
+    // The level the whole system needs: four eyes too; a level that does not exist is refused at proposal.
+    const level = (value: string) =>
+      as(first, '/api/ops/requests', {
+        action: 'config.change',
+        params: { setting: 'payments.price', value: { ...key, level: value } },
+        reason: 'other',
+        text: 'x',
+      });
+    expect((await level('5')).json()).toMatchObject({ code: 'validation', fields: { level: expect.any(String) } });
+    const raised = await level(String(1 - (await find()).level));
+    expect(raised.statusCode, raised.body).toBe(200);
+    const before = (await find()).level;
+    expect((await as(second, `/api/ops/requests/${raised.json().request.id}/approve`, {})).statusCode).toBe(200);
+    expect((await find()).level).toBe(1 - before);
   });
 
   it("a card product's prices wait for a second finance operator; taking it out of the catalogue is direct; both audited with before and after", async () => {

@@ -13,11 +13,12 @@ import { OpsSubmit, useOpsAction } from './use-ops-action.tsx';
 
 /*
  * Payment systems per currency. On and off is one operator's (audited, nobody's money moves);
- * fees, limits and confirmations are a `config.change` request a second finance operator approves.
+ * fees, limits, confirmations and the level the system needs are a `config.change` request a second
+ * finance operator approves.
  */
 
 const loadSystems = async () => ({ systems: (await api(CALLS['GET /api/ops/config/payments'])).systems });
-const TERMS = ['fee_percent', 'fee_fixed', 'min', 'max', 'confirmations'] as const;
+const TERMS = ['fee_percent', 'fee_fixed', 'min', 'max', 'confirmations', 'level'] as const;
 type TTerm = (typeof TERMS)[number];
 const keyOf = (row: Pick<TOpsPaymentSystemRow, 'direction' | 'id' | 'currency'>) => `${row.direction}:${row.id}:${row.currency}`;
 const termsOf = (row: TOpsPaymentSystemRow): Record<TTerm, string> => ({
@@ -26,6 +27,7 @@ const termsOf = (row: TOpsPaymentSystemRow): Record<TTerm, string> => ({
   min: row.min,
   max: row.max,
   confirmations: String(row.confirmations),
+  level: String(row.level),
 });
 
 function Toggle({ row, onDone }: { row: TOpsPaymentSystemRow; onDone: (systems: TOpsPaymentSystemRow[]) => void }) {
