@@ -38,7 +38,7 @@ export async function noticeSignIn(
     SIGN_IN_REPORT_TTL_S,
   ]);
   const { locale } = user!;
-  const country = countryOf(input.ip);
+  const country = await countryOf(input.ip);
   await queueMail(tx, {
     kind: 'sign_in_new_device',
     to: user!.email,

@@ -10,7 +10,7 @@ import { replayWebhook } from '../payments/webhooks.ts';
 import { replayCallback } from '../cards/callbacks.ts';
 import type { TIssuers } from '../cards/issuer.ts';
 import { releaseHeldDeposit } from '../payments/payment-events.ts';
-import { customerSubject, type TOpsActor } from './customers.ts';
+import { auditedActor, customerSubject, type TOpsActor } from './customers.ts';
 import { requirePermission } from './guard.ts';
 import { pendingRequestsFor, proposeRequest } from './requests.ts';
 import { operatorActor } from './service.ts';
@@ -230,6 +230,12 @@ export async function replayOnDesk(db: Db, inbox: TReplayInbox, acting: TOpsActo
   }
 }
 
+/** The audit subject of a deposit's customer (the desk's money actions name the customer, not the payment). */
+async function depositSubject(tx: Queryable, deposit: { user_id: string }): Promise<string> {
+  const [owner] = await tx.query<{ account_id: number }>('SELECT account_id FROM users WHERE id = $1', [deposit.user_id]);
+  return customerSubject(Number(owner!.account_id));
+}
+
 /**
  * Matches a held bank payment to a deposit (its reference or id). The amounts agree: the deposit
  * is credited now, in one transaction with the match and its audit row (a second match of the
@@ -274,13 +280,10 @@ export async function matchOnDesk(
         now: acting.now,
       });
       if (done.replayed) return;
-      const [owner] = await tx.query<{ account_id: number }>('SELECT account_id FROM users WHERE id = $1', [done.deposit.user_id]);
       await writeAudit(tx, {
-        actor: operatorActor(acting.operator),
+        ...auditedActor(acting),
         action: 'payments.match',
-        subject: customerSubject(Number(owner!.account_id)),
-        requestId: acting.requestId,
-        ip: acting.ip,
+        subject: await depositSubject(tx, done.deposit),
         details: { bank_payment: id, deposit: done.deposit.public_id },
         after: { state: 'credited', currency: done.deposit.currency, amount: done.amount },
       });
@@ -299,14 +302,11 @@ export async function releaseOnDesk(db: Db, acting: TOpsActor, id: string): Prom
   await withRetry(() =>
     db.transaction(async (tx) => {
       const deposit = await releaseHeldDeposit(tx, id, acting.now);
-      const [owner] = await tx.query<{ account_id: number }>('SELECT account_id FROM users WHERE id = $1', [deposit.user_id]);
       const precision = (await currencies(tx)).get(deposit.currency)?.precision ?? 0;
       await writeAudit(tx, {
-        actor: operatorActor(acting.operator),
+        ...auditedActor(acting),
         action: 'payments.chain_release',
-        subject: customerSubject(Number(owner!.account_id)),
-        requestId: acting.requestId,
-        ip: acting.ip,
+        subject: await depositSubject(tx, deposit),
         details: { deposit: deposit.public_id, held_at: deposit.held_at ? new Date(deposit.held_at).toISOString() : null },
         before: { state: 'held' },
         after: { state: 'credited', currency: deposit.currency, amount: formatAmount(deposit.amount, precision) },

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import type { TLocale } from '@obmen/shared';
 import { describeDevice } from './device.ts';
@@ -36,11 +36,11 @@ export function networkKey(address: string | null | undefined): string {
 }
 
 type TRanges = { starts: Uint32Array; ends: Uint32Array; countries: string[] };
-let ranges: TRanges | null = null;
+let ranges: Promise<TRanges> | null = null;
 
-function loadRanges(): TRanges {
+async function loadRanges(): Promise<TRanges> {
   const require = createRequire(import.meta.url);
-  const text = readFileSync(require.resolve('@ip-location-db/geo-whois-asn-country/geo-whois-asn-country-ipv4-num.csv'), 'utf8');
+  const text = await readFile(require.resolve('@ip-location-db/geo-whois-asn-country/geo-whois-asn-country-ipv4-num.csv'), 'utf8');
   const lines = text.split('\n').filter(Boolean);
   const loaded: TRanges = { starts: new Uint32Array(lines.length), ends: new Uint32Array(lines.length), countries: new Array(lines.length) };
   lines.forEach((line, i) => {
@@ -55,19 +55,19 @@ function loadRanges(): TRanges {
 const PRIVATE = [/^10\./, /^127\./, /^192\.168\./, /^172\.(1[6-9]|2\d|3[01])\./, /^169\.254\./];
 
 /** The country code of an IPv4 address; 'local' for private and loopback ones; null when unknown. */
-export function countryOf(address: string | null | undefined): string | null {
+export async function countryOf(address: string | null | undefined): Promise<string | null> {
   const ip = plain(address ?? '');
   if (ip === '::1' || PRIVATE.some((pattern) => pattern.test(ip))) return 'local';
   if (isIP(ip) !== 4) return null;
-  ranges ??= loadRanges();
+  const { starts, ends, countries } = await (ranges ??= loadRanges());
   const value = ip.split('.').reduce((sum, part) => sum * 256 + Number(part), 0);
   let low = 0;
-  let high = ranges.starts.length - 1;
+  let high = starts.length - 1;
   while (low <= high) {
     const mid = (low + high) >> 1;
-    if (ranges.starts[mid]! > value) high = mid - 1;
-    else if (ranges.ends[mid]! < value) low = mid + 1;
-    else return ranges.countries[mid]!;
+    if (starts[mid]! > value) high = mid - 1;
+    else if (ends[mid]! < value) low = mid + 1;
+    else return countries[mid]!;
   }
   return null;
 }

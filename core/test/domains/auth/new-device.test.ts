@@ -21,12 +21,12 @@ describe('where a sign-in came from', () => {
     expect(networkKey('not an ip')).toBe('unknown');
   });
 
-  it("names an IPv4 address's country from the NRO data; private ones are local; others unknown", () => {
-    expect(countryOf('8.8.8.8')).toBe('US');
-    expect(countryOf('77.88.8.8')).toBe('RU');
-    expect(countryOf('192.168.1.5')).toBe('local');
-    expect(countryOf('127.0.0.1')).toBe('local');
-    expect(countryOf('2001:db8::1')).toBeNull();
+  it("names an IPv4 address's country from the NRO data; private ones are local; others unknown", async () => {
+    expect(await countryOf('8.8.8.8')).toBe('US');
+    expect(await countryOf('77.88.8.8')).toBe('RU');
+    expect(await countryOf('192.168.1.5')).toBe('local');
+    expect(await countryOf('127.0.0.1')).toBe('local');
+    expect(await countryOf('2001:db8::1')).toBeNull();
   });
 });
 
