@@ -247,6 +247,8 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'deposit, level 0', path: '/deposit', auth: 'new' },
   { name: 'mail preferences', path: '/settings/mail', auth: 'in' },
   { name: 'your data (privacy)', path: '/settings/privacy', auth: 'in' },
+  { name: 'API keys (2FA off)', path: '/settings/api', auth: 'in' },
+  { name: 'API for bots (article)', path: '/article/api', auth: 'out' },
   { name: 'withdrawal address book', path: '/withdraw/book', auth: 'in' },
   { name: 'security', path: '/settings/security', auth: 'in' },
   {

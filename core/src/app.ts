@@ -46,6 +46,8 @@ import { openDocumentCipher } from './domains/verification/cipher.ts';
 import storagePlugin from './plugins/storage.ts';
 import type { TFileStorage } from './storage/index.ts';
 import sessionPlugin from './plugins/session.ts';
+import apiKeyGuard from './domains/apikeys/guard.ts';
+import apiKeyRoutes from './domains/apikeys/routes.ts';
 import mailPlugin from './plugins/mail.ts';
 import jobsPlugin from './jobs/plugin.ts';
 import eventsPlugin from './domains/realtime/routes.ts';
@@ -81,6 +83,8 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   const sealed = await sealPayoutCardNumbers(fastify.db, documents);
   if (sealed) fastify.log.info({ sealed }, 'payout card numbers sealed');
   await fastify.register(sessionPlugin);
+  // Bots' signed requests, checked before any route's own hooks and before any body is parsed.
+  await fastify.register(apiKeyGuard, { cipher: documents, now: clock });
   // The back office's door, before any route: every /api/ops route must say what it needs.
   await fastify.register(opsGuard, { now: clock, ...(config.OPS_ALLOWED_IPS ? { allowedIps: config.OPS_ALLOWED_IPS } : {}) });
   await fastify.register(mailPlugin, { config });
@@ -99,6 +103,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(walletRoutes);
   await fastify.register(exchangeRoutes, { now: clock });
   await fastify.register(transferRoutes, { now: clock });
+  await fastify.register(apiKeyRoutes, { db: fastify.db, cipher: documents, mailer: fastify.mailer, now: clock });
   await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: clock });

@@ -1,3 +1,4 @@
+import { API_KEY_REQUESTS_PER_MINUTE } from '@obmen/shared';
 import type { Queryable } from './db/index.ts';
 import { AppError } from './errors.ts';
 
@@ -35,6 +36,9 @@ export type TRateRule = { max: number; windowS: number };
  *   10 min, then 429. A provider with a wrong secret or clock is well within it (it retries with
  *   backoff); a flood stops costing more than this counter. Valid deliveries never count.
  *
+ * - a bot's key: API_KEY_REQUESTS_PER_MINUTE (600) signed requests per key per minute, ten a
+ *   second: room for a trading loop, not for hammering the ledger.
+ *
  * A fixed window per key, in the database (every core instance shares it; nothing per user in
  * process memory). A window lets a burst of up to 2×max across its edge: acceptable here.
  */
@@ -66,6 +70,7 @@ export const RATE_LIMITS = {
   passkey_ip: { max: 30, windowS: 15 * 60 },
   email_change_user: { max: 5, windowS: 60 * 60 },
   webhook_refused_ip: { max: 30, windowS: 10 * 60 },
+  api_key: { max: API_KEY_REQUESTS_PER_MINUTE, windowS: 60 },
 } as const satisfies Record<string, TRateRule>;
 export type TRateName = keyof typeof RATE_LIMITS;
 

@@ -193,6 +193,10 @@ import {
   ZHistoryQuery,
   ZTransferHistoryResponse,
   ZWithdrawHistoryQuery,
+  ZApiKeysResponse,
+  ZApiKeyCreateBody,
+  ZApiKeyCreated,
+  ZApiKeyRevoked,
 } from './index.ts';
 import {
   ZDepositOpened,
@@ -323,6 +327,9 @@ export const CALLS = declareCalls({
   'POST /api/security/second_factor/options': json(ZEmptyBody, ZPasskeyOptionsResponse),
   'POST /api/security/sessions/{id}/revoke': json(ZEmptyBody, ZOk),
   'POST /api/security/sessions/revoke_others': json(ZEmptyBody, ZRevokeOthersResponse),
+  'GET /api/security/api_keys': answers(ZApiKeysResponse),
+  'POST /api/security/api_keys': json(ZApiKeyCreateBody, ZApiKeyCreated),
+  'POST /api/security/api_keys/{id}/revoke': json(ZEmptyBody, ZApiKeyRevoked),
   'GET /api/user/email': answers(ZEmailStateResponse),
   'POST /api/user/email': json(ZEmailChangeBody, ZSecurityMessage),
   'POST /api/user/email/confirm/{token}': json(ZEmptyBody, ZSecurityMessage),

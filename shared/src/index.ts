@@ -22,6 +22,7 @@ export * from './payments.ts';
 export * from './cards.ts';
 export * from './security.ts';
 export * from './passkeys.ts';
+export * from './api-keys.ts';
 export * from './realtime.ts';
 export * from './payment-fields.ts';
 export * from './chat.ts';

@@ -39,6 +39,7 @@ export const ROUTES: readonly TRoute[] = [
   { name: 'index-settings', path: '/settings', auth: true },
   { name: 'index-settings-bind-email', path: '/settings/bind-email', auth: true },
   { name: 'index-settings-privacy', path: '/settings/privacy', auth: true },
+  { name: 'index-settings-api', path: '/settings/api', auth: true },
   { name: 'index-settings-sign-in-report', path: '/settings/sign-in-report' },
   { name: 'index-settings-change-password', path: '/settings/change-password', auth: true },
   { name: 'index-settings-drivers_license', path: '/settings/drivers_license', auth: true },

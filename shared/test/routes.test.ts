@@ -44,6 +44,7 @@ const SPEC_PATHS: Array<[path: string, name: string]> = [
   ['/settings', 'index-settings'],
   ['/settings/bind-email', 'index-settings-bind-email'],
   ['/settings/privacy', 'index-settings-privacy'],
+  ['/settings/api', 'index-settings-api'],
   ['/settings/sign-in-report', 'index-settings-sign-in-report'],
   ['/settings/change-password', 'index-settings-change-password'],
   ['/settings/drivers_license', 'index-settings-drivers_license'],

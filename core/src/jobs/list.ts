@@ -10,6 +10,7 @@ import { purgePasskeyChallenges } from '../domains/security/passkeys.ts';
 import { purgeEmailChanges } from '../domains/security/email.ts';
 import { purgeEvents } from '../domains/events/service.ts';
 import { purgeRateCandles } from '../domains/rates/history.ts';
+import { purgeApiKeyNonces } from '../domains/apikeys/service.ts';
 import { lapseOpsRequests } from '../domains/ops/requests.ts';
 import { publishDueNotifications } from '../domains/ops/config-notifications.ts';
 import { purgeInboxes } from '../inbox/refusals.ts';
@@ -72,6 +73,7 @@ export function listJobs({ config, providers, issuers, cipher, storage, mailer, 
           purgeEvents(db),
           purgeInboxes(db, now, config.WEBHOOK_RETENTION_DAYS),
           purgeRateCandles(db, now),
+          purgeApiKeyNonces(db, now),
         ]);
         return { tasks: purged.length };
       },

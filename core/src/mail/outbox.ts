@@ -18,6 +18,7 @@ export type TMailKind =
   | 'second_factor_enabled'
   | 'second_factor_disabled'
   | 'passkey_added'
+  | 'api_key_created'
   | 'email_change_confirm'
   | 'email_change_notice'
   | 'email_change_taken'

@@ -4,6 +4,7 @@ import type { FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  API_SIGNATURE_WINDOW_S,
   IDEMPOTENCY_KEY_PATTERN,
   OPS_COOKIE,
   SESSION_COOKIE,
@@ -58,6 +59,7 @@ export type TApiTag = (typeof API_TAGS)[number][0];
 /** The document's reusable parts; routes point at them by name. */
 const SESSION_SCHEME = 'session';
 const OPS_SCHEME = 'operator';
+const API_KEY_SCHEME = 'apiKey';
 const IDEMPOTENCY_PARAMETER = 'IdempotencyKey';
 
 // Shared shapes that appear in many answers become named components (one definition each).
@@ -77,6 +79,13 @@ const DESCRIPTION = `The calls of the Obmen site, as the browser makes them thro
 
 **Session.** Signing in sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Lax); calls marked with the lock need it.
 Without a valid session they answer 401 \`unauthorized\` with an anonymous \`user\`.
+
+**Keys for bots.** Calls that also list \`apiKey\` with a scope accept a signed request of a key made in /settings/api
+(scopes \`read\`, \`exchange\`, \`transfer\`) instead of the session: headers \`X-Obmen-Key\` (the key id),
+\`X-Obmen-Timestamp\` (Unix seconds, within ${API_SIGNATURE_WINDOW_S} s of the server's clock), \`X-Obmen-Nonce\` (8 to 64 of
+\`A-Za-z0-9_-\`, once per key) and \`X-Obmen-Signature\`: the hex HMAC-SHA256, with the key's secret, of
+\`timestamp + "\\n" + nonce + "\\n" + METHOD + "\\n" + path with query + "\\n"\` followed by the raw body. A late, replayed, badly
+signed or out-of-scope request answers 401 or 403 (\`api_key_*\`) and changes nothing; /article/api has examples.
 
 **Envelope (spec §7).** Any answer may carry these keys, and the client applies them wherever they appear:
 \`user\`, \`site_settings\`, \`wallets\`, \`total_balance\`, \`unread_msgs\`, \`notifications\`, \`fv\` (the front-end build,
@@ -101,11 +110,12 @@ function transform(document: Parameters<typeof jsonSchemaTransform>[0] & { route
   const transformed = jsonSchemaTransform({ ...document, schema: { ...schema, response } as FastifySchema });
   // Public calls say so (an empty list), rather than leaving a reader to guess.
   const ops = route.config?.ops;
+  const scope = route.config?.apiKey;
   const security =
     ops !== undefined && ops !== null
       ? [{ [OPS_SCHEME]: ops === 'signed_in' ? [] : [ops] }]
       : [route.onRequest].flat().includes(requireUser)
-        ? [{ [SESSION_SCHEME]: [] }]
+        ? [{ [SESSION_SCHEME]: [] }, ...(scope ? [{ [API_KEY_SCHEME]: [scope] }] : [])]
         : [];
   return { ...transformed, schema: { ...transformed.schema, security } };
 }
@@ -221,6 +231,13 @@ export default fp<{ strict: boolean }>(
         components: {
           securitySchemes: {
             [SESSION_SCHEME]: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The session cookie set by sign-in.' },
+            [API_KEY_SCHEME]: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'X-Obmen-Key',
+              description:
+                'A key for bots, with X-Obmen-Timestamp, X-Obmen-Nonce and X-Obmen-Signature (see "Keys for bots" above); the scopes listed are the scope the call needs.',
+            },
             [OPS_SCHEME]: {
               type: 'apiKey',
               in: 'cookie',

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { SESSION_CLEARED, SESSION_STATE_HEADER, SESSION_TOKEN_HEADER, isLocale } from '@obmen/shared';
+import { API_KEY_HEADER, SESSION_CLEARED, SESSION_STATE_HEADER, SESSION_TOKEN_HEADER, isLocale } from '@obmen/shared';
 import { findSession } from '../domains/auth/sessions.ts';
 import { LOCALE_HEADER } from './locale.ts';
 
@@ -16,7 +16,8 @@ export default fp(
     app.decorateRequest('sessionId', null);
     app.addHook('onRequest', async (request, reply) => {
       const header = request.headers.authorization;
-      if (header === undefined) return;
+      // A signed request of a bot's key is that key's alone (domains/apikeys/guard.ts), whatever cookie came along.
+      if (header === undefined || request.headers[API_KEY_HEADER] !== undefined) return;
       const token = BEARER.exec(header)?.[1] ?? '';
       const session = await findSession(app.db, token);
       if (!session) {

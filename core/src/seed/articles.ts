@@ -135,4 +135,116 @@ export const SEED_ARTICLES: TSeedArticle[] = [
 <h2>Why did the rate change?</h2><p>A quote holds for a limited time. When it expires, get a new one and the amount is recalculated.</p>
 <h2>How do I invite a friend?</h2><p>Open the Referral section and share your link: you earn a bonus on their exchanges.</p>`,
   },
+  {
+    name: 'api',
+    locale: 'ru',
+    title: 'API для ботов',
+    body_html: `<p>Программа (например, торговый бот) может работать с вашим аккаунтом через API: смотреть балансы и историю, обменивать валюты и переводить деньги другим пользователям. Выводить средства и менять настройки через API нельзя.</p>
+<h2>Ключ</h2>
+<p>Создайте ключ в разделе «Настройки → Безопасность → Ключи API» (нужна включённая двухфакторная аутентификация). Выберите разрешения: <code>read</code> — балансы и история, <code>exchange</code> — обмен, <code>transfer</code> — переводы (для них обязателен список разрешённых IP-адресов). Секрет показывается один раз: сохраните его в надёжном месте. Ключ можно отозвать в любой момент.</p>
+<h2>Подпись запроса</h2>
+<p>Каждый запрос несёт четыре заголовка: <code>X-Obmen-Key</code> — идентификатор ключа, <code>X-Obmen-Timestamp</code> — время в секундах Unix (не дальше 30 секунд от времени сервера), <code>X-Obmen-Nonce</code> — случайная строка из 8–64 символов <code>A-Za-z0-9_-</code>, новая для каждого запроса, и <code>X-Obmen-Signature</code> — HMAC-SHA256 с секретом ключа в шестнадцатеричном виде от текста: время, перевод строки, nonce, перевод строки, метод, перевод строки, путь с параметрами запроса, перевод строки и тело запроса байт в байт (пустое для GET).</p>
+<p>Запрос с истёкшим временем, повторным nonce, неверной подписью, без нужного разрешения или не с того IP-адреса отклоняется (401 или 403 с кодом <code>api_key_…</code>) и ничего не меняет. Не больше 600 запросов в минуту на ключ. Обмены и переводы принимают заголовок <code>Idempotency-Key</code>: повтор с тем же ключом вернёт первый ответ и ничего не изменит.</p>
+<h2>Пример: curl</h2>
+<pre><code class="language-sh">export OBMEN_URL=https://obmen.example OBMEN_KEY=ok_… OBMEN_SECRET=…
+
+# obmen METHOD PATH [JSON-BODY] [IDEMPOTENCY-KEY]
+obmen() {
+  method=$1 path=$2 body=\${3:-} idem=\${4:-}
+  ts=$(date +%s)
+  nonce=$(openssl rand -hex 16)
+  sig=$(printf '%s\\n%s\\n%s\\n%s\\n%s' "$ts" "$nonce" "$method" "$path" "$body" | openssl dgst -sha256 -hmac "$OBMEN_SECRET" -r | cut -d' ' -f1)
+  set -- -H "X-Obmen-Key: $OBMEN_KEY" -H "X-Obmen-Timestamp: $ts" -H "X-Obmen-Nonce: $nonce" -H "X-Obmen-Signature: $sig"
+  if [ -n "$body" ]; then set -- "$@" -H 'Content-Type: application/json' --data-raw "$body"; fi
+  if [ -n "$idem" ]; then set -- "$@" -H "Idempotency-Key: $idem"; fi
+  curl -sS -X "$method" "$@" "$OBMEN_URL$path"
+}
+
+obmen GET /api/wallets
+obmen POST /api/exchange/check '{"src":"USDT","dst":"BTC","amount":"10"}'
+</code></pre>
+<h2>Пример: TypeScript (Node.js 20+)</h2>
+<pre><code class="language-ts">import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+
+const { OBMEN_URL = '', OBMEN_KEY = '', OBMEN_SECRET = '' } = process.env;
+
+async function obmen(method: 'GET' | 'POST', path: string, body?: object, idempotencyKey?: string) {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const nonce = randomBytes(16).toString('hex');
+  const signature = createHmac('sha256', OBMEN_SECRET).update(\`\${timestamp}\\n\${nonce}\\n\${method}\\n\${path}\\n\${text}\`).digest('hex');
+  const headers: Record&lt;string, string&gt; = { 'X-Obmen-Key': OBMEN_KEY, 'X-Obmen-Timestamp': timestamp, 'X-Obmen-Nonce': nonce, 'X-Obmen-Signature': signature };
+  if (text) headers['Content-Type'] = 'application/json';
+  if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+  const response = await fetch(OBMEN_URL + path, { method, headers, ...(text ? { body: text } : {}) });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(\`\${answer.code}: \${answer.message}\`);
+  return answer;
+}
+
+const { wallets } = await obmen('GET', '/api/wallets');
+console.log(wallets);
+const { quote } = await obmen('POST', '/api/exchange/check', { src: 'USDT', dst: 'BTC', amount: '10' });
+console.log(quote);
+// To exchange at that quote (the exchange scope; one fresh Idempotency-Key per exchange):
+// await obmen('POST', '/api/exchange/USDT/BTC', { quote: quote.token }, randomUUID());
+</code></pre>
+<p>Все запросы и ответы описаны в документе OpenAPI: <a href="/api/docs/">/api/docs/</a>.</p>`,
+  },
+  {
+    name: 'api',
+    locale: 'en',
+    title: 'API for bots',
+    body_html: `<p>A program (a trading bot, say) can work with your account through the API: read balances and history, exchange currencies and send money to other users. Withdrawals and settings are never reachable through the API.</p>
+<h2>The key</h2>
+<p>Create a key in Settings → Security → API keys (two-factor authentication must be on). Choose its permissions: <code>read</code> for balances and history, <code>exchange</code> for exchanges, <code>transfer</code> for transfers (which requires a list of allowed IP addresses). The secret is shown once: keep it somewhere safe. You can revoke a key at any time.</p>
+<h2>Signing a request</h2>
+<p>Every request carries four headers: <code>X-Obmen-Key</code>, the key id; <code>X-Obmen-Timestamp</code>, Unix time in seconds (within 30 seconds of the server's clock); <code>X-Obmen-Nonce</code>, a random string of 8 to 64 of <code>A-Za-z0-9_-</code>, fresh for every request; and <code>X-Obmen-Signature</code>, the hex HMAC-SHA256, keyed with the secret, of this text: the timestamp, a newline, the nonce, a newline, the method, a newline, the path with its query, a newline, and then the raw body byte for byte (empty for GET).</p>
+<p>A request that is late, reuses a nonce, is badly signed, lacks the permission or comes from another IP address is refused (401 or 403 with an <code>api_key_…</code> code) and changes nothing. At most 600 requests per minute per key. Exchanges and transfers take an <code>Idempotency-Key</code> header: a repeat with the same key answers the first result and moves nothing.</p>
+<h2>Example: curl</h2>
+<pre><code class="language-sh">export OBMEN_URL=https://obmen.example OBMEN_KEY=ok_… OBMEN_SECRET=…
+
+# obmen METHOD PATH [JSON-BODY] [IDEMPOTENCY-KEY]
+obmen() {
+  method=$1 path=$2 body=\${3:-} idem=\${4:-}
+  ts=$(date +%s)
+  nonce=$(openssl rand -hex 16)
+  sig=$(printf '%s\\n%s\\n%s\\n%s\\n%s' "$ts" "$nonce" "$method" "$path" "$body" | openssl dgst -sha256 -hmac "$OBMEN_SECRET" -r | cut -d' ' -f1)
+  set -- -H "X-Obmen-Key: $OBMEN_KEY" -H "X-Obmen-Timestamp: $ts" -H "X-Obmen-Nonce: $nonce" -H "X-Obmen-Signature: $sig"
+  if [ -n "$body" ]; then set -- "$@" -H 'Content-Type: application/json' --data-raw "$body"; fi
+  if [ -n "$idem" ]; then set -- "$@" -H "Idempotency-Key: $idem"; fi
+  curl -sS -X "$method" "$@" "$OBMEN_URL$path"
+}
+
+obmen GET /api/wallets
+obmen POST /api/exchange/check '{"src":"USDT","dst":"BTC","amount":"10"}'
+</code></pre>
+<h2>Example: TypeScript (Node.js 20+)</h2>
+<pre><code class="language-ts">import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+
+const { OBMEN_URL = '', OBMEN_KEY = '', OBMEN_SECRET = '' } = process.env;
+
+async function obmen(method: 'GET' | 'POST', path: string, body?: object, idempotencyKey?: string) {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const nonce = randomBytes(16).toString('hex');
+  const signature = createHmac('sha256', OBMEN_SECRET).update(\`\${timestamp}\\n\${nonce}\\n\${method}\\n\${path}\\n\${text}\`).digest('hex');
+  const headers: Record&lt;string, string&gt; = { 'X-Obmen-Key': OBMEN_KEY, 'X-Obmen-Timestamp': timestamp, 'X-Obmen-Nonce': nonce, 'X-Obmen-Signature': signature };
+  if (text) headers['Content-Type'] = 'application/json';
+  if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+  const response = await fetch(OBMEN_URL + path, { method, headers, ...(text ? { body: text } : {}) });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(\`\${answer.code}: \${answer.message}\`);
+  return answer;
+}
+
+const { wallets } = await obmen('GET', '/api/wallets');
+console.log(wallets);
+const { quote } = await obmen('POST', '/api/exchange/check', { src: 'USDT', dst: 'BTC', amount: '10' });
+console.log(quote);
+// To exchange at that quote (the exchange scope; one fresh Idempotency-Key per exchange):
+// await obmen('POST', '/api/exchange/USDT/BTC', { quote: quote.token }, randomUUID());
+</code></pre>
+<p>Every call and answer is described in the OpenAPI document: <a href="/api/docs/">/api/docs/</a>.</p>`,
+  },
 ];

@@ -64,7 +64,14 @@ describe.each(ENGINES)('route schemas and the OpenAPI document on %s', (engine) 
     const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
     expect(operations.flatMap(({ op }) => op.tags ?? []).filter((tag) => !known.has(tag))).toEqual([]);
     const byName = (method: string, path: string) => document.paths[path]?.[method];
-    expect(byName('get', '/api/wallets')?.security).toEqual([{ session: [] }]);
+    expect(byName('get', '/api/wallets')?.security).toEqual([{ session: [] }, { apiKey: ['read'] }]);
+    expect(byName('post', '/api/transfer')?.security).toEqual([{ session: [] }, { apiKey: ['transfer'] }]);
+    expect(byName('post', '/api/withdraw/check')?.security).toEqual([{ session: [] }]);
+    expect((document as unknown as { components: { securitySchemes: Record<string, unknown> } }).components.securitySchemes.apiKey).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Obmen-Key',
+    });
     expect(byName('get', '/api/site')?.security).toEqual([]);
     const idempotencyKey = { $ref: '#/components/parameters/IdempotencyKey' };
     expect(byName('post', '/api/transfer')?.parameters).toContainEqual(idempotencyKey);

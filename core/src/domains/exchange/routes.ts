@@ -54,6 +54,7 @@ const exchangeRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
     '/api/exchange/check',
     {
       onRequest: requireUser,
+      config: { apiKey: 'exchange' },
       schema: {
         tags,
         summary: 'A quote to confirm within 30 s (form: src, dst, amount or amount_receive)',
@@ -88,6 +89,7 @@ const exchangeRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
     '/api/exchange/history',
     {
       onRequest: requireUser,
+      config: { apiKey: 'read' },
       schema: {
         tags,
         summary: "The caller's exchanges, filtered and paged (format=csv: a CSV file)",
@@ -149,7 +151,7 @@ const exchangeRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
     '/api/exchange/all/:currency',
     {
       onRequest: requireUser,
-      config: { idempotent: true },
+      config: { idempotent: true, apiKey: 'exchange' },
       schema: { tags, summary: runSummary, params: ZCurrencyParams, ...schemaOf(CALLS['POST /api/exchange/all/{currency}']) },
     },
     (request, reply) => runAll(request, reply, request.params.currency, request.body.currencies),
@@ -210,7 +212,7 @@ const exchangeRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
     '/api/exchange/:src/:dst',
     {
       onRequest: requireUser,
-      config: { idempotent: true },
+      config: { idempotent: true, apiKey: 'exchange' },
       schema: {
         tags,
         summary: 'Confirm a quote (form: quote). An expired or spent quote answers 409 with a fresh `quote`',

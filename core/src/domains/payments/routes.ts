@@ -141,6 +141,7 @@ const paymentRoutes: FastifyPluginAsyncZod<TPaymentOptions> = async (app, option
       call.path,
       {
         onRequest: requireUser,
+        config: { apiKey: 'read' },
         schema: {
           tags: [tag],
           summary: `The caller's ${direction === 'deposit' ? 'deposits' : 'purchases'}, filtered and paged (format=csv: a CSV file)`,

@@ -202,6 +202,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
     '/api/withdraw/history',
     {
       onRequest: requireUser,
+      config: { apiKey: 'read' },
       schema: {
         tags,
         summary: "The caller's withdrawals, filtered and paged (format=csv: a CSV file)",

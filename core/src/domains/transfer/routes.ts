@@ -15,7 +15,7 @@ const transferRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
 
   app.get(
     '/api/transfer',
-    { onRequest: requireUser, schema: { tags, summary: 'What can be sent: currencies, limits, fees, balances', ...schemaOf(CALLS['GET /api/transfer']) } },
+    { onRequest: requireUser, config: { apiKey: 'read' }, schema: { tags, summary: 'What can be sent: currencies, limits, fees, balances', ...schemaOf(CALLS['GET /api/transfer']) } },
     async (request) => {
       const user = currentUser(request);
       return { status: 'ok' as const, ...(await transferInfo(app.db, user.id)), ...(await getWalletEnvelope(app.db, user.id)) };
@@ -26,6 +26,7 @@ const transferRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
     '/api/transfer/check',
     {
       onRequest: requireUser,
+      config: { apiKey: 'transfer' },
       schema: {
         tags,
         summary: "Check a transfer: the recipient's masked name, the fee, the total (form)",
@@ -43,7 +44,7 @@ const transferRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
     '/api/transfer',
     {
       onRequest: requireUser,
-      config: { idempotent: true },
+      config: { idempotent: true, apiKey: 'transfer' },
       schema: { tags, summary: 'Send money to another account (form)', ...schemaOf(CALLS['POST /api/transfer']) },
     },
     async (request, reply) => {
@@ -66,6 +67,7 @@ const transferRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
     '/api/transfer/history',
     {
       onRequest: requireUser,
+      config: { apiKey: 'read' },
       schema: {
         tags,
         summary: "The caller's transfers, filtered and paged (format=csv: a CSV file)",
