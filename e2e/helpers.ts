@@ -1,5 +1,5 @@
 import { expect, type APIRequestContext, type APIResponse, type Locator, type Page } from '@playwright/test';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /**
  * Shared helpers of the e2e specs. Everything goes through the BFF on the test server (the
@@ -202,4 +202,52 @@ export async function sandboxPayments(
     | { action: 'chain_mine'; blocks: number },
 ): Promise<void> {
   await json(await request.post('/api/dev/payments', { data: body }), `POST /api/dev/payments ${body.action}`);
+}
+
+function base32Decode(text: string): Buffer {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = 0;
+  let value = 0;
+  const out: number[] = [];
+  for (const ch of text.replace(/\s/g, '')) {
+    value = (value << 5) | alphabet.indexOf(ch);
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 255);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+}
+
+/** RFC 6238: HMAC-SHA-1, 30-second steps, 6 digits. */
+export function totp(secret: string, atMs: number): string {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(atMs / 30_000)));
+  const digest = createHmac('sha1', base32Decode(secret)).update(counter).digest();
+  const offset = digest[digest.length - 1]! & 0x0f;
+  return String((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
+/** Turns on 2FA in /settings/security (a wrong code first, refused); answers the secret and the recovery codes. */
+export async function enrolTotp(page: Page): Promise<{ secret: string; recovery: string[] }> {
+  await page.goto('/settings/security');
+  await islandsReady(page);
+  await expect(page.getByTestId('tfa-status')).toHaveAttribute('data-enabled', 'false');
+  await page.getByTestId('totp-start').click();
+  await expect(page.getByTestId('totp-qr')).toBeVisible();
+  const secret = (await page.getByTestId('totp-secret').getAttribute('data-secret'))!;
+  expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+  await expect(page.getByTestId('totp-uri')).toHaveText(new RegExp(`^otpauth://totp/Obmen:.*secret=${secret}`));
+  // A wrong code first: refused next to the field.
+  await page.getByTestId('enable-code').fill('000000');
+  await page.getByTestId('totp-confirm').click();
+  await expect(page.getByTestId('enable-error')).toBeVisible();
+  await page.getByTestId('enable-code').fill(totp(secret, Date.now()));
+  await page.getByTestId('totp-confirm').click();
+  await expect(page.getByTestId('recovery-codes').locator('li')).toHaveCount(10);
+  const recovery = await page.getByTestId('recovery-codes').locator('li code').allTextContents();
+  await page.getByTestId('codes-done').click();
+  await expect(page.getByTestId('tfa-status')).toHaveAttribute('data-enabled', 'true');
+  return { secret, recovery };
 }

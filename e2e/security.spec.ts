@@ -1,6 +1,5 @@
-import { createHmac } from 'node:crypto';
-import { expect, test, type Page } from '@playwright/test';
-import { authCheck, islandsReady, linkTo, signUp, waitForMail } from './helpers.ts';
+import { expect, test } from '@playwright/test';
+import { authCheck, enrolTotp, islandsReady, linkTo, signUp, totp, waitForMail } from './helpers.ts';
 
 /**
  * Account security (beyond the spec): TOTP enrolment on /settings/security with the
@@ -8,57 +7,11 @@ import { authCheck, islandsReady, linkTo, signUp, waitForMail } from './helpers.
  * asks for the code; and an e-mail change confirmed by the mailed link.
  */
 
-function base32Decode(text: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out: number[] = [];
-  for (const ch of text.replace(/\s/g, '')) {
-    value = (value << 5) | alphabet.indexOf(ch);
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-
-/** RFC 6238: HMAC-SHA-1, 30-second steps, 6 digits. */
-function totp(secret: string, atMs: number): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(atMs / 30_000)));
-  const digest = createHmac('sha1', base32Decode(secret)).update(counter).digest();
-  const offset = digest[digest.length - 1]! & 0x0f;
-  return String((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
-
-async function enrol(page: Page): Promise<string> {
-  await page.goto('/settings/security');
-  await islandsReady(page);
-  await expect(page.getByTestId('tfa-status')).toHaveAttribute('data-enabled', 'false');
-  await page.getByTestId('totp-start').click();
-  await expect(page.getByTestId('totp-qr')).toBeVisible();
-  const secret = (await page.getByTestId('totp-secret').getAttribute('data-secret'))!;
-  expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-  await expect(page.getByTestId('totp-uri')).toHaveText(new RegExp(`^otpauth://totp/Obmen:.*secret=${secret}`));
-  // A wrong code first: refused next to the field.
-  await page.getByTestId('enable-code').fill('000000');
-  await page.getByTestId('totp-confirm').click();
-  await expect(page.getByTestId('enable-error')).toBeVisible();
-  await page.getByTestId('enable-code').fill(totp(secret, Date.now()));
-  await page.getByTestId('totp-confirm').click();
-  await expect(page.getByTestId('recovery-codes').locator('li')).toHaveCount(10);
-  await page.getByTestId('codes-done').click();
-  await expect(page.getByTestId('tfa-status')).toHaveAttribute('data-enabled', 'true');
-  return secret;
-}
-
 test('TOTP: enrol with the QR secret, sign out, sign in with password and code', async ({ page }) => {
   // Three scrypt hashes (sign-up, sign-in) on a shared machine: more than the default 30 s.
   test.slow();
   const account = await signUp(page, { prefix: 'totp' });
-  const secret = await enrol(page);
+  const { secret } = await enrolTotp(page);
 
   await page.request.post('/api/auth/logout', { data: {} });
   expect((await authCheck(page.request)).user.is_authenticated).toBe(false);

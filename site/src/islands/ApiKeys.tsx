@@ -59,6 +59,8 @@ function ApiKeysBody({ state }: { state: TApiKeysResponse }) {
     const body = { label, scopes, ips: list, ...(expiresOn ? { expires_on: expiresOn } : {}), ...proof };
     const answer = await run(() => api(CALLS['POST /api/security/api_keys'], { body }));
     if (!answer) return;
+    // The box with the secret says it; the same words twice would only be noise.
+    setMessage('');
     setCreated(answer.created);
     setLabel('');
     setIps('');
@@ -75,7 +77,7 @@ function ApiKeysBody({ state }: { state: TApiKeysResponse }) {
   const described = (name: TFields, hint?: boolean) => (fields[name] ? `apikey-${name}-error` : hint ? `apikey-${name}-hint` : undefined);
 
   return (
-    <div data-testid="api-keys">
+    <div className="api-keys" data-testid="api-keys">
       <FormError text={error} testId="form-error" />
       <FormSaved text={message} testId="api-keys-message" />
       {created && (
@@ -98,10 +100,10 @@ function ApiKeysBody({ state }: { state: TApiKeysResponse }) {
         {keys.length === 0 ? (
           <p className="muted">{t('apikeys.none')}</p>
         ) : (
-          <ul className="wb-list">
+          <ul className="api-key-items">
             {keys.map((key) => (
-              <li key={key.id} className="wb-item" data-testid="api-key">
-                <span className="wb-label">
+              <li key={key.id} className="api-key-item" data-testid="api-key">
+                <span>
                   <strong>{key.label}</strong> · <code>{key.id}</code>
                 </span>
                 <span>

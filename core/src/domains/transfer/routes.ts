@@ -15,7 +15,11 @@ const transferRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, {
 
   app.get(
     '/api/transfer',
-    { onRequest: requireUser, config: { apiKey: 'read' }, schema: { tags, summary: 'What can be sent: currencies, limits, fees, balances', ...schemaOf(CALLS['GET /api/transfer']) } },
+    {
+      onRequest: requireUser,
+      config: { apiKey: 'read' },
+      schema: { tags, summary: 'What can be sent: currencies, limits, fees, balances', ...schemaOf(CALLS['GET /api/transfer']) },
+    },
     async (request) => {
       const user = currentUser(request);
       return { status: 'ok' as const, ...(await transferInfo(app.db, user.id)), ...(await getWalletEnvelope(app.db, user.id)) };

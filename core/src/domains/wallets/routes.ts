@@ -8,7 +8,11 @@ import { schemaOf } from '../../lib/call-schema.ts';
 const walletRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/wallets',
-    { onRequest: requireUser, config: { apiKey: 'read' }, schema: { tags: ['Client'], summary: 'Wallets and the total balance', ...schemaOf(CALLS['GET /api/wallets']) } },
+    {
+      onRequest: requireUser,
+      config: { apiKey: 'read' },
+      schema: { tags: ['Client'], summary: 'Wallets and the total balance', ...schemaOf(CALLS['GET /api/wallets']) },
+    },
     async (request) => ({ status: 'ok' as const, ...(await getWalletEnvelope(app.db, currentUser(request).id)) }),
   );
 
