@@ -2,6 +2,7 @@ import { SESSION_TTL_S } from '@obmen/shared';
 import { statement, type Queryable } from '../../db/index.ts';
 import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
 import type { TAuthUser } from '../user/public.ts';
+import { revokeAllApiKeys } from '../security/second-factor.ts';
 
 export type TSession = { id: string; user: TAuthUser; renewed: boolean };
 
@@ -44,9 +45,10 @@ export async function revokeSession(db: Queryable, sessionId: string): Promise<v
   await db.query('UPDATE sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [sessionId]);
 }
 
-/** Password change and reset: every device of the user is signed out. */
+/** Password change and reset, "this wasn't me", an operator's block: every device of the user is signed out, and every bot's key. */
 export async function revokeAllSessions(db: Queryable, userId: string): Promise<void> {
   await db.query('UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
+  await revokeAllApiKeys(db, userId);
 }
 
 export async function purgeSessions(db: Queryable): Promise<void> {

@@ -7,6 +7,7 @@ import { consumeRateLimit } from '../../rate-limit.ts';
 import { newFileKey, type TFileStorage } from '../../storage/index.ts';
 import { secondFactorEnabled, verifySecondFactor } from '../security/second-factor.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
+import { revokeAllSessions } from '../auth/sessions.ts';
 
 /*
  * Leaving with your data. An export is asked for, then made by the data-exports job (so a big
@@ -284,7 +285,7 @@ export async function closeAccount(db: Db, userId: string, body: TCloseAccountBo
       now,
       CLOSED_ACCOUNT_RETENTION_DAYS,
     ]);
-    await tx.query('UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
+    await revokeAllSessions(tx, userId);
     await tx.query('UPDATE auth_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [userId]);
     await queueMail(tx, { kind: 'account_closed', to: user.email, locale: user.locale, vars: { account_id: user.account_id } });
   });

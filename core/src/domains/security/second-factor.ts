@@ -126,3 +126,12 @@ export async function refuseWhileWithdrawalsBlocked(db: Queryable, userId: strin
   const iso = until.toISOString();
   throw new AppError('withdrawals_blocked', { vars: { until: `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` }, data: { blocked_until: iso } });
 }
+
+/**
+ * Every key of the account stops at once: whatever ends all its sessions (a password changed or
+ * reset, "this wasn't me", an operator's block, closing the account) and 2FA turned off (keys
+ * exist only under it) ends its bots' access too.
+ */
+export async function revokeAllApiKeys(tx: Queryable, userId: string): Promise<void> {
+  await tx.query('UPDATE api_keys SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
+}

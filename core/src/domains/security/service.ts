@@ -20,6 +20,7 @@ import {
   RECOVERY_CODE_COUNT,
   issueRecoveryCodes,
   markSecurityChanged,
+  revokeAllApiKeys,
   verifySecondFactor,
   withdrawalsBlockedUntil,
   type TSecondFactorProof,
@@ -244,6 +245,7 @@ export async function disableTotp(
 export async function removeSecondFactor(tx: Queryable, user: Pick<TSecurityUser, 'id' | 'email' | 'locale' | 'account_id'>): Promise<void> {
   await tx.query('DELETE FROM user_totp WHERE user_id = $1', [user.id]);
   await tx.query('DELETE FROM recovery_codes WHERE user_id = $1', [user.id]);
+  await revokeAllApiKeys(tx, user.id);
   await markSecurityChanged(tx, user.id);
   await queueMail(tx, { kind: 'second_factor_disabled', to: user.email, locale: user.locale, vars: { account_id: user.account_id } });
 }

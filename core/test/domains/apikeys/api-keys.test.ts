@@ -5,6 +5,7 @@ import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { call, mailsTo } from '../../auth-helpers.ts';
 import { signedCall, type TSignedCall } from '../../api-key-client.ts';
 import { newTotpSecret, totpCode } from '../../../src/domains/security/totp.ts';
+import { revokeAllSessions } from '../../../src/domains/auth/sessions.ts';
 
 describe.each(ENGINES)('keys for bots on %s', (engine) => {
   let ctx: Awaited<ReturnType<typeof build>>;
@@ -254,5 +255,18 @@ describe.each(ENGINES)('keys for bots on %s', (engine) => {
     tick();
     const freed = await create(user, { label: 'one more', scopes: ['read'], code: totpCode(secret, clock.getTime()) });
     expect(freed.statusCode, freed.body).toBe(200);
+  });
+
+  it('whatever ends every session ends every key; 2FA off too', async () => {
+    const { user: a, key: keyA } = await newKey(['read']);
+    const { user: b, key: keyB } = await newKey(['read']);
+    await revokeAllSessions(ctx.db, a.id);
+    expect((await signed({ key: keyA, path: '/api/wallets' })).json().code).toBe('api_key_invalid');
+    expect((await signed({ key: keyB, path: '/api/wallets' })).statusCode).toBe(200);
+    const secret = (await ctx.db.query<{ secret: string }>('SELECT secret FROM user_totp WHERE user_id = $1', [b.id]))[0]!.secret;
+    tick();
+    const off = await call(ctx.app, '/api/security/totp/disable', { token: b.token, locale: 'en', payload: { code: totpCode(secret, clock.getTime()) } });
+    expect(off.statusCode, off.body).toBe(200);
+    expect((await signed({ key: keyB, path: '/api/wallets' })).json().code).toBe('api_key_invalid');
   });
 });
