@@ -17,6 +17,7 @@ import ratesPlugin from './domains/rates/plugin.ts';
 import walletRoutes from './domains/wallets/routes.ts';
 import exchangeRoutes from './domains/exchange/routes.ts';
 import transferRoutes from './domains/transfer/routes.ts';
+import historyRoutes from './domains/history/routes.ts';
 import devRoutes from './domains/dev/routes.ts';
 import verificationRoutes from './domains/verification/routes.ts';
 import paymentRoutes from './domains/payments/routes.ts';
@@ -103,6 +104,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(walletRoutes);
   await fastify.register(exchangeRoutes, { now: clock });
   await fastify.register(transferRoutes, { now: clock });
+  await fastify.register(historyRoutes, { now: clock, publicUrl: config.PUBLIC_URL });
   await fastify.register(apiKeyRoutes, { db: fastify.db, cipher: documents, mailer: fastify.mailer, now: clock });
   await fastify.register(securityRoutes, { publicUrl: config.PUBLIC_URL, ...(now ? { now } : {}) });
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });

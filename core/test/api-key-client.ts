@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import type { LightMyRequestResponse } from 'light-my-request';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { API_KEY_HEADER, API_NONCE_HEADER, API_SIGNATURE_HEADER, API_TIMESTAMP_HEADER, apiSigningText } from '@obmen/shared';
 
 /** A bot's request as /article/api tells one to sign it; what a test changes is named. */

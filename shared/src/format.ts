@@ -185,12 +185,13 @@ export function validTimeZone(value: string | undefined | null): string | null {
   }
 }
 
-export type TDateStyle = 'datetime' | 'short' | 'time';
+export type TDateStyle = 'datetime' | 'short' | 'time' | 'date';
 
 const DATE_PARTS: Record<TDateStyle, Intl.DateTimeFormatOptions> = {
   datetime: { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' },
   short: { month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' },
   time: { hour: '2-digit', minute: '2-digit' },
+  date: { year: 'numeric', month: '2-digit', day: '2-digit' },
 };
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 

@@ -237,6 +237,26 @@ export const ZHistoryQuery = z.object({
 });
 export type THistoryQuery = z.infer<typeof ZHistoryQuery>;
 
+/** GET /api/history/statement: a month (YYYY-MM), or a period of UTC days, inclusive. */
+export const ZStatementQuery = z.object({
+  month: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'validation.invalid')
+      .optional(),
+  ),
+  from: z.preprocess(emptyToUndefined, z.iso.date('validation.invalid').optional()),
+  to: z.preprocess(emptyToUndefined, z.iso.date('validation.invalid').optional()),
+});
+export type TStatementQuery = z.infer<typeof ZStatementQuery>;
+
+/** The statement itself: a PDF file. */
+export const STATEMENT_RESPONSE = {
+  description: 'The statement: a PDF file',
+  content: { 'application/pdf': { schema: z.string().meta({ contentMediaType: 'application/pdf' }) } },
+};
+
 /** POST /api/wallets/display_currency */
 export const ZDisplayCurrencyBody = z.object({ currency: ZCurrencyCode });
 
