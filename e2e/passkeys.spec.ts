@@ -84,3 +84,35 @@ test('a passkey: added with the code, signs in alone, approves a withdrawal', as
   const overview = (await (await page.request.get('/api/security')).json()) as { passkeys: { last_used_at: string | null }[] };
   expect(overview.passkeys[0]!.last_used_at).not.toBeNull();
 });
+
+test('passkeys alone are the second factor: the address book and closing the account take one', async ({ page }) => {
+  test.slow();
+  await virtualAuthenticator(page);
+  const account = await signUp(page, { prefix: 'passkey-only' });
+  await page.goto('/settings/security');
+  await islandsReady(page);
+  // No TOTP app: the first passkey needs no code, and then 2FA is on by it.
+  await expect(page.getByTestId('passkey-code')).toHaveCount(0);
+  await page.getByTestId('passkey-name').fill('Virtual key');
+  await page.getByTestId('passkey-add').click();
+  await expect(page.getByTestId('passkey-done')).toBeVisible();
+  await expect(page.getByTestId('tfa-by-passkeys')).toBeVisible();
+
+  await page.goto('/withdraw/book');
+  await islandsReady(page);
+  await page.getByTestId('book-system').selectOption('sandbox-card|RUB');
+  await page.getByTestId('book-label').fill('Salary card');
+  await page.getByTestId('book-card_number').fill('4111 1111 1111 1111');
+  await page.getByTestId('book-card_holder').fill('IVAN PETROV');
+  await page.getByTestId('book-add-submit').click();
+  await expect(page.getByTestId('form-error')).toBeVisible();
+  await page.getByTestId('book-add-passkey').click();
+  await expect(page.getByTestId('book-entry')).toContainText('•••• 1111');
+
+  await page.goto('/settings/privacy');
+  await islandsReady(page);
+  await page.getByTestId('privacy-close-email').fill(account.email);
+  await page.getByTestId('privacy-close-passkey').click();
+  await expect(page.getByTestId('privacy-closed')).toBeVisible();
+  expect((await authCheck(page.request)).user.is_authenticated).toBe(false);
+});

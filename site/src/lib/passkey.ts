@@ -34,8 +34,11 @@ export async function passkeySecondFactor(): Promise<string> {
   }
 }
 
-/** Creates a passkey on this device and keeps it under `name` (with the code when 2FA is on). */
-export async function addPasskey(name: string, code: string | undefined): Promise<string> {
+/**
+ * Creates a passkey on this device and keeps it under `name`, with the second factor when 2FA is
+ * on (a code, or an assertion by a passkey the account already has).
+ */
+export async function addPasskey(name: string, proof: { code?: string; passkey?: string }): Promise<string> {
   const { options } = await api(CALLS['POST /api/security/passkeys/options'], { body: {} });
   let credential: string;
   try {
@@ -43,7 +46,7 @@ export async function addPasskey(name: string, code: string | undefined): Promis
   } catch (err) {
     return ceremonyFailed(err);
   }
-  const answer = await api(CALLS['POST /api/security/passkeys'], { body: { name, credential, ...(code ? { code } : {}) } });
+  const answer = await api(CALLS['POST /api/security/passkeys'], { body: { name, credential, ...proof } });
   return answer.message;
 }
 
