@@ -377,7 +377,7 @@ export async function passkeySignInOptions(deps: TAuthDeps, client: TClient, rp:
  */
 export async function signInByPasskey(deps: TAuthDeps, client: TClient, body: TPasskeySignInBody, now: Date): Promise<TSignedIn> {
   await consumeRateLimit(deps.db, 'passkey_ip', clientKey(client.ip));
-  const userId = await verifyPasskeyAssertion(deps.db, body.credential, null, now);
+  const { owner: userId } = await verifyPasskeyAssertion(deps.db, body.credential, null, now);
   return deps.db.transaction((tx) => startSession(tx, client, userId, 'passkey', deps.config.PUBLIC_URL));
 }
 
