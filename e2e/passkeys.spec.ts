@@ -1,12 +1,14 @@
 import { expect, test, type Page } from '@playwright/test';
 import { totpCode, TOTP_STEP_S } from '../core/src/domains/security/totp.ts';
 import { BASE_URL, authCheck, islandsReady, signUp } from './helpers.ts';
+import { expectNoSeriousViolations, OPERATOR_PASSWORD, signedInOperator } from './ops-helpers.ts';
 
 /*
  * Passkeys in Chromium with its virtual authenticator (the DevTools protocol's WebAuthn domain:
  * a platform authenticator with resident keys and user verification, always verified): added on
  * /settings/security (with 2FA on, with a code), then, signed out, a sign-in with the passkey
- * alone, and the passkey approving a withdrawal in place of the code. WebAuthn refuses an IP
+ * alone, and the passkey approving a withdrawal in place of the code; passkeys alone as the
+ * second factor; an operator's passkey at the back office's sign-in. WebAuthn refuses an IP
  * address as relying party, so this spec opens the test server as localhost (the core maps its
  * loopback PUBLIC_URL to it).
  */
@@ -115,4 +117,29 @@ test('passkeys alone are the second factor: the address book and closing the acc
   await page.getByTestId('privacy-close-passkey').click();
   await expect(page.getByTestId('privacy-closed')).toBeVisible();
   expect((await authCheck(page.request)).user.is_authenticated).toBe(false);
+});
+
+test("an operator adds a passkey on /ops/security and signs in with it in place of the code", async ({ page }) => {
+  test.slow();
+  await virtualAuthenticator(page);
+  const operator = await signedInOperator(page, ['support']);
+  await islandsReady(page);
+  await page.getByTestId('ops-to-security').click();
+  await islandsReady(page);
+  await page.getByTestId('ops-passkey-name').fill('Virtual key');
+  await page.getByTestId('ops-passkey-add').click();
+  await expect(page.getByTestId('ops-passkey-done')).toBeVisible();
+  await expect(page.getByTestId('ops-passkey-list')).toContainText('Virtual key');
+  await expectNoSeriousViolations(page);
+
+  expect((await page.request.post('/api/ops/sign-out', { data: {} })).ok()).toBe(true);
+  await page.goto('/ops/login');
+  await islandsReady(page);
+  await page.getByTestId('ops-email').fill(operator.email);
+  await page.getByTestId('ops-password').fill(OPERATOR_PASSWORD);
+  await page.getByTestId('ops-login-passkey').click();
+  await expect(page).toHaveURL(/\/ops$/);
+  await expect(page.getByTestId('ops-email')).toHaveText(operator.email);
+  await page.goto('/ops/security');
+  await expect(page.getByTestId('ops-passkey-list')).not.toContainText(/never|не использовался/);
 });
