@@ -119,7 +119,7 @@ test('passkeys alone are the second factor: the address book and closing the acc
   expect((await authCheck(page.request)).user.is_authenticated).toBe(false);
 });
 
-test("an operator adds a passkey on /ops/security and signs in with it in place of the code", async ({ page }) => {
+test('an operator adds a passkey on /ops/security and signs in with it in place of the code', async ({ page }) => {
   test.slow();
   await virtualAuthenticator(page);
   const operator = await signedInOperator(page, ['support']);

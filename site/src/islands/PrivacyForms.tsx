@@ -108,7 +108,9 @@ function PrivacyBody({ state: initial }: { state: TPrivacyResponse }) {
               </label>
             )}
             <ActionRow sending={busy} hydrated={hydrated} label={t('privacy.close')} variant="danger" testId="privacy-close-submit">
-              {state.second_factor && <PasskeyProofButton onProof={(passkey) => close({ passkey })} onError={setError} disabled={busy} testId="privacy-close-passkey" />}
+              {state.second_factor && (
+                <PasskeyProofButton onProof={(passkey) => close({ passkey })} onError={setError} disabled={busy} testId="privacy-close-passkey" />
+              )}
             </ActionRow>
           </form>
         ) : (

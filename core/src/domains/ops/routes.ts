@@ -79,7 +79,11 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date; publicUrl: string }> =
     '/api/ops/passkey/options',
     {
       config: { ops: null },
-      schema: { tags, summary: 'The options of a passkey assertion for the sign-in, in place of the code', ...schemaOf(CALLS['POST /api/ops/passkey/options']) },
+      schema: {
+        tags,
+        summary: 'The options of a passkey assertion for the sign-in, in place of the code',
+        ...schemaOf(CALLS['POST /api/ops/passkey/options']),
+      },
     },
     () => opsSignInPasskeyOptions(app.db, rp, now()),
   );
@@ -94,7 +98,11 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date; publicUrl: string }> =
     '/api/ops/passkeys/options',
     {
       config: { ops: 'signed_in', stepUp: true },
-      schema: { tags, summary: "Start adding a passkey of the operator's own: the options for navigator.credentials.create", ...schemaOf(CALLS['POST /api/ops/passkeys/options']) },
+      schema: {
+        tags,
+        summary: "Start adding a passkey of the operator's own: the options for navigator.credentials.create",
+        ...schemaOf(CALLS['POST /api/ops/passkeys/options']),
+      },
     },
     (request) => operatorPasskeyOptions(app.db, rp, opsSessionOf(request), now()),
   );
@@ -112,7 +120,12 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date; publicUrl: string }> =
     '/api/ops/passkeys/:id/remove',
     {
       config: { ops: 'signed_in', stepUp: true },
-      schema: { tags, summary: "Remove one of the operator's own passkeys (audited)", params: ZPasskeyParams, ...schemaOf(CALLS['POST /api/ops/passkeys/{id}/remove']) },
+      schema: {
+        tags,
+        summary: "Remove one of the operator's own passkeys (audited)",
+        params: ZPasskeyParams,
+        ...schemaOf(CALLS['POST /api/ops/passkeys/{id}/remove']),
+      },
     },
     (request) => removeOperatorPasskey(app.db, opsSessionOf(request), request.params.id, { requestId: request.id, ip: request.ip }),
   );

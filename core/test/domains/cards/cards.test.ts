@@ -398,7 +398,10 @@ describe.each(ENGINES)('cards: catalogue, orders, the sandbox issuer, my cards (
     try {
       const typed = await call(ctx.app, '/api/card/reveal', { token: user.token, payload: { card: id, code: '123456' } });
       expect(typed.json()).toMatchObject({ code: 'card_reveal_refused' });
-      const shown = await call(ctx.app, '/api/card/reveal', { token: user.token, payload: { card: id, passkey: await softSecondFactor(send, user.token, key) } });
+      const shown = await call(ctx.app, '/api/card/reveal', {
+        token: user.token,
+        payload: { card: id, passkey: await softSecondFactor(send, user.token, key) },
+      });
       expect(shown.statusCode, shown.body).toBe(200);
       expect(passesLuhn(shown.json().pan.replace(/ /g, ''))).toBe(true);
     } finally {

@@ -73,7 +73,8 @@ describe.each(ENGINES)('2FA by passkeys alone on %s', (engine) => {
 
   it('the address book, the anti-phishing phrase and closing the account ask for it too', async () => {
     const { user, key } = await passkeyUser();
-    const add = (extra: object) => send('/api/withdraw/book', { token: user.token, payload: { ps: 'sandbox-card', currency: 'RUB', label: 'Mine', ...CARD, ...extra } });
+    const add = (extra: object) =>
+      send('/api/withdraw/book', { token: user.token, payload: { ps: 'sandbox-card', currency: 'RUB', label: 'Mine', ...CARD, ...extra } });
     expect((await add({})).json()).toMatchObject({ code: 'second_factor_required' });
     const added = await add({ passkey: await softSecondFactor(send, user.token, key) });
     expect(added.statusCode, added.body).toBe(200);
@@ -104,7 +105,10 @@ describe.each(ENGINES)('2FA by passkeys alone on %s', (engine) => {
     expect((await send(`/api/security/passkeys/${first.id}/remove`, { token: user.token, payload: {} })).json()).toMatchObject({
       code: 'second_factor_required',
     });
-    const removed = await send(`/api/security/passkeys/${first.id}/remove`, { token: user.token, payload: { passkey: await softSecondFactor(send, user.token, key) } });
+    const removed = await send(`/api/security/passkeys/${first.id}/remove`, {
+      token: user.token,
+      payload: { passkey: await softSecondFactor(send, user.token, key) },
+    });
     expect(removed.statusCode, removed.body).toBe(200);
   });
 

@@ -75,7 +75,9 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
 
     const mine = (await send('/api/security/passkeys/options', { token: user.token, payload: {} })).json().options;
     const elsewhere = new SoftAuthenticator(ORIGIN).register(mine, { origin: 'https://evil.example' });
-    expect((await send('/api/security/passkeys', { token: user.token, payload: { name: 'Phished', credential: elsewhere, ...(await proof()) } })).json()).toMatchObject({
+    expect(
+      (await send('/api/security/passkeys', { token: user.token, payload: { name: 'Phished', credential: elsewhere, ...(await proof()) } })).json(),
+    ).toMatchObject({
       code: 'passkey_invalid',
     });
     expect((await send('/api/security', { token: user.token })).json().passkeys.map((p: { name: string }) => p.name)).toEqual(['One']);
@@ -147,7 +149,10 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
     expect((await send(`/api/security/passkeys/${passkeyId}/remove`, { token: user.token, payload: {} })).json()).toMatchObject({
       code: 'second_factor_required',
     });
-    const removed = await send(`/api/security/passkeys/${passkeyId}/remove`, { token: user.token, payload: { passkey: await softSecondFactor(send, user.token, key) } });
+    const removed = await send(`/api/security/passkeys/${passkeyId}/remove`, {
+      token: user.token,
+      payload: { passkey: await softSecondFactor(send, user.token, key) },
+    });
     expect(removed.statusCode).toBe(200);
     expect((await send('/api/security', { token: user.token })).json().passkeys).toEqual([]);
   });

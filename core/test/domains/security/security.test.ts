@@ -77,7 +77,12 @@ describe.each(ENGINES)('/settings/security calls on %s', (engine) => {
 
   it('enrolment: a secret with its otpauth URI and QR path; a wrong code refused; the right one turns 2FA on with ten codes', async () => {
     const { email, token } = await passwordUser();
-    expect((await call(ctx.app, '/api/security', { token })).json().second_factor).toEqual({ enabled: false, enabled_at: null, recovery_codes_left: 0, passkeys: 0 });
+    expect((await call(ctx.app, '/api/security', { token })).json().second_factor).toEqual({
+      enabled: false,
+      enabled_at: null,
+      recovery_codes_left: 0,
+      passkeys: 0,
+    });
     const early = await call(ctx.app, '/api/security/totp/enable', { token, payload: { code: '123456' }, locale: 'en' });
     expect(early.statusCode).toBe(409);
     expect(early.json().code).toBe('second_factor_not_started');
