@@ -322,6 +322,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'ops reconciliation', path: '/ops/reconciliation', auth: 'ops' },
   { name: 'ops approvals', path: '/ops/approvals', auth: 'ops' },
   { name: 'ops operators', path: '/ops/operators', auth: 'ops' },
+  { name: 'ops own passkeys', path: '/ops/security', auth: 'ops' },
   { name: 'ops audit trail', path: '/ops/audit', auth: 'ops' },
   { name: 'ops configuration', path: '/ops/config', auth: 'ops' },
   { name: 'ops configuration, notifications', path: '/ops/config/notifications', auth: 'ops' },

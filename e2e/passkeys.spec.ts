@@ -1,12 +1,14 @@
 import { expect, test, type Page } from '@playwright/test';
 import { totpCode, TOTP_STEP_S } from '../core/src/domains/security/totp.ts';
 import { BASE_URL, authCheck, islandsReady, signUp } from './helpers.ts';
+import { expectNoSeriousViolations, OPERATOR_PASSWORD, signedInOperator } from './ops-helpers.ts';
 
 /*
  * Passkeys in Chromium with its virtual authenticator (the DevTools protocol's WebAuthn domain:
  * a platform authenticator with resident keys and user verification, always verified): added on
  * /settings/security (with 2FA on, with a code), then, signed out, a sign-in with the passkey
- * alone, and the passkey approving a withdrawal in place of the code. WebAuthn refuses an IP
+ * alone, and the passkey approving a withdrawal in place of the code; passkeys alone as the
+ * second factor; an operator's passkey at the back office's sign-in. WebAuthn refuses an IP
  * address as relying party, so this spec opens the test server as localhost (the core maps its
  * loopback PUBLIC_URL to it).
  */
@@ -83,4 +85,61 @@ test('a passkey: added with the code, signs in alone, approves a withdrawal', as
   expect(id).toBeTruthy();
   const overview = (await (await page.request.get('/api/security')).json()) as { passkeys: { last_used_at: string | null }[] };
   expect(overview.passkeys[0]!.last_used_at).not.toBeNull();
+});
+
+test('passkeys alone are the second factor: the address book and closing the account take one', async ({ page }) => {
+  test.slow();
+  await virtualAuthenticator(page);
+  const account = await signUp(page, { prefix: 'passkey-only' });
+  await page.goto('/settings/security');
+  await islandsReady(page);
+  // No TOTP app: the first passkey needs no code, and then 2FA is on by it.
+  await expect(page.getByTestId('passkey-code')).toHaveCount(0);
+  await page.getByTestId('passkey-name').fill('Virtual key');
+  await page.getByTestId('passkey-add').click();
+  await expect(page.getByTestId('passkey-done')).toBeVisible();
+  await expect(page.getByTestId('tfa-by-passkeys')).toBeVisible();
+
+  await page.goto('/withdraw/book');
+  await islandsReady(page);
+  await page.getByTestId('book-system').selectOption('sandbox-card|RUB');
+  await page.getByTestId('book-label').fill('Salary card');
+  await page.getByTestId('book-card_number').fill('4111 1111 1111 1111');
+  await page.getByTestId('book-card_holder').fill('IVAN PETROV');
+  await page.getByTestId('book-add-submit').click();
+  await expect(page.getByTestId('form-error')).toBeVisible();
+  await page.getByTestId('book-add-passkey').click();
+  await expect(page.getByTestId('book-entry')).toContainText('•••• 1111');
+
+  await page.goto('/settings/privacy');
+  await islandsReady(page);
+  await page.getByTestId('privacy-close-email').fill(account.email);
+  await page.getByTestId('privacy-close-passkey').click();
+  await expect(page.getByTestId('privacy-closed')).toBeVisible();
+  expect((await authCheck(page.request)).user.is_authenticated).toBe(false);
+});
+
+test('an operator adds a passkey on /ops/security and signs in with it in place of the code', async ({ page }) => {
+  test.slow();
+  await virtualAuthenticator(page);
+  const operator = await signedInOperator(page, ['support']);
+  await islandsReady(page);
+  await page.getByTestId('ops-to-security').click();
+  await islandsReady(page);
+  await page.getByTestId('ops-passkey-name').fill('Virtual key');
+  await page.getByTestId('ops-passkey-add').click();
+  await expect(page.getByTestId('ops-passkey-done')).toBeVisible();
+  await expect(page.getByTestId('ops-passkey-list')).toContainText('Virtual key');
+  await expectNoSeriousViolations(page);
+
+  expect((await page.request.post('/api/ops/sign-out', { data: {} })).ok()).toBe(true);
+  await page.goto('/ops/login');
+  await islandsReady(page);
+  await page.getByTestId('ops-email').fill(operator.email);
+  await page.getByTestId('ops-password').fill(OPERATOR_PASSWORD);
+  await page.getByTestId('ops-login-passkey').click();
+  await expect(page).toHaveURL(/\/ops$/);
+  await expect(page.getByTestId('ops-email')).toHaveText(operator.email);
+  await page.goto('/ops/security');
+  await expect(page.getByTestId('ops-passkey-list')).not.toContainText(/never|не использовался/);
 });

@@ -110,7 +110,7 @@ const app: FastifyPluginAsync<TAppOptions> = async (fastify, { config, db, stora
   await fastify.register(verificationRoutes, { config, ...(now ? { now } : {}) });
   await fastify.register(referralRoutes, { publicUrl: config.PUBLIC_URL, now: clock });
   await fastify.register(chatRoutes);
-  await fastify.register(opsRoutes, { now: clock });
+  await fastify.register(opsRoutes, { now: clock, publicUrl: config.PUBLIC_URL });
   await fastify.register(opsKycRoutes, {
     now: clock,
     targetMs: config.KYC_REVIEW_TARGET_MS,

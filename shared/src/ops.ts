@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZEmail, ZNewPassword, ZPassword } from './auth.ts';
 import { ZSecondFactorCode } from './security.ts';
+import { ZPasskeyAnswerText, ZPasskeyInfo, ZPasskeyNewFields } from './passkeys.ts';
 
 /*
  * The back office's calls (/api/ops/*): operators sign in with a password and a second factor and
@@ -77,8 +78,19 @@ export const ZOpsEnrolStartResponse = z.object({ status: z.literal('ok'), email:
 /** POST /api/ops/enrol/finish */
 export const ZOpsEnrolFinishBody = z.object({ token: ZEnrolToken, password: ZNewPassword, code: ZSecondFactorCode });
 
-/** POST /api/ops/sign-in */
-export const ZOpsSignInBody = z.object({ email: ZEmail, password: ZPassword, code: ZSecondFactorCode });
+/**
+ * POST /api/ops/sign-in: the password and the second factor, a TOTP code or an assertion of one
+ * of the operator's passkeys (over a challenge of POST /api/ops/passkey/options).
+ */
+export const ZOpsSignInBody = z
+  .object({ email: ZEmail, password: ZPassword, code: ZSecondFactorCode.optional(), passkey: ZPasskeyAnswerText })
+  .refine((body) => body.code !== undefined || body.passkey !== undefined, { path: ['code'], message: 'validation.required' });
+
+/** POST /api/ops/passkeys: a passkey of the signed-in operator's own. */
+export const ZOpsPasskeyAddBody = z.object(ZPasskeyNewFields);
+/** GET /api/ops/passkeys and the answer of adding or removing one: the operator's own passkeys. */
+export const ZOpsPasskeysResponse = z.object({ status: z.literal('ok'), passkeys: z.array(ZPasskeyInfo) });
+export type TOpsPasskeysResponse = z.infer<typeof ZOpsPasskeysResponse>;
 
 export const ZOpsOperator = z.object({
   email: z.string(),

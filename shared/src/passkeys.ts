@@ -68,8 +68,8 @@ export const ZPasskeyAttestation = z.object({
 export const ZPasskeyOptionsResponse = z.object({ status: z.literal('ok'), options: z.looseObject({ challenge: z.string() }) });
 export type TPasskeyOptionsResponse = z.infer<typeof ZPasskeyOptionsResponse>;
 
-/** POST /api/security/passkeys: a name and the new credential, with the second factor when 2FA is on. */
-export const ZPasskeyAddBody = z.object({
+/** A new passkey: the name it is kept under and the browser's attestation (JSON text). */
+export const ZPasskeyNewFields = {
   name: z
     .string({ error: 'validation.required' })
     .trim()
@@ -77,8 +77,10 @@ export const ZPasskeyAddBody = z.object({
     .max(60, 'validation.too_long')
     .regex(/^[^\p{Cc}\p{Cf}]*$/u, 'validation.invalid'),
   credential: z.string({ error: 'validation.required' }).min(1, 'validation.required').max(16_384, 'validation.invalid'),
-  ...ZSecondFactorFields,
-});
+};
+
+/** POST /api/security/passkeys: a name and the new credential, with the second factor when 2FA is on. */
+export const ZPasskeyAddBody = z.object({ ...ZPasskeyNewFields, ...ZSecondFactorFields });
 export type TPasskeyAddBody = z.infer<typeof ZPasskeyAddBody>;
 
 export const ZPasskeyParams = z.object({ id: z.string().regex(/^[1-9]\d{0,17}$/) });

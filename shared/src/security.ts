@@ -61,10 +61,13 @@ export const ZSignInRecord = z.object({
 });
 export type TSignInRecord = z.infer<typeof ZSignInRecord>;
 
-/** GET /api/security */
+/**
+ * GET /api/security. `second_factor.enabled` is the TOTP app; `passkeys` counts the passkeys,
+ * which are a second factor too: with either, guarded actions ask for it.
+ */
 export const ZSecurityResponse = z.object({
   status: z.literal('ok'),
-  second_factor: z.object({ enabled: z.boolean(), enabled_at: z.string().nullable(), recovery_codes_left: z.number().int() }),
+  second_factor: z.object({ enabled: z.boolean(), enabled_at: z.string().nullable(), recovery_codes_left: z.number().int(), passkeys: z.number().int() }),
   passkeys: z.array(ZPasskeyInfo),
   sessions: z.array(ZSessionInfo),
   sign_ins: z.array(ZSignInRecord),

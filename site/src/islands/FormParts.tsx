@@ -1,4 +1,4 @@
-import { useRef, useState, type ComponentProps } from 'react';
+import { useRef, useState, type ComponentProps, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useKeyTranslate } from './IslandRoot.tsx';
 import { ApiError } from '../lib/api.ts';
@@ -27,7 +27,8 @@ export function FormSaved({ text, testId = 'form-success' }: { text: string; tes
 
 /**
  * The one button of a settings form or step, in its row: disabled until hydrated and while
- * sending. It submits the form, or with `onClick` it is a button of its own.
+ * sending. It submits the form, or with `onClick` it is a button of its own. `children` go in
+ * the same row after it (e.g. "Confirm with a passkey").
  */
 export function ActionRow({
   sending,
@@ -37,6 +38,7 @@ export function ActionRow({
   onClick,
   variant = 'primary',
   testId,
+  children,
 }: {
   sending: boolean;
   hydrated: boolean;
@@ -45,12 +47,14 @@ export function ActionRow({
   onClick?: () => void;
   variant?: 'primary' | 'danger';
   testId?: string;
+  children?: ReactNode;
 }) {
   return (
     <div className="settings-actions">
       <button className={`btn btn-${variant}`} type={onClick ? 'button' : 'submit'} onClick={onClick} disabled={sending || !hydrated} data-testid={testId}>
         {sending ? sendingLabel : label}
       </button>
+      {children}
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { qrPath } from '@obmen/shared/qr';
 import type { TOpsOperator } from '@obmen/shared/ops';
@@ -8,6 +8,8 @@ import { focusFirstInvalid, focusWhenShown } from '../lib/focus.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { CodeField } from './SecondFactorStep.tsx';
 import { FieldNote, FormError } from './FormParts.tsx';
+import { PasskeyProofButton } from './PasskeyParts.tsx';
+import { opsPasskeySignIn } from '../lib/passkey.ts';
 import { TotpScan } from './TotpScan.tsx';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from './IslandRoot.tsx';
 
@@ -88,7 +90,10 @@ function useOpsForm() {
   return { fields, formError, sending, formRef, send, setFormError };
 }
 
-/** The end of the enrolment and sign-in forms: the (new) password, a code of the second factor, the submit button. */
+/**
+ * The end of the enrolment and sign-in forms: the (new) password, a code of the second factor,
+ * the submit button (and `children` beside it: the sign-in's passkey).
+ */
 function PasswordCodeSubmit({
   form,
   kind,
@@ -96,6 +101,7 @@ function PasswordCodeSubmit({
   setPassword,
   code,
   setCode,
+  children,
 }: {
   form: ReturnType<typeof useOpsForm>;
   kind: 'enrol' | 'login';
@@ -103,6 +109,7 @@ function PasswordCodeSubmit({
   setPassword: (value: string) => void;
   code: string;
   setCode: (value: string) => void;
+  children?: ReactNode;
 }) {
   const { t } = useTranslation();
   const hydrated = useHydrated();
@@ -123,6 +130,7 @@ function PasswordCodeSubmit({
         <button className="btn btn-primary" type="submit" disabled={form.sending || !hydrated} data-testid={`ops-${kind}-submit`}>
           {form.sending ? t('authpage.sending') : t(enrol ? 'ops.enrol_submit' : 'ops.login_submit')}
         </button>
+        {children}
       </div>
     </>
   );
@@ -193,21 +201,35 @@ function OpsLogin() {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
 
-  async function signIn(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  // The second factor: the code typed, or an assertion of one of the operator's passkeys.
+  async function signIn(factor: { code: string } | { passkey: string }) {
     await form.send(async () => {
-      const { operator } = await api(CALLS['POST /api/ops/sign-in'], { body: { email, password, code } });
+      const { operator } = await api(CALLS['POST /api/ops/sign-in'], { body: { email, password, ...factor } });
       // The operator's own language from now on (the site's language cookie), whatever this page was in.
       if (operator.locale !== i18n.language) await api(CALLS['POST /api/lang'], { body: { lang: operator.locale } });
       window.location.assign('/ops');
     });
   }
 
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    void signIn({ code });
+  };
+
   return (
-    <form className="auth-form" method="post" noValidate onSubmit={signIn} ref={form.formRef} data-testid="ops-login-form">
+    <form className="auth-form" method="post" noValidate onSubmit={onSubmit} ref={form.formRef} data-testid="ops-login-form">
       <FormError text={form.formError} />
       <TextField name="email" type="email" label={t('authpage.email')} value={email} error={form.fields.email} autoComplete="username" onChange={setEmail} />
-      <PasswordCodeSubmit form={form} kind="login" password={password} setPassword={setPassword} code={code} setCode={setCode} />
+      <PasswordCodeSubmit form={form} kind="login" password={password} setPassword={setPassword} code={code} setCode={setCode}>
+        <PasskeyProofButton
+          ask={opsPasskeySignIn}
+          onProof={(passkey) => signIn({ passkey })}
+          onError={form.setFormError}
+          disabled={form.sending}
+          label={t('ops.login_passkey')}
+          testId="ops-login-passkey"
+        />
+      </PasswordCodeSubmit>
     </form>
   );
 }
@@ -271,6 +293,9 @@ function OpsHome() {
         </dd>
       </dl>
       <div className="settings-actions">
+        <a className="btn btn-outline" href="/ops/security" data-testid="ops-to-security">
+          {t('ops.security_link')}
+        </a>
         <button className="btn btn-outline" type="button" onClick={signOut} disabled={sending} data-testid="ops-sign-out">
           {t('ops.sign_out')}
         </button>

@@ -13,8 +13,8 @@ export function passkeyFailureText(err: unknown, t: (key: 'passkey.cancelled' | 
 
 /**
  * "Confirm with a passkey" beside a code field: asks the browser for an assertion by one of the
- * user's passkeys and hands it to `onProof` (which sends the guarded form with it). Shown only
- * where the browser has WebAuthn.
+ * user's passkeys (or what `ask` asks for: the back office's sign-in) and hands it to `onProof`
+ * (which sends the guarded form with it). Shown only where the browser has WebAuthn.
  */
 export function PasskeyProofButton({
   onProof,
@@ -22,6 +22,7 @@ export function PasskeyProofButton({
   disabled,
   label,
   testId = 'use-passkey',
+  ask = passkeySecondFactor,
 }: {
   onProof: (passkey: string) => void | Promise<void>;
   onError: (message: string) => void;
@@ -29,17 +30,18 @@ export function PasskeyProofButton({
   /** What the button does, when more than confirming (e.g. "Turn off with a passkey"). */
   label?: string;
   testId?: string;
+  ask?: () => Promise<string>;
 }) {
   const { t } = useTranslation();
   const hydrated = useHydrated();
   const [asking, setAsking] = useState(false);
   if (!hydrated || !passkeysSupported()) return null;
 
-  async function ask() {
+  async function confirm() {
     setAsking(true);
     let proof: string;
     try {
-      proof = await passkeySecondFactor();
+      proof = await ask();
     } catch (err) {
       onError(passkeyFailureText(err, t));
       return;
@@ -50,7 +52,7 @@ export function PasskeyProofButton({
   }
 
   return (
-    <button type="button" className="btn btn-outline" onClick={ask} disabled={disabled || asking} data-testid={testId}>
+    <button type="button" className="btn btn-outline" onClick={confirm} disabled={disabled || asking} data-testid={testId}>
       {asking ? t('passkey.asking') : (label ?? t('passkey.use'))}
     </button>
   );

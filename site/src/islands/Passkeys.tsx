@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ZPasskeyAddBody } from '@obmen/shared/passkeys';
 import { api, ApiError } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
-import { addPasskey, passkeysSupported } from '../lib/passkey.ts';
+import { addPasskey, passkeySecondFactor, passkeysSupported } from '../lib/passkey.ts';
 import { focusFirstInvalid } from '../lib/focus.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { messageText } from '../lib/field-errors.ts';
@@ -19,7 +19,8 @@ type TProps = TIslandProps & { passkeys: TPasskeyRow[]; secondFactor: boolean };
 
 /**
  * /settings/security: the account's passkeys (name, added, last used) with Remove, and Add (a
- * name; with 2FA on, a code too). Both reload the page, whose hold note and list then show the change.
+ * name; with the TOTP app on, a code too; with passkeys alone, one of them confirms first). Both
+ * reload the page, whose hold note and list then show the change.
  */
 function PasskeysBody({ passkeys, secondFactor }: { passkeys: TPasskeyRow[]; secondFactor: boolean }) {
   const { t } = useTranslation();
@@ -31,6 +32,9 @@ function PasskeysBody({ passkeys, secondFactor }: { passkeys: TPasskeyRow[]; sec
   const [formError, setFormError] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
+  // The second factor each change needs: the code typed, or (passkeys only) one of the passkeys.
+  const proof = async (): Promise<{ code?: string; passkey?: string }> =>
+    secondFactor ? { code: code.trim() } : passkeys.length > 0 ? { passkey: await passkeySecondFactor() } : {};
 
   async function run(key: string, work: () => Promise<void>) {
     setFormError('');
@@ -60,7 +64,7 @@ function PasskeysBody({ passkeys, secondFactor }: { passkeys: TPasskeyRow[]; sec
       return;
     }
     void run('add', async () => {
-      await addPasskey(name.trim(), secondFactor ? code.trim() : undefined);
+      await addPasskey(name.trim(), await proof());
       window.location.assign('/settings/security?passkey=added');
     });
   }
@@ -72,7 +76,7 @@ function PasskeysBody({ passkeys, secondFactor }: { passkeys: TPasskeyRow[]; sec
       return;
     }
     void run(row.id, async () => {
-      await api(CALLS['POST /api/security/passkeys/{id}/remove'], { params: { id: row.id }, body: secondFactor ? { code: code.trim() } : {} });
+      await api(CALLS['POST /api/security/passkeys/{id}/remove'], { params: { id: row.id }, body: await proof() });
       window.location.assign('/settings/security?passkey=removed');
     });
   };

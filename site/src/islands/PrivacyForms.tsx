@@ -6,6 +6,7 @@ import type { TPrivacyResponse } from '@obmen/shared/privacy';
 import { api, ApiError } from '../lib/api.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { ActionRow, FormError, FormSaved } from './FormParts.tsx';
+import { PasskeyProofButton } from './PasskeyParts.tsx';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from './IslandRoot.tsx';
 
 /** /settings/privacy: ask for an export and download the ready ones; close the account when nothing stands in the way. */
@@ -37,12 +38,16 @@ function PrivacyBody({ state: initial }: { state: TPrivacyResponse }) {
     }
   }
 
-  async function onClose(event: FormEvent<HTMLFormElement>) {
+  function onClose(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    void close(state.second_factor ? { code } : {});
+  }
+
+  async function close(proof: { code: string } | { passkey: string } | Record<string, never>) {
     setBusy(true);
     setError('');
     try {
-      setClosed((await api(CALLS['POST /api/user/close'], { body: { email, ...(state.second_factor ? { code } : {}) } })).message);
+      setClosed((await api(CALLS['POST /api/user/close'], { body: { email, ...proof } })).message);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : t('error.generic'));
     } finally {
@@ -102,7 +107,11 @@ function PrivacyBody({ state: initial }: { state: TPrivacyResponse }) {
                 <input autoComplete="one-time-code" value={code} onChange={(event) => setCode(event.target.value)} data-testid="privacy-close-code" />
               </label>
             )}
-            <ActionRow sending={busy} hydrated={hydrated} label={t('privacy.close')} variant="danger" testId="privacy-close-submit" />
+            <ActionRow sending={busy} hydrated={hydrated} label={t('privacy.close')} variant="danger" testId="privacy-close-submit">
+              {state.second_factor && (
+                <PasskeyProofButton onProof={(passkey) => close({ passkey })} onError={setError} disabled={busy} testId="privacy-close-passkey" />
+              )}
+            </ActionRow>
           </form>
         ) : (
           <ul className="lock-note" data-testid="privacy-blockers">

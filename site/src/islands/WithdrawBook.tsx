@@ -7,13 +7,15 @@ import type { TWithdrawBook } from '@obmen/shared/withdraw';
 import { api, ApiError } from '../lib/api.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { ActionRow, FormError, FormSaved } from './FormParts.tsx';
+import { PasskeyProofButton } from './PasskeyParts.tsx';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from './IslandRoot.tsx';
 
 type TProps = TIslandProps & { book: TWithdrawBook; groups: TPaymentSystemGroup[]; secondFactor: boolean; confirm: string | null };
 
 /**
  * /withdraw/book: the saved destinations with when each may be used, adding one (the system's
- * own fields, the second factor when 2FA is on), removing one, "allow-list only", and the
+ * own fields, the second factor when 2FA is on: a code or a passkey), removing one,
+ * "allow-list only" (turning it off takes the second factor too), and the
  * confirmation of a mailed link (?confirm=), which waits for a click.
  */
 function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps, 'locale' | 'messages' | 'timeZone'>) {
@@ -54,15 +56,22 @@ function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps,
     }
   }
 
-  async function onAdd(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  async function add(proof: { code: string } | { passkey: string } | Record<string, never>) {
     if (!chosen) return;
-    const body = { ps: chosen.system.id, currency: chosen.group.currency, label: values.label ?? '', ...values, ...(secondFactor ? { code } : {}) };
+    const body = { ps: chosen.system.id, currency: chosen.group.currency, label: values.label ?? '', ...values, ...proof };
     if (await run(() => api(CALLS['POST /api/withdraw/book'], { body }))) {
       setValues({});
       setCode('');
     }
   }
+
+  function onAdd(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void add(secondFactor ? { code } : {});
+  }
+
+  const toggleAllowlist = (proof: { code: string } | { passkey: string } | Record<string, never>) =>
+    void run(() => api(CALLS['POST /api/withdraw/book/allowlist'], { body: { on: !book.allowlist.on, ...(book.allowlist.on ? proof : {}) } }));
 
   const systemName = (ps: string) => options.find((option) => option.system.id === ps)?.system.name[locale] ?? ps;
   return (
@@ -150,7 +159,9 @@ function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps,
               )}
             </label>
           ))}
-          <ActionRow sending={busy} hydrated={hydrated} label={t('withdraw.book_add')} testId="book-add-submit" />
+          <ActionRow sending={busy} hydrated={hydrated} label={t('withdraw.book_add')} testId="book-add-submit">
+            {secondFactor && <PasskeyProofButton onProof={(passkey) => add({ passkey })} onError={setError} disabled={busy} testId="book-add-passkey" />}
+          </ActionRow>
         </form>
       </div>
       <div className="card settings-card" data-testid="book-allowlist" data-on={String(book.allowlist.on)}>
@@ -175,12 +186,12 @@ function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps,
             hydrated={hydrated}
             label={t(book.allowlist.on ? 'withdraw.book_allowlist_turn_off' : 'withdraw.book_allowlist_turn_on')}
             testId="book-allowlist-toggle"
-            onClick={() =>
-              void run(() =>
-                api(CALLS['POST /api/withdraw/book/allowlist'], { body: { on: !book.allowlist.on, ...(secondFactor && book.allowlist.on ? { code } : {}) } }),
-              )
-            }
-          />
+            onClick={() => toggleAllowlist(secondFactor ? { code } : {})}
+          >
+            {book.allowlist.on && secondFactor && (
+              <PasskeyProofButton onProof={(passkey) => toggleAllowlist({ passkey })} onError={setError} disabled={busy} testId="book-allowlist-passkey" />
+            )}
+          </ActionRow>
         )}
       </div>
     </div>

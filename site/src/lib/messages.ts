@@ -20,6 +20,7 @@ export const OPS_MESSAGE_PREFIXES = [
   'securitypage.qr_label',
   'securitypage.scan_lead',
   'securitypage.secret_label',
+  'passkey',
   'validation',
   'auth',
   'error',

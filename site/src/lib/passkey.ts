@@ -24,9 +24,9 @@ function ceremonyFailed(err: unknown): never {
   throw new PasskeyCancelled(err instanceof Error ? err.message : String(err));
 }
 
-/** An assertion by one of the signed-in user's passkeys, for the `passkey` field of a guarded form. */
-export async function passkeySecondFactor(): Promise<string> {
-  const { options } = await api(CALLS['POST /api/security/second_factor/options'], { body: {} });
+type TOptions = { options: { challenge: string } };
+
+async function assertion({ options }: TOptions): Promise<string> {
   try {
     return JSON.stringify(await startAuthentication({ optionsJSON: options as unknown as PublicKeyCredentialRequestOptionsJSON }));
   } catch (err) {
@@ -34,16 +34,32 @@ export async function passkeySecondFactor(): Promise<string> {
   }
 }
 
-/** Creates a passkey on this device and keeps it under `name` (with the code when 2FA is on). */
-export async function addPasskey(name: string, code: string | undefined): Promise<string> {
-  const { options } = await api(CALLS['POST /api/security/passkeys/options'], { body: {} });
-  let credential: string;
+/** An assertion by one of the signed-in user's passkeys, for the `passkey` field of a guarded form. */
+export async function passkeySecondFactor(): Promise<string> {
+  return assertion(await api(CALLS['POST /api/security/second_factor/options'], { body: {} }));
+}
+
+/** An assertion by an operator's passkey for the back office's sign-in (the password names the operator). */
+export async function opsPasskeySignIn(): Promise<string> {
+  return assertion(await api(CALLS['POST /api/ops/passkey/options'], { body: {} }));
+}
+
+/** A new credential on this device from a registration's options: the attestation as JSON text. */
+export async function newPasskeyCredential({ options }: TOptions): Promise<string> {
   try {
-    credential = JSON.stringify(await startRegistration({ optionsJSON: options as unknown as PublicKeyCredentialCreationOptionsJSON }));
+    return JSON.stringify(await startRegistration({ optionsJSON: options as unknown as PublicKeyCredentialCreationOptionsJSON }));
   } catch (err) {
     return ceremonyFailed(err);
   }
-  const answer = await api(CALLS['POST /api/security/passkeys'], { body: { name, credential, ...(code ? { code } : {}) } });
+}
+
+/**
+ * Creates a passkey on this device and keeps it under `name`, with the second factor when 2FA is
+ * on (a code, or an assertion by a passkey the account already has).
+ */
+export async function addPasskey(name: string, proof: { code?: string; passkey?: string }): Promise<string> {
+  const credential = await newPasskeyCredential(await api(CALLS['POST /api/security/passkeys/options'], { body: {} }));
+  const answer = await api(CALLS['POST /api/security/passkeys'], { body: { name, credential, ...proof } });
   return answer.message;
 }
 

@@ -34,7 +34,7 @@ const customer: TOpsCustomer = {
   cards: [],
   referral: { invited: 0, referred_by: null },
   security: {
-    second_factor: { enabled: true, enabled_at: '2026-11-01T10:00:00Z', recovery_codes_left: 10 },
+    second_factor: { enabled: true, enabled_at: '2026-11-01T10:00:00Z', recovery_codes_left: 10, passkeys: 0 },
     sessions: [],
     sign_ins: [],
     withdrawals_blocked_until: null,

@@ -40,7 +40,7 @@ import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
 import { PASSWORD_FAILURES_FREE, claimPasswordTry, clearPasswordFailures, noticePasswordFailures } from './password-failures.ts';
 import { USER_COLUMNS, toPublicUser, type TAuthUser } from '../user/public.ts';
 import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
-import { markSecurityChanged, secondFactorEnabled } from '../security/second-factor.ts';
+import { markSecurityChanged, totpEnabled } from '../security/second-factor.ts';
 import { passkeyAssertionOptions, verifyPasskeyAssertion, type TRelyingParty } from '../security/passkeys.ts';
 import { checkSignInChallenge, openSignInChallenge, recordSignIn, spendSignInChallenge, type TSignInMethod } from '../security/service.ts';
 import { bindReferee } from '../referral/service.ts';
@@ -257,11 +257,13 @@ async function startSession(db: Queryable, client: TClient, userId: string, meth
 }
 
 /**
- * Every sign-in path but a password change ends here: with 2FA on, no session yet but the
- * challenge of the code step (POST /api/auth/login_second_factor); otherwise signed in.
+ * Every sign-in path but a password change ends here: with TOTP on, no session yet but the
+ * challenge of the code step (POST /api/auth/login_second_factor); otherwise signed in. The
+ * code step takes typed codes only, so a user whose second factor is passkeys alone is not
+ * asked here (a passkey signs in on its own).
  */
 async function finishSignIn(db: Queryable, client: TClient, userId: string, method: TSignInMethod, publicUrl: string): Promise<TPasswordSignIn> {
-  if (await secondFactorEnabled(db, userId)) {
+  if (await totpEnabled(db, userId)) {
     const second_factor = await openSignInChallenge(db, userId);
     const state = await describeState(db, null, client.locale);
     return { token: null, state: { status: 'ok', ...state, message: translate(client.locale, 'security.code_step'), second_factor } };
@@ -375,7 +377,7 @@ export async function passkeySignInOptions(deps: TAuthDeps, client: TClient, rp:
  */
 export async function signInByPasskey(deps: TAuthDeps, client: TClient, body: TPasskeySignInBody, now: Date): Promise<TSignedIn> {
   await consumeRateLimit(deps.db, 'passkey_ip', clientKey(client.ip));
-  const userId = await verifyPasskeyAssertion(deps.db, body.credential, null, now);
+  const { owner: userId } = await verifyPasskeyAssertion(deps.db, body.credential, null, now);
   return deps.db.transaction((tx) => startSession(tx, client, userId, 'passkey', deps.config.PUBLIC_URL));
 }
 

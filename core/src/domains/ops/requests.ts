@@ -54,7 +54,7 @@ const ACTIONS: { [A in TOpsRequestAction]: TAction<TParamsOf<A>> } = {
     run: async (tx, { account_id }) => {
       const { id } = await findCustomer(tx, account_id);
       const [user] = await tx.query<{ email: string; locale: 'ru' | 'en' }>('SELECT email, locale FROM users WHERE id = $1', [id]);
-      await removeSecondFactor(tx, { id, email: user!.email, locale: user!.locale, account_id });
+      await removeSecondFactor(tx, { id, email: user!.email, locale: user!.locale, account_id }, { passkeys: true });
       return { second_factor: 'removed' };
     },
   },

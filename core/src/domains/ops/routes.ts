@@ -5,12 +5,15 @@ import {
   SESSION_CLEARED,
   ZJsonLines,
   ZOpsAuditExportQuery,
+  ZPasskeyParams,
   type TOpsOperator,
   type TOpsPermission,
 } from '@obmen/shared';
 import { auditPages, listAudit, writeAudit } from '../audit/service.ts';
 import { opsSessionOf } from './guard.ts';
 import { findOpsSession, finishEnrolment, operatorActor, setOperatorLocale, signIn, signOut, startEnrolment, stepUp, type TOperator } from './service.ts';
+import { addOperatorPasskey, listOperatorPasskeys, operatorPasskeyOptions, opsSignInPasskeyOptions, removeOperatorPasskey } from './passkeys.ts';
+import { relyingPartyOf } from '../security/passkeys.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { schemaOf } from '../../lib/call-schema.ts';
 
@@ -25,8 +28,10 @@ const publicOperator = (operator: TOperator): TOpsOperator => ({
 
 const dayStart = (day: string | undefined) => (day === undefined ? undefined : new Date(`${day}T00:00:00Z`));
 
-/** The back office's own calls: enrolment, sign-in and out, the operator, step-up, the audit trail. */
-const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now }) => {
+/** The back office's own calls: enrolment, sign-in and out, the operator, step-up, passkeys, the audit trail. */
+const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date; publicUrl: string }> = async (app, { now, publicUrl }) => {
+  const rp = relyingPartyOf(publicUrl);
+
   app.post(
     '/api/ops/enrol/start',
     {
@@ -56,7 +61,11 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
     '/api/ops/sign-in',
     {
       config: { ops: null },
-      schema: { tags, summary: 'Operator sign-in with password and second factor', ...schemaOf(CALLS['POST /api/ops/sign-in']) },
+      schema: {
+        tags,
+        summary: "Operator sign-in with password and second factor (a TOTP code or one of the operator's passkeys)",
+        ...schemaOf(CALLS['POST /api/ops/sign-in']),
+      },
     },
     async (request, reply) => {
       const token = await signIn(app.db, { ...request.body, now: now(), ip: request.ip });
@@ -64,6 +73,61 @@ const opsRoutes: FastifyPluginAsyncZod<{ now: () => Date }> = async (app, { now 
       reply.header(OPS_TOKEN_HEADER, token);
       return { status: 'ok' as const, operator: publicOperator(session!.operator) };
     },
+  );
+
+  app.post(
+    '/api/ops/passkey/options',
+    {
+      config: { ops: null },
+      schema: {
+        tags,
+        summary: 'The options of a passkey assertion for the sign-in, in place of the code',
+        ...schemaOf(CALLS['POST /api/ops/passkey/options']),
+      },
+    },
+    () => opsSignInPasskeyOptions(app.db, rp, now()),
+  );
+
+  app.get(
+    '/api/ops/passkeys',
+    { config: { ops: 'signed_in' }, schema: { tags, summary: "The signed-in operator's own passkeys", ...schemaOf(CALLS['GET /api/ops/passkeys']) } },
+    (request) => listOperatorPasskeys(app.db, opsSessionOf(request)),
+  );
+
+  app.post(
+    '/api/ops/passkeys/options',
+    {
+      config: { ops: 'signed_in', stepUp: true },
+      schema: {
+        tags,
+        summary: "Start adding a passkey of the operator's own: the options for navigator.credentials.create",
+        ...schemaOf(CALLS['POST /api/ops/passkeys/options']),
+      },
+    },
+    (request) => operatorPasskeyOptions(app.db, rp, opsSessionOf(request), now()),
+  );
+
+  app.post(
+    '/api/ops/passkeys',
+    {
+      config: { ops: 'signed_in', stepUp: true },
+      schema: { tags, summary: "Keep a new passkey of the operator's own (audited)", ...schemaOf(CALLS['POST /api/ops/passkeys']) },
+    },
+    (request) => addOperatorPasskey(app.db, opsSessionOf(request), request.body, now(), { requestId: request.id, ip: request.ip }),
+  );
+
+  app.post(
+    '/api/ops/passkeys/:id/remove',
+    {
+      config: { ops: 'signed_in', stepUp: true },
+      schema: {
+        tags,
+        summary: "Remove one of the operator's own passkeys (audited)",
+        params: ZPasskeyParams,
+        ...schemaOf(CALLS['POST /api/ops/passkeys/{id}/remove']),
+      },
+    },
+    (request) => removeOperatorPasskey(app.db, opsSessionOf(request), request.params.id, { requestId: request.id, ip: request.ip }),
   );
 
   app.post(

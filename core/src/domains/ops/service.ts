@@ -2,12 +2,14 @@ import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { verifyPasskeyAssertion } from '../security/passkeys.ts';
 import { matchTotp, newTotpSecret, otpauthUri } from '../security/totp.ts';
 import { writeAudit } from '../audit/service.ts';
 
 /*
  * Operators: created by the command line with roles and a one-time enrolment link, enrolled with
- * a password and a TOTP second factor, signed in with both. Their sessions are their own (never a
+ * a password and a TOTP second factor, signed in with the password and a TOTP code or one of
+ * their passkeys (ops/passkeys.ts). Their sessions are their own (never a
  * customer's): idle OPS_IDLE_MS, at most OPS_ABSOLUTE_MS, revocable; step-up asks for the second
  * factor again when the last one is older than OPS_STEP_UP_MS.
  */
@@ -89,11 +91,25 @@ export async function finishEnrolment(db: Db, input: { token: string; password: 
 
 type TSignInRow = { id: string; email: string; password_hash: string | null; totp_secret: string | null; totp_last_step: string };
 
+/** An operator passkey's assertion at sign-in: theirs (the password named them), or null. */
+async function signInPasskey(db: Db, operatorId: string, assertion: string, now: Date): Promise<string | null> {
+  try {
+    return (await verifyPasskeyAssertion(db, assertion, operatorId, now, 'operator', 'sign_in')).id;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'passkey_invalid') return null;
+    throw err;
+  }
+}
+
 /**
- * Password and second factor together; one answer for every failure (no telling which was
- * wrong, or whether the address is an operator's). Each failure is audited.
+ * Password and second factor together (a TOTP code, or an assertion of one of the operator's
+ * passkeys); one answer for every failure (no telling which was wrong, or whether the address is
+ * an operator's). Each attempt is audited, with the factor it offered.
  */
-export async function signIn(db: Db, input: { email: string; password: string; code: string; now: Date; ip?: string }): Promise<string> {
+export async function signIn(
+  db: Db,
+  input: { email: string; password: string; code?: string | undefined; passkey?: string | undefined; now: Date; ip?: string },
+): Promise<string> {
   const email = input.email.trim().toLowerCase();
   const [row] = await db.query<TSignInRow>(
     `SELECT id::text, email, password_hash, totp_secret, totp_last_step::text FROM operators
@@ -101,20 +117,29 @@ export async function signIn(db: Db, input: { email: string; password: string; c
     [email],
   );
   const passwordOk = await verifyPassword(input.password, row?.password_hash ?? null);
-  const step = row && passwordOk && row.totp_secret ? matchTotp(row.totp_secret, input.code, input.now.getTime(), Number(row.totp_last_step)) : null;
-  if (!row || step === null) {
+  const factor = input.passkey ? 'passkey' : 'totp';
+  let step: number | null = null;
+  let passkey: string | null = null;
+  if (row && passwordOk) {
+    if (input.passkey) passkey = await signInPasskey(db, row.id, input.passkey, input.now);
+    else if (row.totp_secret && input.code) step = matchTotp(row.totp_secret, input.code, input.now.getTime(), Number(row.totp_last_step));
+  }
+  if (!row || (step === null && passkey === null)) {
     await writeAudit(db, {
       actor: row ? operatorActor(row) : `unknown:${email.slice(0, 100)}`,
       action: 'ops.sign_in',
       outcome: 'denied',
       ip: input.ip ?? null,
+      details: { second_factor: factor },
     });
     throw new AppError('ops_sign_in_failed');
   }
   const token = newToken();
   await db.transaction(async (tx) => {
-    // A code counts once: a step at or before the last one used never matches again.
-    const [used] = await tx.query('UPDATE operators SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2 RETURNING id', [row.id, step]);
+    // A code counts once: a step at or before the last one used never matches again (a passkey's
+    // challenge and counter were spent by its check).
+    const [used] =
+      step === null ? [row] : await tx.query('UPDATE operators SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2 RETURNING id', [row.id, step]);
     if (!used) throw new AppError('ops_sign_in_failed');
     await tx.query(`INSERT INTO ops_sessions (operator_id, token_hash, created_at, last_seen_at, second_factor_at, ip) VALUES ($1, $2, $3, $3, $3, $4)`, [
       row.id,
@@ -122,7 +147,12 @@ export async function signIn(db: Db, input: { email: string; password: string; c
       input.now,
       input.ip ?? null,
     ]);
-    await writeAudit(tx, { actor: operatorActor(row), action: 'ops.sign_in', ip: input.ip ?? null });
+    await writeAudit(tx, {
+      actor: operatorActor(row),
+      action: 'ops.sign_in',
+      ip: input.ip ?? null,
+      details: passkey === null ? { second_factor: factor } : { second_factor: factor, passkey },
+    });
   });
   return token;
 }

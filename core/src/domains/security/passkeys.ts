@@ -15,8 +15,12 @@ import { AppError, notFoundOf } from '../../errors.ts';
  * Passkeys (WebAuthn) through @simplewebauthn/server: enrolment, sign-in with a passkey alone
  * (a discoverable credential: no e-mail first) and an assertion as the second factor. Each
  * ceremony starts from a challenge stored here, spent once within PASSKEY_CHALLENGE_TTL_S, for
- * its purpose and user; the relying party is PUBLIC_URL's host and origin, kept with the
+ * its purpose and owner; the relying party is PUBLIC_URL's host and origin, kept with the
  * challenge. Like second-factor.ts this imports no other domain.
+ *
+ * Two kinds of owner, each with its own tables: customers (`user`, the default) and operators
+ * (`operator`, the back office's sign-in). The ceremonies are the same; a credential of one kind
+ * is never looked up as the other's.
  */
 
 export type TRelyingParty = { id: string; origin: string; name: string };
@@ -26,6 +30,13 @@ export type TRelyingParty = { id: string; origin: string; name: string };
  */
 const ALGORITHMS = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256];
 type TPurpose = 'register' | 'sign_in' | 'second_factor';
+
+export type TPasskeyKind = 'user' | 'operator';
+/** Where each kind's passkeys and challenges are kept (fixed names: never from input). */
+const TABLES = {
+  user: { keys: 'user_passkeys', challenges: 'webauthn_challenges', owner: 'user_id', handle: 'obmen' },
+  operator: { keys: 'operator_passkeys', challenges: 'operator_webauthn_challenges', owner: 'operator_id', handle: 'obmen-ops' },
+} as const;
 /** The library's options JSON as the shared answer declares it (passed through as they are). */
 type TOptions = TPasskeyOptionsResponse['options'];
 
@@ -40,8 +51,17 @@ export function relyingPartyOf(publicUrl: string): TRelyingParty {
   return { id: url.hostname, origin: url.origin, name: 'Obmen' };
 }
 
-async function storeChallenge(db: Queryable, rp: TRelyingParty, purpose: TPurpose, userId: string | null, challenge: string, now: Date): Promise<void> {
-  await db.query('INSERT INTO webauthn_challenges (challenge, purpose, user_id, rp_id, origin, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+async function storeChallenge(
+  db: Queryable,
+  rp: TRelyingParty,
+  purpose: TPurpose,
+  userId: string | null,
+  challenge: string,
+  now: Date,
+  kind: TPasskeyKind,
+): Promise<void> {
+  const { challenges, owner } = TABLES[kind];
+  await db.query(`INSERT INTO ${challenges} (challenge, purpose, ${owner}, rp_id, origin, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
     challenge,
     purpose,
     userId,
@@ -61,7 +81,9 @@ async function spendChallenge(
   purpose: TPurpose,
   userId: string | null,
   now: Date,
+  kind: TPasskeyKind,
 ): Promise<TRelyingParty & { challenge: string }> {
+  const { challenges, owner } = TABLES[kind];
   let challenge: unknown;
   try {
     challenge = JSON.parse(isoBase64URL.toUTF8String(clientDataJSON)).challenge;
@@ -70,8 +92,8 @@ async function spendChallenge(
   }
   if (typeof challenge !== 'string') throw new AppError('passkey_invalid');
   const [row] = await db.query<{ rp_id: string; origin: string }>(
-    `UPDATE webauthn_challenges SET used_at = $4
-     WHERE challenge = $1 AND purpose = $2 AND user_id IS NOT DISTINCT FROM $3 AND used_at IS NULL AND expires_at > $4
+    `UPDATE ${challenges} SET used_at = $4
+     WHERE challenge = $1 AND purpose = $2 AND ${owner} IS NOT DISTINCT FROM $3 AND used_at IS NULL AND expires_at > $4
      RETURNING rp_id, origin`,
     [challenge, purpose, userId, now],
   );
@@ -99,9 +121,11 @@ export async function passkeyRegistrationOptions(
   rp: TRelyingParty,
   user: { id: string; email: string },
   now: Date,
+  kind: TPasskeyKind = 'user',
 ): Promise<TPasskeyOptionsResponse> {
+  const { keys, owner, handle } = TABLES[kind];
   const existing = await db.query<{ credential_id: string; transports: string[] }>(
-    'SELECT credential_id, transports FROM user_passkeys WHERE user_id = $1 ORDER BY id',
+    `SELECT credential_id, transports FROM ${keys} WHERE ${owner} = $1 ORDER BY id`,
     [user.id],
   );
   if (existing.length >= PASSKEYS_MAX) throw new AppError('passkeys_full', { vars: { count: PASSKEYS_MAX } });
@@ -110,21 +134,22 @@ export async function passkeyRegistrationOptions(
     rpID: rp.id,
     userName: user.email,
     // The user handle names the account without its e-mail (authenticators may show or sync it).
-    userID: isoUint8Array.fromUTF8String(`obmen:${user.id}`),
+    userID: isoUint8Array.fromUTF8String(`${handle}:${user.id}`),
     attestationType: 'none',
     excludeCredentials: existing.map((row) => ({ id: row.credential_id, transports: row.transports })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
     timeout: PASSKEY_CHALLENGE_TTL_S * 1000,
     supportedAlgorithmIDs: ALGORITHMS,
   });
-  await storeChallenge(db, rp, 'register', user.id, options.challenge, now);
+  await storeChallenge(db, rp, 'register', user.id, options.challenge, now, kind);
   return { status: 'ok', options: options as unknown as TOptions };
 }
 
-/** Checks the new credential against its challenge and keeps it under the given name. */
-export async function addPasskey(db: Queryable, userId: string, name: string, credential: string, now: Date): Promise<void> {
+/** Checks the new credential against its challenge and keeps it under the given name; answers its id. */
+export async function addPasskey(db: Queryable, userId: string, name: string, credential: string, now: Date, kind: TPasskeyKind = 'user'): Promise<string> {
+  const { keys, owner } = TABLES[kind];
   const response = parseAnswer<RegistrationResponseJSON>(ZPasskeyAttestation, credential);
-  const rp = await spendChallenge(db, response.response.clientDataJSON, 'register', userId, now);
+  const rp = await spendChallenge(db, response.response.clientDataJSON, 'register', userId, now, kind);
   const verified = await verifyRegistrationResponse({
     response,
     expectedChallenge: rp.challenge,
@@ -135,27 +160,31 @@ export async function addPasskey(db: Queryable, userId: string, name: string, cr
   }).catch(() => ({ verified: false as const }));
   if (!verified.verified) throw new AppError('passkey_invalid');
   const { credential: made } = verified.registrationInfo;
-  const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM user_passkeys WHERE user_id = $1', [userId]);
+  const [count] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${keys} WHERE ${owner} = $1`, [userId]);
   if ((count?.n ?? 0) >= PASSKEYS_MAX) throw new AppError('passkeys_full', { vars: { count: PASSKEYS_MAX } });
-  const [added] = await db.query(
-    `INSERT INTO user_passkeys (user_id, credential_id, public_key, counter, transports, name, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (credential_id) DO NOTHING RETURNING id`,
+  const [added] = await db.query<{ id: string }>(
+    `INSERT INTO ${keys} (${owner}, credential_id, public_key, counter, transports, name, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (credential_id) DO NOTHING RETURNING id::text`,
     [userId, made.id, Buffer.from(made.publicKey), made.counter, made.transports ?? [], name, now],
   );
   if (!added) throw new AppError('passkey_invalid');
+  return added.id;
 }
 
-export async function listPasskeys(db: Queryable, userId: string): Promise<TPasskeyInfo[]> {
+export async function listPasskeys(db: Queryable, userId: string, kind: TPasskeyKind = 'user'): Promise<TPasskeyInfo[]> {
+  const { keys, owner } = TABLES[kind];
   return db.query<TPasskeyInfo>(
-    'SELECT id::text, name, iso_time(created_at) AS created_at, iso_time(last_used_at) AS last_used_at FROM user_passkeys WHERE user_id = $1 ORDER BY id',
+    `SELECT id::text, name, iso_time(created_at) AS created_at, iso_time(last_used_at) AS last_used_at FROM ${keys} WHERE ${owner} = $1 ORDER BY id`,
     [userId],
   );
 }
 
-/** Removes one of the user's own passkeys; another user's answers like a missing one. */
-export async function deletePasskey(db: Queryable, userId: string, id: string): Promise<void> {
-  const [row] = await db.query('DELETE FROM user_passkeys WHERE id = $1 AND user_id = $2 RETURNING id', [id, userId]);
+/** Removes one of the owner's own passkeys (answers its name); another owner's answers like a missing one. */
+export async function deletePasskey(db: Queryable, userId: string, id: string, kind: TPasskeyKind = 'user'): Promise<string> {
+  const { keys, owner } = TABLES[kind];
+  const [row] = await db.query<{ name: string }>(`DELETE FROM ${keys} WHERE id = $1 AND ${owner} = $2 RETURNING name`, [id, userId]);
   if (!row) throw notFoundOf('passkey');
+  return row.name;
 }
 
 // ---- assertions ------------------------------------------------------------------------------
@@ -164,11 +193,16 @@ export async function deletePasskey(db: Queryable, userId: string, id: string): 
  * Options of an assertion: for a sign-in, any discoverable credential of this site (the browser
  * offers them, also as autofill); for the second factor, only the user's own passkeys.
  */
-export async function passkeyAssertionOptions(db: Queryable, rp: TRelyingParty, userId: string | null, now: Date): Promise<TPasskeyOptionsResponse> {
+export async function passkeyAssertionOptions(
+  db: Queryable,
+  rp: TRelyingParty,
+  userId: string | null,
+  now: Date,
+  kind: TPasskeyKind = 'user',
+): Promise<TPasskeyOptionsResponse> {
+  const { keys, owner } = TABLES[kind];
   const allow = userId
-    ? await db.query<{ credential_id: string; transports: string[] }>('SELECT credential_id, transports FROM user_passkeys WHERE user_id = $1 ORDER BY id', [
-        userId,
-      ])
+    ? await db.query<{ credential_id: string; transports: string[] }>(`SELECT credential_id, transports FROM ${keys} WHERE ${owner} = $1 ORDER BY id`, [userId])
     : [];
   if (userId && allow.length === 0) throw notFoundOf('passkey');
   const options = await generateAuthenticationOptions({
@@ -177,23 +211,34 @@ export async function passkeyAssertionOptions(db: Queryable, rp: TRelyingParty, 
     timeout: PASSKEY_CHALLENGE_TTL_S * 1000,
     allowCredentials: allow.map((row) => ({ id: row.credential_id, transports: row.transports })),
   });
-  await storeChallenge(db, rp, userId ? 'second_factor' : 'sign_in', userId, options.challenge, now);
+  await storeChallenge(db, rp, userId ? 'second_factor' : 'sign_in', userId, options.challenge, now, kind);
   return { status: 'ok', options: options as unknown as TOptions };
 }
 
 /**
- * Checks an assertion: its challenge (spent here), the credential (the user's own when a user is
- * given), the signature, user verification and the counter (a clone's lower counter is refused
- * by the library). Returns the credential's user; the counter and last use are written.
+ * Checks an assertion: its challenge (spent here), the credential (the owner's own when an owner
+ * is given), the signature, user verification and the counter (a clone's lower counter is refused
+ * by the library). Returns the credential's owner and id; the counter and last use are written.
+ * `over`: the challenge it must answer, by default a second-factor one of the owner given (or a
+ * sign-in one without an owner); `sign_in` with an owner is the back office's sign-in, where the
+ * password named the operator and the passkey must be theirs.
  */
-export async function verifyPasskeyAssertion(db: Queryable, text: string, userId: string | null, now: Date): Promise<string> {
+export async function verifyPasskeyAssertion(
+  db: Queryable,
+  text: string,
+  userId: string | null,
+  now: Date,
+  kind: TPasskeyKind = 'user',
+  over: 'second_factor' | 'sign_in' = userId ? 'second_factor' : 'sign_in',
+): Promise<{ owner: string; id: string }> {
+  const { keys, owner } = TABLES[kind];
   const response = parseAnswer<AuthenticationResponseJSON>(ZPasskeyAssertion, text);
-  const rp = await spendChallenge(db, response.response.clientDataJSON, userId ? 'second_factor' : 'sign_in', userId, now);
-  const [stored] = await db.query<{ id: string; user_id: string; public_key: Buffer; counter: string; transports: string[] }>(
-    'SELECT id::text, user_id::text, public_key, counter::text, transports FROM user_passkeys WHERE credential_id = $1',
+  const rp = await spendChallenge(db, response.response.clientDataJSON, over, over === 'sign_in' ? null : userId, now, kind);
+  const [stored] = await db.query<{ id: string; owner: string; public_key: Buffer; counter: string; transports: string[] }>(
+    `SELECT id::text, ${owner}::text AS owner, public_key, counter::text, transports FROM ${keys} WHERE credential_id = $1`,
     [response.id],
   );
-  if (!stored || (userId !== null && stored.user_id !== userId)) throw new AppError('passkey_invalid');
+  if (!stored || (userId !== null && stored.owner !== userId)) throw new AppError('passkey_invalid');
   const verified = await verifyAuthenticationResponse({
     response,
     expectedChallenge: rp.challenge,
@@ -204,17 +249,17 @@ export async function verifyPasskeyAssertion(db: Queryable, text: string, userId
   }).catch(() => null);
   if (!verified?.verified) throw new AppError('passkey_invalid');
   // Conditional on the counter read: two answers at once cannot both move it forward.
-  const [moved] = await db.query('UPDATE user_passkeys SET counter = $2, last_used_at = $3 WHERE id = $1 AND counter = $4 RETURNING id', [
+  const [moved] = await db.query(`UPDATE ${keys} SET counter = $2, last_used_at = $3 WHERE id = $1 AND counter = $4 RETURNING id`, [
     stored.id,
     verified.authenticationInfo.newCounter,
     now,
     stored.counter,
   ]);
   if (!moved) throw new AppError('passkey_invalid');
-  return stored.user_id;
+  return { owner: stored.owner, id: stored.id };
 }
 
-/** Housekeeping: challenges ended a day ago. */
+/** Housekeeping: challenges ended a day ago, of both kinds. */
 export async function purgePasskeyChallenges(db: Queryable, now: Date): Promise<void> {
-  await db.query(`DELETE FROM webauthn_challenges WHERE expires_at < $1::timestamptz - interval '1 day'`, [now]);
+  for (const { challenges } of Object.values(TABLES)) await db.query(`DELETE FROM ${challenges} WHERE expires_at < $1::timestamptz - interval '1 day'`, [now]);
 }

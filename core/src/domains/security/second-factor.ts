@@ -21,7 +21,24 @@ export type TSecondFactorMethod = 'totp' | 'recovery' | 'passkey';
 /** What a guarded form carries: a typed code, or a passkey's assertion (JSON text). */
 export type TSecondFactorProof = { code?: string | null | undefined; passkey?: string | null | undefined };
 
+/**
+ * 2FA is on: a TOTP app, or at least one passkey. Either makes every guarded action ask for the
+ * second factor (the passkey, for a user without TOTP).
+ */
 export async function secondFactorEnabled(db: Queryable, userId: string): Promise<boolean> {
+  const [row] = await db.query(
+    `SELECT 1 WHERE EXISTS (SELECT 1 FROM user_totp WHERE user_id = $1 AND enabled_at IS NOT NULL)
+                 OR EXISTS (SELECT 1 FROM user_passkeys WHERE user_id = $1)`,
+    [userId],
+  );
+  return Boolean(row);
+}
+
+/**
+ * A TOTP app is on: what the code step of a password sign-in, turning TOTP off and renewing the
+ * recovery codes depend on (they are about typed codes).
+ */
+export async function totpEnabled(db: Queryable, userId: string): Promise<boolean> {
   const [row] = await db.query('SELECT 1 FROM user_totp WHERE user_id = $1 AND enabled_at IS NOT NULL', [userId]);
   return Boolean(row);
 }
@@ -51,12 +68,12 @@ export async function issueRecoveryCodes(db: Queryable, userId: string): Promise
 
 /**
  * Checks a code of the user's second factor and spends it:
- * - 2FA off: `'none'` (nothing to check; the caller goes on);
+ * - 2FA off (no TOTP, no passkey): `'none'` (nothing to check; the caller goes on);
  * - a 6-digit TOTP code of the current step, the one before or the one after, newer than the
  *   last code accepted (a code works once): `'totp'`;
  * - one of the unused recovery codes: `'recovery'` (it is used up);
  * - an assertion of one of the user's passkeys over a live second-factor challenge (spent):
- *   `'passkey'`, or 400 `passkey_invalid`.
+ *   `'passkey'`, or 400 `passkey_invalid`; a user with passkeys and no TOTP has only this.
  * Otherwise 400 `second_factor_required` (neither) or `second_factor_invalid`, field `code`.
  *
  * Every attempt counts against the user's limit (10 per 15 minutes, 429 beyond), and a spent
@@ -65,11 +82,12 @@ export async function issueRecoveryCodes(db: Queryable, userId: string): Promise
  * user types a fresh code).
  */
 export async function verifySecondFactor(db: Db, userId: string, proof: TSecondFactorProof, nowMs: number = Date.now()): Promise<'none' | TSecondFactorMethod> {
-  const [totp] = await db.query<{ secret: string; last_step: string }>(
-    'SELECT secret, last_step FROM user_totp WHERE user_id = $1 AND enabled_at IS NOT NULL',
+  const [totp] = await db.query<{ secret: string | null; last_step: string | null; passkeys: boolean }>(
+    `SELECT t.secret, t.last_step, EXISTS (SELECT 1 FROM user_passkeys p WHERE p.user_id = $1) AS passkeys
+     FROM (SELECT 1) one LEFT JOIN user_totp t ON t.user_id = $1 AND t.enabled_at IS NOT NULL`,
     [userId],
   );
-  if (!totp) return 'none';
+  if (!totp || (!totp.secret && !totp.passkeys)) return 'none';
   const typed = (proof.code ?? '').trim();
   const passkey = (proof.passkey ?? '').trim();
   if (!typed && !passkey) throw new AppError('second_factor_required');
@@ -78,9 +96,11 @@ export async function verifySecondFactor(db: Db, userId: string, proof: TSecondF
     await verifyPasskeyAssertion(db, passkey, userId, new Date(nowMs));
     return 'passkey';
   }
+  // Passkeys only: a typed code cannot match anything (recovery codes come with TOTP).
+  if (!totp.secret) throw new AppError('second_factor_invalid');
   const digits = typed.replace(/\s/g, '');
   if (/^\d{6}$/.test(digits)) {
-    const step = matchTotp(totp.secret, digits, nowMs, Number(totp.last_step));
+    const step = matchTotp(totp.secret, digits, nowMs, Number(totp.last_step ?? 0));
     // The conditional UPDATE makes the step single-use even for two requests at once.
     if (step !== null) {
       const [spent] = await db.query('UPDATE user_totp SET last_step = $2 WHERE user_id = $1 AND enabled_at IS NOT NULL AND last_step < $2 RETURNING user_id', [

@@ -21,6 +21,8 @@ import {
   issueRecoveryCodes,
   markSecurityChanged,
   revokeAllApiKeys,
+  secondFactorEnabled,
+  totpEnabled,
   verifySecondFactor,
   withdrawalsBlockedUntil,
   type TSecondFactorProof,
@@ -137,7 +139,7 @@ export async function getSecurityOverview(db: Queryable, userId: string, current
   const enabled = Boolean(factor?.enabled_at);
   return {
     status: 'ok',
-    second_factor: { enabled, enabled_at: factor?.enabled_at ?? null, recovery_codes_left: enabled ? (factor?.left ?? 0) : 0 },
+    second_factor: { enabled, enabled_at: factor?.enabled_at ?? null, recovery_codes_left: enabled ? (factor?.left ?? 0) : 0, passkeys: passkeys.length },
     passkeys,
     sessions: sessions.map(
       (s): TSessionInfo => ({
@@ -223,37 +225,47 @@ export async function enableTotp(
   return { status: 'ok', message: translate(locale, 'security.enabled', { count: RECOVERY_CODE_COUNT }), recovery_codes: codes };
 }
 
-/** Turns 2FA off with a code (TOTP or recovery) or a passkey; withdrawals then wait 24 hours. */
+/**
+ * Turns the TOTP app off with a code (TOTP or recovery) or a passkey; withdrawals then wait 24
+ * hours. The passkeys stay (and with them the second factor).
+ */
 export async function disableTotp(
   deps: TSecurityDeps,
   user: TSecurityUser,
   proof: TSecondFactorProof,
   locale: TLocale,
 ): Promise<{ status: 'ok'; message: string }> {
-  const method = await verifySecondFactor(deps.db, user.id, proof, deps.now().getTime());
-  if (method === 'none') throw new AppError('second_factor_not_enabled');
-  await deps.db.transaction((tx) => removeSecondFactor(tx, user));
+  if (!(await totpEnabled(deps.db, user.id))) throw new AppError('second_factor_not_enabled');
+  await verifySecondFactor(deps.db, user.id, proof, deps.now().getTime());
+  await deps.db.transaction((tx) => removeSecondFactor(tx, user, { passkeys: false }));
   deps.mailer.kick();
   return { status: 'ok', message: translate(locale, 'security.disabled') };
 }
 
 /**
- * 2FA off, by the user with a code or by two operators after a lost phone: the secret and the
+ * 2FA off, by the user with a code (the TOTP app only) or by two operators after a lost device
+ * (`passkeys: true`: the passkeys go too, or they would still be asked for): the secret and the
  * recovery codes go, withdrawals wait 24 hours, and the user is told by mail (the caller kicks
  * the mailer after its transaction).
  */
-export async function removeSecondFactor(tx: Queryable, user: Pick<TSecurityUser, 'id' | 'email' | 'locale' | 'account_id'>): Promise<void> {
+export async function removeSecondFactor(
+  tx: Queryable,
+  user: Pick<TSecurityUser, 'id' | 'email' | 'locale' | 'account_id'>,
+  what: { passkeys: boolean },
+): Promise<void> {
   await tx.query('DELETE FROM user_totp WHERE user_id = $1', [user.id]);
   await tx.query('DELETE FROM recovery_codes WHERE user_id = $1', [user.id]);
-  await revokeAllApiKeys(tx, user.id);
+  if (what.passkeys) await tx.query('DELETE FROM user_passkeys WHERE user_id = $1', [user.id]);
+  // Keys for bots exist only under a second factor: with none left, they stop.
+  if (!(await secondFactorEnabled(tx, user.id))) await revokeAllApiKeys(tx, user.id);
   await markSecurityChanged(tx, user.id);
   await queueMail(tx, { kind: 'second_factor_disabled', to: user.email, locale: user.locale, vars: { account_id: user.account_id } });
 }
 
 /** Ten new recovery codes for a code (the old ones stop working). */
 export async function renewRecoveryCodes(deps: TSecurityDeps, user: TSecurityUser, proof: TSecondFactorProof, locale: TLocale) {
-  const method = await verifySecondFactor(deps.db, user.id, proof, deps.now().getTime());
-  if (method === 'none') throw new AppError('second_factor_not_enabled');
+  if (!(await totpEnabled(deps.db, user.id))) throw new AppError('second_factor_not_enabled');
+  await verifySecondFactor(deps.db, user.id, proof, deps.now().getTime());
   const codes = await deps.db.transaction((tx) => issueRecoveryCodes(tx, user.id));
   return { status: 'ok' as const, message: translate(locale, 'security.codes_renewed', { count: RECOVERY_CODE_COUNT }), recovery_codes: codes };
 }
@@ -261,8 +273,8 @@ export async function renewRecoveryCodes(deps: TSecurityDeps, user: TSecurityUse
 // ---- passkeys ----------------------------------------------------------------------------------
 
 /**
- * Keeps a new passkey: with 2FA on only after the second factor (a stolen session alone cannot
- * add a key that would then pass for it). A security change: withdrawals wait 24 hours, and
+ * Keeps a new passkey: with 2FA on (TOTP or an earlier passkey) only after the second factor (a
+ * stolen session alone cannot add a key that would then pass for it). A security change: withdrawals wait 24 hours, and
  * the user is told by mail.
  */
 export async function enrolPasskey(
@@ -282,7 +294,7 @@ export async function enrolPasskey(
   return { status: 'ok', message: translate(locale, 'security.passkey_added') };
 }
 
-/** Removes one of the user's passkeys, after the second factor when 2FA is on. */
+/** Removes one of the user's passkeys, after the second factor (this passkey or another, or a code). */
 export async function removePasskey(
   deps: TSecurityDeps,
   user: TSecurityUser,
@@ -291,6 +303,10 @@ export async function removePasskey(
   locale: TLocale,
 ): Promise<{ status: 'ok'; message: string }> {
   await verifySecondFactor(deps.db, user.id, proof, deps.now().getTime());
-  await deletePasskey(deps.db, user.id, id);
+  await deps.db.transaction(async (tx) => {
+    await deletePasskey(tx, user.id, id);
+    // The last factor gone (no TOTP either): keys for bots, which live only under one, stop.
+    if (!(await secondFactorEnabled(tx, user.id))) await revokeAllApiKeys(tx, user.id);
+  });
   return { status: 'ok', message: translate(locale, 'security.passkey_removed') };
 }

@@ -7,6 +7,7 @@ import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { signWebhook } from '../../../src/inbox/signature.ts';
 import { hashPassword } from '../../../src/domains/auth/passwords.ts';
 import { hotp, newTotpSecret, totpStep } from '../../../src/domains/security/totp.ts';
+import { enrolSoftPasskey, softSecondFactor } from '../../passkey-authenticator.ts';
 import { passesLuhn, SANDBOX_BINS, SANDBOX_ISSUE_DELAY_MS, SANDBOX_SHIP_DELAY_MS } from '../../../src/providers/sandbox/issuer.ts';
 import { checkLedger } from '../../../src/domains/ledger/invariants.ts';
 import { readEvents } from '../../../src/domains/events/service.ts';
@@ -388,6 +389,25 @@ describe.each(ENGINES)('cards: catalogue, orders, the sandbox issuer, my cards (
     }
     const details = (await call(ctx.app, `/api/card/details/${id}`, { token: user.token })).json().card as TCardDetails;
     expect(details.activity.slice(0, 4).map((a) => a.kind)).toEqual(['reveal_refused', 'revealed', 'reveal_refused', 'reveal_refused']);
+  });
+
+  it('reveal with passkeys alone as the second factor: a typed code is refused, an assertion shows the number', async () => {
+    const id = await activeCard();
+    const send = (url: string, options: { token?: string; payload?: object }) => call(ctx.app, url, options);
+    const key = await enrolSoftPasskey(send, user.token);
+    try {
+      const typed = await call(ctx.app, '/api/card/reveal', { token: user.token, payload: { card: id, code: '123456' } });
+      expect(typed.json()).toMatchObject({ code: 'card_reveal_refused' });
+      const shown = await call(ctx.app, '/api/card/reveal', {
+        token: user.token,
+        payload: { card: id, passkey: await softSecondFactor(send, user.token, key) },
+      });
+      expect(shown.statusCode, shown.body).toBe(200);
+      expect(passesLuhn(shown.json().pan.replace(/ /g, ''))).toBe(true);
+    } finally {
+      await ctx.db.query('DELETE FROM user_passkeys WHERE user_id = $1', [user.id]);
+      await ctx.db.query('UPDATE users SET security_changed_at = NULL WHERE id = $1', [user.id]);
+    }
   });
 
   it('freeze and unfreeze; close is final and returns the balance to the wallet', async () => {

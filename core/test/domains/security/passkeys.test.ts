@@ -46,14 +46,14 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
   it("a registration challenge is single use, short-lived, and its own user's", async () => {
     const user = await createFixtureUser(ctx.db);
     const options = (await send('/api/security/passkeys/options', { token: user.token, payload: {} })).json().options;
-    const first = await send('/api/security/passkeys', {
-      token: user.token,
-      payload: { name: 'One', credential: new SoftAuthenticator(ORIGIN).register(options) },
-    });
+    const one = new SoftAuthenticator(ORIGIN);
+    const first = await send('/api/security/passkeys', { token: user.token, payload: { name: 'One', credential: one.register(options) } });
     expect(first.statusCode).toBe(200);
+    // From now on the first passkey is the second factor every further one needs.
+    const proof = async () => ({ passkey: await softSecondFactor(send, user.token, one) });
     const again = await send('/api/security/passkeys', {
       token: user.token,
-      payload: { name: 'Two', credential: new SoftAuthenticator(ORIGIN).register(options) },
+      payload: { name: 'Two', credential: new SoftAuthenticator(ORIGIN).register(options), ...(await proof()) },
     });
     expect(again.json()).toMatchObject({ code: 'passkey_invalid' });
 
@@ -61,7 +61,7 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
     clock = new Date(clock.getTime() + (PASSKEY_CHALLENGE_TTL_S + 1) * 1000);
     const expired = await send('/api/security/passkeys', {
       token: user.token,
-      payload: { name: 'Late', credential: new SoftAuthenticator(ORIGIN).register(late) },
+      payload: { name: 'Late', credential: new SoftAuthenticator(ORIGIN).register(late), ...(await proof()) },
     });
     expect(expired.json()).toMatchObject({ code: 'passkey_invalid' });
 
@@ -69,13 +69,15 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
     const theirs = (await send('/api/security/passkeys/options', { token: stranger.token, payload: {} })).json().options;
     const stolen = await send('/api/security/passkeys', {
       token: user.token,
-      payload: { name: 'Stolen', credential: new SoftAuthenticator(ORIGIN).register(theirs) },
+      payload: { name: 'Stolen', credential: new SoftAuthenticator(ORIGIN).register(theirs), ...(await proof()) },
     });
     expect(stolen.json()).toMatchObject({ code: 'passkey_invalid' });
 
     const mine = (await send('/api/security/passkeys/options', { token: user.token, payload: {} })).json().options;
     const elsewhere = new SoftAuthenticator(ORIGIN).register(mine, { origin: 'https://evil.example' });
-    expect((await send('/api/security/passkeys', { token: user.token, payload: { name: 'Phished', credential: elsewhere } })).json()).toMatchObject({
+    expect(
+      (await send('/api/security/passkeys', { token: user.token, payload: { name: 'Phished', credential: elsewhere, ...(await proof()) } })).json(),
+    ).toMatchObject({
       code: 'passkey_invalid',
     });
     expect((await send('/api/security', { token: user.token })).json().passkeys.map((p: { name: string }) => p.name)).toEqual(['One']);
@@ -134,14 +136,24 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
     });
     expect(phrase.json()).toMatchObject({ status: 'ok', anti_phishing_code: 'blue heron' });
     const passkeyId = (await send('/api/security', { token: user.token })).json().passkeys[0].id;
-    expect((await send(`/api/security/passkeys/${passkeyId}/remove`, { token: other.token, payload: {} })).json()).toMatchObject({ code: 'passkey_not_found' });
+    const otherProof = { passkey: await softSecondFactor(send, other.token, otherKey) };
+    expect((await send(`/api/security/passkeys/${passkeyId}/remove`, { token: other.token, payload: otherProof })).json()).toMatchObject({
+      code: 'passkey_not_found',
+    });
     expect((await send(`/api/security/passkeys/${passkeyId}/remove`, { token: user.token, payload: {} })).json()).toMatchObject({
       code: 'second_factor_required',
     });
     const off = await send('/api/security/totp/disable', { token: user.token, payload: { passkey: await softSecondFactor(send, user.token, key) } });
     expect(off.statusCode).toBe(200);
-    // 2FA off: removing asks for nothing more.
-    expect((await send(`/api/security/passkeys/${passkeyId}/remove`, { token: user.token, payload: {} })).statusCode).toBe(200);
+    // The app is off but the passkey is still a second factor: removing it asks for it.
+    expect((await send(`/api/security/passkeys/${passkeyId}/remove`, { token: user.token, payload: {} })).json()).toMatchObject({
+      code: 'second_factor_required',
+    });
+    const removed = await send(`/api/security/passkeys/${passkeyId}/remove`, {
+      token: user.token,
+      payload: { passkey: await softSecondFactor(send, user.token, key) },
+    });
+    expect(removed.statusCode).toBe(200);
     expect((await send('/api/security', { token: user.token })).json().passkeys).toEqual([]);
   });
 });

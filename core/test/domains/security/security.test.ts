@@ -77,7 +77,12 @@ describe.each(ENGINES)('/settings/security calls on %s', (engine) => {
 
   it('enrolment: a secret with its otpauth URI and QR path; a wrong code refused; the right one turns 2FA on with ten codes', async () => {
     const { email, token } = await passwordUser();
-    expect((await call(ctx.app, '/api/security', { token })).json().second_factor).toEqual({ enabled: false, enabled_at: null, recovery_codes_left: 0 });
+    expect((await call(ctx.app, '/api/security', { token })).json().second_factor).toEqual({
+      enabled: false,
+      enabled_at: null,
+      recovery_codes_left: 0,
+      passkeys: 0,
+    });
     const early = await call(ctx.app, '/api/security/totp/enable', { token, payload: { code: '123456' }, locale: 'en' });
     expect(early.statusCode).toBe(409);
     expect(early.json().code).toBe('second_factor_not_started');
@@ -284,7 +289,7 @@ describe.each(ENGINES)('/settings/security calls on %s', (engine) => {
     expect(off.json().message).toBe('Two-factor authentication is off. Withdrawals are paused for 24 hours.');
     expect((await lastMailTo(ctx.db, email)).kind).toBe('second_factor_disabled');
     const state = (await call(ctx.app, '/api/security', { token })).json();
-    expect(state.second_factor).toEqual({ enabled: false, enabled_at: null, recovery_codes_left: 0 });
+    expect(state.second_factor).toEqual({ enabled: false, enabled_at: null, recovery_codes_left: 0, passkeys: 0 });
     expect(Date.parse(state.withdrawals_blocked_until)).toBeGreaterThan(Date.now() + 23 * 3600_000);
     expect((await passwordStep(email)).headers[SESSION_TOKEN_HEADER]).toMatch(TOKEN_PATTERN);
     const again = await call(ctx.app, '/api/security/totp/disable', { token, payload: { code: fresh[0] } });

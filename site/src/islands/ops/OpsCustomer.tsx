@@ -46,7 +46,7 @@ function Profile({ customer, onRevealed }: { customer: TOpsCustomer; onRevealed:
     [t('ops.customer_birth_date'), personal.birth_date ?? '—'],
     [t('ops.customer_phone'), personal.phone ?? '—'],
     [t('ops.customer_address'), [personal.country, personal.city, personal.address].filter(Boolean).join(', ') || '—'],
-    [t('ops.customer_second_factor'), customer.security.second_factor.enabled ? t('ops.on') : t('ops.off')],
+    [t('ops.customer_second_factor'), customer.security.second_factor.enabled || customer.security.second_factor.passkeys > 0 ? t('ops.on') : t('ops.off')],
     [t('ops.customer_referral'), t('ops.referral_summary', { invited: customer.referral.invited, by: customer.referral.referred_by ?? '—' })],
     [t('ops.customer_support'), t('ops.support_summary', { messages: customer.support.messages, reports: customer.support.reports_against })],
   ];
