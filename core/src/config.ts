@@ -188,7 +188,10 @@ const ZConfig = z
      */
     EVM_MNEMONIC: z.string().refine(isValidMnemonic, 'is not a BIP-39 mnemonic').optional(),
     EVM_MNEMONIC_FILE: z.string().min(1).optional(),
-    EVM_XPUB: z.string().regex(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'is not an extended public key').optional(),
+    EVM_XPUB: z
+      .string()
+      .regex(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'is not an extended public key')
+      .optional(),
     /** The first block the watcher reads on a database that has seen none (unset: 0 on the development chain, else the node's head). */
     EVM_START_BLOCK: z.coerce.number().int().min(0).optional(),
     /** The most blocks one watcher run reads (a core far behind catches up over several runs). */

@@ -18,7 +18,10 @@ const output = JSON.parse(
       settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
     }),
   ),
-) as { errors?: Array<{ severity: string; formattedMessage: string }>; contracts: Record<string, Record<string, { abi: unknown; evm: { bytecode: { object: string } } }>> };
+) as {
+  errors?: Array<{ severity: string; formattedMessage: string }>;
+  contracts: Record<string, Record<string, { abi: unknown; evm: { bytecode: { object: string } } }>>;
+};
 const errors = (output.errors ?? []).filter((error) => error.severity === 'error');
 if (errors.length) throw new Error(errors.map((error) => error.formattedMessage).join('\n'));
 const contract = output.contracts['TestToken.sol']!.TestToken!;

@@ -25,7 +25,18 @@ export function anvilBinary(): string {
 
 /** anvil's arguments: loopback, the port, the fixed mnemonic, the chain id; `state` keeps the chain in a file across restarts. */
 export function anvilArgs(port: number, state?: string): string[] {
-  return ['--host', '127.0.0.1', '--port', String(port), '--mnemonic', DEV_CHAIN_MNEMONIC, '--chain-id', String(DEV_CHAIN_ID), '--silent', ...(state ? ['--state', state] : [])];
+  return [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--mnemonic',
+    DEV_CHAIN_MNEMONIC,
+    '--chain-id',
+    String(DEV_CHAIN_ID),
+    '--silent',
+    ...(state ? ['--state', state] : []),
+  ];
 }
 
 /** Waits until the node answers (anvil starts in well under a second). */
@@ -46,7 +57,12 @@ export async function waitForNode(url: string, timeoutMs = 30_000): Promise<void
 /** The outside wallet of the development chain (its account `index`), to send Ether and tokens with. */
 export function devWallet(url: string, index = 0) {
   const account = mnemonicToAccount(DEV_CHAIN_MNEMONIC, { addressIndex: index });
-  const chain = { id: DEV_CHAIN_ID, name: 'development', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
+  const chain = {
+    id: DEV_CHAIN_ID,
+    name: 'development',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  };
   const wallet = createWalletClient({ account, chain, transport: http(url) });
   const client = createPublicClient({ chain, transport: http(url) });
   return {
@@ -71,12 +87,18 @@ export function devWallet(url: string, index = 0) {
 export async function deployDevTokens(url: string): Promise<Record<TEvmToken, Address>> {
   const { address } = devWallet(url);
   const account = mnemonicToAccount(DEV_CHAIN_MNEMONIC);
-  const chain = { id: DEV_CHAIN_ID, name: 'development', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
+  const chain = {
+    id: DEV_CHAIN_ID,
+    name: 'development',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  };
   const client = createPublicClient({ chain, transport: http(url) });
   const wallet = createWalletClient({ account, chain, transport: http(url) });
   for (const [nonce, code] of EVM_TOKENS.entries()) {
     if (await client.getCode({ address: DEV_TOKENS[code] })) continue;
-    if ((await client.getTransactionCount({ address })) !== nonce) throw new Error(`the development chain's account ${address} has been used: ${code} cannot be deployed at ${DEV_TOKENS[code]}`);
+    if ((await client.getTransactionCount({ address })) !== nonce)
+      throw new Error(`the development chain's account ${address} has been used: ${code} cannot be deployed at ${DEV_TOKENS[code]}`);
     const hash = await wallet.deployContract({
       abi: TEST_TOKEN_ABI,
       bytecode: TEST_TOKEN_BYTECODE,

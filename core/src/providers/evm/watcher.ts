@@ -93,7 +93,11 @@ async function unseeReorganised(db: Db, adapter: TEvmAdapter, head: number, now:
 }
 
 /** Step 2's reading: the blocks and the tokens' logs of a range, or null when the chain moved under us (the next run reads it again). */
-async function readBlocks(adapter: TEvmAdapter, from: number, to: number): Promise<{ blocks: Array<{ number: number; hash: Hash }>; sightings: TSighting[] } | null> {
+async function readBlocks(
+  adapter: TEvmAdapter,
+  from: number,
+  to: number,
+): Promise<{ blocks: Array<{ number: number; hash: Hash }>; sightings: TSighting[] } | null> {
   const { client, tokens } = adapter.chain;
   const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
   const [blocks, logs] = await Promise.all([
@@ -128,7 +132,12 @@ async function readBlocks(adapter: TEvmAdapter, from: number, to: number): Promi
 }
 
 /** Step 2's recording: the blocks' hashes and the sightings to our addresses (Ether only from a transaction that succeeded). */
-async function record(db: Db, adapter: TEvmAdapter, scan: { blocks: Array<{ number: number; hash: Hash }>; sightings: TSighting[] }, now: Date): Promise<number> {
+async function record(
+  db: Db,
+  adapter: TEvmAdapter,
+  scan: { blocks: Array<{ number: number; hash: Hash }>; sightings: TSighting[] },
+  now: Date,
+): Promise<number> {
   const { chain } = adapter;
   const candidates = [...new Set(scan.sightings.map((sighting) => sighting.to))];
   const terms = candidates.length
@@ -194,7 +203,16 @@ function toMinor(value: bigint, decimals: number, precision: number): bigint {
   return precision >= decimals ? value * 10n ** BigInt(precision - decimals) : value / 10n ** BigInt(decimals - precision);
 }
 
-type TOpenTransfer = { tx_hash: string; output: number; currency: string; address: string; amount: string; generation: number; block_number: string | null; reported?: boolean };
+type TOpenTransfer = {
+  tx_hash: string;
+  output: number;
+  currency: string;
+  address: string;
+  amount: string;
+  generation: number;
+  block_number: string | null;
+  reported?: boolean;
+};
 const OPEN_COLUMNS = 'tx_hash, output, currency, address, amount::text AS amount, generation, block_number::text AS block_number';
 
 /** Step 3: un-seen transfers the node no longer knows at all: their deposits are declined. */

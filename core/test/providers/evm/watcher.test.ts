@@ -36,7 +36,11 @@ describe.each(ENGINES)('the EVM chain on a real node (%s)', (engine) => {
   let clock = NOW;
 
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const res = await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const res = await fetch(chain.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
     const body = (await res.json()) as { result: T; error?: { message: string } };
     if (body.error) throw new Error(body.error.message);
     return body.result;
@@ -125,7 +129,9 @@ describe.each(ENGINES)('the EVM chain on a real node (%s)', (engine) => {
     await mine(3);
     expect((await watch()).reported).toBe(0);
     expect(await balance('USDT')).toBe(125500000n);
-    const [clearing] = await ctx.db.query<{ balance: string }>(`SELECT balance::text AS balance FROM ledger_accounts WHERE kind = 'clearing' AND name = 'evm' AND currency = 'USDT'`);
+    const [clearing] = await ctx.db.query<{ balance: string }>(
+      `SELECT balance::text AS balance FROM ledger_accounts WHERE kind = 'clearing' AND name = 'evm' AND currency = 'USDT'`,
+    );
     expect(BigInt(clearing!.balance)).toBe(-125500000n);
     expect((await checkLedger(ctx.db)).violations).toEqual([]);
   });
