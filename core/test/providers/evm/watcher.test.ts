@@ -166,6 +166,42 @@ describe.each(ENGINES)('the EVM chain on a real node (%s)', (engine) => {
     expect((await checkLedger(ctx.db)).violations).toEqual([]);
   });
 
+  it('a reorganisation that takes a transfer’s block away sends its deposit back to waiting; mined again, it is credited once', async () => {
+    const { address } = await open('USDT');
+    await watch();
+    const snapshot = await rpc<string>('evm_snapshot');
+    const tx = await outside.send('USDT', address as Address, '15');
+    const raw = await rpc<string>('eth_getRawTransactionByHash', [tx]);
+    await watch();
+    const pending = async () => (await deposits()).filter((row) => row.external_id.startsWith(tx));
+    expect(await pending()).toEqual([expect.objectContaining({ state: 'pending', confirmations: 1 })]);
+    // The other branch: the block is gone and the same signed transaction waits in the node's pool.
+    await rpc('evm_revert', [snapshot]);
+    await rpc('evm_setAutomine', [false]);
+    try {
+      expect(await rpc<string>('eth_sendRawTransaction', [raw])).toBe(tx);
+      expect(await watch()).toMatchObject({ unseen: 1, dropped: 0 });
+      expect(await pending()).toEqual([expect.objectContaining({ state: 'pending', confirmations: 0 })]);
+      // Mined again, in a block of another hash: seen anew, counted from there.
+      await mine(1);
+      await watch();
+      expect(await pending()).toEqual([expect.objectContaining({ state: 'pending', confirmations: 1 })]);
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+    const events = await ctx.db.query<{ event_id: string }>(
+      `SELECT event_id FROM payment_events WHERE provider = 'evm' AND event_id LIKE $1 ORDER BY event_id`,
+      [`%${tx}%`],
+    );
+    expect(events.map((row) => row.event_id.replace(/^.*_(g\d+_c\d+)$/, '$1'))).toEqual(['g0_c1', 'g1_c0', 'g1_c1']);
+    const before = await balance('USDT');
+    await mine(1);
+    await watch();
+    expect(await pending()).toEqual([expect.objectContaining({ state: 'credited', confirmations: 2 })]);
+    expect((await balance('USDT')) - before).toBe(15000000n);
+    expect((await checkLedger(ctx.db)).violations).toEqual([]);
+  });
+
   it('the same deposit seen by two watcher runs at once is credited once', async () => {
     const { address } = await open('USDC');
     await watch();
