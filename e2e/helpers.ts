@@ -203,3 +203,11 @@ export async function sandboxPayments(
 ): Promise<void> {
   await json(await request.post('/api/dev/payments', { data: body }), `POST /api/dev/payments ${body.action}`);
 }
+
+/** The development EVM chain's outside wallet pays an address (a real signed transaction), or blocks are mined: POST /api/dev/evm. */
+export async function evmChain(
+  request: APIRequestContext,
+  body: { action: 'send'; currency: 'ETH' | 'USDT' | 'USDC'; address: string; amount: string } | { action: 'mine'; blocks: number },
+): Promise<void> {
+  await json(await request.post('/api/dev/evm', { data: body }), `POST /api/dev/evm ${body.action}`);
+}

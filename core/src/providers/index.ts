@@ -4,8 +4,9 @@ import { sandboxesAllowed, type TConfig } from '../config.ts';
 import type { TIssuerAdapter, TIssuers } from '../domains/cards/issuer.ts';
 import type { TPaymentProviderAdapter, TProviders } from '../domains/payments/providers.ts';
 import type { TDocumentCipher } from '../domains/verification/cipher.ts';
-import { evmChainOf, type TEvmConfig } from './evm/chain.ts';
-import { evmPaymentProvider } from './evm/index.ts';
+import { DEV_CHAIN_ID, evmChainOf, type TEvmConfig } from './evm/chain.ts';
+import evmDevRoutes from './evm/dev-routes.ts';
+import { evmPaymentProvider, type TEvmAdapter } from './evm/index.ts';
 import sandboxCardPage from './sandbox/card-page.ts';
 import sandboxDevRoutes from './sandbox/dev-routes.ts';
 import { sandboxCardIssuer, sandboxPaymentProviders } from './sandbox/index.ts';
@@ -48,9 +49,11 @@ export const providerRoutes: FastifyPluginAsync<{ providers: TProviders; now: ()
   if (providers.has('sandbox-card')) await app.register(sandboxCardPage, { providers, now });
 };
 
-/** The providers' operator commands for e2e runs (registered inside the dev routes, outside production only). */
+/** The providers' operator commands for e2e runs, and the development chain's outside wallet (registered inside the dev routes, outside production only). */
 export function providerDevCommands(providers: TProviders): FastifyPluginAsync {
   return async (app) => {
     if (providers.has('sandbox-bank') || providers.has('sandbox-chain')) await app.register(sandboxDevRoutes, { providers });
+    const evm = providers.get('evm') as TEvmAdapter | undefined;
+    if (evm?.chain.chainId === DEV_CHAIN_ID) await app.register(evmDevRoutes, { evm });
   };
 }

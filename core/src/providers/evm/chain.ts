@@ -24,6 +24,7 @@ export const DEV_TOKENS: Readonly<Record<TEvmToken, Address>> = {
 
 /** What the evm provider works with: the node, the chain it must be, the tokens, the deposit branch's public key. */
 export type TEvmChain = {
+  url: string;
   chainId: number;
   client: PublicClient;
   tokens: Readonly<Record<TEvmToken, Address>>;
@@ -58,6 +59,7 @@ export function evmChainOf(config: TEvmConfig): TEvmChain | null {
   const token = (code: TEvmToken, configured: string | undefined): Address =>
     (configured as Address | undefined) ?? devTokens?.[code] ?? fail(`EVM_TOKEN_${code} is needed on chain ${config.EVM_CHAIN_ID}`);
   return {
+    url: config.EVM_RPC_URL,
     chainId: config.EVM_CHAIN_ID,
     // One HTTP request for the calls made together (a run's blocks).
     client: createPublicClient({ transport: http(config.EVM_RPC_URL, { batch: { batchSize: 100 }, retryCount: 1, timeout: 10_000 }) }),

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
+import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hash } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { DEV_CHAIN_ID, DEV_TOKENS, EVM_CURRENCIES, EVM_TOKENS, type TEvmToken } from './chain.ts';
 import { DEV_CHAIN_MNEMONIC } from './keys.ts';
@@ -54,6 +54,9 @@ export async function waitForNode(url: string, timeoutMs = 30_000): Promise<void
   }
 }
 
+/** One send at a time in this process: two at once would take the same nonce from the node. */
+let sends: Promise<unknown> = Promise.resolve();
+
 /** The outside wallet of the development chain (its account `index`), to send Ether and tokens with. */
 export function devWallet(url: string, index = 0) {
   const account = mnemonicToAccount(DEV_CHAIN_MNEMONIC, { addressIndex: index });
@@ -68,14 +71,18 @@ export function devWallet(url: string, index = 0) {
   return {
     address: account.address,
     /** Sends `amount` (major units) of ETH or a token to `to`; answers the transaction hash once mined. */
-    async send(currency: 'ETH' | TEvmToken, to: Address, amount: string) {
+    send(currency: 'ETH' | TEvmToken, to: Address, amount: string): Promise<Hash> {
       const value = parseUnits(amount, EVM_CURRENCIES[currency]);
-      const hash =
-        currency === 'ETH'
-          ? await wallet.sendTransaction({ to, value })
-          : await wallet.writeContract({ address: DEV_TOKENS[currency], abi: TEST_TOKEN_ABI, functionName: 'transfer', args: [to, value] });
-      await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-      return hash;
+      const sending = sends.then(async () => {
+        const hash =
+          currency === 'ETH'
+            ? await wallet.sendTransaction({ to, value })
+            : await wallet.writeContract({ address: DEV_TOKENS[currency], abi: TEST_TOKEN_ABI, functionName: 'transfer', args: [to, value] });
+        await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+        return hash;
+      });
+      sends = sending.catch(() => {});
+      return sending;
     },
   };
 }
