@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { anvilArgs, anvilBinary, deployDevTokens, waitForNode } from '../core/src/providers/evm/devchain.ts';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -134,6 +133,8 @@ export function freePort(): Promise<number> {
  */
 export async function startDevChain(tag: string, supervisor: TSupervisor, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (env.EVM_RPC_URL || env.EVM_DEV_CHAIN === 'false' || (env.NODE_ENV ?? 'development') === 'production') return;
+  // Loaded only here: a production start never reads the development chain's code.
+  const { anvilArgs, anvilBinary, deployDevTokens, waitForNode } = await import('../core/src/providers/evm/devchain.ts');
   const port = Number(env.EVM_DEV_PORT ?? (await freePort()));
   // The binary itself, not the package's node launcher, which exits before anvil has written its state.
   supervisor.run('chain', anvilArgs(port, env.EVM_DEV_STATE), {}, { command: anvilBinary() });
