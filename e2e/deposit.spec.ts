@@ -1,10 +1,11 @@
 import { expect, test, type Page } from '@playwright/test';
-import { BASE_URL, islandsReady, sandboxPayments, signUp, toMinor, walletBalance } from './helpers.ts';
+import { BASE_URL, evmChain, islandsReady, sandboxPayments, signUp, toMinor, walletBalance } from './helpers.ts';
 
 /*
  * Deposit, in ru and en: by card through the sandbox's hosted page, the balance
  * changing; a declined card says so; a chain deposit appears, gains confirmations and is
- * credited (the chain driven by the operator's commands through POST /api/dev/payments).
+ * credited (the chain driven by the operator's commands through POST /api/dev/payments); USDT
+ * sent on the real development chain (anvil) from its outside wallet arrives the same way.
  */
 const TEXT = {
   ru: { card: 'Банковская карта (песочница)', credited: 'зачислено в кошелёк', declined: 'Платёж отклонён', of: 'из 12', copied: 'Адрес скопирован' },
@@ -103,3 +104,22 @@ for (const locale of ['ru', 'en'] as const) {
     });
   });
 }
+
+test('on the EVM chain: USDT sent from another wallet appears with its confirmations and is credited', async ({ page, context }) => {
+  await context.addCookies([{ name: 'i18n_redirected', value: 'en', url: BASE_URL }]);
+  await signUp(page, { prefix: 'deposit-evm' });
+  await page.goto('/deposit/form/ethereum/USDT');
+  await islandsReady(page);
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Ethereum (local development chain)');
+  const address = (await page.getByTestId('deposit-address').textContent())!.trim();
+  expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  await expect(page.getByTestId('deposit-qr')).toBeVisible();
+
+  await evmChain(page.request, { action: 'send', currency: 'USDT', address, amount: '25' });
+  const tx = page.getByTestId('deposit-tx');
+  await expect(tx).toHaveAttribute('data-state', 'pending');
+  await expect(tx.getByTestId('deposit-confirmations')).toContainText('1 of 2');
+  await evmChain(page.request, { action: 'mine', blocks: 1 });
+  await expect(tx).toHaveAttribute('data-state', 'credited');
+  await expect.poll(async () => toMinor(await walletBalance(page, 'USDT'), 6)).toBe(25_000_000n);
+});

@@ -251,3 +251,11 @@ export async function enrolTotp(page: Page): Promise<{ secret: string; recovery:
   await expect(page.getByTestId('tfa-status')).toHaveAttribute('data-enabled', 'true');
   return { secret, recovery };
 }
+
+/** The development EVM chain's outside wallet pays an address (a real signed transaction), or blocks are mined: POST /api/dev/evm. */
+export async function evmChain(
+  request: APIRequestContext,
+  body: { action: 'send'; currency: 'ETH' | 'USDT' | 'USDC'; address: string; amount: string } | { action: 'mine'; blocks: number },
+): Promise<void> {
+  await json(await request.post('/api/dev/evm', { data: body }), `POST /api/dev/evm ${body.action}`);
+}

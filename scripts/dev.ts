@@ -5,12 +5,13 @@
  * pages, modules and the hot-reload websocket to Astro, so /api, cookies and /i18n work as in
  * production. Logs are pretty-printed. No build is needed.
  *   PORT (3000) the BFF; CORE_PORT (4000) the core; SITE_DEV_PORT (4321) the Astro dev server;
- *   the core's own variables (DATABASE_URL, DATA_DIR, ...) as for `pnpm start`. `.env` is read first.
+ *   the core's own variables (DATABASE_URL, DATA_DIR, ...) as for `pnpm start`, the development
+ *   chain too (its blocks kept in .data/evm-chain.json, EVM_DEV_STATE). `.env` is read first.
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import pretty from 'pino-pretty';
-import { loadDotEnv, root, seedBeforeCore, sitePublicUrl, supervise, waitForHealth } from './supervise.ts';
+import { loadDotEnv, root, seedBeforeCore, sitePublicUrl, startDevChain, supervise, waitForHealth } from './supervise.ts';
 
 loadDotEnv();
 const port = process.env.PORT ?? '3000';
@@ -40,6 +41,8 @@ function prettyLogs(name: string, child: ChildProcess) {
 
 try {
   // Once per `pnpm dev`, not at every restart of the core: it prints the demo account's sign-in.
+  // The development chain keeps its blocks across restarts here (the database does too).
+  await startDevChain('dev', supervisor, { EVM_DEV_STATE: join(root, '.data/evm-chain.json'), ...process.env, ...development });
   await seedBeforeCore('dev', development);
   const core = supervisor.run(
     'core',

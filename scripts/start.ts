@@ -4,10 +4,12 @@
  *   PORT (3000) the BFF; CORE_PORT (4000) the core; DATA_DIR (.data/pglite) PGlite's files;
  *   DATABASE_URL to use PostgreSQL instead; UPSTREAM_URL to run the BFF alone. `.env` is read first.
  *   SEED=false skips `ops seed` (run before the core: an empty database's catalogue, the demo account outside production).
+ *   EVM_RPC_URL unset (and EVM_DEV_CHAIN not false, outside production): a development chain
+ *   (anvil) is started on EVM_DEV_PORT (a free port by default) and the core pointed at it.
  *   HOST (127.0.0.1) where the BFF listens: set HOST=0.0.0.0 to open it to the network (the
  *   development helpers /api/dev/* and /dev/* still answer loopback clients only).
  */
-import { BFF_NODE_ARGS, BFF_SCRIPT, loadDotEnv, seedBeforeCore, sitePublicUrl, supervise, waitForHealth } from './supervise.ts';
+import { BFF_NODE_ARGS, BFF_SCRIPT, loadDotEnv, seedBeforeCore, sitePublicUrl, startDevChain, supervise, waitForHealth } from './supervise.ts';
 
 loadDotEnv();
 const corePort = process.env.CORE_PORT ?? '4000';
@@ -23,6 +25,8 @@ try {
     // got for a load balancer in front of it.
     // Two malloc arenas: libvips' threads (upload re-encoding) otherwise each keep an arena of
     // freed memory; 20 uploads at once grew the core by 148 MB instead of 45 (pnpm bench upload).
+    // A real EVM node beside the exchange unless one is configured (before the seed: it adds the chain's system).
+    await startDevChain('start', supervisor);
     await seedBeforeCore('start', {});
     supervisor.run('core', ['core/src/server.ts'], {
       PORT: corePort,

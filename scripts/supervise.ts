@@ -36,8 +36,8 @@ export function loadDotEnv(): void {
 const PARENT_CHECK_MS = 250;
 
 export type TSupervisor = {
-  /** `node <args>` as a child; its exit stops the others (and us) with its code. */
-  run(name: string, args: string[], env: NodeJS.ProcessEnv, options?: Pick<SpawnOptions, 'cwd' | 'stdio'>): ChildProcess;
+  /** `node <args>` (or `command <args>`) as a child; its exit stops the others (and us) with its code. */
+  run(name: string, args: string[], env: NodeJS.ProcessEnv, options?: Pick<SpawnOptions, 'cwd' | 'stdio'> & { command?: string }): ChildProcess;
   stop(code: number): Promise<void>;
 };
 
@@ -65,8 +65,13 @@ export function supervise(tag: string): TSupervisor {
     if (process.ppid !== parent && !stopping) void stop(0);
   }, PARENT_CHECK_MS).unref();
 
-  function run(name: string, args: string[], env: NodeJS.ProcessEnv, options: Pick<SpawnOptions, 'cwd' | 'stdio'> = {}) {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', ...options, env: { ...process.env, ...env } });
+  function run(
+    name: string,
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    { command = process.execPath, ...options }: Pick<SpawnOptions, 'cwd' | 'stdio'> & { command?: string } = {},
+  ) {
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit', ...options, env: { ...process.env, ...env } });
     child.on('exit', (code, signal) => {
       if (stopping) return;
       console.error(`[${tag}] ${name} exited (${signal ?? code}); stopping the rest`);
@@ -118,4 +123,25 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The development chain (anvil, core/src/providers/evm/devchain.ts) as a child, when no EVM node
+ * is configured (EVM_RPC_URL) outside production, unless EVM_DEV_CHAIN=false: on EVM_DEV_PORT
+ * (unset: a free port), its chain kept in EVM_DEV_STATE when given, the test tokens deployed.
+ * The seed and the core get its URL through our environment.
+ */
+export async function startDevChain(tag: string, supervisor: TSupervisor, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (env.EVM_RPC_URL || env.EVM_DEV_CHAIN === 'false' || (env.NODE_ENV ?? 'development') === 'production') return;
+  // Loaded only here: a production start never reads the development chain's code.
+  const { anvilArgs, anvilBinary, deployDevTokens, waitForNode } = await import('../core/src/providers/evm/devchain.ts');
+  const port = Number(env.EVM_DEV_PORT ?? (await freePort()));
+  // The binary itself, not the package's node launcher, which exits before anvil has written its state.
+  supervisor.run('chain', anvilArgs(port, env.EVM_DEV_STATE), {}, { command: anvilBinary() });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForNode(url);
+  await deployDevTokens(url);
+  process.env.EVM_RPC_URL = url;
+  process.env.EVM_CHAIN_ID = '31337';
+  console.log(`[${tag}] development EVM chain at ${url} (anvil; USDT and USDC deployed)`);
 }

@@ -46,7 +46,7 @@ describe.skipIf(process.platform !== 'linux')('pnpm start / serve and signals', 
     site.remove();
   });
 
-  it('SIGTERM to the node shim that pnpm runs stops the supervisor, the core and the BFF, each finishing its requests', async () => {
+  it('SIGTERM to the node shim that pnpm runs stops the supervisor, the development chain, the core and the BFF, each finishing its requests', async () => {
     const [port, corePort] = [await freePort(), await freePort()];
     // What `pnpm serve` runs: node_modules/.bin/node, pnpm's shell script around the real binary.
     const shim = spawn(join(root, 'node_modules/.bin/node'), ['scripts/start.ts'], {
@@ -77,7 +77,8 @@ describe.skipIf(process.platform !== 'linux')('pnpm start / serve and signals', 
     expect(supervisor).toBeDefined();
     const services = childrenOf(supervisor!);
     started.push(supervisor!, ...services);
-    expect(services).toHaveLength(2);
+    // The development chain (anvil: no EVM_RPC_URL given), the core and the BFF.
+    expect(services).toHaveLength(3);
     expect(await answers(`http://127.0.0.1:${port}/local/healthcheck`)).toBe(true);
 
     process.kill(shim.pid!, 'SIGTERM');

@@ -2,6 +2,9 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { JOB_NAMES, type TJobName } from './jobs/names.ts';
 import { parseCidrList } from './lib/cidr.ts';
+import { isValidMnemonic, PUBLIC_MNEMONICS } from './providers/evm/keys.ts';
+
+const ZEvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'is not an address (0x and 40 hex digits)');
 
 const ZConfig = z
   .object({
@@ -165,6 +168,36 @@ const ZConfig = z
       .enum(['true', 'false'])
       .default('false')
       .transform((value) => value === 'true'),
+    /**
+     * An Ethereum JSON-RPC endpoint (the development chain the start scripts run, a testnet or a
+     * mainnet node): set, the `evm` provider runs (ETH, USDT and USDC deposits to addresses of
+     * our own, seen by the evm-watcher job). Unset: no EVM chain here.
+     */
+    EVM_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** The chain the node must be on (checked at every watcher run): 31337 the development chain, 1 mainnet, 11155111 Sepolia. */
+    EVM_CHAIN_ID: z.coerce.number().int().min(1).default(31337),
+    /** The tokens' contracts; unset on the development chain: the addresses its start deploys them at. */
+    EVM_TOKEN_USDT: ZEvmAddress.optional(),
+    EVM_TOKEN_USDC: ZEvmAddress.optional(),
+    /**
+     * The exchange's key material (never logged): a BIP-39 mnemonic, or a file holding it
+     * (EVM_MNEMONIC_FILE, readable by the core only). Deposit addresses come from the extended
+     * public key of m/44'/60'/0'/0, which EVM_XPUB may give instead (a core that only hands out
+     * addresses and watches needs no private key). Unset outside production: a development
+     * mnemonic, which production refuses.
+     */
+    EVM_MNEMONIC: z.string().refine(isValidMnemonic, 'is not a BIP-39 mnemonic').optional(),
+    EVM_MNEMONIC_FILE: z.string().min(1).optional(),
+    EVM_XPUB: z
+      .string()
+      .regex(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'is not an extended public key')
+      .optional(),
+    /** The first block the watcher reads on a database that has seen none (unset: 0 on the development chain, else the node's head). */
+    EVM_START_BLOCK: z.coerce.number().int().min(0).optional(),
+    /** The most blocks one watcher run reads (a core far behind catches up over several runs). */
+    EVM_BLOCKS_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(200),
+    /** How often the watcher asks the node for new blocks. */
+    EVM_POLL_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
   })
   .superRefine((config, ctx) => {
     if (config.PASSWORD_SCRYPT_LN < 17 && config.NODE_ENV !== 'test') {
@@ -180,6 +213,15 @@ const ZConfig = z
             'enables a sandbox provider (its test payments credit real balances): not in production, unless SANDBOX_PROVIDERS_IN_PRODUCTION=true on a staging server',
         });
       }
+    }
+    if (config.NODE_ENV === 'production' && config.EVM_RPC_URL) {
+      const mnemonic = config.EVM_MNEMONIC?.trim();
+      if (mnemonic && PUBLIC_MNEMONICS.includes(mnemonic))
+        ctx.addIssue({ code: 'custom', path: ['EVM_MNEMONIC'], message: 'is a development mnemonic everybody knows: not in production' });
+      if (!config.EVM_MNEMONIC && !config.EVM_MNEMONIC_FILE && !config.EVM_XPUB)
+        ctx.addIssue({ code: 'custom', path: ['EVM_MNEMONIC'], message: 'EVM_RPC_URL in production needs EVM_MNEMONIC, EVM_MNEMONIC_FILE or EVM_XPUB' });
+      if (!config.EVM_TOKEN_USDT || !config.EVM_TOKEN_USDC)
+        ctx.addIssue({ code: 'custom', path: ['EVM_TOKEN_USDT'], message: 'EVM_RPC_URL in production needs EVM_TOKEN_USDT and EVM_TOKEN_USDC' });
     }
     if (config.S3_URL && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {
       ctx.addIssue({ code: 'custom', path: ['S3_ACCESS_KEY_ID'], message: 'S3_URL needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY' });

@@ -7,7 +7,7 @@ import { PAYMENT_FIELDS } from './payment-fields.ts';
  * provider sends to our webhook. Messages are i18n keys, as in auth.ts.
  */
 
-export const PAYMENT_PROVIDERS = ['sandbox-card', 'sandbox-bank', 'sandbox-chain'] as const;
+export const PAYMENT_PROVIDERS = ['sandbox-card', 'sandbox-bank', 'sandbox-chain', 'evm'] as const;
 export type TPaymentProvider = (typeof PAYMENT_PROVIDERS)[number];
 
 /** What a payment system is used for: money in, money out, buying a currency by paying another. */

@@ -21,6 +21,8 @@ import { processDueWebhooks } from '../domains/payments/webhooks.ts';
 import { dispatchApproved } from '../domains/payments/withdrawal-states.ts';
 import { runSandboxPayouts } from '../providers/sandbox/payouts.ts';
 import { chainTick, SANDBOX_BLOCK_MS } from '../providers/sandbox/payments.ts';
+import type { TEvmAdapter } from '../providers/evm/index.ts';
+import { watchEvmChain } from '../providers/evm/watcher.ts';
 import type { TProviders } from '../domains/payments/providers.ts';
 import { advanceSandboxIssuer, type sandboxIssuer } from '../providers/sandbox/issuer.ts';
 import { processDueCallbacks, receiveIssuerCallback } from '../domains/cards/callbacks.ts';
@@ -34,7 +36,7 @@ import type { TJob } from './scheduler.ts';
 
 /** What the jobs work with besides the database and the clock (app.ts hands them in). */
 export type TJobDeps = {
-  config: Pick<TConfig, 'PUBLIC_URL' | 'WEBHOOK_RETENTION_DAYS' | 'EVENTS_CHECK_MS'>;
+  config: Pick<TConfig, 'PUBLIC_URL' | 'WEBHOOK_RETENTION_DAYS' | 'EVENTS_CHECK_MS' | 'EVM_POLL_MS'>;
   providers: TProviders;
   issuers: TIssuers;
   cipher: TDocumentCipher;
@@ -114,6 +116,15 @@ export function listJobs({ config, providers, issuers, cipher, storage, mailer, 
       run: async ({ db, now }) => ({ dispatched: await dispatchApproved({ db, cipher }, now), ...(await runSandboxPayouts(db, providers, now)) }),
     },
     { name: 'sandbox-chain', everyMs: SANDBOX_BLOCK_MS, run: async ({ db, now }) => ({ reported: await chainTick(db, providers, now) }) },
+    {
+      // The EVM chain's new blocks: transfers to our addresses reported to our webhook with their confirmations (nothing without EVM_RPC_URL).
+      name: 'evm-watcher',
+      everyMs: config.EVM_POLL_MS,
+      run: async ({ db, now }) => {
+        const evm = providers.get('evm') as TEvmAdapter | undefined;
+        return evm ? watchEvmChain(db, evm, now) : { configured: false };
+      },
+    },
     {
       // The built-in issuer works on its own, as a remote issuer would, and calls our callback.
       name: 'sandbox-card-issuer',

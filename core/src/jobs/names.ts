@@ -14,6 +14,7 @@ export const JOB_NAMES = [
   'callback-retry',
   'payouts',
   'sandbox-chain',
+  'evm-watcher',
   'sandbox-card-issuer',
   'realtime-check',
   'mail-outbox',

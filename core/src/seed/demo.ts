@@ -8,6 +8,8 @@ import { seedCardProducts } from '../domains/cards/catalogue.ts';
 import { postTransaction, systemAccount, userAccount } from '../domains/ledger/posting.ts';
 import { seedPaymentSystems } from '../domains/payments/catalogue.ts';
 import { SANDBOX_PAYMENT_SYSTEMS } from '../providers/sandbox/catalogue.ts';
+import { evmPaymentSystems } from '../providers/evm/catalogue.ts';
+import { DEV_CHAIN_ID } from '../providers/evm/chain.ts';
 import { seedWithdrawAutoApproval, seedWithdrawLargeAmounts } from '../domains/payments/withdrawals.ts';
 import { seedDemoOperator } from '../domains/ops/service.ts';
 
@@ -118,8 +120,14 @@ export type TSeedAnswer = {
  * empty database (seedDemoData); outside production the demo account; in development also its
  * balances and its sign-in, for the developer's terminal (the core's log never carries it).
  */
-export async function seedDatabase(db: Db, config: Pick<TConfig, 'NODE_ENV' | 'SANDBOX_PROVIDERS_IN_PRODUCTION'>): Promise<TSeedAnswer> {
+export async function seedDatabase(
+  db: Db,
+  config: Pick<TConfig, 'NODE_ENV' | 'SANDBOX_PROVIDERS_IN_PRODUCTION'> & Partial<Pick<TConfig, 'EVM_RPC_URL' | 'EVM_CHAIN_ID'>>,
+): Promise<TSeedAnswer> {
   const seeded = await seedDemoData(db, { demoAccount: config.NODE_ENV !== 'production', sandboxCatalogue: sandboxesAllowed(config) });
+  // The EVM chain's deposit system, once a node is configured (also on a database seeded before).
+  if (config.EVM_RPC_URL && (await db.transaction((tx) => seedPaymentSystems(tx, evmPaymentSystems(config.EVM_CHAIN_ID ?? DEV_CHAIN_ID), 'evm'))))
+    seeded.push('EVM deposit system');
   if (config.NODE_ENV !== 'development') return { seeded };
   if (await seedDemoBalances(db)) seeded.push('demo balances (development only)');
   const accountId = await findDemoAccountId(db);

@@ -14,7 +14,7 @@ describe('the job list', () => {
   it('names every job once, as config.ts knows them', () => {
     const none = undefined as never;
     const names = listJobs({
-      config: { PUBLIC_URL: 'http://x', WEBHOOK_RETENTION_DAYS: 90, EVENTS_CHECK_MS: 2_000 },
+      config: { PUBLIC_URL: 'http://x', WEBHOOK_RETENTION_DAYS: 90, EVENTS_CHECK_MS: 2_000, EVM_POLL_MS: 3_000 },
       providers: none,
       issuers: new Map(),
       cipher: none,

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TDepositPayment, TLocale } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
+import { isChainProvider } from '@obmen/shared/chain';
 import { api } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { messageText } from '../lib/field-errors.ts';
@@ -50,10 +51,10 @@ export function PaymentState({ payment }: { payment: TDepositPayment }) {
 
 /** What the user is told in each state (the provider decides the wording of the open ones): an i18n key. */
 function messageOf(payment: TDepositPayment): TI18nKey {
-  if (payment.state === 'created' && payment.provider !== 'sandbox-chain') {
+  if (payment.state === 'created' && !isChainProvider(payment.provider)) {
     return payment.provider === 'sandbox-card' ? 'deposit.message_created_card' : 'deposit.message_created_bank';
   }
-  if (payment.state === 'pending' && payment.provider === 'sandbox-chain') return 'deposit.message_pending_chain';
+  if (payment.state === 'pending' && isChainProvider(payment.provider)) return 'deposit.message_pending_chain';
   return `deposit.message_${payment.state}`;
 }
 

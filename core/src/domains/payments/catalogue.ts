@@ -233,11 +233,15 @@ export type TSeedSystem = {
 
 /**
  * Seeds the catalogue once, on an empty payment_systems table (an operator's edits survive
- * restarts), for the currencies the database has.
+ * restarts), for the currencies the database has. With `provider`: once that provider has no
+ * system, after the others (a provider configured later).
  */
-export async function seedPaymentSystems(tx: Queryable, systems: readonly TSeedSystem[]): Promise<boolean> {
-  const [existing] = await tx.query('SELECT 1 FROM payment_systems LIMIT 1');
+export async function seedPaymentSystems(tx: Queryable, systems: readonly TSeedSystem[], provider?: TPaymentProvider): Promise<boolean> {
+  const [existing] = provider
+    ? await tx.query('SELECT 1 FROM payment_systems WHERE provider = $1 LIMIT 1', [provider])
+    : await tx.query('SELECT 1 FROM payment_systems LIMIT 1');
   if (existing) return false;
+  const [after] = await tx.query<{ next: number }>('SELECT coalesce(max(position) + 1, 0)::int AS next FROM payment_systems');
   const precisions = new Map(
     (await tx.query<{ code: string; precision: number }>('SELECT code, precision FROM currencies')).map((row) => [row.code, Number(row.precision)]),
   );
@@ -250,7 +254,7 @@ export async function seedPaymentSystems(tx: Queryable, systems: readonly TSeedS
       system.logo,
       system.level,
       system.fields,
-      position,
+      after!.next + position,
     ]);
     for (const [code, [feePercent, feeFixed, min, max, confirmations]] of Object.entries(system.currencies)) {
       const precision = precisions.get(code);

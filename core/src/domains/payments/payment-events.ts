@@ -141,8 +141,8 @@ function matchesPayment(payment: TDepositRow, event: TPaymentWebhookEvent, preci
 /**
  * A chain provider's event: a transaction (payment_id) to one of our deposit addresses. The
  * first one seen opens the deposit (pending, with the system's fee and required confirmations
- * of that moment); each later one raises its confirmations; it is credited once they reach the
- * required number (or the provider says paid), never before.
+ * of that moment); each later one sets its confirmations (a reorganisation may lower them); it
+ * is credited once they reach the required number, never before.
  */
 async function applyChainEvent(
   tx: Queryable,
@@ -159,8 +159,9 @@ async function applyChainEvent(
   const firstSeen = !payment;
   if (!payment) {
     const [owner] = await tx.query<{ user_id: string; currency: string; system_id: string }>(
-      'SELECT user_id::text AS user_id, currency, system_id FROM deposit_addresses WHERE address = $1 AND provider = $2',
-      [event.address, provider],
+      // One address may take several currencies of its chain (Ether and its tokens): the event's own first.
+      'SELECT user_id::text AS user_id, currency, system_id FROM deposit_addresses WHERE address = $1 AND provider = $2 ORDER BY currency = $3 DESC LIMIT 1',
+      [event.address, provider, event.currency],
     );
     if (!owner) return { result: 'unknown_payment', paymentId: null };
     if (owner.currency !== event.currency) return { result: 'currency_mismatch', paymentId: null };
@@ -195,7 +196,8 @@ async function applyChainEvent(
       requiredConfirmations: Number(terms?.confirmations ?? 0),
     });
   }
-  const confirmations = Math.max(Number(payment.confirmations), event.confirmations ?? 0);
+  // The provider's latest count: a reorganisation lowers it (back to 0 when the block is gone).
+  const confirmations = event.confirmations ?? Number(payment.confirmations);
   if (confirmations !== Number(payment.confirmations)) {
     await tx.query('UPDATE payments SET confirmations = $2, updated_at = $3 WHERE id = $1', [payment.id, confirmations, now]);
   }

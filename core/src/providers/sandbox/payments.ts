@@ -3,8 +3,8 @@ import { addressFormatOf, addressFromBytes, formatAmount, type TPaymentProvider,
 import type { Db, Queryable } from '../../db/index.ts';
 import { currencies, operatorCurrency, parseOperatorAmount } from '../../domains/currencies/service.ts';
 import type { TProviders } from '../../domains/payments/providers.ts';
-import { signWebhook } from '../../inbox/signature.ts';
-import { receiveWebhook, type TWebhookResult } from '../../domains/payments/webhooks.ts';
+import type { TWebhookResult } from '../../domains/payments/webhooks.ts';
+import { deliverProviderEvent } from '../deliver.ts';
 
 /*
  * The built-in sandbox providers' side: what each provider records and the signed events it
@@ -34,9 +34,7 @@ export async function deliverSandboxEvent(
 ): Promise<TWebhookResult> {
   const adapter = providers.get(provider);
   if (!adapter?.webhookSecret) throw new Error(`${provider} has no webhook secret: set WEBHOOK_SECRET_${provider.slice(8).toUpperCase()}`);
-  const rawBody = Buffer.from(JSON.stringify(event));
-  const signature = signWebhook(adapter.webhookSecret, rawBody, Math.floor(now.getTime() / 1000));
-  return (await receiveWebhook(db, adapter, { rawBody, signature, now })).result;
+  return deliverProviderEvent(db, adapter, event, now);
 }
 
 // ---- sandbox-card: the hosted page's outcomes -------------------------------------------------
