@@ -62,6 +62,7 @@ const SPEC_PATHS: Array<[path: string, name: string]> = [
   ['/article/terms', 'index-article-name'],
   ['/support', 'index-support'],
   ['/unsubscribe', 'index-unsubscribe'],
+  ['/offline', 'index-offline'],
 ];
 
 describe('matchRoute', () => {
