@@ -60,10 +60,13 @@ describe('the installable app’s files (real site build)', () => {
   afterAll(() => ctx?.close());
 
   it('serves the service worker from the root as JavaScript, revalidated on every visit, under the site policy', async () => {
+    for (const encoding of ['br', 'gzip', 'identity']) {
+      const copy = await ctx.app.inject({ url: '/sw.js?v=abc&lang=en', headers: { 'accept-encoding': encoding } });
+      expect(copy.headers['content-type'], encoding).toMatch(/^(application|text)\/javascript/);
+      expect(copy.headers['cache-control'], encoding).toBe('no-cache');
+    }
     const res = await ctx.app.inject({ url: '/sw.js?v=abc&lang=en' });
     expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^(application|text)\/javascript/);
-    expect(res.headers['cache-control']).toBe('no-cache');
     expect(String(res.headers['content-security-policy'])).toContain("worker-src 'self'");
     expect(res.body).toContain("addEventListener('fetch'");
   });

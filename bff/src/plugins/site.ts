@@ -49,8 +49,9 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
       // as the client's Accept-Encoding allows; they have no routes of their own.
       preCompressed: true,
       globIgnore: PRECOMPRESSED_COPIES,
+      // `path` is the file sent: a precompressed copy (sw.js.br) stands for the file it sits beside.
       setHeaders: (reply, path) =>
-        reply.header('cache-control', path.includes('/_astro/') ? IMMUTABLE : path.endsWith(SERVICE_WORKER) ? REVALIDATE : SHORT),
+        reply.header('cache-control', path.includes('/_astro/') ? IMMUTABLE : path.replace(/\.(br|gz)$/, '').endsWith(SERVICE_WORKER) ? REVALIDATE : SHORT),
     });
 
     app.route({
