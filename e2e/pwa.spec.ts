@@ -40,7 +40,12 @@ test('the manifest, the icons and the service worker are served with their types
   const fields = (await manifest.json()) as Record<string, unknown> & { icons: Array<{ src: string; sizes: string; purpose: string; type: string }> };
   expect(fields).toMatchObject({ name: 'Obmen', short_name: 'Obmen', display: 'standalone', scope: '/', theme_color: '#4d8887' });
   expect(String(fields.start_url)).toMatch(/^\//);
-  for (const [sizes, purpose] of [['192x192', 'any'], ['512x512', 'any'], ['512x512', 'maskable'], ['180x180', 'any']]) {
+  for (const [sizes, purpose] of [
+    ['192x192', 'any'],
+    ['512x512', 'any'],
+    ['512x512', 'maskable'],
+    ['180x180', 'any'],
+  ]) {
     const icon = fields.icons.find((entry) => entry.sizes === sizes && entry.purpose === purpose);
     expect(icon, `${sizes} ${purpose}`).toBeDefined();
     const file = await request.get(icon!.src);
@@ -56,7 +61,10 @@ test('the manifest, the icons and the service worker are served with their types
 });
 
 for (const locale of ['ru', 'en'] as const) {
-  test(`offline (${locale}): the worker registers for the site, keeps only public files, and shows the offline page when the network is cut`, async ({ page, context }) => {
+  test(`offline (${locale}): the worker registers for the site, keeps only public files, and shows the offline page when the network is cut`, async ({
+    page,
+    context,
+  }) => {
     await withLocale(context, locale);
     // Signed in: the pages seen are personal, and must not be kept.
     await signUp(page, { prefix: `pwa-${locale}` });
@@ -82,7 +90,14 @@ for (const locale of ['ru', 'en'] as const) {
     await page.screenshot({ path });
     await test.info().attach(`offline-${locale}`, { path, contentType: 'image/png' });
     // An /api call is never answered from the worker's cache.
-    expect(await page.evaluate(() => fetch('/api/auth/check').then(() => 'answered', () => 'failed'))).toBe('failed');
+    expect(
+      await page.evaluate(() =>
+        fetch('/api/auth/check').then(
+          () => 'answered',
+          () => 'failed',
+        ),
+      ),
+    ).toBe('failed');
     await context.setOffline(false);
     await page.goto('/exchanges');
     await expect(page.getByTestId('offline-page')).toHaveCount(0);

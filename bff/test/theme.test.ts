@@ -77,7 +77,9 @@ describe('the installable app’s files (real site build)', () => {
     const manifest = JSON.parse(res.body) as { icons: Array<{ src: string; sizes: string; purpose: string }>; start_url: string; display: string };
     expect(manifest.display).toBe('standalone');
     expect(manifest.start_url.startsWith('/')).toBe(true);
-    expect(manifest.icons.map((icon) => `${icon.sizes} ${icon.purpose}`)).toEqual(expect.arrayContaining(['192x192 any', '512x512 any', '512x512 maskable', '180x180 any']));
+    expect(manifest.icons.map((icon) => `${icon.sizes} ${icon.purpose}`)).toEqual(
+      expect.arrayContaining(['192x192 any', '512x512 any', '512x512 maskable', '180x180 any']),
+    );
     for (const icon of manifest.icons) {
       const file = await ctx.app.inject({ url: icon.src });
       expect(file.statusCode, icon.src).toBe(200);

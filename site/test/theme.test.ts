@@ -15,7 +15,10 @@ function renderHead() {
 }
 
 const colours = () => [...document.querySelectorAll<HTMLMetaElement>('meta[data-theme-color]')].map((meta) => meta.content);
-const pressed = () => [...document.querySelectorAll('[data-theme-choice]')].filter((b) => b.getAttribute('aria-pressed') === 'true').map((b) => b.getAttribute('data-theme-choice'));
+const pressed = () =>
+  [...document.querySelectorAll('[data-theme-choice]')]
+    .filter((b) => b.getAttribute('aria-pressed') === 'true')
+    .map((b) => b.getAttribute('data-theme-choice'));
 
 describe('the theme switch', () => {
   beforeEach(renderHead);

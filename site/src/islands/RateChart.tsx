@@ -45,7 +45,10 @@ function cssColor(name: string, fallback: string, alpha = 1): string {
   const probe = document.createElement('span');
   probe.style.color = `var(${name}, ${fallback})`;
   document.body.append(probe);
-  const [r, g, b] = getComputedStyle(probe).color.match(/[\d.]+/g)?.map(Number) ?? [];
+  const [r, g, b] =
+    getComputedStyle(probe)
+      .color.match(/[\d.]+/g)
+      ?.map(Number) ?? [];
   probe.remove();
   return r === undefined ? fallback : `rgba(${r}, ${g}, ${b}, ${alpha})`;
 }

@@ -61,7 +61,13 @@ function expiryError(text: string | undefined, now: Date): TI18nKey | undefined 
 
 type TPageLook = { locale: TLocale; theme: 'light' | 'dark' | undefined };
 
-function render({ locale, theme }: TPageLook, payment: TCardPayment, view: 'card' | 'challenge', errors: TFieldErrors = {}, values: TPageBody | null = null): string {
+function render(
+  { locale, theme }: TPageLook,
+  payment: TCardPayment,
+  view: 'card' | 'challenge',
+  errors: TFieldErrors = {},
+  values: TPageBody | null = null,
+): string {
   const t = (key: TI18nKey, vars?: Record<string, string | number>) => escapeHtml(translate(locale, key, vars));
   const action = `/api/payments/sandbox-card/pay/${payment.id}`;
   const field = (name: keyof TFieldErrors, label: TI18nKey, attrs: string, value = '') => {
