@@ -8,6 +8,9 @@ import { BASE_URL, islandsReady, signUp } from './helpers.ts';
  * reader's language. A newer front-end build named by an /api answer shows the update banner.
  */
 
+// The suite blocks service workers (playwright.config.ts); here they are what is tested.
+test.use({ serviceWorkers: 'allow' });
+
 const SHELL_PATHS = /^\/(offline\?lang=(ru|en)|favicon\.svg|manifest\.webmanifest|icons\/[a-z0-9-]+\.png|_astro\/.+)$/;
 
 /** The page once the worker controls it (it takes over its first page at once). */
