@@ -279,6 +279,7 @@ export const A11Y_STATES: readonly TA11yState[] = [
   { name: 'bind e-mail, report link', path: '/settings/bind-email?report=e2e-not-a-token-e2e-not-a-token-e2e-not-a-t', auth: 'out' },
   { name: "sign-in report (this wasn't me)", path: '/settings/sign-in-report?t=e2e-not-a-token-e2e-not-a-token-e2e-not-a-t', auth: 'out' },
   { name: 'unsubscribe, invalid link', path: '/unsubscribe?t=e2e-not-a-token', auth: 'both' },
+  { name: 'offline page (what the service worker keeps)', path: '/offline', auth: 'out' },
   {
     name: 'logout dialog',
     path: '/exchanges',

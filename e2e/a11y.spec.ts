@@ -9,13 +9,39 @@ import { freshSecondFactor, signedInOperator } from './ops-helpers.ts';
 
 /*
  * Axe-core finds no serious or critical WCAG 2.2 A/AA violation on any page state of
- * e2e/a11y-routes.ts, signed in and out, ru and en, 375 and 1280 px. One browser context per
- * sign-in state, locale and width walks every state; failures are collected and reported
- * together, so one run shows everything that is wrong.
+ * e2e/a11y-routes.ts, signed in and out, ru and en, 375 and 1280 px, in the light theme; and in
+ * the dark one every state again at one width per language (ru at 375 px, en at 1280 px: the
+ * colours are the same at both widths, and a second dark pass at each would add half again to
+ * the longest part of the suite). One browser context per sign-in state, locale and width walks
+ * every state; failures are collected and reported together, so one run shows everything that
+ * is wrong.
  */
 
 const LOCALES = ['ru', 'en'] as const;
 const WIDTHS: readonly TViewport[] = ['desktop', 'phone'];
+const DARK_WIDTH: Record<(typeof LOCALES)[number], TViewport> = { ru: 'phone', en: 'desktop' };
+
+/** Two frames: what a resize or a theme change restyles has been drawn. */
+async function nextFrames(page: Page) {
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+}
+
+/**
+ * The page as it is, in the dark theme: the attribute the server writes from the `theme` cookie
+ * (e2e/theme.spec.ts checks that), set in place so the state prepared stays as it is; then light
+ * again (the light walk goes on at the other width).
+ */
+async function auditDark(page: Page, state: string, scope?: string): Promise<TFinding[]> {
+  await page.evaluate(() => {
+    document.documentElement.dataset.theme = 'dark';
+  });
+  await nextFrames(page);
+  const findings = await audit(page, `${state} dark`, scope);
+  await page.evaluate(() => {
+    delete document.documentElement.dataset.theme;
+  });
+  return findings;
+}
 
 type TFinding = { state: string; rule: string; impact: string; help: string; targets: string[] };
 
@@ -50,9 +76,9 @@ function statesFor(auth: TAuth): Array<{ state: TA11yState; widths: TViewport[] 
   }));
 }
 
-/** Audits in one walk: the time limit of a test follows the length of its list, about 15 s an audit. */
+/** Audits in one walk (the dark one included): the time limit of a test follows the length of its list, about 15 s an audit. */
 function auditsOf(auth: TAuth): number {
-  return statesFor(auth).reduce((sum, { widths }) => sum + widths.length, 0);
+  return statesFor(auth).reduce((sum, { widths }) => sum + widths.length + 1, 0);
 }
 
 /**
@@ -60,7 +86,8 @@ function auditsOf(auth: TAuth): number {
  * loaded and prepared once and audited at each of its widths: the page is resized in place
  * (the layout is CSS media queries), which halves the loads of the walk.
  */
-async function auditStates(page: Page, auth: TAuth, label: string, beforeState?: () => Promise<void>): Promise<TFinding[]> {
+async function auditStates(page: Page, auth: TAuth, locale: (typeof LOCALES)[number], beforeState?: () => Promise<void>): Promise<TFinding[]> {
+  const label = `${auth} ${locale}`;
   const findings: TFinding[] = [];
   for (const { state, widths } of statesFor(auth)) {
     await test.step(`${label} ${state.name} (${state.path})`, async () => {
@@ -72,9 +99,11 @@ async function auditStates(page: Page, auth: TAuth, label: string, beforeState?:
           await islandsReady(page);
           if (state.prepare) await state.prepare(page);
         } else {
-          await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+          await nextFrames(page);
         }
-        findings.push(...(await audit(page, `${label} ${width} ${state.name} (${state.path})`, state.scope)));
+        const name = `${label} ${width} ${state.name} (${state.path})`;
+        findings.push(...(await audit(page, name, state.scope)));
+        if (width === DARK_WIDTH[locale]) findings.push(...(await auditDark(page, name, state.scope)));
       }
     });
   }
@@ -101,7 +130,7 @@ for (const auth of ['out', 'in'] as const) {
       test(`every page, ${locale}, 1280 and 375 px`, async ({ browser }) => {
         test.setTimeout(60_000 + 15_000 * auditsOf(auth));
         const context = await newContext(browser, locale, auth === 'in' ? await demoSession(browser) : undefined);
-        const findings = await auditStates(await context.newPage(), auth, `${auth} ${locale}`);
+        const findings = await auditStates(await context.newPage(), auth, locale);
         await context.close();
         expect(findings, report(findings)).toEqual([]);
       });
@@ -134,7 +163,7 @@ async function demoSession(browser: Browser): Promise<string> {
 }
 
 test('axe-core: notifications (banner and modal) over the pages, ru and en', async ({ browser }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(150_000);
   const context = await newContext(browser, 'ru');
   const page = await context.newPage();
   const account = await signUp(page, { prefix: 'a11y' });
@@ -166,7 +195,9 @@ test('axe-core: notifications (banner and modal) over the pages, ru and en', asy
         await islandsReady(page);
         await expect(page.locator('dialog.notice-modal[open]')).toBeVisible();
         await expect(page.locator('.notice-inner')).toHaveCount(3);
-        findings.push(...(await audit(page, `${locale} ${width} ${path} with notifications`)));
+        const name = `${locale} ${width} ${path} with notifications`;
+        findings.push(...(await audit(page, name)));
+        if (width === DARK_WIDTH[locale]) findings.push(...(await auditDark(page, name)));
       }
     }
   }
@@ -186,7 +217,7 @@ test('axe-core: every page state of a new account at level 0, ru and en', async 
   const findings: TFinding[] = [];
   for (const locale of LOCALES) {
     await withLocale(context, locale);
-    findings.push(...(await auditStates(page, 'new', `new ${locale}`)));
+    findings.push(...(await auditStates(page, 'new', locale)));
   }
   await context.close();
   expect(findings, report(findings)).toEqual([]);
@@ -230,7 +261,7 @@ test('axe-core: the back office, ru and en', async ({ browser }) => {
   };
   for (const locale of LOCALES) {
     await withLocale(context, locale);
-    findings.push(...(await auditStates(page, 'ops', `ops ${locale}`, keepSecondFactorFresh)));
+    findings.push(...(await auditStates(page, 'ops', locale, keepSecondFactorFresh)));
   }
   await context.close();
   expect(findings, report(findings)).toEqual([]);

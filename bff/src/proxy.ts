@@ -5,6 +5,9 @@ import {
   API_BODY_LIMIT_BYTES,
   IDEMPOTENCY_HEADER,
   LOCALE_COOKIE,
+  THEME_COOKIE,
+  THEME_HEADER,
+  themeAttribute,
   REFERRAL_COOKIE,
   REFERRAL_HEADER,
   REQUEST_ID_HEADER,
@@ -76,6 +79,7 @@ const DROPPED_REQUEST_HEADERS = new Set([
   'authorization',
   'cookie',
   'x-obmen-locale',
+  'x-obmen-theme',
   'x-obmen-ref',
   'x-obmen-link-binding',
   'x-obmen-ops-token',
@@ -191,6 +195,9 @@ function upstreamHeaders(call: TProxyCall, host: string): IncomingHttpHeaders {
   forwardSession(call, headers);
   const locale = call.cookies[LOCALE_COOKIE];
   if (isLocale(locale)) headers['x-obmen-locale'] = locale;
+  // The core's sandbox payment page is drawn in the reader's theme (it reads no cookies).
+  const theme = themeAttribute(call.cookies[THEME_COOKIE]);
+  if (theme) headers[THEME_HEADER] = theme;
   // The invite code a landing page remembered (site middleware): the core binds a sign-up to it.
   const ref = readReferralCode(call.cookies[REFERRAL_COOKIE]);
   if (ref) headers[REFERRAL_HEADER] = ref;

@@ -12,4 +12,7 @@ export const CSP_DIRECTIVES = [
   "img-src 'self' data: blob:",
   "font-src 'self'",
   "connect-src 'self'",
+  // The service worker (/sw.js) and the web app manifest, both from the site itself.
+  "worker-src 'self'",
+  "manifest-src 'self'",
 ] as const;

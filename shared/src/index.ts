@@ -39,4 +39,5 @@ export * from './ops-config.ts';
 export * from './ops-withdrawals.ts';
 export * from './ops-payments.ts';
 export * from './privacy.ts';
+export * from './theme.ts';
 export * from './ops-reconciliation.ts';

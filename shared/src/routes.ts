@@ -4,6 +4,9 @@
  */
 export type TRoute = { name: string; path: string; auth?: boolean };
 
+/** The offline page: the service worker keeps it, one copy per language (`?lang=`). */
+export const OFFLINE_PATH = '/offline';
+
 export const ROUTES: readonly TRoute[] = [
   { name: 'index', path: '/' },
   { name: 'local-healthcheck', path: '/local/healthcheck' },
@@ -53,6 +56,8 @@ export const ROUTES: readonly TRoute[] = [
   { name: 'index-transfer', path: '/transfer', auth: true },
   // Beyond the spec: where an optional mail's unsubscribe link lands (no sign-in).
   { name: 'index-unsubscribe', path: '/unsubscribe' },
+  // Beyond the spec: what the service worker shows when a page cannot be reached (no sign-in).
+  { name: 'index-offline', path: '/offline' },
   { name: 'index-withdraw', path: '/withdraw', auth: true },
   { name: 'index-withdraw-book', path: '/withdraw/book', auth: true },
   { name: 'index-withdraw-form-id-form', path: '/withdraw/form/:id?/:form?', auth: true },

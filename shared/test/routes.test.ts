@@ -63,6 +63,7 @@ const SPEC_PATHS: Array<[path: string, name: string]> = [
   ['/article/terms', 'index-article-name'],
   ['/support', 'index-support'],
   ['/unsubscribe', 'index-unsubscribe'],
+  ['/offline', 'index-offline'],
 ];
 
 describe('matchRoute', () => {

@@ -14,6 +14,7 @@ import type {
 } from '@obmen/shared';
 import type { Dispatcher } from 'undici';
 import type { TTranslate } from './lib/i18n.ts';
+import type { TTheme } from '@obmen/shared/theme';
 import type { TPageConfig } from './lib/core.ts';
 
 declare global {
@@ -36,6 +37,8 @@ declare global {
       locale: TLocale;
       /** The reader's time zone (the browser's `tz` cookie, checked), UTC until it is known. */
       timeZone: string;
+      /** The reader's theme (the `theme` cookie, checked): the layout's `data-theme` on <html>. */
+      theme: TTheme;
       t: TTranslate;
       user: TUser;
       siteSettings: TSiteSettings;

@@ -1,6 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import { defineMiddleware } from 'astro:middleware';
 import { DEFAULT_TIME_ZONE, TIME_ZONE_COOKIE, validTimeZone } from '@obmen/shared/format';
+import { THEME_COOKIE, themeOf } from '@obmen/shared/theme';
+import { OFFLINE_PATH } from '@obmen/shared/routes';
 import {
   LOCALE_COOKIE,
   REFERRAL_COOKIE,
@@ -35,6 +37,14 @@ function rethrowMismatch(err: unknown): void {
  */
 function isOpsPage(pathname: string): boolean {
   return pathname === '/ops' || pathname.startsWith('/ops/');
+}
+
+/**
+ * The offline page is fetched by the service worker for its cache, in each language (`?lang=`),
+ * and shown to whoever is offline later: it never carries anyone's session.
+ */
+function withoutSession(pathname: string): boolean {
+  return isOpsPage(pathname) || pathname === OFFLINE_PATH;
 }
 
 /**
@@ -78,8 +88,10 @@ export const onRequest = defineMiddleware(async (context, next) => {
   // Rendered by the Astro dev server (`pnpm dev`), not inside the BFF.
   if (locals.core === undefined) fillDevServerLocals(locals, context.request);
   locals.timeZone = validTimeZone(context.cookies.get(TIME_ZONE_COOKIE)?.value) ?? DEFAULT_TIME_ZONE;
-  const cookieLocale = context.cookies.get(LOCALE_COOKIE)?.value;
-  const token = isOpsPage(context.url.pathname) ? undefined : context.cookies.get(SESSION_COOKIE)?.value;
+  locals.theme = themeOf(context.cookies.get(THEME_COOKIE)?.value);
+  const offline = context.url.pathname === OFFLINE_PATH;
+  const cookieLocale = (offline ? context.url.searchParams.get('lang') : null) ?? context.cookies.get(LOCALE_COOKIE)?.value;
+  const token = withoutSession(context.url.pathname) ? undefined : context.cookies.get(SESSION_COOKIE)?.value;
   let locale = pickLocale(cookieLocale);
   const call = { locale, token };
   let check: TCheck;

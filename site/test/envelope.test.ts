@@ -5,20 +5,17 @@ import { $siteSettings } from '../src/stores/site.ts';
 import { $totalBalance, $wallets } from '../src/stores/wallets.ts';
 import { $unreadMsgs } from '../src/stores/messages.ts';
 import { $notifications } from '../src/stores/notifications.ts';
-import { $frontendVersion } from '../src/stores/version.ts';
+import { $frontendVersion, $newFrontendVersion } from '../src/stores/version.ts';
 
 function fakeBrowser(pathname = '/exchanges') {
   const store = new Map<string, string>();
-  const calls = { navigated: [] as string[], reloads: 0 };
-  let now = 1_000_000;
+  const calls = { navigated: [] as string[] };
   const env: TBrowser = {
     navigate: (url) => void calls.navigated.push(url),
-    reload: () => void calls.reloads++,
     pathname: () => pathname,
     storage: { getItem: (key) => store.get(key) ?? null, setItem: (key, value) => void store.set(key, value) },
-    now: () => now,
   };
-  return { env, calls, advance: (ms: number) => (now += ms) };
+  return { env, calls };
 }
 
 const signedIn = { is_authenticated: true, account_id: 1234567, need_set_password: false, locale: 'ru' as const };
@@ -33,6 +30,7 @@ describe('applyEnvelope', () => {
     $unreadMsgs.set({ private: 0, support: 0 });
     $notifications.set([]);
     $frontendVersion.set('');
+    $newFrontendVersion.set('');
   });
 
   it('applies every global key to its store', () => {
@@ -86,17 +84,16 @@ describe('applyEnvelope', () => {
     expect(calls.navigated).toEqual([]);
   });
 
-  it('reloads once when the front-end version changes, and not again within the guard', () => {
-    const { env, calls, advance } = fakeBrowser();
-    applyEnvelope({ fv: 'build-1' }, env);
-    applyEnvelope({ fv: 'build-1' }, env);
-    expect(calls.reloads).toBe(0);
-    applyEnvelope({ fv: 'build-2' }, env);
-    applyEnvelope({ fv: 'build-2' }, env);
-    expect(calls.reloads).toBe(1);
-    advance(60_001);
-    applyEnvelope({ fv: 'build-2' }, env);
-    expect(calls.reloads).toBe(2);
+  it('announces a newer front-end version (the update banner) without navigating', () => {
+    const { env, calls } = fakeBrowser();
+    expect(applyEnvelope({ fv: 'build-1' }, env)).toBe(false);
+    expect(applyEnvelope({ fv: 'build-1' }, env)).toBe(false);
+    expect($frontendVersion.get()).toBe('build-1');
+    expect($newFrontendVersion.get()).toBe('');
+    expect(applyEnvelope({ fv: 'build-2' }, env)).toBe(false);
+    expect($newFrontendVersion.get()).toBe('build-2');
+    expect($frontendVersion.get()).toBe('build-1');
+    expect(calls.navigated).toEqual([]);
   });
 
   it('sends a password-less user to set a password once, only when auth_type is password', () => {

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import { LOCALE_COOKIE, SESSION_COOKIE, pickLocale, redactUrl } from '@obmen/shared';
+import { LOCALE_COOKIE, SESSION_COOKIE, THEME_COOKIE, pickLocale, redactUrl, themeOf } from '@obmen/shared';
 import { systemClock, type TClock } from '../clock.ts';
 import type { TFrontDoor } from '../front-door.ts';
 import { captureAnswer } from './capture.ts';
@@ -11,7 +11,8 @@ import { createVersionPoller } from './version-poller.ts';
  * The BFF's cache of signed-out article pages.
  *
  * What:   GET/HEAD /article/{name} (a valid article name, no query string) from a visitor with
- *         no remember_token cookie, keyed by (path, i18n_redirected locale). Only complete 200
+ *         no remember_token cookie, keyed by (path, i18n_redirected locale, theme: the page's
+ *         <html data-theme> comes from that cookie). Only complete 200
  *         text/html answers without Set-Cookie are stored, with every header Astro wrote (the
  *         page's CSP carries hashes of this very HTML) and the BFF's security headers.
  * Parts:  store.ts keeps the pages (gzip and brotli variants, ETags, byte bound, renders under
@@ -82,7 +83,8 @@ const SESSION_IN_COOKIE = new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}=`);
 const LOCALE_IN_COOKIE = new RegExp(`(?:^|;)\\s*${LOCALE_COOKIE}=([^;\\s]*)`);
 const VERSION_PATH = '/api/content/version';
 
-const keyOf = (locale: string | undefined, path: string) => `${pickLocale(locale)} ${path}`;
+const THEME_IN_COOKIE = new RegExp(`(?:^|;)\\s*${THEME_COOKIE}=([^;\\s]*)`);
+const keyOf = (locale: string | undefined, theme: string | undefined, path: string) => `${pickLocale(locale)} ${themeOf(theme)} ${path}`;
 
 export default fp<TPageCacheOptions>(
   async (app, options) => {
@@ -165,7 +167,7 @@ export default fp<TPageCacheOptions>(
         return done();
       }
       poller.wanted();
-      const key = keyOf(cookies[LOCALE_COOKIE], request.url);
+      const key = keyOf(cookies[LOCALE_COOKIE], cookies[THEME_COOKIE], request.url);
       const hit = hitCounted((entry) => {
         reply.hijack();
         writeStoredPage(request.method, request.headers, request.https, reply.raw, entry);
@@ -196,12 +198,14 @@ export default fp<TPageCacheOptions>(
         const headers: IncomingHttpHeaders = req.headers;
         if (headers['x-forwarded-proto'] !== undefined || headers.forwarded !== undefined) return false;
         let locale: string | undefined;
+        let theme: string | undefined;
         const cookie = headers.cookie;
         if (cookie !== undefined) {
           if (SESSION_IN_COOKIE.test(cookie) || cookie.includes('%') || cookie.includes('"')) return false;
           locale = LOCALE_IN_COOKIE.exec(cookie)?.[1];
+          theme = THEME_IN_COOKIE.exec(cookie)?.[1];
         }
-        const key = keyOf(locale, req.url!);
+        const key = keyOf(locale, theme, req.url!);
         const hit = hitCounted((entry) => {
           stats.fastHits++;
           writeStoredPage(method, headers, options.publicHttps === true || (req.socket as { encrypted?: boolean }).encrypted === true, res, entry);

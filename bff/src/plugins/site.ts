@@ -27,6 +27,9 @@ export const NOT_FOUND_PAGE = '/404';
 export const SITE_ROUTE = '/*';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=3600';
+/** The service worker: the browser checks it for a new build on every visit (site/public/sw.js). */
+const SERVICE_WORKER = '/sw.js';
+const REVALIDATE = 'no-cache';
 const PRECOMPRESSED_COPIES = ['**/*.br', '**/*.gz'];
 
 /** The Astro build: hashed assets with long caching, other public files briefly, pages by SSR. */
@@ -46,7 +49,9 @@ export default fp<{ config: TConfig; frontendVersion: string }>(
       // as the client's Accept-Encoding allows; they have no routes of their own.
       preCompressed: true,
       globIgnore: PRECOMPRESSED_COPIES,
-      setHeaders: (reply, path) => reply.header('cache-control', path.includes('/_astro/') ? IMMUTABLE : SHORT),
+      // `path` is the file sent: a precompressed copy (sw.js.br) stands for the file it sits beside.
+      setHeaders: (reply, path) =>
+        reply.header('cache-control', path.includes('/_astro/') ? IMMUTABLE : path.replace(/\.(br|gz)$/, '').endsWith(SERVICE_WORKER) ? REVALIDATE : SHORT),
     });
 
     app.route({

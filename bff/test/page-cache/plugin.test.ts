@@ -375,6 +375,24 @@ describe('BFF page cache with the real site build', () => {
     expect(gz.headers['content-security-policy']).toBe(csp);
   });
 
+  it('keeps one entry per theme cookie: a page stored dark is never served to a light reader', async () => {
+    const page = (cookie: string) => ctx.app.inject({ url: '/article/fees', headers: { cookie } });
+    await page('theme=dark');
+    await cache(ctx).settled();
+    const dark = await page('theme=dark');
+    expect(dark.headers['x-page-cache']).toBe('hit');
+    expect(dark.body).toMatch(/<html[^>]*\sdata-theme="dark"/);
+    const light = await page('theme=light');
+    expect(light.headers['x-page-cache']).toBe('miss');
+    expect(light.body).toMatch(/<html[^>]*\sdata-theme="light"/);
+    // A bad value is no choice: the same entry as no cookie at all.
+    await page('');
+    await cache(ctx).settled();
+    const bad = await page('theme=sepia');
+    expect(bad.headers['x-page-cache']).toBe('hit');
+    expect(bad.body).not.toMatch(/<html[^>]*\sdata-theme=/);
+  });
+
   it('still answers an unknown article with the 404 page, uncached', async () => {
     for (let i = 0; i < 2; i++) {
       const res = await ctx.app.inject({ url: '/article/no-such-article' });

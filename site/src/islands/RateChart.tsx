@@ -37,9 +37,20 @@ export function mergeCandles(kept: readonly TRateCandle[], fresh: readonly TRate
   return [...kept.filter((candle) => candle.time < from), ...fresh];
 }
 
-function cssColor(name: string, fallback: string): string {
-  const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-  return value || fallback;
+/**
+ * A colour token as the page shows it now, for the canvas: the tokens are `light-dark()` pairs
+ * (site/src/styles/global.css), which only CSS resolves, so a probe element reads it back.
+ */
+function cssColor(name: string, fallback: string, alpha = 1): string {
+  const probe = document.createElement('span');
+  probe.style.color = `var(${name}, ${fallback})`;
+  document.body.append(probe);
+  const [r, g, b] =
+    getComputedStyle(probe)
+      .color.match(/[\d.]+/g)
+      ?.map(Number) ?? [];
+  probe.remove();
+  return r === undefined ? fallback : `rgba(${r}, ${g}, ${b}, ${alpha})`;
 }
 
 function RateChartBody({ src, dst, inverted, locale, timeZone }: { src: string; dst: string; inverted: boolean; locale: TLocale; timeZone: string }) {
@@ -93,13 +104,13 @@ function RateChartBody({ src, dst, inverted, locale, timeZone }: { src: string; 
     let gone = false;
     void import('lightweight-charts').then(({ createChart, AreaSeries, ColorType }) => {
       if (gone || !host.current) return;
-      const line = cssColor('--color-primary', '#4d8887');
+      const line = (alpha?: number) => cssColor('--color-primary', '#4d8887', alpha);
       const api = createChart(host.current, {
         autoSize: true,
         layout: {
           background: { type: ColorType.Solid, color: 'transparent' },
           textColor: cssColor('--color-muted', '#5f6b7d'),
-          fontFamily: cssColor('--font', 'system-ui'),
+          fontFamily: getComputedStyle(document.documentElement).getPropertyValue('--font').trim() || 'system-ui',
           // Its logo is a link inside the canvas a screen reader never reaches: the note below credits it instead.
           attributionLogo: false,
         },
@@ -121,9 +132,9 @@ function RateChartBody({ src, dst, inverted, locale, timeZone }: { src: string; 
         handleScale: false,
       });
       const series = api.addSeries(AreaSeries, {
-        lineColor: line,
-        topColor: `${line}55`,
-        bottomColor: `${line}05`,
+        lineColor: line(),
+        topColor: line(0.33),
+        bottomColor: line(0.02),
         lineWidth: 2,
         priceLineVisible: false,
       });

@@ -1,34 +1,28 @@
 import { ZEnvelope, type TEnvelope, type TWallet } from '@obmen/shared/envelope';
 import { resolveRedirect } from '@obmen/shared/routes';
-import { RELOAD_GUARD_MS } from '@obmen/shared/constants';
 import { $user } from '../stores/user.ts';
 import { $siteSettings } from '../stores/site.ts';
 import { $totalBalance, $wallets } from '../stores/wallets.ts';
 import { $unreadMsgs } from '../stores/messages.ts';
 import { $notifications } from '../stores/notifications.ts';
-import { $frontendVersion } from '../stores/version.ts';
+import { $frontendVersion, $newFrontendVersion } from '../stores/version.ts';
 
 const SET_PASSWORD_PATH = '/settings/change-password';
 const SET_PASSWORD_FLAG = 'obmen.set_password_redirected';
-const RELOAD_FLAG = 'obmen.fv_reload_at';
 
 /** Small seams so tests can run this outside a browser. */
 export type TBrowser = {
   navigate(url: string): void;
-  reload(): void;
   pathname(): string;
   storage: Pick<Storage, 'getItem' | 'setItem'>;
-  now(): number;
 };
 
 export const browser: TBrowser = {
   navigate: (url) => window.location.assign(url),
-  reload: () => window.location.reload(),
   pathname: () => window.location.pathname,
   get storage() {
     return window.sessionStorage;
   },
-  now: () => Date.now(),
 };
 
 /** Applies every global key of an /api answer (spec §7) to the stores; returns whether it navigated away. */
@@ -46,15 +40,9 @@ export function applyEnvelope(raw: unknown, env: TBrowser = browser): boolean {
   if (body.fv) {
     const known = $frontendVersion.get();
     if (!known) $frontendVersion.set(body.fv);
-    else if (known !== body.fv) {
-      const last = Number(env.storage.getItem(RELOAD_FLAG) ?? 0);
-      // A stale page reloads; the guard stops a loop when the server flips between builds.
-      if (env.now() - last > RELOAD_GUARD_MS) {
-        env.storage.setItem(RELOAD_FLAG, String(env.now()));
-        env.reload();
-        return true;
-      }
-    }
+    // A stale page offers to reload (the update banner) rather than reloading under the reader,
+    // who may be half-way through a form.
+    else if (known !== body.fv) $newFrontendVersion.set(body.fv);
   }
 
   if (body.status === 'redirect' && body.redirect_url) {

@@ -1,5 +1,5 @@
 /** Front-end errors go to the BFF's logger endpoint; never throws, never blocks the page. */
-export type TFrontError = { type: 'react' | 'window' | 'unhandledrejection' | 'i18n'; message: string; stack?: string };
+export type TFrontError = { type: 'react' | 'window' | 'unhandledrejection' | 'i18n' | 'other'; message: string; stack?: string };
 
 export function reportFrontError(error: TFrontError): void {
   const payload = JSON.stringify({

@@ -22,6 +22,8 @@ import { initChunkReload } from './reload-guard.ts';
 import { initNotifications } from './notifications.ts';
 import { initLive } from './live.ts';
 import { initStatusEvents } from './status.ts';
+import { initThemeSwitch } from './theme.ts';
+import { initInstallable } from './installable.ts';
 
 /** Written by the root layout from the core's own answers. */
 type TPageState = {
@@ -321,6 +323,7 @@ initChunkReload();
 if (state) initStores(state);
 initBurger();
 initLanguageSwitch(state?.locale ?? 'ru');
+initThemeSwitch();
 initTimeZone();
 initAccountId();
 initLogout();
@@ -332,4 +335,5 @@ initToasts();
 initNotifications();
 initProgressBar();
 initPrefetch();
+if (state) initInstallable(state.fv, isLocale(state.locale) ? state.locale : 'ru');
 initLive(state?.user.is_authenticated ? (state.user.account_id ?? null) : null, isLocale(state?.locale) ? state.locale : 'ru');

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { displayMoney, isCardNumber, normalizeCardNumber, translate, type TI18nKey, type TLocale } from '@obmen/shared';
+import type { FastifyRequest } from 'fastify';
+import { displayMoney, isCardNumber, normalizeCardNumber, THEME_HEADER, themeAttribute, translate, type TI18nKey, type TLocale } from '@obmen/shared';
 import { notFoundOf } from '../../errors.ts';
 import type { TProviders } from '../../domains/payments/providers.ts';
 import { paymentPageUrl } from '../../domains/payments/deposits.ts';
@@ -17,16 +18,19 @@ import { cancelCard, cardPayment, SANDBOX_CARDS, SANDBOX_CHALLENGE_CODE, submitC
 const PAGE_PATH = '/api/payments/sandbox-card/pay/:id';
 const CSS_PATH = '/api/payments/sandbox-card/page.css';
 
-const CSS = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,sans-serif;background:#eef2f2;color:#1d2b2b}
-main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:12px;box-shadow:0 2px 12px rgb(0 0 0/.08)}
+// The site's two colour sets (site/src/styles/global.css): `light-dark()` follows the page's
+// `color-scheme`, which is the reader's system unless the BFF passes the reader's choice.
+const CSS = `*{box-sizing:border-box}:root{color-scheme:light dark}:root[data-theme=light]{color-scheme:light}:root[data-theme=dark]{color-scheme:dark}
+body{margin:0;font:16px/1.5 system-ui,sans-serif;background:light-dark(#eef2f2,#2e3440);color:light-dark(#1d2b2b,#eceff4)}
+main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:light-dark(#fff,#3b4252);border-radius:12px;box-shadow:0 2px 12px rgb(0 0 0/.08)}
 h1{font-size:1.25rem;margin:0 0 .25rem}.amount{font-size:1.75rem;font-weight:700;margin:.5rem 0 1rem}
-.badge{display:inline-block;font-size:.75rem;padding:.1rem .5rem;border-radius:1rem;background:#fff3cd;color:#5c4400}
-label{display:block;font-weight:600;margin:.75rem 0 .25rem}input{width:100%;padding:.6rem;font:inherit;border:1px solid #6b7b7b;border-radius:8px}
-input:focus-visible,button:focus-visible{outline:3px solid #2f5f5e;outline-offset:2px}.row{display:flex;gap:.75rem}.row>div{flex:1}
-.error{color:#9b1c1c;margin:.25rem 0 0}.actions{display:flex;gap:.75rem;margin-top:1.25rem;flex-wrap:wrap}
-button{font:inherit;padding:.65rem 1.25rem;border-radius:8px;border:1px solid #2f5f5e;cursor:pointer}
-.primary{background:#2f5f5e;color:#fff}.secondary{background:#fff;color:#2f5f5e}.hint{font-size:.875rem;color:#4a5a5a}
-.hint code{background:#eef2f2;padding:0 .25rem}`;
+.badge{display:inline-block;font-size:.75rem;padding:.1rem .5rem;border-radius:1rem;background:light-dark(#fff3cd,#4d4536);color:light-dark(#5c4400,#ebcb8b)}
+label{display:block;font-weight:600;margin:.75rem 0 .25rem}input{width:100%;padding:.6rem;font:inherit;color:inherit;background:light-dark(#fff,#2e3440);border:1px solid light-dark(#6b7b7b,#8a94a8);border-radius:8px}
+input:focus-visible,button:focus-visible{outline:3px solid light-dark(#2f5f5e,#8fbcbb);outline-offset:2px}.row{display:flex;gap:.75rem}.row>div{flex:1}
+.error{color:light-dark(#9b1c1c,#eba4aa);margin:.25rem 0 0}.actions{display:flex;gap:.75rem;margin-top:1.25rem;flex-wrap:wrap}
+button{font:inherit;padding:.65rem 1.25rem;border-radius:8px;border:1px solid light-dark(#2f5f5e,#8fbcbb);cursor:pointer}
+.primary{background:light-dark(#2f5f5e,#8fbcbb);color:light-dark(#fff,#2e3440)}.secondary{background:light-dark(#fff,#3b4252);color:light-dark(#2f5f5e,#9dc8c7)}.hint{font-size:.875rem;color:light-dark(#4a5a5a,#c0c8d6)}
+.hint code{background:light-dark(#eef2f2,#2e3440);padding:0 .25rem}`;
 
 const ZPageParams = z.object({ id: z.string().max(64) });
 const ZPageBody = z.object({
@@ -55,7 +59,15 @@ function expiryError(text: string | undefined, now: Date): TI18nKey | undefined 
   return lastDay <= now.getTime() ? 'sandbox.expiry_past' : undefined;
 }
 
-function render(locale: TLocale, payment: TCardPayment, view: 'card' | 'challenge', errors: TFieldErrors = {}, values: TPageBody | null = null): string {
+type TPageLook = { locale: TLocale; theme: 'light' | 'dark' | undefined };
+
+function render(
+  { locale, theme }: TPageLook,
+  payment: TCardPayment,
+  view: 'card' | 'challenge',
+  errors: TFieldErrors = {},
+  values: TPageBody | null = null,
+): string {
   const t = (key: TI18nKey, vars?: Record<string, string | number>) => escapeHtml(translate(locale, key, vars));
   const action = `/api/payments/sandbox-card/pay/${payment.id}`;
   const field = (name: keyof TFieldErrors, label: TI18nKey, attrs: string, value = '') => {
@@ -82,7 +94,7 @@ ${field('code', 'sandbox.challenge_code', 'inputmode="numeric" autocomplete="one
 </form>
 <p class="hint">${t('sandbox.challenge_hint', { code: SANDBOX_CHALLENGE_CODE })}</p>`;
   return `<!doctype html>
-<html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${locale}"${theme ? ` data-theme="${theme}"` : ''}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${t('sandbox.title')}</title><link rel="stylesheet" href="${CSS_PATH}"></head>
 <body><main>
 <span class="badge">${t('sandbox.badge')}</span>
@@ -92,6 +104,11 @@ ${body}
 <form method="post" action="${action}"><input type="hidden" name="action" value="cancel">
 <div class="actions"><button class="secondary" type="submit" data-testid="sandbox-cancel">${t('sandbox.cancel')}</button></div></form>
 </main></body></html>`;
+}
+
+/** The reader's language, and the theme the BFF passes from the reader's cookie (checked: a bad value is none). */
+function lookOf(request: FastifyRequest): TPageLook {
+  return { locale: request.locale, theme: themeAttribute(request.headers[THEME_HEADER]) };
 }
 
 const sandboxCardPage: FastifyPluginAsyncZod<{ providers: TProviders; now: () => Date }> = async (app, { providers, now }) => {
@@ -133,11 +150,11 @@ const sandboxCardPage: FastifyPluginAsyncZod<{ providers: TProviders; now: () =>
       const payment = await cardPayment(app.db, request.params.id);
       if (!payment) throw notFoundOf('payment');
       reply.header('cache-control', 'no-store');
-      if (payment.state === 'challenge') return reply.type('text/html; charset=utf-8').send(render(request.locale, payment, 'challenge'));
+      if (payment.state === 'challenge') return reply.type('text/html; charset=utf-8').send(render(lookOf(request), payment, 'challenge'));
       if (payment.state !== 'open' || (payment.payment_state !== 'created' && payment.payment_state !== 'pending')) {
         return reply.redirect(await returnUrl(payment), 303);
       }
-      return reply.type('text/html; charset=utf-8').send(render(request.locale, payment, 'card'));
+      return reply.type('text/html; charset=utf-8').send(render(lookOf(request), payment, 'card'));
     },
   );
 
@@ -160,7 +177,7 @@ const sandboxCardPage: FastifyPluginAsyncZod<{ providers: TProviders; now: () =>
       const at = now();
       reply.header('cache-control', 'no-store');
       const page = (view: 'card' | 'challenge', errors: TFieldErrors = {}) =>
-        reply.type('text/html; charset=utf-8').send(render(request.locale, payment, view, errors, view === 'card' ? body : null));
+        reply.type('text/html; charset=utf-8').send(render(lookOf(request), payment, view, errors, view === 'card' ? body : null));
       let outcome;
       if (body.action === 'cancel') {
         outcome = await cancelCard(app.db, providers, payment, at);

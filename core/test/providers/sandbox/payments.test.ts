@@ -42,11 +42,11 @@ describe.each(ENGINES)('sandbox providers: card page, bank transfer, chain (%s)'
     return res.json() as { payment: TDepositPayment | null; address: { address: string; qr_svg: string; confirmations: number; min: string } | null };
   };
   const check = async (url: string, who = user) => call(ctx.app, '/api/deposit/integration_json/check', { token: who.token, payload: { url }, locale: 'en' });
-  const page = (payment: TDepositPayment, form?: string) =>
+  const page = (payment: TDepositPayment, form?: string, headers: Record<string, string> = {}) =>
     ctx.app.inject({
       method: form === undefined ? 'GET' : 'POST',
       url: payment.pay_url!,
-      headers: { 'x-obmen-locale': 'en', ...(form === undefined ? {} : FORM) },
+      headers: { 'x-obmen-locale': 'en', ...headers, ...(form === undefined ? {} : FORM) },
       ...(form === undefined ? {} : { payload: form }),
     });
   const card = (number: string) => `action=pay&card_number=${encodeURIComponent(number)}&expiry=12%2F30&cvc=123`;
@@ -77,6 +77,17 @@ describe.each(ENGINES)('sandbox providers: card page, bank transfer, chain (%s)'
       [`card_${payment!.id}_paid`],
     );
     expect(inbox).toEqual({ signature_valid: true, result: 'credited' });
+  });
+
+  it('card: the hosted page is drawn in the theme the BFF passes (x-obmen-theme), or the system’s for none or a bad one', async () => {
+    const { payment } = await open({ ps: 'sandbox-card', currency: 'RUB', amount: '100' });
+    const htmlTag = async (headers: Record<string, string>) => /<html[^>]*>/.exec((await page(payment!, undefined, headers)).body)?.[0];
+    expect(await htmlTag({ 'x-obmen-theme': 'dark' })).toBe('<html lang="en" data-theme="dark">');
+    expect(await htmlTag({ 'x-obmen-theme': 'light' })).toBe('<html lang="en" data-theme="light">');
+    for (const theme of ['system', 'sepia', '"><script>']) expect(await htmlTag({ 'x-obmen-theme': theme })).toBe('<html lang="en">');
+    expect(await htmlTag({})).toBe('<html lang="en">');
+    // Within the page's submitted forms too (an error shown on the page keeps the theme).
+    expect((await page(payment!, 'action=pay&card_number=1&expiry=1&cvc=1', { 'x-obmen-theme': 'dark' })).body).toMatch(/<html[^>]*data-theme="dark"/);
   });
 
   it('card: the decline card is declined and the check says so; a bad card, expiry or CVC is shown on the page and moves nothing', async () => {
