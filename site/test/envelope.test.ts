@@ -7,15 +7,18 @@ import { $unreadMsgs } from '../src/stores/messages.ts';
 import { $notifications } from '../src/stores/notifications.ts';
 import { $frontendVersion, $newFrontendVersion } from '../src/stores/version.ts';
 
-function fakeBrowser(pathname = '/exchanges') {
+function fakeBrowser(pathname = '/exchanges', state = { editing: false, now: 1_000_000 }) {
   const store = new Map<string, string>();
-  const calls = { navigated: [] as string[] };
+  const calls = { navigated: [] as string[], reloads: 0 };
   const env: TBrowser = {
     navigate: (url) => void calls.navigated.push(url),
+    reload: () => void calls.reloads++,
     pathname: () => pathname,
     storage: { getItem: (key) => store.get(key) ?? null, setItem: (key, value) => void store.set(key, value) },
+    now: () => state.now,
+    editing: () => state.editing,
   };
-  return { env, calls };
+  return { env, calls, state };
 }
 
 const signedIn = { is_authenticated: true, account_id: 1234567, need_set_password: false, locale: 'ru' as const };
@@ -84,15 +87,27 @@ describe('applyEnvelope', () => {
     expect(calls.navigated).toEqual([]);
   });
 
-  it('announces a newer front-end version (the update banner) without navigating', () => {
-    const { env, calls } = fakeBrowser();
+  it('reloads on a newer front-end version, at most once a minute; while the reader types, the banner offers it', () => {
+    const { env, calls, state } = fakeBrowser();
     expect(applyEnvelope({ fv: 'build-1' }, env)).toBe(false);
     expect(applyEnvelope({ fv: 'build-1' }, env)).toBe(false);
     expect($frontendVersion.get()).toBe('build-1');
+    expect(calls.reloads).toBe(0);
+    expect(applyEnvelope({ fv: 'build-2' }, env)).toBe(true);
+    expect(calls.reloads).toBe(1);
     expect($newFrontendVersion.get()).toBe('');
+    // The server flips between builds: no reload loop within the guard; the banner instead.
+    state.now += 30_000;
     expect(applyEnvelope({ fv: 'build-2' }, env)).toBe(false);
+    expect(calls.reloads).toBe(1);
     expect($newFrontendVersion.get()).toBe('build-2');
-    expect($frontendVersion.get()).toBe('build-1');
+    // A form being filled in is never reloaded away.
+    $newFrontendVersion.set('');
+    state.now += 120_000;
+    state.editing = true;
+    expect(applyEnvelope({ fv: 'build-3' }, env)).toBe(false);
+    expect(calls.reloads).toBe(1);
+    expect($newFrontendVersion.get()).toBe('build-3');
     expect(calls.navigated).toEqual([]);
   });
 

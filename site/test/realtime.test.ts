@@ -29,7 +29,14 @@ function harness(stored: Record<string, string> = {}) {
     // The real envelope code: events land in the same stores as /api answers.
     apply: (payload: unknown) => {
       applied.push(payload);
-      applyEnvelope(payload, { navigate() {}, pathname: () => '/', storage: { getItem: () => null, setItem() {} } });
+      applyEnvelope(payload, {
+        navigate() {},
+        reload() {},
+        pathname: () => '/',
+        storage: { getItem: () => null, setItem() {} },
+        now: () => 0,
+        editing: () => false,
+      });
     },
     dispatch: (event: TRealtimeEvent) => void dispatched.push(event),
     setTimer: (fn: () => void, ms: number) => void timers.push({ fn, ms }),
