@@ -107,7 +107,9 @@ export function SecondFactorStep({ step: { challenge, lead, totp }, landing, onR
 
   const passkey = (
     <PasskeyProofButton
-      onProof={(proof) => submit(ZPasskeyAnswerText, proof, (parsed) => signIn({ passkey: parsed ?? '' }))}
+      onProof={async (proof) => {
+        await submit(ZPasskeyAnswerText, proof, (parsed) => signIn({ passkey: parsed ?? '' }));
+      }}
       onError={setFormError}
       disabled={sending}
       ask={() => passkeySignInStep(challenge)}
@@ -121,7 +123,15 @@ export function SecondFactorStep({ step: { challenge, lead, totp }, landing, onR
       <FormError text={formError} testId="form-error" />
       {totp ? (
         <>
-          <CodeField id="second-factor" value={code} error={error} onChange={setCode} hint={t('secondfactor.hint')} inputRef={inputRef} errorTestId="error-code" />
+          <CodeField
+            id="second-factor"
+            value={code}
+            error={error}
+            onChange={setCode}
+            hint={t('secondfactor.hint')}
+            inputRef={inputRef}
+            errorTestId="error-code"
+          />
           <button className="btn btn-primary submit" type="submit" disabled={sending}>
             {sending ? t('authpage.sending') : t('secondfactor.submit')}
           </button>

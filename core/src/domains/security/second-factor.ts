@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { TSecondFactorNeed } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
@@ -40,6 +41,12 @@ export async function secondFactorKinds(db: Queryable, userId: string): Promise<
 export async function secondFactorEnabled(db: Queryable, userId: string): Promise<boolean> {
   const { totp, passkey } = await secondFactorKinds(db, userId);
   return totp || passkey;
+}
+
+/** What a guarded form's answer says of the second factor (shared's ZSecondFactorNeed). */
+export async function secondFactorNeed(db: Queryable, userId: string): Promise<TSecondFactorNeed> {
+  const { totp, passkey } = await secondFactorKinds(db, userId);
+  return { second_factor: totp || passkey, totp };
 }
 
 /** A TOTP app is on: what turning TOTP off and renewing the recovery codes depend on (they are about typed codes). */
