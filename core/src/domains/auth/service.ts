@@ -43,7 +43,14 @@ import { USER_COLUMNS, toPublicUser, type TAuthUser } from '../user/public.ts';
 import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
 import { markSecurityChanged, secondFactorKinds } from '../security/second-factor.ts';
 import { passkeyAssertionOptions, verifyPasskeyAssertion, type TRelyingParty } from '../security/passkeys.ts';
-import { checkSignInChallenge, openSignInChallenge, recordSignIn, signInChallengeOwner, spendSignInChallenge, type TSignInMethod } from '../security/service.ts';
+import {
+  checkSignInChallenge,
+  openSignInChallenge,
+  recordSignIn,
+  signInChallengeOwner,
+  spendSignInChallenge,
+  type TSignInMethod,
+} from '../security/service.ts';
 import { bindReferee } from '../referral/service.ts';
 import { noticeSignIn } from './new-device.ts';
 
@@ -371,7 +378,13 @@ export async function signInWithSecondFactor(deps: TAuthDeps, client: TClient, b
  * step, which only the pending sign-in's user's passkeys can answer. Limited per address like the
  * passkey sign-in; a token that is no live challenge is refused the same for every account.
  */
-export async function signInSecondFactorOptions(deps: TAuthDeps, client: TClient, body: TSignInChallengeBody, rp: TRelyingParty, now: Date): Promise<TPasskeyOptionsResponse> {
+export async function signInSecondFactorOptions(
+  deps: TAuthDeps,
+  client: TClient,
+  body: TSignInChallengeBody,
+  rp: TRelyingParty,
+  now: Date,
+): Promise<TPasskeyOptionsResponse> {
   await consumeRateLimit(deps.db, 'passkey_ip', clientKey(client.ip));
   return passkeyAssertionOptions(deps.db, rp, await signInChallengeOwner(deps.db, body.challenge), now);
 }
