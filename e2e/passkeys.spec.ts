@@ -8,7 +8,7 @@ import { expectNoSeriousViolations, OPERATOR_PASSWORD, signedInOperator } from '
  * a platform authenticator with resident keys and user verification, always verified): added on
  * /settings/security (with 2FA on, with a code), then, signed out, a sign-in with the passkey
  * alone, and the passkey approving a withdrawal in place of the code; passkeys alone as the
- * second factor; an operator's passkey at the back office's sign-in. WebAuthn refuses an IP
+ * second factor (also for a password sign-in's second step); an operator's passkey at the back office's sign-in. WebAuthn refuses an IP
  * address as relying party, so this spec opens the test server as localhost (the core maps its
  * loopback PUBLIC_URL to it).
  */
@@ -110,6 +110,23 @@ test('passkeys alone are the second factor: the address book and closing the acc
   await expect(page.getByTestId('form-error')).toBeVisible();
   await page.getByTestId('book-add-passkey').click();
   await expect(page.getByTestId('book-entry')).toContainText('•••• 1111');
+
+  // Signed out, the password alone signs nobody in: the second step takes the passkey, no code.
+  await page.request.post('/api/auth/logout', { data: {} });
+  await page.addInitScript(() => {
+    PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+  });
+  await page.goto('/login');
+  await islandsReady(page);
+  await page.locator('[data-testid="form-login_password"] input[name=email]').fill(account.email);
+  await page.locator('[data-testid="form-login_password"] input[name=password]').fill(account.password);
+  await page.locator('[data-testid="form-login_password"] button[type=submit]').click();
+  await expect(page.getByTestId('form-second-factor')).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('[data-testid="form-second-factor"] input[name=code]')).toHaveCount(0);
+  expect((await authCheck(page.request)).user.is_authenticated).toBe(false);
+  await page.locator('[data-testid="form-second-factor"]').getByTestId('use-passkey').click();
+  await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+  expect((await authCheck(page.request)).user).toMatchObject({ is_authenticated: true, email: account.email });
 
   await page.goto('/settings/privacy');
   await islandsReady(page);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZSecondFactorFields } from './passkeys.ts';
+import { ZSecondFactorFields, ZSecondFactorNeed } from './passkeys.ts';
 
 /*
  * Keys for bots (/settings/api): a key id and a secret shown once; every request signed with
@@ -66,7 +66,7 @@ export const ZApiKey = z.object({
 export type TApiKey = z.infer<typeof ZApiKey>;
 
 /** GET /api/security/api_keys: the active keys, and whether the account may create one (2FA on). */
-export const ZApiKeysResponse = z.object({ status: z.literal('ok'), keys: z.array(ZApiKey), second_factor: z.boolean() });
+export const ZApiKeysResponse = z.object({ status: z.literal('ok'), keys: z.array(ZApiKey), ...ZSecondFactorNeed });
 export type TApiKeysResponse = z.infer<typeof ZApiKeysResponse>;
 
 /** POST /api/security/api_keys: the new key with its secret, shown this once. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AMOUNT_INPUT_PATTERN, MAX_AMOUNT_TEXT } from './format.ts';
 import { ZVisibleText } from './text.ts';
-import { ZSecondFactorFields } from './passkeys.ts';
+import { ZSecondFactorFields, ZSecondFactorNeed } from './passkeys.ts';
 
 /*
  * Money on the wire. Amounts are integers in minor units everywhere inside (bigint in code,
@@ -385,8 +385,8 @@ export const ZTransferCheck = z.object({
   /** amount + fee: what leaves the sender's wallet. */
   total: z.string(),
   balance: z.string(),
-  /** 2FA is on: the transfer will ask for a code or a passkey. */
-  second_factor: z.boolean(),
+  /** 2FA is on: the transfer will ask for a code (TOTP on) or a passkey. */
+  ...ZSecondFactorNeed,
 });
 export type TTransferCheck = z.infer<typeof ZTransferCheck>;
 

@@ -22,6 +22,24 @@ export const ZSecondFactorFields = {
   passkey: ZPasskeyAnswerText,
 };
 export const ZSecondFactorBody = z.object(ZSecondFactorFields);
+
+/**
+ * What an answer tells a guarded form of the user's second factor: 2FA is on (`second_factor`:
+ * TOTP or a passkey) and a typed code works (`totp`; passkeys alone take only an assertion).
+ */
+export const ZSecondFactorNeed = { second_factor: z.boolean(), totp: z.boolean() };
+export type TSecondFactorNeed = { second_factor: boolean; totp: boolean };
+
+/** Which factor parts a guarded form shows: the code field with TOTP on, "Confirm with a passkey" whenever 2FA is on. */
+export type TFactorFields = { code: boolean; passkey: boolean };
+export function factorFields(need: TSecondFactorNeed): TFactorFields {
+  return { code: need.second_factor && need.totp, passkey: need.second_factor };
+}
+
+/** The same from GET /api/security's `second_factor` (`enabled`: the TOTP app; `passkeys`: how many). */
+export function factorFieldsOfOverview(factor: { enabled: boolean; passkeys: number }): TFactorFields {
+  return factorFields({ second_factor: factor.enabled || factor.passkeys > 0, totp: factor.enabled });
+}
 export type TSecondFactorBody = z.infer<typeof ZSecondFactorBody>;
 
 const base64url = z

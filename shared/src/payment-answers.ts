@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZOk, ZWalletEnvelope } from './api.ts';
+import { ZSecondFactorNeed } from './passkeys.ts';
 import { historyPageSchema } from './money.ts';
 import {
   ZDepositAddress,
@@ -55,8 +56,8 @@ export const ZWithdrawSystems = ZOk.extend({
   limits: ZWithdrawLimits,
   /** Withdrawals are paused until then after a security change; null when they are not. */
   blocked_until: z.string().nullable(),
-  /** The form asks for a second-factor code. */
-  second_factor: z.boolean(),
+  /** The form asks for the second factor: a code (TOTP on) or a passkey. */
+  ...ZSecondFactorNeed,
   /** The caller's requests still under way. */
   open: z.array(ZWithdrawal),
 });

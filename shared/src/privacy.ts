@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZPasskeyAnswerText } from './passkeys.ts';
+import { ZPasskeyAnswerText, ZSecondFactorNeed } from './passkeys.ts';
 
 /*
  * Leaving with your data (/settings/privacy): exports of everything the exchange holds about the
@@ -26,7 +26,7 @@ export const ZPrivacyResponse = z.object({
   status: z.literal('ok'),
   exports: z.array(ZDataExport),
   closable: z.object({ ok: z.boolean(), blockers: z.array(z.string()) }),
-  second_factor: z.boolean(),
+  ...ZSecondFactorNeed,
 });
 export type TPrivacyResponse = z.infer<typeof ZPrivacyResponse>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ZEmail, ZAuthState, TOKEN_PATTERN } from './auth.ts';
-import { ZPasskeyInfo } from './passkeys.ts';
+import { ZPasskeyAnswerText, ZPasskeyInfo } from './passkeys.ts';
 
 /*
  * Account security (/settings/security, /settings/bind-email): the second factor, sessions,
@@ -27,15 +27,19 @@ export const ZSecondFactorCode = z
 export const ZCodeBody = z.object({ code: ZSecondFactorCode });
 export type TCodeBody = z.infer<typeof ZCodeBody>;
 
-/** POST /api/auth/login_second_factor */
-export const ZSecondFactorLoginBody = z.object({
-  challenge: z.string().regex(TOKEN_PATTERN, 'security.challenge_invalid'),
-  code: ZSecondFactorCode,
-});
+/** POST /api/auth/login_second_factor/options: the pending sign-in a passkey's challenge is made for. */
+export const ZSignInChallengeBody = z.object({ challenge: z.string().regex(TOKEN_PATTERN, 'security.challenge_invalid') });
+export type TSignInChallengeBody = z.infer<typeof ZSignInChallengeBody>;
+
+/** POST /api/auth/login_second_factor: a TOTP or recovery code, or a passkey's assertion (JSON text). */
+export const ZSecondFactorLoginBody = ZSignInChallengeBody.extend({ code: ZSecondFactorCode.optional(), passkey: ZPasskeyAnswerText });
 export type TSecondFactorLoginBody = z.infer<typeof ZSecondFactorLoginBody>;
 
-/** What a password sign-in answers when 2FA is on: nobody is signed in yet. */
-export const ZSecondFactorChallenge = z.object({ challenge: z.string(), expires_in: z.number().int() });
+/**
+ * What a password sign-in answers when 2FA is on: nobody is signed in yet. `totp`: the step takes
+ * a typed code; without it (passkeys alone) only a passkey's assertion.
+ */
+export const ZSecondFactorChallenge = z.object({ challenge: z.string(), expires_in: z.number().int(), totp: z.boolean() });
 
 /** POST /api/auth/login_by_password: signed in, or (2FA on) anonymous with `second_factor`. */
 export const ZPasswordSignInResponse = ZAuthState.extend({ second_factor: ZSecondFactorChallenge.optional() });

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ZAntiPhishingBody } from '@obmen/shared/mailing';
+import type { TFactorFields } from '@obmen/shared/passkeys';
 import { CALLS } from '@obmen/shared/calls';
 import { api } from '../lib/api.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
@@ -8,10 +9,10 @@ import { ActionRow, FieldNote, FormError, FormSaved, useSingleFieldForm } from '
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 import { PasskeyProofButton } from './PasskeyParts.tsx';
 
-type TProps = TIslandProps & { code: string | null; secondFactor: boolean };
+type TProps = TIslandProps & { code: string | null; factor: TFactorFields };
 
 /** /settings/mail: the anti-phishing code every mail starts with; with 2FA on, changing it takes a code of the second factor. */
-function AntiPhishingBody({ code: initial, secondFactor }: { code: string | null; secondFactor: boolean }) {
+function AntiPhishingBody({ code: initial, factor: shown }: { code: string | null; factor: TFactorFields }) {
   const { t } = useTranslation();
   const hydrated = useHydrated();
   const [current, setCurrent] = useState(initial);
@@ -23,7 +24,7 @@ function AntiPhishingBody({ code: initial, secondFactor }: { code: string | null
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    await save(secondFactor ? { code: factor } : {});
+    await save(shown.code ? { code: factor } : {});
   }
 
   async function save(proof: { code?: string; passkey?: string }) {
@@ -64,7 +65,7 @@ function AntiPhishingBody({ code: initial, secondFactor }: { code: string | null
           hintId="anti-phishing-hint"
         />
       </label>
-      {secondFactor && (
+      {shown.code && (
         <label className="field">
           <span className="field-label">{t('mailprefs.anti_phishing_second_factor')}</span>
           <input
@@ -87,17 +88,17 @@ function AntiPhishingBody({ code: initial, secondFactor }: { code: string | null
         sendingLabel={t('mailprefs.saving')}
         testId="anti-phishing-save"
       />
-      {secondFactor && (
+      {shown.passkey && (
         <PasskeyProofButton onProof={(passkey) => save({ passkey })} onError={setPasskeyError} disabled={sending} testId="anti-phishing-passkey" />
       )}
     </form>
   );
 }
 
-export default function AntiPhishingForm({ locale, messages, code, secondFactor }: TProps) {
+export default function AntiPhishingForm({ locale, messages, code, factor }: TProps) {
   return (
     <IslandRoot locale={locale} messages={messages}>
-      <AntiPhishingBody code={code} secondFactor={secondFactor} />
+      <AntiPhishingBody code={code} factor={factor} />
     </IslandRoot>
   );
 }

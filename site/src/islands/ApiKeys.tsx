@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { factorFields } from '@obmen/shared/passkeys';
 import { API_KEY_SCOPES, type TApiKeyCreated, type TApiKeysResponse, type TApiKeyScope } from '@obmen/shared/api-keys';
 import { CALLS } from '@obmen/shared/calls';
 import { api, ApiError } from '../lib/api.ts';
@@ -19,6 +20,7 @@ function ApiKeysBody({ state }: { state: TApiKeysResponse }) {
   const { t } = useTranslation();
   const when = useDisplayDateTime();
   const hydrated = useHydrated();
+  const factor = factorFields(state);
   const [keys, setKeys] = useState(state.keys);
   const [label, setLabel] = useState('');
   const [scopes, setScopes] = useState<TApiKeyScope[]>(['read']);
@@ -132,7 +134,7 @@ function ApiKeysBody({ state }: { state: TApiKeysResponse }) {
           </ul>
         )}
       </div>
-      {state.second_factor && (
+      {factor.passkey && (
         <div className="card settings-card">
           <h2>{t('apikeys.new_title')}</h2>
           <form className="settings-form" noValidate onSubmit={onSubmit} data-testid="api-key-form">
@@ -193,21 +195,23 @@ function ApiKeysBody({ state }: { state: TApiKeysResponse }) {
               />
               <FieldNote error={fields.expires_on} errorId="apikey-expires_on-error" hint={t('apikeys.expires_hint')} hintId="apikey-expires_on-hint" />
             </label>
-            <label className="field">
-              <span className="field-label">{t('apikeys.second_factor')}</span>
-              <input
-                name="code"
-                inputMode="numeric"
-                autoComplete="one-time-code"
-                maxLength={40}
-                value={code}
-                onChange={(event) => setCode(event.target.value)}
-                aria-invalid={fields.code ? 'true' : undefined}
-                aria-describedby={described('code')}
-                data-testid="api-key-code"
-              />
-              <FieldNote error={fields.code} errorId="apikey-code-error" />
-            </label>
+            {factor.code && (
+              <label className="field">
+                <span className="field-label">{t('apikeys.second_factor')}</span>
+                <input
+                  name="code"
+                  inputMode="numeric"
+                  autoComplete="one-time-code"
+                  maxLength={40}
+                  value={code}
+                  onChange={(event) => setCode(event.target.value)}
+                  aria-invalid={fields.code ? 'true' : undefined}
+                  aria-describedby={described('code')}
+                  data-testid="api-key-code"
+                />
+                <FieldNote error={fields.code} errorId="apikey-code-error" />
+              </label>
+            )}
             <ActionRow sending={busy} hydrated={hydrated} label={t('apikeys.create')} sendingLabel={t('apikeys.creating')} testId="api-key-create" />
             <PasskeyProofButton onProof={(passkey) => create({ passkey })} onError={setError} disabled={busy} testId="api-key-passkey" />
           </form>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TCardDetails } from '@obmen/shared';
+import type { TCardDetails, TFactorFields } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
@@ -10,7 +10,7 @@ import { useHydrated } from '../lib/use-hydrated.ts';
 import { PasskeyProofButton } from './PasskeyParts.tsx';
 import { IslandRoot, type TIslandProps } from './IslandRoot.tsx';
 
-type TProps = TIslandProps & { card: TCardDetails };
+type TProps = TIslandProps & { card: TCardDetails; factor: TFactorFields };
 type TShown = { pan: string; cvc: string; expiry: string; left: number };
 
 /** What the buttons and forms of a card do: one call each. */
@@ -26,7 +26,7 @@ const CHANGE_CALLS = {
  * /cards/my/{card}: reveal (password or code; shown at most `visible_seconds`, then gone from
  * the page), freeze/unfreeze, top up and move back, close (after a confirmation dialog).
  */
-function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
+function CardActionsBody({ card, factor, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
   const hydrated = useHydrated();
   const [secret, setSecret] = useState('');
@@ -127,10 +127,13 @@ function CardActionsBody({ card, locale }: Omit<TProps, 'messages'>) {
               <button type="submit" className="btn btn-primary" disabled={busy || !secret || !hydrated} data-testid="card-reveal">
                 {t('cardspage.reveal')}
               </button>
-              <button type="button" className="btn btn-ghost btn-sm" onClick={() => setUseCode(!useCode)}>
-                {t(useCode ? 'cardspage.use_password' : 'cardspage.use_code')}
-              </button>
-              {useCode && (
+              {factor.code && (
+                <button type="button" className="btn btn-ghost btn-sm" onClick={() => setUseCode(!useCode)}>
+                  {t(useCode ? 'cardspage.use_password' : 'cardspage.use_code')}
+                </button>
+              )}
+              {/* Passkeys alone: no code to switch to, the passkey stands beside the password. */}
+              {factor.passkey && (useCode || !factor.code) && (
                 <PasskeyProofButton onProof={(passkey) => revealWith({ passkey })} onError={setRevealError} disabled={busy} testId="card-reveal-passkey" />
               )}
             </div>

@@ -144,5 +144,5 @@ export function useSingleFieldForm(field: string) {
       setSending(false);
     }
   }
-  return { error, formError, sending, formRef, submit };
+  return { error, formError, setFormError, sending, formRef, submit };
 }

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CALLS } from '@obmen/shared/calls';
 import { isI18nKey } from '@obmen/shared/i18n';
+import { factorFields } from '@obmen/shared/passkeys';
 import type { TPrivacyResponse } from '@obmen/shared/privacy';
 import { api, ApiError } from '../lib/api.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
@@ -15,6 +16,7 @@ function PrivacyBody({ state: initial }: { state: TPrivacyResponse }) {
   const when = useDisplayDateTime();
   const hydrated = useHydrated();
   const [state, setState] = useState(initial);
+  const factor = factorFields(state);
   const [withFiles, setWithFiles] = useState(false);
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
@@ -40,7 +42,7 @@ function PrivacyBody({ state: initial }: { state: TPrivacyResponse }) {
 
   function onClose(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    void close(state.second_factor ? { code } : {});
+    void close(factor.code ? { code } : {});
   }
 
   async function close(proof: { code: string } | { passkey: string } | Record<string, never>) {
@@ -101,14 +103,14 @@ function PrivacyBody({ state: initial }: { state: TPrivacyResponse }) {
               <span className="field-label">{t('privacy.close_email')}</span>
               <input type="email" autoComplete="email" value={email} onChange={(event) => setEmail(event.target.value)} data-testid="privacy-close-email" />
             </label>
-            {state.second_factor && (
+            {factor.code && (
               <label className="field">
                 <span className="field-label">{t('privacy.close_code')}</span>
                 <input autoComplete="one-time-code" value={code} onChange={(event) => setCode(event.target.value)} data-testid="privacy-close-code" />
               </label>
             )}
             <ActionRow sending={busy} hydrated={hydrated} label={t('privacy.close')} variant="danger" testId="privacy-close-submit">
-              {state.second_factor && (
+              {factor.passkey && (
                 <PasskeyProofButton onProof={(passkey) => close({ passkey })} onError={setError} disabled={busy} testId="privacy-close-passkey" />
               )}
             </ActionRow>

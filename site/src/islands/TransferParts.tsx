@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TLocale, TTransferCheck, TTransferCurrency, TTransferRecord } from '@obmen/shared';
 import { displayAmount, displayPercent, isAmountText, isZeroAmount } from '@obmen/shared/format';
 import { focusWhenShown } from '../lib/focus.ts';
+import { factorFields } from '@obmen/shared/passkeys';
 import { CodeField } from './SecondFactorStep.tsx';
 import { PasskeyProofButton } from './PasskeyParts.tsx';
 import type { TI18nKey } from '@obmen/shared';
@@ -144,7 +145,7 @@ export function TransferCheck({
           </dd>
         </div>
       </dl>
-      {check.second_factor && (
+      {factorFields(check).code && (
         <CodeField
           id="tf-code"
           value={factor.code}
@@ -158,7 +159,9 @@ export function TransferCheck({
         <button type="button" className="btn btn-primary xf-submit" onClick={onSend} disabled={busy !== null} data-testid="transfer-send">
           {busy === 'send' ? t('transferpage.sending') : t('transferpage.send', { amount: displayAmount(check.total, locale), currency: check.currency })}
         </button>
-        {check.second_factor && <PasskeyProofButton onProof={factor.onPasskey} onError={factor.onError} disabled={busy !== null} testId="transfer-passkey" />}
+        {factorFields(check).passkey && (
+          <PasskeyProofButton onProof={factor.onPasskey} onError={factor.onError} disabled={busy !== null} testId="transfer-passkey" />
+        )}
         <button type="button" className="btn btn-ghost" onClick={onEdit} disabled={busy !== null} data-testid="transfer-edit">
           {t('transferpage.edit')}
         </button>

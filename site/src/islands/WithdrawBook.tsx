@@ -4,13 +4,14 @@ import { CALLS } from '@obmen/shared/calls';
 import type { TPaymentSystemGroup } from '@obmen/shared/payments';
 import type { TPaymentField } from '@obmen/shared/payment-fields';
 import type { TWithdrawBook } from '@obmen/shared/withdraw';
+import type { TFactorFields } from '@obmen/shared/passkeys';
 import { api, ApiError } from '../lib/api.ts';
 import { useHydrated } from '../lib/use-hydrated.ts';
 import { ActionRow, FormError, FormSaved } from './FormParts.tsx';
 import { PasskeyProofButton } from './PasskeyParts.tsx';
 import { IslandRoot, type TIslandProps, useDisplayDateTime } from './IslandRoot.tsx';
 
-type TProps = TIslandProps & { book: TWithdrawBook; groups: TPaymentSystemGroup[]; secondFactor: boolean; confirm: string | null };
+type TProps = TIslandProps & { book: TWithdrawBook; groups: TPaymentSystemGroup[]; factor: TFactorFields; confirm: string | null };
 
 /**
  * /withdraw/book: the saved destinations with when each may be used, adding one (the system's
@@ -18,7 +19,7 @@ type TProps = TIslandProps & { book: TWithdrawBook; groups: TPaymentSystemGroup[
  * "allow-list only" (turning it off takes the second factor too), and the
  * confirmation of a mailed link (?confirm=), which waits for a click.
  */
-function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps, 'locale' | 'messages' | 'timeZone'>) {
+function BookBody({ book: initial, groups, factor, confirm }: Omit<TProps, 'locale' | 'messages' | 'timeZone'>) {
   const { t, i18n } = useTranslation();
   const locale = i18n.language === 'en' ? 'en' : 'ru';
   const when = useDisplayDateTime();
@@ -35,7 +36,7 @@ function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps,
   const [values, setValues] = useState<Record<string, string>>({});
   const [code, setCode] = useState('');
   const chosen = options.find((option) => option.key === choice);
-  const names: Array<'label' | 'code' | TPaymentField> = ['label', ...(chosen?.system.fields ?? []), ...(secondFactor ? (['code'] as const) : [])];
+  const names: Array<'label' | 'code' | TPaymentField> = ['label', ...(chosen?.system.fields ?? []), ...(factor.code ? (['code'] as const) : [])];
 
   async function run(call: () => Promise<TWithdrawBook & { message: string }>) {
     setBusy(true);
@@ -67,7 +68,7 @@ function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps,
 
   function onAdd(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    void add(secondFactor ? { code } : {});
+    void add(factor.code ? { code } : {});
   }
 
   const toggleAllowlist = (proof: { code: string } | { passkey: string } | Record<string, never>) =>
@@ -160,7 +161,7 @@ function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps,
             </label>
           ))}
           <ActionRow sending={busy} hydrated={hydrated} label={t('withdraw.book_add')} testId="book-add-submit">
-            {secondFactor && <PasskeyProofButton onProof={(passkey) => add({ passkey })} onError={setError} disabled={busy} testId="book-add-passkey" />}
+            {factor.passkey && <PasskeyProofButton onProof={(passkey) => add({ passkey })} onError={setError} disabled={busy} testId="book-add-passkey" />}
           </ActionRow>
         </form>
       </div>
@@ -174,7 +175,7 @@ function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps,
               : t('withdraw.book_allowlist_on')
             : t('withdraw.book_allowlist_off')}
         </p>
-        {book.allowlist.on && !book.allowlist.off_at && secondFactor && (
+        {book.allowlist.on && !book.allowlist.off_at && factor.code && (
           <label className="field">
             <span className="field-label">{t('withdraw.code')}</span>
             <input name="code" autoComplete="one-time-code" value={code} onChange={(event) => setCode(event.target.value)} data-testid="book-allowlist-code" />
@@ -186,9 +187,9 @@ function BookBody({ book: initial, groups, secondFactor, confirm }: Omit<TProps,
             hydrated={hydrated}
             label={t(book.allowlist.on ? 'withdraw.book_allowlist_turn_off' : 'withdraw.book_allowlist_turn_on')}
             testId="book-allowlist-toggle"
-            onClick={() => toggleAllowlist(secondFactor ? { code } : {})}
+            onClick={() => toggleAllowlist(factor.code ? { code } : {})}
           >
-            {book.allowlist.on && secondFactor && (
+            {book.allowlist.on && factor.passkey && (
               <PasskeyProofButton onProof={(passkey) => toggleAllowlist({ passkey })} onError={setError} disabled={busy} testId="book-allowlist-passkey" />
             )}
           </ActionRow>

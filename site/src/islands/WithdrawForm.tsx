@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TPaymentField, TWithdrawal } from '@obmen/shared';
+import type { TFactorFields, TPaymentField, TWithdrawal } from '@obmen/shared';
 import { displayAmount } from '@obmen/shared/format';
 import { api } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
@@ -14,7 +14,8 @@ type TProps = TIslandProps & {
   ps: string;
   currency: string;
   fields: TPaymentField[];
-  secondFactor: boolean;
+  /** The second factor's parts the form shows (shared's factorFields). */
+  factor: TFactorFields;
   available: string;
   /** A crypto system's network and an example address of it. */
   network?: { name: string; example: string } | undefined;
@@ -38,9 +39,9 @@ const AUTOCOMPLETE: Record<TPaymentField, string> = {
 };
 
 /** /withdraw/form/{id}/{currency}: the amount and the system's fields, checked as typed; one request per submitted form. */
-function WithdrawFormBody({ ps, currency, fields, secondFactor, available, network, locale }: Omit<TProps, 'messages'>) {
+function WithdrawFormBody({ ps, currency, fields, factor, available, network, locale }: Omit<TProps, 'messages'>) {
   const { t } = useTranslation();
-  const names: Array<'amount' | 'code' | TPaymentField> = ['amount', ...fields, ...(secondFactor ? (['code'] as const) : [])];
+  const names: Array<'amount' | 'code' | TPaymentField> = ['amount', ...fields, ...(factor.code ? (['code'] as const) : [])];
   const [values, setValues] = useState<Record<string, string>>(Object.fromEntries(names.map((name) => [name, ''])));
   const { errors, formError, busy, formRef, submit, edit, hydrated, setFormError } = useMoneyForm(names);
   const [check, setCheck] = useState<TCheck | null>(null);
@@ -149,7 +150,7 @@ function WithdrawFormBody({ ps, currency, fields, secondFactor, available, netwo
         <button className="btn btn-primary" type="submit" disabled={busy || !hydrated} data-testid="withdraw-submit">
           {busy ? t('withdraw.checking') : t('withdraw.submit')}
         </button>
-        {secondFactor && <PasskeyProofButton onProof={(passkey) => send({ passkey })} onError={setFormError} disabled={busy} testId="withdraw-passkey" />}
+        {factor.passkey && <PasskeyProofButton onProof={(passkey) => send({ passkey })} onError={setFormError} disabled={busy} testId="withdraw-passkey" />}
       </div>
     </form>
   );

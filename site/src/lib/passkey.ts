@@ -39,6 +39,11 @@ export async function passkeySecondFactor(): Promise<string> {
   return assertion(await api(CALLS['POST /api/security/second_factor/options'], { body: {} }));
 }
 
+/** An assertion by a passkey of the user a pending sign-in (its challenge) is for: its second step. */
+export async function passkeySignInStep(challenge: string): Promise<string> {
+  return assertion(await api(CALLS['POST /api/auth/login_second_factor/options'], { body: { challenge } }));
+}
+
 /** An assertion by an operator's passkey for the back office's sign-in (the password names the operator). */
 export async function opsPasskeySignIn(): Promise<string> {
   return assertion(await api(CALLS['POST /api/ops/passkey/options'], { body: {} }));

@@ -16,6 +16,7 @@ const checked = ok({
   total: '101.00',
   balance: '500.00',
   second_factor: false,
+  totp: false,
 });
 const sent = ok({
   message: 'Transfer sent',
@@ -89,7 +90,7 @@ describe('TransferForm', () => {
   });
 
   it('with 2FA on asks for the code; a wrong code keeps the checked transfer to try again', async () => {
-    const guarded = ok({ ...(checked.body as Record<string, unknown>), second_factor: true });
+    const guarded = ok({ ...(checked.body as Record<string, unknown>), second_factor: true, totp: true });
     const calls = mockApi({
       '/transfer/check': [guarded],
       '/transfer': [refused(400, 'second_factor_invalid', 'That code did not work', { code: 'Wrong or already used code' }), sent],
@@ -105,5 +106,13 @@ describe('TransferForm', () => {
     await screen.findByTestId('transfer-result');
     const sends = calls.filter((call) => call.path === '/transfer');
     expect(sends.map((call) => call.form?.code)).toEqual(['000000', '123456']);
+  });
+
+  it('with passkeys alone (no TOTP) shows no code field: the passkey is the only proof', async () => {
+    mockApi({ '/transfer/check': [ok({ ...(checked.body as Record<string, unknown>), second_factor: true, totp: false })] });
+    fill();
+    await checkForm();
+    expect(screen.getByTestId('transfer-check')).toBeTruthy();
+    expect(screen.queryByTestId('transfer-code')).toBeNull();
   });
 });

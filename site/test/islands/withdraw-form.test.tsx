@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { DICTIONARIES } from '@obmen/shared';
+import { DICTIONARIES, factorFields } from '@obmen/shared';
 import WithdrawForm from '../../src/islands/WithdrawForm.tsx';
 import { requestedWithdrawal, walletEnvelope } from './fixtures.ts';
 import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockApi, ok, refused, unavailable } from './api-mock.ts';
@@ -9,7 +9,10 @@ import { expectKeyAcrossRetryAndRefusal, expectOnItsField, formUnderTest, mockAp
 const en = DICTIONARIES.en;
 
 const { fill, send } = formUnderTest(
-  () => render(<WithdrawForm locale="en" messages={en} ps="card" currency="USD" fields={['card_number']} secondFactor={false} available="500.00" />),
+  () =>
+    render(
+      <WithdrawForm locale="en" messages={en} ps="card" currency="USD" fields={['card_number']} factor={{ code: false, passkey: false }} available="500.00" />,
+    ),
   { 'withdraw-amount': '100', 'withdraw-card_number': '4111111111111111' },
   'withdraw-submit',
 );
@@ -41,5 +44,15 @@ describe('WithdrawForm', () => {
     });
     fill();
     await expectKeyAcrossRetryAndRefusal(calls, send, () => screen.findByTestId('withdraw-status'));
+  });
+
+  it('shows the code field only with TOTP on (factorFields): passkeys alone leave it out', () => {
+    const form = (factor: { second_factor: boolean; totp: boolean }) =>
+      render(<WithdrawForm locale="en" messages={en} ps="card" currency="USD" fields={['card_number']} factor={factorFields(factor)} available="500.00" />);
+    const withTotp = form({ second_factor: true, totp: true });
+    expect(screen.getByTestId('withdraw-code')).toBeTruthy();
+    withTotp.unmount();
+    form({ second_factor: true, totp: false });
+    expect(screen.queryByTestId('withdraw-code')).toBeNull();
   });
 });

@@ -15,7 +15,7 @@ import { AppError, notFoundOf } from '../../errors.ts';
 import { parseCidrList } from '../../lib/cidr.ts';
 import { queueMail } from '../../mail/outbox.ts';
 import { base32Encode } from '../security/totp.ts';
-import { secondFactorEnabled, verifySecondFactor } from '../security/second-factor.ts';
+import { secondFactorEnabled, secondFactorNeed, verifySecondFactor } from '../security/second-factor.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
 
 /*
@@ -38,14 +38,14 @@ const toApiKey = (row: TKeyRow): TApiKey => ({
 
 /** The live keys of the account (revoked and expired ones are not shown), newest first. */
 export async function listApiKeys(db: Queryable, userId: string, now: Date): Promise<TApiKeysResponse> {
-  const [rows, secondFactor] = await Promise.all([
+  const [rows, need] = await Promise.all([
     db.query<TKeyRow>(
       `SELECT ${KEY_COLUMNS} FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2) ORDER BY id DESC`,
       [userId, now],
     ),
-    secondFactorEnabled(db, userId),
+    secondFactorNeed(db, userId),
   ]);
-  return { status: 'ok', keys: rows.map(toApiKey), second_factor: secondFactor };
+  return { status: 'ok', keys: rows.map(toApiKey), ...need };
 }
 
 /** "ok_" and 100 random bits in lower-case base32: what a client sends to name its key. */

@@ -32,6 +32,7 @@ import {
   signInByPassword,
   type TClient,
   type TLinkRequested,
+  signInSecondFactorOptions,
   signInWithSecondFactor,
   passkeySignInOptions,
   signInByPasskey,
@@ -132,11 +133,23 @@ const authRoutes: FastifyPluginAsyncZod<{ config: TConfig; now: () => Date }> = 
     {
       schema: {
         tags,
-        summary: 'Second step of a sign-in with 2FA on: the challenge and a TOTP or recovery code',
+        summary: "Second step of a sign-in with 2FA on: the challenge and a TOTP or recovery code, or a passkey's assertion",
         ...schemaOf(CALLS['POST /api/auth/login_second_factor']),
       },
     },
-    async (request, reply) => signedIn(reply, await signInWithSecondFactor(deps, clientOf(request), request.body)),
+    async (request, reply) => signedIn(reply, await signInWithSecondFactor(deps, clientOf(request), request.body, now())),
+  );
+
+  app.post(
+    '/api/auth/login_second_factor/options',
+    {
+      schema: {
+        tags,
+        summary: "Second step of a sign-in with 2FA on: options for an assertion by the pending sign-in's user's passkey",
+        ...schemaOf(CALLS['POST /api/auth/login_second_factor/options']),
+      },
+    },
+    (request) => signInSecondFactorOptions(deps, clientOf(request), request.body, rp, now()),
   );
 
   app.post(

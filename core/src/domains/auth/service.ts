@@ -23,6 +23,7 @@ import {
   type TResetPasswordBody,
   type TPasswordSignInResponse,
   type TSecondFactorLoginBody,
+  type TSignInChallengeBody,
   type TPasskeyOptionsResponse,
   type TPasskeySignInBody,
   type TSignInReport,
@@ -40,9 +41,16 @@ import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
 import { PASSWORD_FAILURES_FREE, claimPasswordTry, clearPasswordFailures, noticePasswordFailures } from './password-failures.ts';
 import { USER_COLUMNS, toPublicUser, type TAuthUser } from '../user/public.ts';
 import { hashToken, isTokenShaped, newToken } from '../../lib/tokens.ts';
-import { markSecurityChanged, totpEnabled } from '../security/second-factor.ts';
+import { markSecurityChanged, secondFactorKinds } from '../security/second-factor.ts';
 import { passkeyAssertionOptions, verifyPasskeyAssertion, type TRelyingParty } from '../security/passkeys.ts';
-import { checkSignInChallenge, openSignInChallenge, recordSignIn, spendSignInChallenge, type TSignInMethod } from '../security/service.ts';
+import {
+  checkSignInChallenge,
+  openSignInChallenge,
+  recordSignIn,
+  signInChallengeOwner,
+  spendSignInChallenge,
+  type TSignInMethod,
+} from '../security/service.ts';
 import { bindReferee } from '../referral/service.ts';
 import { noticeSignIn } from './new-device.ts';
 
@@ -257,16 +265,17 @@ async function startSession(db: Queryable, client: TClient, userId: string, meth
 }
 
 /**
- * Every sign-in path but a password change ends here: with TOTP on, no session yet but the
- * challenge of the code step (POST /api/auth/login_second_factor); otherwise signed in. The
- * code step takes typed codes only, so a user whose second factor is passkeys alone is not
- * asked here (a passkey signs in on its own).
+ * Every sign-in path but a password change ends here: with 2FA on (TOTP or a passkey), no session
+ * yet but the challenge of the second step (POST /api/auth/login_second_factor: a typed code with
+ * TOTP on, or an assertion of one of the user's passkeys); otherwise signed in.
  */
 async function finishSignIn(db: Queryable, client: TClient, userId: string, method: TSignInMethod, publicUrl: string): Promise<TPasswordSignIn> {
-  if (await totpEnabled(db, userId)) {
-    const second_factor = await openSignInChallenge(db, userId);
+  const { totp, passkey } = await secondFactorKinds(db, userId);
+  if (totp || passkey) {
+    const second_factor = await openSignInChallenge(db, userId, totp);
     const state = await describeState(db, null, client.locale);
-    return { token: null, state: { status: 'ok', ...state, message: translate(client.locale, 'security.code_step'), second_factor } };
+    const message = translate(client.locale, totp ? 'security.code_step' : 'security.passkey_step');
+    return { token: null, state: { status: 'ok', ...state, message, second_factor } };
   }
   return startSession(db, client, userId, method, publicUrl);
 }
@@ -351,17 +360,33 @@ export async function signInByPassword(deps: TAuthDeps, client: TClient, body: T
 }
 
 /**
- * POST /api/auth/login_second_factor {challenge, code}: the code step of a sign-in with 2FA on.
- * A wrong code costs one of the challenge's 5 tries (and one of the user's code attempts); the
- * session is made, and the challenge spent, only with a good code.
+ * POST /api/auth/login_second_factor {challenge, code | passkey}: the second step of a sign-in with
+ * 2FA on. A wrong proof costs one of the challenge's 5 tries (and one of the user's attempts);
+ * the session is made, and the challenge spent, only with a good one.
  */
-export async function signInWithSecondFactor(deps: TAuthDeps, client: TClient, body: TSecondFactorLoginBody, nowMs = Date.now()): Promise<TSignedIn> {
+export async function signInWithSecondFactor(deps: TAuthDeps, client: TClient, body: TSecondFactorLoginBody, now: Date): Promise<TSignedIn> {
   await consumeRateLimit(deps.db, 'token_ip', clientKey(client.ip));
-  const { userId, challengeId } = await checkSignInChallenge(deps.db, body.challenge, body.code, client, nowMs);
+  const { userId, challengeId } = await checkSignInChallenge(deps.db, body.challenge, body, client, now.getTime());
   return deps.db.transaction(async (tx) => {
     await spendSignInChallenge(tx, challengeId);
     return startSession(tx, client, userId, 'second_factor', deps.config.PUBLIC_URL);
   });
+}
+
+/**
+ * POST /api/auth/login_second_factor/options {challenge}: a passkey's challenge for the second
+ * step, which only the pending sign-in's user's passkeys can answer. Limited per address like the
+ * passkey sign-in; a token that is no live challenge is refused the same for every account.
+ */
+export async function signInSecondFactorOptions(
+  deps: TAuthDeps,
+  client: TClient,
+  body: TSignInChallengeBody,
+  rp: TRelyingParty,
+  now: Date,
+): Promise<TPasskeyOptionsResponse> {
+  await consumeRateLimit(deps.db, 'passkey_ip', clientKey(client.ip));
+  return passkeyAssertionOptions(deps.db, rp, await signInChallengeOwner(deps.db, body.challenge), now);
 }
 
 /** POST /api/auth/passkey/options: a challenge any passkey of this site may answer (no e-mail first). */

@@ -6,7 +6,7 @@ import { addDestination, confirmDestination, removeDestination, setAllowlist, wi
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { callWithIdempotencyKey } from '../idempotency/service.ts';
 import { sendCsv } from '../history/service.ts';
-import { secondFactorEnabled, withdrawalsBlockedUntil } from '../security/second-factor.ts';
+import { secondFactorNeed, withdrawalsBlockedUntil } from '../security/second-factor.ts';
 import { getWalletEnvelope } from '../wallets/service.ts';
 import { currentUser, requireUser } from '../user/current.ts';
 import { groupByCurrency, listPaymentSystems } from './catalogue.ts';
@@ -120,7 +120,7 @@ const withdrawRoutes: FastifyPluginAsyncZod<TWithdrawOptions> = async (app, { no
         currencies: await groupByCurrency(app.db, entries, request.locale),
         limits: await withdrawLimits(app.db, user.id, now()),
         blocked_until: blocked ? blocked.toISOString() : null,
-        second_factor: await secondFactorEnabled(app.db, user.id),
+        ...(await secondFactorNeed(app.db, user.id)),
         open: await openWithdrawals(app.db, user.id, request.locale),
       };
     },

@@ -5,7 +5,7 @@ import { AppError, notFoundOf } from '../../errors.ts';
 import { queueMail } from '../../mail/outbox.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
 import { newFileKey, type TFileStorage } from '../../storage/index.ts';
-import { secondFactorEnabled, verifySecondFactor } from '../security/second-factor.ts';
+import { secondFactorNeed, verifySecondFactor } from '../security/second-factor.ts';
 import type { TDocumentCipher } from '../verification/cipher.ts';
 import { revokeAllSessions } from '../auth/sessions.ts';
 
@@ -58,7 +58,7 @@ export async function privacyState(db: Queryable, userId: string): Promise<TPriv
       expires_at: row.expires_at ? new Date(row.expires_at).toISOString() : null,
     })),
     closable: { ok: blockers.length === 0, blockers },
-    second_factor: await secondFactorEnabled(db, userId),
+    ...(await secondFactorNeed(db, userId)),
   };
 }
 

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { TSecondFactorNeed } from '@obmen/shared';
 import type { Db, Queryable } from '../../db/index.ts';
 import { AppError } from '../../errors.ts';
 import { consumeRateLimit } from '../../rate-limit.ts';
@@ -21,26 +22,36 @@ export type TSecondFactorMethod = 'totp' | 'recovery' | 'passkey';
 /** What a guarded form carries: a typed code, or a passkey's assertion (JSON text). */
 export type TSecondFactorProof = { code?: string | null | undefined; passkey?: string | null | undefined };
 
+/** Which second factors the user has: a TOTP app (typed codes) and passkeys. */
+export type TSecondFactorKinds = { totp: boolean; passkey: boolean };
+
+export async function secondFactorKinds(db: Queryable, userId: string): Promise<TSecondFactorKinds> {
+  const [row] = await db.query<TSecondFactorKinds>(
+    `SELECT EXISTS (SELECT 1 FROM user_totp WHERE user_id = $1 AND enabled_at IS NOT NULL) AS totp,
+            EXISTS (SELECT 1 FROM user_passkeys WHERE user_id = $1) AS passkey`,
+    [userId],
+  );
+  return { totp: Boolean(row?.totp), passkey: Boolean(row?.passkey) };
+}
+
 /**
  * 2FA is on: a TOTP app, or at least one passkey. Either makes every guarded action ask for the
  * second factor (the passkey, for a user without TOTP).
  */
 export async function secondFactorEnabled(db: Queryable, userId: string): Promise<boolean> {
-  const [row] = await db.query(
-    `SELECT 1 WHERE EXISTS (SELECT 1 FROM user_totp WHERE user_id = $1 AND enabled_at IS NOT NULL)
-                 OR EXISTS (SELECT 1 FROM user_passkeys WHERE user_id = $1)`,
-    [userId],
-  );
-  return Boolean(row);
+  const { totp, passkey } = await secondFactorKinds(db, userId);
+  return totp || passkey;
 }
 
-/**
- * A TOTP app is on: what the code step of a password sign-in, turning TOTP off and renewing the
- * recovery codes depend on (they are about typed codes).
- */
+/** What a guarded form's answer says of the second factor (shared's ZSecondFactorNeed). */
+export async function secondFactorNeed(db: Queryable, userId: string): Promise<TSecondFactorNeed> {
+  const { totp, passkey } = await secondFactorKinds(db, userId);
+  return { second_factor: totp || passkey, totp };
+}
+
+/** A TOTP app is on: what turning TOTP off and renewing the recovery codes depend on (they are about typed codes). */
 export async function totpEnabled(db: Queryable, userId: string): Promise<boolean> {
-  const [row] = await db.query('SELECT 1 FROM user_totp WHERE user_id = $1 AND enabled_at IS NOT NULL', [userId]);
-  return Boolean(row);
+  return (await secondFactorKinds(db, userId)).totp;
 }
 
 /** A recovery code as typed: case, spaces and dashes do not matter. */

@@ -66,41 +66,57 @@ export async function purgeSignIns(db: Queryable): Promise<void> {
 
 // ---- the second step of a password sign-in -------------------------------------------------------
 
-/** The password was right and 2FA is on: a single-use token for the code step. */
-export async function openSignInChallenge(db: Queryable, userId: string): Promise<{ challenge: string; expires_in: number }> {
+/** The password was right and 2FA is on: a single-use token for the second step, and whether it takes a typed code. */
+export async function openSignInChallenge(db: Queryable, userId: string, totp: boolean): Promise<{ challenge: string; expires_in: number; totp: boolean }> {
   const challenge = newToken();
   await db.query(`INSERT INTO sign_in_challenges (token_hash, user_id, expires_at) VALUES ($1, $2, now() + $3::int * interval '1 second')`, [
     hashToken(challenge),
     userId,
     SIGN_IN_CHALLENGE_TTL_S,
   ]);
-  return { challenge, expires_in: SIGN_IN_CHALLENGE_TTL_S };
+  return { challenge, expires_in: SIGN_IN_CHALLENGE_TTL_S, totp };
+}
+
+/** The user of a live challenge with tries left (`count`: this is one of its tries), else 400 `challenge_invalid`. */
+async function liveSignInChallenge(db: Queryable, challenge: string, count: boolean): Promise<{ id: string; user_id: string }> {
+  if (!isTokenShaped(challenge)) throw new AppError('challenge_invalid');
+  const [row] = await db.query<{ id: string; user_id: string }>(
+    `UPDATE sign_in_challenges SET attempts = attempts + $3
+     WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() AND attempts < $2
+     RETURNING id::text, user_id::text`,
+    [hashToken(challenge), SIGN_IN_CHALLENGE_TRIES, count ? 1 : 0],
+  );
+  if (!row) throw new AppError('challenge_invalid');
+  return row;
 }
 
 /**
- * Checks the code of a challenge. Each try is counted on the challenge (5 at most) and on the
- * user's second-factor limit; a good code returns the user, and the caller spends the challenge
- * with `spendSignInChallenge` in the transaction that makes the session.
+ * The passkey's challenge of a pending sign-in: only its own user's passkeys may answer it (a
+ * second-factor challenge of that user). A token that is not a live challenge answers
+ * `challenge_invalid` whoever it might have been, so nothing is told about other accounts.
+ */
+export async function signInChallengeOwner(db: Queryable, challenge: string): Promise<string> {
+  return (await liveSignInChallenge(db, challenge, false)).user_id;
+}
+
+/**
+ * Checks the proof of a challenge: a typed code or a passkey's assertion. Each try is counted on
+ * the challenge (5 at most) and on the user's second-factor limit; a good proof returns the user,
+ * and the caller spends the challenge with `spendSignInChallenge` in the transaction that makes
+ * the session.
  */
 export async function checkSignInChallenge(
   db: Db,
   challenge: string,
-  code: string,
+  proof: TSecondFactorProof,
   meta: TSignInMeta,
   nowMs: number,
 ): Promise<{ userId: string; challengeId: string }> {
-  if (!isTokenShaped(challenge)) throw new AppError('challenge_invalid');
-  const [row] = await db.query<{ id: string; user_id: string }>(
-    `UPDATE sign_in_challenges SET attempts = attempts + 1
-     WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() AND attempts < $2
-     RETURNING id::text, user_id::text`,
-    [hashToken(challenge), SIGN_IN_CHALLENGE_TRIES],
-  );
-  if (!row) throw new AppError('challenge_invalid');
+  const row = await liveSignInChallenge(db, challenge, true);
   try {
-    await verifySecondFactor(db, row.user_id, { code }, nowMs);
+    await verifySecondFactor(db, row.user_id, proof, nowMs);
   } catch (err) {
-    if (err instanceof AppError && err.code === 'second_factor_invalid') {
+    if (err instanceof AppError && (err.code === 'second_factor_invalid' || err.code === 'passkey_invalid')) {
       await recordSignIn(db, row.user_id, meta, 'second_factor', { success: false, failure: 'code' });
     }
     throw err;

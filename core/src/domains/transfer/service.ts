@@ -8,7 +8,7 @@ import { ledgerCall } from '../ledger/service.ts';
 import { requestHash } from '../idempotency/service.ts';
 import { formatWalletState, type TWalletEnvelope, type TWalletState } from '../wallets/service.ts';
 import { offerFeed } from '../events/service.ts';
-import { verifySecondFactor } from '../security/second-factor.ts';
+import { totpEnabled, verifySecondFactor } from '../security/second-factor.ts';
 
 export const TRANSFER_SCOPE = 'POST /api/transfer';
 
@@ -83,6 +83,7 @@ export async function checkTransfer(db: Queryable, userId: string, body: TTransf
     total: format(amount + fee),
     balance: format(balance),
     second_factor: secondFactor,
+    totp: secondFactor && (await totpEnabled(db, userId)),
   };
 }
 

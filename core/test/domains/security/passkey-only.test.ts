@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, build } from '../../helpers.ts';
-import { call, type TCall } from '../../auth-helpers.ts';
+import { call, sessionToken, type TCall } from '../../auth-helpers.ts';
 import { createFixtureUser, fund, type TFixtureUser } from '../../fixtures.ts';
 import { SoftAuthenticator, enrolSoftPasskey, softSecondFactor } from '../../passkey-authenticator.ts';
 import { removeSecondFactor } from '../../../src/domains/security/service.ts';
 import { secondFactorEnabled, verifySecondFactor } from '../../../src/domains/security/second-factor.ts';
+import { hashPassword } from '../../../src/domains/auth/passwords.ts';
+import { newTotpSecret, totpCode } from '../../../src/domains/security/totp.ts';
 
 const ORIGIN = 'http://localhost:3000';
 const CARD = { card_number: '4111 1111 1111 1111', card_holder: 'IVAN PETROV' };
@@ -45,9 +47,11 @@ describe.each(ENGINES)('2FA by passkeys alone on %s', (engine) => {
     const { user } = await passkeyUser();
     expect(await secondFactorEnabled(ctx.db, user.id)).toBe(true);
     const check = await send('/api/transfer/check', { token: user.token, payload: { account_id: String(bob.accountId), currency: 'USDT', amount: '1' } });
-    expect(check.json()).toMatchObject({ status: 'ok', second_factor: true });
-    expect((await send('/api/withdraw/ps', { token: user.token })).json().second_factor).toBe(true);
-    expect((await send('/api/user/privacy', { token: user.token })).json().second_factor).toBe(true);
+    // 2FA on, but no code to type: the forms show the passkey alone.
+    expect(check.json()).toMatchObject({ status: 'ok', second_factor: true, totp: false });
+    expect((await send('/api/withdraw/ps', { token: user.token })).json()).toMatchObject({ second_factor: true, totp: false });
+    expect((await send('/api/user/privacy', { token: user.token })).json()).toMatchObject({ second_factor: true, totp: false });
+    expect((await send('/api/security/api_keys', { token: user.token })).json()).toMatchObject({ second_factor: true, totp: false });
     expect((await send('/api/security', { token: user.token })).json().second_factor).toEqual({
       enabled: false,
       enabled_at: null,
@@ -130,5 +134,87 @@ describe.each(ENGINES)('2FA by passkeys alone on %s', (engine) => {
     await ctx.db.transaction((tx) => removeSecondFactor(tx, who, { passkeys: true }));
     expect(await secondFactorEnabled(ctx.db, user.id)).toBe(false);
     expect((await send('/api/security', { token: user.token })).json().passkeys).toEqual([]);
+  });
+
+  describe('a password sign-in', () => {
+    const PASSWORD = 'passkey only password 1';
+    let passwordHash = '';
+    beforeAll(async () => {
+      passwordHash = await hashPassword(PASSWORD);
+    });
+    const withPassword = async (user: TFixtureUser) => ctx.db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [user.id, passwordHash]);
+    const passwordStep = async (email: string) => {
+      const res = await send('/api/auth/login_by_password', { payload: { email, password: PASSWORD } });
+      expect(res.statusCode).toBe(200);
+      return res;
+    };
+    const stepOptions = (challenge: string) => send('/api/auth/login_second_factor/options', { payload: { challenge } });
+    const finish = (payload: object) => send('/api/auth/login_second_factor', { payload });
+
+    it("with passkeys alone the password does not sign in; the pending sign-in's passkey assertion does, once", async () => {
+      const { user, key } = await passkeyUser();
+      await withPassword(user);
+      const step = await passwordStep(user.email);
+      expect(() => sessionToken(step)).toThrow();
+      const body = step.json();
+      expect(body.user.is_authenticated).toBe(false);
+      expect(body.message).toBe('Password accepted. Confirm the sign-in with your passkey.');
+      expect(body.second_factor).toEqual({ challenge: expect.any(String), expires_in: 300, totp: false });
+      const { challenge } = body.second_factor;
+
+      expect((await finish({ challenge })).json()).toMatchObject({ code: 'second_factor_required' });
+      expect((await finish({ challenge, code: '123456' })).json()).toMatchObject({ code: 'second_factor_invalid' });
+      const options = await stepOptions(challenge);
+      expect(options.statusCode).toBe(200);
+      expect(options.json().options.allowCredentials).toEqual([expect.objectContaining({ id: key.id })]);
+      const assertion = key.assert(options.json().options);
+      const ok = await finish({ challenge, passkey: assertion });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.json().user).toMatchObject({ is_authenticated: true, email: user.email });
+      expect(sessionToken(ok)).toBeTruthy();
+
+      // Replayed: over the spent challenge, and over a fresh sign-in, the same assertion is refused.
+      expect((await finish({ challenge, passkey: assertion })).json()).toMatchObject({ code: 'challenge_invalid' });
+      const again = (await passwordStep(user.email)).json().second_factor.challenge;
+      expect((await finish({ challenge: again, passkey: assertion })).json()).toMatchObject({ code: 'passkey_invalid' });
+    });
+
+    it("a pending sign-in's passkey challenge is its own user's; a token that is no live challenge tells nothing", async () => {
+      const { user } = await passkeyUser();
+      const other = await passkeyUser();
+      await withPassword(user);
+      const challenge = (await passwordStep(user.email)).json().second_factor.challenge;
+      // Another account's passkey cannot answer it, even over its own user's second-factor challenge.
+      const stranger = await finish({ challenge, passkey: await softSecondFactor(send, other.user.token, other.key) });
+      expect(stranger.json()).toMatchObject({ code: 'passkey_invalid' });
+      const theirs = (await stepOptions(challenge)).json().options;
+      expect((await finish({ challenge, passkey: other.key.assert(theirs) })).json()).toMatchObject({ code: 'passkey_invalid' });
+
+      const unknown = await stepOptions('a'.repeat(43));
+      expect(unknown.statusCode).toBe(400);
+      expect(unknown.json()).toMatchObject({ code: 'challenge_invalid' });
+      expect((await stepOptions('nope')).statusCode).toBe(400);
+    });
+
+    it('a TOTP user still signs in with a code; the step says a code is taken', async () => {
+      const user = await createFixtureUser(ctx.db);
+      await withPassword(user);
+      const secret = newTotpSecret();
+      await ctx.db.query('INSERT INTO user_totp (user_id, secret, enabled_at) VALUES ($1, $2, now())', [user.id, secret]);
+      const body = (await passwordStep(user.email)).json();
+      expect(body.second_factor).toMatchObject({ totp: true });
+      expect(body.message).toContain('Enter the code');
+      const ok = await finish({ challenge: body.second_factor.challenge, code: totpCode(secret, clock.getTime()) });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.json().user).toMatchObject({ is_authenticated: true });
+    });
+
+    it('without 2FA the password signs in at once', async () => {
+      const user = await createFixtureUser(ctx.db);
+      await withPassword(user);
+      const res = await passwordStep(user.email);
+      expect(res.json().second_factor).toBeUndefined();
+      expect(sessionToken(res)).toBeTruthy();
+    });
   });
 });

@@ -36,7 +36,7 @@ describe.each(ENGINES)('the second factor of transfers on %s', (engine) => {
   it('with 2FA on the check says so, and the transfer needs a right code; a replay answers the stored result', async () => {
     const { user, secret } = await sender(true);
     const check = await postForm(ctx.app, user, '/api/transfer/check', { account_id: String(bob.accountId), currency: 'USDT', amount: '1' });
-    expect(check.json()).toMatchObject({ status: 'ok', second_factor: true });
+    expect(check.json()).toMatchObject({ status: 'ok', second_factor: true, totp: true });
 
     const none = await transfer(user, {}, 'tf-none-key');
     expect(none.statusCode).toBe(400);
