@@ -1,7 +1,8 @@
-import { useEffect, useState, type ChangeEvent, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type ChangeEvent, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useStore } from '@nanostores/react';
 import type { TTransferCheck, TTransferCurrency } from '@obmen/shared';
+import { factorFields } from '@obmen/shared/passkeys';
 import { api, ApiError, isOutcomeUnknown } from '../lib/api.ts';
 import { CALLS } from '@obmen/shared/calls';
 import { useMoneyForm } from '../lib/use-money-form.ts';
@@ -21,8 +22,8 @@ import {
   type TValues,
 } from './TransferParts.tsx';
 
-/** The fields a refusal may name: the form's, and the second factor of a checked transfer. */
-const FORM_FIELDS = [...FIELDS, 'code', 'passkey'];
+/** The fields a refusal may name and the form shows: its own, and the code of a checked transfer when TOTP is on (else the refusal goes above the form). */
+const formFields = (check: TTransferCheck | null): string[] => [...FIELDS, ...(check && factorFields(check).code ? ['code'] : [])];
 
 /** A refusal of the second factor keeps the checked transfer on screen, to try again. */
 const factorRefused = (err: unknown) => err instanceof ApiError && (err.code.startsWith('second_factor') || err.code === 'passkey_invalid');
@@ -40,9 +41,10 @@ function TransferFormBody({ currencies, initialCurrency, initialAccount = '', lo
   const firstCurrency = currencies.find((c) => c.code === initialCurrency) ?? currencies.find((c) => !isZeroAmount(c.balance)) ?? currencies[0];
   const [values, setValues] = useState<TValues>({ account_id: initialAccount, currency: firstCurrency?.code ?? '', amount: '', comment: '' });
   // The key is made on a checked form's first Send, kept for a retry of it, dropped on any edit.
-  const { errors, formError, busy, formRef, submit, edit: editField, renewKey, showErrors, hydrated, setFormError } = useMoneyForm(FORM_FIELDS);
-  const [code, setCode] = useState('');
   const [check, setCheck] = useState<TTransferCheck | null>(null);
+  const fields = useMemo(() => formFields(check), [check]);
+  const { errors, formError, busy, formRef, submit, edit: editField, renewKey, showErrors, hydrated, setFormError } = useMoneyForm(fields);
+  const [code, setCode] = useState('');
   const [phase, setPhase] = useState<'check' | 'send'>('check');
   const [result, setResult] = useState<TTransferResult | null>(null);
 

@@ -108,11 +108,17 @@ describe('TransferForm', () => {
     expect(sends.map((call) => call.form?.code)).toEqual(['000000', '123456']);
   });
 
-  it('with passkeys alone (no TOTP) shows no code field: the passkey is the only proof', async () => {
-    mockApi({ '/transfer/check': [ok({ ...(checked.body as Record<string, unknown>), second_factor: true, totp: false })] });
+  it('with passkeys alone (no TOTP) shows no code field: the passkey is the only proof, and a send without it says so above the form', async () => {
+    mockApi({
+      '/transfer/check': [ok({ ...(checked.body as Record<string, unknown>), second_factor: true, totp: false })],
+      '/transfer': [refused(400, 'second_factor_required', 'Confirm with your passkey', { code: 'This field is required.' })],
+    });
     fill();
     await checkForm();
     expect(screen.getByTestId('transfer-check')).toBeTruthy();
     expect(screen.queryByTestId('transfer-code')).toBeNull();
+    send();
+    expect((await screen.findByTestId('form-error')).textContent).toBe('Confirm with your passkey');
+    expect(screen.getByTestId('transfer-check')).toBeTruthy();
   });
 });
