@@ -60,6 +60,24 @@ test('the pair page charts the rate over a day, a week, a month and a year, with
   expect(await summary.textContent()).not.toBe(daySummary);
 });
 
+test('the chart draws in the dark theme too, in its colours, and its text alternative is there', async ({ page, context }) => {
+  await context.addCookies([
+    { name: 'i18n_redirected', value: 'ru', url: BASE_URL },
+    { name: 'theme', value: 'dark', url: BASE_URL },
+  ]);
+  await page.goto(`/exchange/${PAIR}`);
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  const chart = await chartReady(page, 'day');
+  await expect(chart.getByRole('heading', { name: 'Рыночный курс BTC в USDT' })).toBeVisible();
+  await expect(page.getByTestId('rate-chart-close')).toHaveText(/^1\u00a0BTC = [\d\u202f]+,\d{2}\u00a0USDT$/);
+  // Drawn over the dark card (its canvas is transparent): a light card would be a white box.
+  const background = await chart.evaluate((element) => getComputedStyle(element.closest('.card') ?? element).backgroundColor);
+  const [r = 255, g = 255, b = 255] = (background.match(/\d+/g) ?? []).map(Number);
+  expect((r + g + b) / 3, background).toBeLessThan(100);
+  await chart.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: test.info().outputPath('pair-chart-dark.png') });
+});
+
 test('a pair quoted below 1 is charted from its other side (1 BTC in USDT on the USDT → BTC page)', async ({ page }) => {
   await madeUpPast(page, 'USDT', 'BTC');
   await page.goto('/exchange/USDT/BTC');

@@ -78,6 +78,10 @@ for (const locale of ['ru', 'en'] as const) {
     expect(script.searchParams.get('lang')).toBe(locale);
     expect(script.searchParams.get('v')).toBe(await page.locator('meta[name="obmen-fv"]').getAttribute('content'));
     expect(await page.evaluate(async () => (await navigator.serviceWorker.ready).scope)).toBe(`${BASE_URL}/`);
+    // Chromium's own verdict on installing the site as an app (what Lighthouse's installable audit asked).
+    const cdp = await context.newCDPSession(page);
+    expect((await cdp.send('Page.getInstallabilityErrors')).installabilityErrors).toEqual([]);
+    await cdp.detach();
     await page.goto('/history');
     await islandsReady(page);
     const urls = await kept(page);

@@ -82,7 +82,7 @@ describe('every answer of the app matches what the served document declares for 
       expect(op.security, `${method} ${path}`).toBeDefined();
     }
     expect(document.paths['/api/site']?.get?.security).toEqual([]);
-    expect(document.paths['/api/wallets']?.get?.security).toEqual([{ session: [] }]);
+    expect(document.paths['/api/wallets']?.get?.security).toEqual([{ session: [] }, { apiKey: ['read'] }]);
     expect(document.servers?.[0]?.url).toBe('/');
     expect(operationIdOf('get', '/api/exchange/{src}/{dst}')).toBe('getExchangeBySrcByDst');
     expect(operationIdOf('post', '/api/auth/send_confirmation_instructions')).toBe('postAuthSendConfirmationInstructions');

@@ -67,6 +67,7 @@ describe.each(ENGINES)('transfers on %s', (engine) => {
       total: '10.000000',
       balance: '100.000000',
       second_factor: false,
+      totp: false,
     });
     const masked = await post(alice, '/api/transfer/check', { account_id: String(carol.accountId), currency: 'USDT', amount: '1' });
     expect(masked.json().recipient.name).toBe('ca***@e***.org');
