@@ -9,10 +9,10 @@ import { DEV_CHAIN_ID } from './chain.ts';
 
 /** The networks named by their chain id; another is "EVM chain <id>". */
 const NETWORKS: Record<number, { ru: string; en: string }> = {
-  1: { ru: 'Ethereum', en: 'Ethereum' },
-  11155111: { ru: 'Ethereum Sepolia (тестовая сеть)', en: 'Ethereum Sepolia (testnet)' },
-  17000: { ru: 'Ethereum Holesky (тестовая сеть)', en: 'Ethereum Holesky (testnet)' },
-  [DEV_CHAIN_ID]: { ru: 'Ethereum (локальная сеть разработки)', en: 'Ethereum (local development chain)' },
+  1: { ru: 'Эфириум', en: 'Ethereum' },
+  11155111: { ru: 'Эфириум Sepolia (тестовая сеть)', en: 'Ethereum Sepolia (testnet)' },
+  17000: { ru: 'Эфириум Holesky (тестовая сеть)', en: 'Ethereum Holesky (testnet)' },
+  [DEV_CHAIN_ID]: { ru: 'Эфириум (локальная сеть разработки)', en: 'Ethereum (local development chain)' },
 };
 
 /** The deposit system of the chain: 2 confirmations on the development chain (blocks come when asked), 12 elsewhere. */
